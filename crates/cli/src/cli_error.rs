@@ -1,0 +1,89 @@
+//! The binary's one error type: a kind with a fixed exit code, a message, and hints that name
+//! a concrete command or flag.
+
+use std::fmt;
+use std::process::ExitCode;
+
+/// What went wrong, which fixes the exit code (DESIGN.md §3.4; 130 for an interrupt arrives
+/// with the commands that can be interrupted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Bad command-line usage or configuration (exit 2).
+    Usage,
+    /// The run failed: a model error, max iterations (exit 1).
+    Failed,
+}
+
+impl ErrorKind {
+    /// The process exit code for this kind.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ErrorKind::Usage => 2,
+            ErrorKind::Failed => 1,
+        }
+    }
+}
+
+/// An error a command reports to the user.
+#[derive(Debug)]
+pub struct CommandError {
+    /// What went wrong.
+    pub kind: ErrorKind,
+    /// The message, one line, no trailing period.
+    pub message: String,
+    /// Things to try, each naming a command or flag.
+    pub hints: Vec<String>,
+}
+
+impl CommandError {
+    /// A usage or configuration error.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::Usage,
+            message: message.into(),
+            hints: Vec::new(),
+        }
+    }
+
+    /// Adds a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hints.push(hint.into());
+        self
+    }
+
+    /// A command that a later issue brings: says so instead of pretending to work.
+    pub fn not_built(command: &str, issue: u32, what: &str) -> Self {
+        Self::usage(format!(
+            "`golem-forge {command}` is not available yet: it arrives with {what} (issue #{issue})"
+        ))
+        .with_hint("Run `golem-forge --help` to see what each command will do")
+    }
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Error: {}", self.message)?;
+        for hint in &self.hints {
+            write!(f, "\nHint: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+impl From<anyhow::Error> for CommandError {
+    fn from(err: anyhow::Error) -> Self {
+        Self {
+            kind: ErrorKind::Failed,
+            message: format!("{err:#}"),
+            hints: Vec::new(),
+        }
+    }
+}
+
+/// Prints the error to stderr and returns its exit code.
+pub fn report(err: &CommandError) -> ExitCode {
+    eprintln!("{err}");
+    ExitCode::from(err.kind.exit_code())
+}

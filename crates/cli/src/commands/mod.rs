@@ -1,0 +1,56 @@
+//! The subcommands: one file each, one enum, one `match`. Each `…Args` struct's doc comment is
+//! its help text.
+
+mod chat;
+mod check;
+mod common;
+mod init;
+mod run;
+mod serve;
+mod sessions;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::cli_error::CommandError;
+
+/// Run LLM workers with tools, approvals and sandboxes
+///
+/// A worker is a `.worker` file: YAML front matter (model, zones, toolsets) and markdown
+/// instructions. Every tool call passes an approval gate, and files outside the worker's zones
+/// are unreachable.
+#[derive(Debug, Parser)]
+#[command(
+    name = "golem-forge",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Run(run::RunArgs),
+    Chat(chat::ChatArgs),
+    Serve(serve::ServeArgs),
+    Init(init::InitArgs),
+    Check(check::CheckArgs),
+    Sessions(sessions::SessionsArgs),
+}
+
+/// Runs the chosen subcommand.
+pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
+    tracing::debug!(?cli, "starting");
+    match cli.command {
+        Command::Run(args) => run::cmd_run(args),
+        Command::Chat(args) => chat::cmd_chat(args),
+        Command::Serve(args) => serve::cmd_serve(args),
+        Command::Init(args) => init::cmd_init(args),
+        Command::Check(args) => check::cmd_check(args),
+        Command::Sessions(args) => sessions::cmd_sessions(args),
+    }
+}

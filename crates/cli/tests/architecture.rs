@@ -1,0 +1,131 @@
+//! Architecture rules that CI enforces: every Rust file opens with a `//!` header, and crate
+//! dependencies point only downwards (DESIGN.md §2).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            if !path.ends_with("target") && !path.ends_with("snapshots") {
+                rust_files(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_rust_file_starts_with_a_module_header() {
+    let mut files = Vec::new();
+    rust_files(&workspace_root().join("crates"), &mut files);
+    assert!(files.len() > 20, "found only {} files", files.len());
+    let missing: Vec<_> = files
+        .iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            !text.trim_start().starts_with("//!")
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "files without a `//!` header: {missing:#?}"
+    );
+}
+
+/// The layer of each crate: a crate may depend only on crates of lower layers.
+fn layers() -> BTreeMap<&'static str, u32> {
+    BTreeMap::from([
+        ("golem-protocol", 0),
+        ("golem-core", 1),
+        ("golem-llm", 2),
+        ("golem-sandbox", 2),
+        ("golem-tools", 3),
+        ("golem-runtime", 4),
+        ("golem-web", 5),
+        ("golem-forge", 6),
+    ])
+}
+
+fn workspace_dependencies() -> BTreeMap<String, BTreeSet<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(workspace_root())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut deps = BTreeMap::new();
+    for package in metadata["packages"].as_array().unwrap() {
+        let name = package["name"].as_str().unwrap().to_owned();
+        let normal: BTreeSet<String> = package["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["kind"].is_null())
+            .map(|d| d["name"].as_str().unwrap().to_owned())
+            .collect();
+        deps.insert(name, normal);
+    }
+    deps
+}
+
+#[test]
+fn crate_dependencies_point_downwards() {
+    let layers = layers();
+    let deps = workspace_dependencies();
+    let names: BTreeSet<_> = deps.keys().cloned().collect();
+    let expected: BTreeSet<_> = layers.keys().map(|s| s.to_string()).collect();
+    assert_eq!(
+        names, expected,
+        "a crate was added or removed: update this test and ARCHITECTURE.md"
+    );
+    for (krate, krate_deps) in &deps {
+        for dep in krate_deps
+            .iter()
+            .filter(|d| layers.contains_key(d.as_str()))
+        {
+            assert!(
+                layers[dep.as_str()] < layers[krate.as_str()],
+                "{krate} must not depend on {dep} (DESIGN.md §2: protocol ← core ← {{llm, sandbox}} ← tools ← runtime ← {{cli, web}})"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_protocol_crate_is_data_only() {
+    let deps = workspace_dependencies();
+    let protocol = &deps["golem-protocol"];
+    let allowed: BTreeSet<String> = ["serde", "serde_json", "schemars"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert!(
+        protocol.is_subset(&allowed),
+        "golem-protocol may use only {allowed:?}, has {protocol:?}"
+    );
+}

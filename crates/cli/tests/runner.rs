@@ -1,0 +1,12 @@
+//! The integration tests of the `golem-forge` binary and of the workspace's architecture rules,
+//! in one test binary to keep link times down.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers: a failure is a test failure"
+)]
+
+mod architecture;
+mod cli;
+mod common;

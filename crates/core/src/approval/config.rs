@@ -1,0 +1,217 @@
+//! Declarative approval configuration (seed 004): a default and per-tool decisions, applied to
+//! tools that have no policy of their own.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use golem_protocol::{Risk, ToolError, ToolResultValue};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ApprovalRequirement;
+use crate::tool::{ManualExecution, Tool, ToolContext};
+
+/// A configured decision: `preApproved`, `ask` or `blocked`.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "camelCase")]
+pub enum ApprovalDecisionType {
+    /// Runs without asking.
+    PreApproved,
+    /// Asks first (the secure default).
+    #[default]
+    Ask,
+    /// Never runs.
+    Blocked,
+}
+
+impl ApprovalDecisionType {
+    /// The requirement this decision stands for; `what` names the blocked operation.
+    pub fn requirement(self, what: &str) -> ApprovalRequirement {
+        match self {
+            ApprovalDecisionType::PreApproved => ApprovalRequirement::PreApproved,
+            ApprovalDecisionType::Ask => ApprovalRequirement::Ask,
+            ApprovalDecisionType::Blocked => {
+                ApprovalRequirement::blocked(format!("{what} is blocked by configuration"))
+            }
+        }
+    }
+
+    /// The name used in configuration files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalDecisionType::PreApproved => "preApproved",
+            ApprovalDecisionType::Ask => "ask",
+            ApprovalDecisionType::Blocked => "blocked",
+        }
+    }
+}
+
+/// Per-tool approval decisions with a default, as written in a worker file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalConfig {
+    /// The decision for tools not listed; `ask` when absent.
+    #[serde(default)]
+    pub default: Option<ApprovalDecisionType>,
+    /// Decisions by tool name.
+    #[serde(default)]
+    pub tools: BTreeMap<String, ApprovalDecisionType>,
+}
+
+impl ApprovalConfig {
+    /// The decision for `tool`: its own entry, else the default, else `ask`.
+    pub fn decision_for(&self, tool: &str) -> ApprovalDecisionType {
+        self.tools
+            .get(tool)
+            .copied()
+            .or(self.default)
+            .unwrap_or_default()
+    }
+}
+
+/// A tool whose missing approval policy is filled in from an [`ApprovalConfig`].
+pub struct WithDefaultApproval {
+    inner: Arc<dyn Tool>,
+    fallback: ApprovalRequirement,
+}
+
+/// Wraps `tool` so that, whenever it has no approval policy of its own for a call, the
+/// configured decision applies (seed 004). A tool's own policy is always respected.
+pub fn wrap_with_default_approval(tool: Arc<dyn Tool>, config: &ApprovalConfig) -> Arc<dyn Tool> {
+    let fallback = config.decision_for(tool.name()).requirement(tool.name());
+    Arc::new(WithDefaultApproval {
+        inner: tool,
+        fallback,
+    })
+}
+
+#[async_trait]
+impl Tool for WithDefaultApproval {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn description(&self) -> &str {
+        self.inner.description()
+    }
+    fn input_schema(&self) -> &Value {
+        self.inner.input_schema()
+    }
+    fn execution(&self) -> ManualExecution {
+        self.inner.execution()
+    }
+    fn approval(&self, args: &Value, ctx: &ToolContext) -> Option<ApprovalRequirement> {
+        Some(
+            self.inner
+                .approval(args, ctx)
+                .unwrap_or_else(|| self.fallback.clone()),
+        )
+    }
+    fn describe_call(&self, args: &Value) -> String {
+        self.inner.describe_call(args)
+    }
+    fn risk(&self, args: &Value) -> Risk {
+        self.inner.risk(args)
+    }
+    async fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<ToolResultValue> {
+        self.inner.preview(args, ctx).await
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        self.inner.execute(args, ctx).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fn_tool::FnTool;
+    use serde_json::json;
+
+    fn plain(name: &str) -> Arc<dyn Tool> {
+        Arc::new(FnTool::new(
+            name,
+            "t",
+            json!({"type": "object"}),
+            |_, _| async { Ok(ToolResultValue::text("ok")) },
+        ))
+    }
+
+    #[test]
+    fn parses_config_and_rejects_unknown_keys() {
+        let config: ApprovalConfig = serde_json::from_value(
+            json!({"default": "blocked", "tools": {"wc": "preApproved", "rm": "ask"}}),
+        )
+        .unwrap();
+        assert_eq!(config.decision_for("wc"), ApprovalDecisionType::PreApproved);
+        assert_eq!(config.decision_for("rm"), ApprovalDecisionType::Ask);
+        assert_eq!(config.decision_for("other"), ApprovalDecisionType::Blocked);
+        assert_eq!(
+            ApprovalConfig::default().decision_for("x"),
+            ApprovalDecisionType::Ask
+        );
+        let err = serde_json::from_value::<ApprovalConfig>(json!({"defaults": "ask"}))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("defaults"), "{err}");
+        assert!(serde_json::from_value::<ApprovalConfig>(json!({"default": "maybe"})).is_err());
+    }
+
+    #[test]
+    fn fills_in_missing_policy_with_secure_default() {
+        let ctx = ToolContext::for_model("t1");
+        let wrapped = wrap_with_default_approval(plain("wc"), &ApprovalConfig::default());
+        assert_eq!(
+            wrapped.approval(&json!({}), &ctx),
+            Some(ApprovalRequirement::Ask)
+        );
+        let config = ApprovalConfig {
+            default: None,
+            tools: [("wc".to_owned(), ApprovalDecisionType::PreApproved)].into(),
+        };
+        let wrapped = wrap_with_default_approval(plain("wc"), &config);
+        assert_eq!(
+            wrapped.approval(&json!({}), &ctx),
+            Some(ApprovalRequirement::PreApproved)
+        );
+        let config = ApprovalConfig {
+            default: Some(ApprovalDecisionType::Blocked),
+            ..config
+        };
+        let wrapped = wrap_with_default_approval(plain("rm"), &config);
+        assert!(matches!(
+            wrapped.approval(&json!({}), &ctx),
+            Some(ApprovalRequirement::Blocked { .. })
+        ));
+    }
+
+    #[test]
+    fn respects_the_tools_own_policy() {
+        let ctx = ToolContext::for_model("t1");
+        let own = FnTool::new("push", "t", json!({"type": "object"}), |_, _| async {
+            Ok(ToolResultValue::text("ok"))
+        })
+        .with_approval(|args| {
+            if args["force"] == json!(true) {
+                ApprovalRequirement::Ask
+            } else {
+                ApprovalRequirement::PreApproved
+            }
+        });
+        let config = ApprovalConfig {
+            default: Some(ApprovalDecisionType::Blocked),
+            tools: BTreeMap::new(),
+        };
+        let wrapped = wrap_with_default_approval(Arc::new(own), &config);
+        assert_eq!(
+            wrapped.approval(&json!({"force": false}), &ctx),
+            Some(ApprovalRequirement::PreApproved)
+        );
+        assert_eq!(
+            wrapped.approval(&json!({"force": true}), &ctx),
+            Some(ApprovalRequirement::Ask)
+        );
+        assert_eq!(wrapped.name(), "push");
+    }
+}

@@ -1,0 +1,376 @@
+//! The approval controller: decides calls that require consent, by session memory, by mode
+//! (`approve_all`, `auto_deny`), or by asking through a callback (the UI). It never sees
+//! pre-approved or blocked calls: the orchestrator settles those by policy.
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use golem_protocol::{ApprovalRequest, ApprovalResponse, DecidedBy, RememberScope};
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use super::ApprovalMemory;
+
+/// How calls that require consent are decided.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalMode {
+    /// Ask the user through the callback.
+    #[default]
+    Interactive,
+    /// Approve everything (tests, trusted contexts).
+    ApproveAll,
+    /// Deny everything that needs consent.
+    AutoDeny,
+}
+
+impl ApprovalMode {
+    /// The name used on the command line and in config.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalMode::Interactive => "interactive",
+            ApprovalMode::ApproveAll => "approve_all",
+            ApprovalMode::AutoDeny => "auto_deny",
+        }
+    }
+}
+
+impl fmt::Display for ApprovalMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why the callback gave no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallbackError {
+    /// The request was cancelled (the user interrupted).
+    #[error("approval request cancelled")]
+    Cancelled,
+    /// No one can answer (no UI, the UI went away, a timeout); the call is denied with this
+    /// message as the note.
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+/// Asks the user: receives the request and a cancellation token, resolves to the answer.
+pub type ApprovalCallback = Arc<
+    dyn Fn(
+            ApprovalRequest,
+            CancellationToken,
+        ) -> BoxFuture<'static, Result<ApprovalResponse, CallbackError>>
+        + Send
+        + Sync,
+>;
+
+/// The decision for one asked call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApprovalOutcome {
+    /// Decided: the response (approved or denied, with note and modified arguments) and who
+    /// decided.
+    Decided {
+        /// The response.
+        response: ApprovalResponse,
+        /// Who decided.
+        decided_by: DecidedBy,
+    },
+    /// The user interrupted while the request was pending.
+    Interrupted,
+}
+
+/// The message used when a call needs consent and there is no one to ask.
+pub fn no_terminal_message(tool: &str) -> String {
+    format!(
+        "approval needed for {tool} but no terminal is attached \
+         (use --approval approve_all or auto_deny)"
+    )
+}
+
+/// Decides calls that require consent.
+#[derive(Clone)]
+pub struct ApprovalController {
+    mode: ApprovalMode,
+    callback: Option<ApprovalCallback>,
+    memory: ApprovalMemory,
+}
+
+impl fmt::Debug for ApprovalController {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApprovalController")
+            .field("mode", &self.mode)
+            .field("callback", &self.callback.is_some())
+            .field("remembered", &self.memory.len())
+            .finish()
+    }
+}
+
+impl ApprovalController {
+    /// A controller in `mode` with no callback and an empty memory.
+    pub fn new(mode: ApprovalMode) -> Self {
+        Self {
+            mode,
+            callback: None,
+            memory: ApprovalMemory::new(),
+        }
+    }
+
+    /// Sets the callback that asks the user (interactive mode).
+    pub fn with_callback(mut self, callback: ApprovalCallback) -> Self {
+        self.callback = Some(callback);
+        self
+    }
+
+    /// Shares an existing session memory (delegated workers share their parent's).
+    pub fn with_memory(mut self, memory: ApprovalMemory) -> Self {
+        self.memory = memory;
+        self
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> ApprovalMode {
+        self.mode
+    }
+
+    /// Switches the mode.
+    pub fn set_mode(&mut self, mode: ApprovalMode) {
+        self.mode = mode;
+    }
+
+    /// The session memory.
+    pub fn memory(&self) -> &ApprovalMemory {
+        &self.memory
+    }
+
+    /// Decides a call that requires consent.
+    pub async fn decide(
+        &self,
+        request: ApprovalRequest,
+        cancel: &CancellationToken,
+    ) -> ApprovalOutcome {
+        if self.memory.is_approved(&request.tool_name, &request.args) {
+            return decided(
+                ApprovalResponse::approve(request.request_id),
+                DecidedBy::SessionMemory,
+            );
+        }
+        match self.mode {
+            ApprovalMode::ApproveAll => decided(
+                ApprovalResponse::approve(request.request_id),
+                DecidedBy::Mode,
+            ),
+            ApprovalMode::AutoDeny => {
+                let note = format!(
+                    "{} was denied: approval mode is auto_deny",
+                    request.tool_name
+                );
+                decided(
+                    ApprovalResponse::deny(request.request_id, Some(note)),
+                    DecidedBy::Mode,
+                )
+            }
+            ApprovalMode::Interactive => self.ask(request, cancel).await,
+        }
+    }
+
+    async fn ask(&self, request: ApprovalRequest, cancel: &CancellationToken) -> ApprovalOutcome {
+        let Some(callback) = &self.callback else {
+            let note = no_terminal_message(&request.tool_name);
+            return decided(
+                ApprovalResponse::deny(request.request_id, Some(note)),
+                DecidedBy::Mode,
+            );
+        };
+        let tool = request.tool_name.clone();
+        let args = request.args.clone();
+        let request_id = request.request_id.clone();
+        let answer = tokio::select! {
+            answer = callback(request, cancel.clone()) => answer,
+            () = cancel.cancelled() => Err(CallbackError::Cancelled),
+        };
+        match answer {
+            Ok(mut response) => {
+                // The answer is about this request, whatever id the callback put on it.
+                response.request_id = request_id;
+                if response.approved && response.remember == RememberScope::Session {
+                    // The user approved these arguments; edited arguments are approved as edited.
+                    self.memory
+                        .remember(&tool, response.modified_args.as_ref().unwrap_or(&args));
+                }
+                if !response.approved {
+                    response.remember = RememberScope::None;
+                    response.modified_args = None;
+                }
+                decided(response, DecidedBy::User)
+            }
+            Err(CallbackError::Cancelled) => ApprovalOutcome::Interrupted,
+            Err(CallbackError::Unavailable(note)) => decided(
+                ApprovalResponse::deny(request_id, Some(note)),
+                DecidedBy::Mode,
+            ),
+        }
+    }
+}
+
+fn decided(response: ApprovalResponse, decided_by: DecidedBy) -> ApprovalOutcome {
+    ApprovalOutcome::Decided {
+        response,
+        decided_by,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use golem_protocol::{InvokedBy, Risk};
+    use serde_json::json;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn request(tool: &str, args: serde_json::Value) -> ApprovalRequest {
+        ApprovalRequest {
+            request_id: "a1".into(),
+            tool_call_id: "t1".into(),
+            tool_name: tool.into(),
+            args,
+            description: "d".into(),
+            risk: Risk::Medium,
+            preview: None,
+            invoked_by: InvokedBy::Model,
+            worker: None,
+        }
+    }
+
+    fn answering(response: ApprovalResponse, calls: Arc<AtomicUsize>) -> ApprovalCallback {
+        Arc::new(move |_req, _cancel| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            let response = response.clone();
+            Box::pin(async move { Ok(response) })
+        })
+    }
+
+    fn unwrap_decided(outcome: ApprovalOutcome) -> (ApprovalResponse, DecidedBy) {
+        match outcome {
+            ApprovalOutcome::Decided {
+                response,
+                decided_by,
+            } => (response, decided_by),
+            ApprovalOutcome::Interrupted => panic!("interrupted"),
+        }
+    }
+
+    #[tokio::test]
+    async fn modes() {
+        let cancel = CancellationToken::new();
+        let (r, by) = unwrap_decided(
+            ApprovalController::new(ApprovalMode::ApproveAll)
+                .decide(request("w", json!({})), &cancel)
+                .await,
+        );
+        assert!(r.approved);
+        assert_eq!(by, DecidedBy::Mode);
+        let (r, by) = unwrap_decided(
+            ApprovalController::new(ApprovalMode::AutoDeny)
+                .decide(request("write_file", json!({})), &cancel)
+                .await,
+        );
+        assert!(!r.approved);
+        assert_eq!(by, DecidedBy::Mode);
+        assert!(r.note.unwrap().contains("write_file"));
+    }
+
+    #[tokio::test]
+    async fn interactive_without_callback_denies_with_the_headless_message() {
+        let cancel = CancellationToken::new();
+        let (r, by) = unwrap_decided(
+            ApprovalController::new(ApprovalMode::Interactive)
+                .decide(request("shell", json!({})), &cancel)
+                .await,
+        );
+        assert!(!r.approved);
+        assert_eq!(by, DecidedBy::Mode);
+        assert_eq!(
+            r.note.as_deref(),
+            Some(
+                "approval needed for shell but no terminal is attached (use --approval approve_all or auto_deny)"
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn session_approvals_are_remembered_and_denials_never() {
+        let cancel = CancellationToken::new();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let mut remember = ApprovalResponse::approve("x");
+        remember.remember = RememberScope::Session;
+        let controller = ApprovalController::new(ApprovalMode::Interactive)
+            .with_callback(answering(remember, calls.clone()));
+        let (r, by) = unwrap_decided(
+            controller
+                .decide(request("w", json!({"a": 1, "b": 2})), &cancel)
+                .await,
+        );
+        assert!(r.approved && by == DecidedBy::User && r.request_id == "a1");
+        let (r, by) = unwrap_decided(
+            controller
+                .decide(request("w", json!({"b": 2, "a": 1})), &cancel)
+                .await,
+        );
+        assert!(r.approved);
+        assert_eq!(by, DecidedBy::SessionMemory);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+
+        // A denial with remember: session is not remembered.
+        let mut deny = ApprovalResponse::deny("x", Some("no".into()));
+        deny.remember = RememberScope::Session;
+        let calls = Arc::new(AtomicUsize::new(0));
+        let controller = ApprovalController::new(ApprovalMode::Interactive)
+            .with_callback(answering(deny, calls.clone()));
+        for _ in 0..2 {
+            let (r, by) = unwrap_decided(controller.decide(request("w", json!({})), &cancel).await);
+            assert!(!r.approved && by == DecidedBy::User);
+            assert_eq!(r.note.as_deref(), Some("no"));
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+        assert!(controller.memory().is_empty());
+
+        // An approval once is not remembered either.
+        let calls = Arc::new(AtomicUsize::new(0));
+        let controller = ApprovalController::new(ApprovalMode::Interactive)
+            .with_callback(answering(ApprovalResponse::approve("x"), calls.clone()));
+        controller.decide(request("w", json!({})), &cancel).await;
+        controller.decide(request("w", json!({})), &cancel).await;
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn cancellation_while_asking_is_an_interrupt() {
+        let cancel = CancellationToken::new();
+        let callback: ApprovalCallback =
+            Arc::new(|_req, _cancel| Box::pin(futures::future::pending()));
+        let controller = ApprovalController::new(ApprovalMode::Interactive).with_callback(callback);
+        let canceller = cancel.clone();
+        tokio::spawn(async move { canceller.cancel() });
+        assert_eq!(
+            controller.decide(request("w", json!({})), &cancel).await,
+            ApprovalOutcome::Interrupted
+        );
+    }
+
+    #[tokio::test]
+    async fn unavailable_ui_denies_with_its_message() {
+        let callback: ApprovalCallback = Arc::new(|_req, _cancel| {
+            Box::pin(async { Err(CallbackError::Unavailable("the browser went away".into())) })
+        });
+        let controller = ApprovalController::new(ApprovalMode::Interactive).with_callback(callback);
+        let (r, by) = unwrap_decided(
+            controller
+                .decide(request("w", json!({})), &CancellationToken::new())
+                .await,
+        );
+        assert!(!r.approved);
+        assert_eq!(by, DecidedBy::Mode);
+        assert_eq!(r.note.as_deref(), Some("the browser went away"));
+    }
+}

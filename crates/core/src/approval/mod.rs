@@ -1,0 +1,20 @@
+//! Approval: what a call requires (pre-approved, ask, blocked), the declarative per-tool
+//! configuration, the session memory of approvals, and the controller that decides asked calls
+//! by mode or by asking the user. Capability checks (zones) are not here: they belong to tools.
+
+mod config;
+mod controller;
+mod memory;
+mod requirement;
+mod ui_callback;
+
+pub use config::{
+    ApprovalConfig, ApprovalDecisionType, WithDefaultApproval, wrap_with_default_approval,
+};
+pub use controller::{
+    ApprovalCallback, ApprovalController, ApprovalMode, ApprovalOutcome, CallbackError,
+    no_terminal_message,
+};
+pub use memory::{ApprovalMemory, canonical_json};
+pub use requirement::{ApprovalRequirement, BlockedError};
+pub use ui_callback::ui_approval_callback;

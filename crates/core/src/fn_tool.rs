@@ -1,0 +1,104 @@
+//! `FnTool`: a tool built from a closure, for custom tools, tests and benchmarks.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures::future::BoxFuture;
+use golem_protocol::{ToolError, ToolResultValue};
+use serde_json::Value;
+
+use crate::approval::ApprovalRequirement;
+use crate::tool::{ManualExecution, Tool, ToolContext};
+
+type ExecuteFn = Arc<
+    dyn Fn(Value, ToolContext) -> BoxFuture<'static, Result<ToolResultValue, ToolError>>
+        + Send
+        + Sync,
+>;
+type ApprovalFn = Arc<dyn Fn(&Value) -> ApprovalRequirement + Send + Sync>;
+
+/// A tool whose work is a closure.
+#[derive(Clone)]
+pub struct FnTool {
+    name: String,
+    description: String,
+    schema: Value,
+    execution: ManualExecution,
+    approval: Option<ApprovalFn>,
+    execute: ExecuteFn,
+}
+
+impl fmt::Debug for FnTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FnTool")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FnTool {
+    /// A model-only tool with no approval policy of its own.
+    pub fn new<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: Value,
+        execute: F,
+    ) -> Self
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolResultValue, ToolError>> + Send + 'static,
+    {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            schema,
+            execution: ManualExecution::llm(),
+            approval: None,
+            execute: Arc::new(move |args, ctx| Box::pin(execute(args, ctx))),
+        }
+    }
+
+    /// Sets who may invoke the tool.
+    pub fn with_execution(mut self, execution: ManualExecution) -> Self {
+        self.execution = execution;
+        self
+    }
+
+    /// Sets the approval policy, computed from the arguments.
+    pub fn with_approval(
+        mut self,
+        approval: impl Fn(&Value) -> ApprovalRequirement + Send + Sync + 'static,
+    ) -> Self {
+        self.approval = Some(Arc::new(approval));
+        self
+    }
+
+    /// Sets a static approval policy.
+    pub fn with_static_approval(self, requirement: ApprovalRequirement) -> Self {
+        self.with_approval(move |_| requirement.clone())
+    }
+}
+
+#[async_trait]
+impl Tool for FnTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+    fn execution(&self) -> ManualExecution {
+        self.execution.clone()
+    }
+    fn approval(&self, args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
+        self.approval.as_ref().map(|f| f(args))
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        (self.execute)(args, ctx.clone()).await
+    }
+}

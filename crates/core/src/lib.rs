@@ -1,0 +1,19 @@
+//! Golem Forge core: the `Tool` trait and registry, approval (requirements, configuration,
+//! session memory, the controller), the one tool-call orchestrator, the UI event bus with its
+//! `RuntimeUI` wrapper and the interrupt signal, the slash-command parser, and form fields
+//! derived from JSON Schema.
+//!
+//! It talks to no terminal, socket or model: front ends and providers live in other crates and
+//! meet this one through the event protocol and the traits here.
+
+pub mod approval;
+pub mod bus;
+pub mod commands;
+pub mod fields;
+pub mod fn_tool;
+pub mod interrupt;
+pub mod orchestrator;
+pub mod registry;
+pub mod text;
+pub mod tool;
+pub mod ui;

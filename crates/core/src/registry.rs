@@ -1,0 +1,362 @@
+//! The tool registry: every tool of a worker, with its compiled argument validator, filtered
+//! into the model's set and the user's set, and turned into provider function definitions.
+//! Manual-only tools are never in the model's set.
+
+use std::sync::Arc;
+
+use golem_protocol::{ManualToolInfo, ToolError, ToolErrorCode};
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::fields::derive_fields_from_schema;
+use crate::tool::Tool;
+
+/// Why a tool could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// Two tools share a name.
+    #[error("two tools are named `{0}`")]
+    DuplicateName(String),
+    /// The name is not usable by providers.
+    #[error("invalid tool name `{0}`: use 1 to 64 letters, digits, `_` or `-`")]
+    InvalidName(String),
+    /// The input schema does not compile.
+    #[error("tool `{tool}` has an invalid input schema: {message}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A tool as the model sees it: name, description and argument schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolDefinition {
+    /// The name.
+    pub name: String,
+    /// The description.
+    pub description: String,
+    /// The JSON Schema of the arguments.
+    pub input_schema: Value,
+}
+
+impl ToolDefinition {
+    /// The OpenAI Chat Completions form: `{type: function, function: {name, description, parameters}}`.
+    pub fn to_openai(&self) -> Value {
+        json!({"type": "function", "function": {
+            "name": self.name, "description": self.description, "parameters": self.input_schema}})
+    }
+
+    /// The OpenAI Responses form: `{type: function, name, description, parameters}`.
+    pub fn to_openai_responses(&self) -> Value {
+        json!({"type": "function", "name": self.name, "description": self.description,
+               "parameters": self.input_schema})
+    }
+
+    /// The Anthropic Messages form: `{name, description, input_schema}`.
+    pub fn to_anthropic(&self) -> Value {
+        json!({"name": self.name, "description": self.description,
+               "input_schema": self.input_schema})
+    }
+}
+
+struct Registered {
+    tool: Arc<dyn Tool>,
+    validator: jsonschema::Validator,
+}
+
+/// The tools of one worker, in registration order.
+#[derive(Default)]
+pub struct ToolRegistry {
+    tools: IndexMap<String, Registered>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.tools.keys()).finish()
+    }
+}
+
+fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool, compiling its input schema once.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = tool.name().to_owned();
+        if !is_valid_tool_name(&name) {
+            return Err(RegistryError::InvalidName(name));
+        }
+        if self.tools.contains_key(&name) {
+            return Err(RegistryError::DuplicateName(name));
+        }
+        let validator = jsonschema::validator_for(tool.input_schema()).map_err(|e| {
+            RegistryError::InvalidSchema {
+                tool: name.clone(),
+                message: e.to_string(),
+            }
+        })?;
+        self.tools.insert(name, Registered { tool, validator });
+        Ok(())
+    }
+
+    /// The tool of that exact name.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name).map(|r| &r.tool)
+    }
+
+    /// Every tool, in registration order.
+    pub fn all(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.tools.values().map(|r| &r.tool)
+    }
+
+    /// Every tool name, in registration order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The tools the model may see and call (modes `llm` and `both`).
+    pub fn llm_tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.all().filter(|t| t.execution().mode.is_llm_visible())
+    }
+
+    /// The tools the user may invoke by hand (modes `manual` and `both`).
+    pub fn manual_tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.all()
+            .filter(|t| t.execution().mode.is_manual_invocable())
+    }
+
+    /// Definitions of the model's tools, for providers.
+    pub fn llm_definitions(&self) -> Vec<ToolDefinition> {
+        self.llm_tools()
+            .map(|t| ToolDefinition {
+                name: t.name().to_owned(),
+                description: t.description().to_owned(),
+                input_schema: t.input_schema().clone(),
+            })
+            .collect()
+    }
+
+    /// Descriptors of the user's tools, with form fields, for front ends.
+    pub fn manual_tool_infos(&self) -> Vec<ManualToolInfo> {
+        self.manual_tools()
+            .map(|t| {
+                let execution = t.execution();
+                ManualToolInfo {
+                    name: t.name().to_owned(),
+                    label: execution.label.unwrap_or_else(|| t.name().to_owned()),
+                    description: t.description().to_owned(),
+                    category: execution.category,
+                    mode: execution.mode,
+                    fields: derive_fields_from_schema(t.input_schema()),
+                }
+            })
+            .collect()
+    }
+
+    /// Checks arguments against the tool's schema; the error lists every problem with its
+    /// location, in words a model can act on. An unknown tool is `NOT_FOUND`.
+    pub fn validate(&self, name: &str, args: &Value) -> Result<(), ToolError> {
+        let Some(registered) = self.tools.get(name) else {
+            return Err(self.not_found(name));
+        };
+        if registered.validator.is_valid(args) {
+            return Ok(());
+        }
+        let problems: Vec<String> = registered
+            .validator
+            .iter_errors(args)
+            .take(8)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                if at.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("at {at}: {e}")
+                }
+            })
+            .collect();
+        Err(ToolError::new(
+            ToolErrorCode::InvalidArguments,
+            format!("invalid arguments for {name}: {}", problems.join("; ")),
+        )
+        .with_details(json!({"schema": registered.tool.input_schema()})))
+    }
+
+    /// The `NOT_FOUND` error for `name`, listing the tools there are.
+    pub fn not_found(&self, name: &str) -> ToolError {
+        let known: Vec<&str> = self.llm_tools().map(|t| t.name()).collect();
+        let known = if known.is_empty() {
+            "none".to_owned()
+        } else {
+            known.join(", ")
+        };
+        ToolError::new(
+            ToolErrorCode::NotFound,
+            format!("Tool not found: {name} (available tools: {known})"),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fn_tool::FnTool;
+    use crate::tool::ManualExecution;
+    use golem_protocol::ToolResultValue;
+
+    fn tool(name: &str, execution: ManualExecution) -> Arc<dyn Tool> {
+        Arc::new(
+            FnTool::new(
+                name,
+                format!("{name} tool"),
+                json!({"type": "object", "properties": {"path": {"type": "string"},
+                       "n": {"type": "integer", "minimum": 0}},
+                       "required": ["path"], "additionalProperties": false}),
+                |_, _| async { Ok(ToolResultValue::text("ok")) },
+            )
+            .with_execution(execution),
+        )
+    }
+
+    fn registry() -> ToolRegistry {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(tool("read_file", ManualExecution::llm()))
+            .unwrap();
+        registry
+            .register(tool(
+                "deploy",
+                ManualExecution::manual("Deploy", Some("Ops")),
+            ))
+            .unwrap();
+        registry
+            .register(tool("run_tests", ManualExecution::both("Run Tests", None)))
+            .unwrap();
+        registry
+    }
+
+    #[test]
+    fn filters_by_execution_mode() {
+        let registry = registry();
+        let llm: Vec<_> = registry.llm_tools().map(|t| t.name().to_owned()).collect();
+        assert_eq!(llm, ["read_file", "run_tests"]);
+        let manual: Vec<_> = registry
+            .manual_tools()
+            .map(|t| t.name().to_owned())
+            .collect();
+        assert_eq!(manual, ["deploy", "run_tests"]);
+        let defs: Vec<_> = registry
+            .llm_definitions()
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(
+            defs,
+            ["read_file", "run_tests"],
+            "manual-only tools never reach the model"
+        );
+        let infos = registry.manual_tool_infos();
+        assert_eq!(infos[0].label, "Deploy");
+        assert_eq!(infos[0].category.as_deref(), Some("Ops"));
+        assert_eq!(infos[0].fields.len(), 2);
+    }
+
+    #[test]
+    fn provider_definitions() {
+        let def = &registry().llm_definitions()[0];
+        let openai = def.to_openai();
+        assert_eq!(openai["type"], "function");
+        assert_eq!(openai["function"]["name"], "read_file");
+        assert_eq!(
+            openai["function"]["parameters"]["required"],
+            json!(["path"])
+        );
+        let anthropic = def.to_anthropic();
+        assert_eq!(anthropic["name"], "read_file");
+        assert_eq!(anthropic["input_schema"]["type"], "object");
+        assert!(anthropic.get("parameters").is_none());
+        assert_eq!(def.to_openai_responses()["parameters"]["type"], "object");
+    }
+
+    #[test]
+    fn rejects_duplicates_bad_names_and_bad_schemas() {
+        let mut registry = registry();
+        assert_eq!(
+            registry.register(tool("deploy", ManualExecution::llm())),
+            Err(RegistryError::DuplicateName("deploy".into()))
+        );
+        assert!(matches!(
+            registry.register(tool("bad name", ManualExecution::llm())),
+            Err(RegistryError::InvalidName(_))
+        ));
+        assert!(matches!(
+            registry.register(tool("", ManualExecution::llm())),
+            Err(RegistryError::InvalidName(_))
+        ));
+        let bad = FnTool::new("bad", "", json!({"type": 12}), |_, _| async {
+            Ok(ToolResultValue::text(""))
+        });
+        assert!(matches!(
+            registry.register(Arc::new(bad)),
+            Err(RegistryError::InvalidSchema { .. })
+        ));
+    }
+
+    #[test]
+    fn validation_messages_name_each_problem() {
+        let registry = registry();
+        assert!(
+            registry
+                .validate("read_file", &json!({"path": "/a"}))
+                .is_ok()
+        );
+        let err = registry
+            .validate("read_file", &json!({"n": -1, "extra": true}))
+            .unwrap_err();
+        assert_eq!(err.code, ToolErrorCode::InvalidArguments);
+        assert!(
+            err.message.starts_with("invalid arguments for read_file: "),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message.contains("\"path\" is a required property"),
+            "{}",
+            err.message
+        );
+        assert!(err.message.contains("at /n:"), "{}", err.message);
+        assert!(err.message.contains("extra"), "{}", err.message);
+        let err = registry
+            .validate("read_file", &json!("not an object"))
+            .unwrap_err();
+        assert!(err.message.contains("not of type"), "{}", err.message);
+        let err = registry.validate("nope", &json!({})).unwrap_err();
+        assert_eq!(err.code, ToolErrorCode::NotFound);
+        assert_eq!(
+            err.message,
+            "Tool not found: nope (available tools: read_file, run_tests)"
+        );
+    }
+}

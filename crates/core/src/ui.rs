@@ -1,0 +1,362 @@
+//! `RuntimeUI`: the high-level handle runtime code uses to talk to whatever UI is attached
+//! (seed 000, "RuntimeUI"). Fire-and-forget display helpers, and the two awaited exchanges:
+//! asking for approval and asking for text.
+//!
+//! It speaks only through the [`UiEventBus`]; it must not render, read a terminal, or decide
+//! anything itself (the approval gate decides what a response means).
+
+use std::time::Duration;
+
+use golem_protocol::{
+    ActionEvent, ApprovalRequest, ApprovalResponse, ChatMessage, DisplayEvent, StatusLevel,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::bus::{RequestError, UiEventBus, action_type_name};
+
+/// The runtime's handle on the UI. Cheap to clone; clones share the bus.
+#[derive(Debug, Clone)]
+pub struct RuntimeUI {
+    bus: UiEventBus,
+    request_timeout: Option<Duration>,
+}
+
+impl RuntimeUI {
+    /// A handle on `bus`; awaited requests wait without a time limit (only cancellation ends
+    /// them) until [`RuntimeUI::with_request_timeout`] says otherwise.
+    pub fn new(bus: UiEventBus) -> Self {
+        Self {
+            bus,
+            request_timeout: None,
+        }
+    }
+
+    /// Sets how long awaited requests wait for an answer (`None`: no limit).
+    pub fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// The bus underneath.
+    pub fn bus(&self) -> &UiEventBus {
+        &self.bus
+    }
+
+    /// Emits any display event.
+    pub fn emit(&self, event: DisplayEvent) {
+        self.bus.emit(event);
+    }
+
+    /// Shows a complete message.
+    pub fn show_message(&self, message: ChatMessage) {
+        self.bus.emit(DisplayEvent::Message {
+            message,
+            worker: None,
+        });
+    }
+
+    /// Shows a status line.
+    pub fn show_status(&self, level: StatusLevel, message: impl Into<String>) {
+        self.bus.emit(DisplayEvent::Status {
+            level,
+            message: message.into(),
+        });
+    }
+
+    /// Shows a piece of streamed model text; `done: true` closes the stream `request_id`.
+    pub fn show_streaming(&self, request_id: &str, delta: &str, done: bool) {
+        self.bus.emit(DisplayEvent::Streaming {
+            request_id: request_id.to_owned(),
+            delta: delta.to_owned(),
+            done,
+            worker: None,
+        });
+    }
+
+    /// Emits `approvalRequired` and waits for the `approvalResponse` with the same request id.
+    ///
+    /// Any other action carrying that id ends the request with
+    /// [`RequestError::UnexpectedResponse`]; callers treat every error as "not approved".
+    pub async fn request_approval(
+        &self,
+        request: ApprovalRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ApprovalResponse, RequestError> {
+        let request_id = request.request_id.clone();
+        let answer = self
+            .bus
+            .request(
+                DisplayEvent::ApprovalRequired(request),
+                &request_id,
+                self.request_timeout,
+                cancel,
+            )
+            .await?;
+        match answer {
+            ActionEvent::ApprovalResponse(response) => Ok(response),
+            other @ (ActionEvent::UserInput { .. }
+            | ActionEvent::Interrupt { .. }
+            | ActionEvent::ManualToolInvoke { .. }) => Err(RequestError::UnexpectedResponse {
+                request_id,
+                action: action_type_name(&other),
+            }),
+        }
+    }
+
+    /// Emits `inputRequired` (with a fresh `input-N` id) and waits for the `userInput` that
+    /// answers it; returns its text.
+    pub async fn get_user_input(
+        &self,
+        prompt: &str,
+        cancel: &CancellationToken,
+    ) -> Result<String, RequestError> {
+        let request_id = self.bus.next_request_id("input");
+        let event = DisplayEvent::InputRequired {
+            request_id: request_id.clone(),
+            prompt: prompt.to_owned(),
+        };
+        let answer = self
+            .bus
+            .request(event, &request_id, self.request_timeout, cancel)
+            .await?;
+        match answer {
+            ActionEvent::UserInput { content, .. } => Ok(content),
+            other @ (ActionEvent::ApprovalResponse(_)
+            | ActionEvent::Interrupt { .. }
+            | ActionEvent::ManualToolInvoke { .. }) => Err(RequestError::UnexpectedResponse {
+                request_id,
+                action: action_type_name(&other),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use golem_protocol::{InvokedBy, RememberScope, Risk, Role};
+    use serde_json::json;
+
+    fn approval_request(id: &str) -> ApprovalRequest {
+        ApprovalRequest {
+            request_id: id.to_owned(),
+            tool_call_id: format!("call-{id}"),
+            tool_name: "write_file".to_owned(),
+            args: json!({"path": "/out/a.txt", "content": "hi"}),
+            description: "Write file /out/a.txt".to_owned(),
+            risk: Risk::Medium,
+            preview: None,
+            invoked_by: InvokedBy::Model,
+            worker: None,
+        }
+    }
+
+    /// A fake UI: approves every call with a note, answers input prompts with the prompt
+    /// reversed, and stops at `sessionEnded` (it holds a bus clone, so the bus never closes).
+    fn spawn_fake_ui(bus: &UiEventBus) -> tokio::task::JoinHandle<Vec<DisplayEvent>> {
+        let mut sub = bus.subscribe();
+        let bus = bus.clone();
+        tokio::spawn(async move {
+            let mut seen = Vec::new();
+            while let Some(event) = sub.recv().await {
+                if let DisplayEvent::ApprovalRequired(request) = &event {
+                    bus.send_action(ActionEvent::ApprovalResponse(ApprovalResponse {
+                        remember: RememberScope::Session,
+                        note: Some(format!("ok {}", request.tool_name)),
+                        ..ApprovalResponse::approve(&request.request_id)
+                    }));
+                } else if let DisplayEvent::InputRequired { request_id, prompt } = &event {
+                    bus.send_action(ActionEvent::UserInput {
+                        request_id: Some(request_id.clone()),
+                        content: prompt.chars().rev().collect(),
+                    });
+                }
+                let done = matches!(event, DisplayEvent::SessionEnded { .. });
+                seen.push(event);
+                if done {
+                    break;
+                }
+            }
+            seen
+        })
+    }
+
+    #[tokio::test]
+    async fn fire_and_forget_helpers_emit_events() {
+        let bus = UiEventBus::new();
+        let mut sub = bus.subscribe();
+        let ui = RuntimeUI::new(bus.clone());
+        ui.show_message(ChatMessage {
+            role: Role::Assistant,
+            content: "Hello!".to_owned(),
+        });
+        ui.show_status(StatusLevel::Warning, "careful");
+        ui.show_streaming("r1", "tok", false);
+        ui.emit(DisplayEvent::InputRequired {
+            request_id: "x".into(),
+            prompt: "p".into(),
+        });
+        assert_eq!(
+            sub.try_recv(),
+            Some(DisplayEvent::Message {
+                message: ChatMessage {
+                    role: Role::Assistant,
+                    content: "Hello!".to_owned()
+                },
+                worker: None,
+            })
+        );
+        assert_eq!(
+            sub.try_recv(),
+            Some(DisplayEvent::Status {
+                level: StatusLevel::Warning,
+                message: "careful".into()
+            })
+        );
+        assert_eq!(
+            sub.try_recv(),
+            Some(DisplayEvent::Streaming {
+                request_id: "r1".into(),
+                delta: "tok".into(),
+                done: false,
+                worker: None,
+            })
+        );
+        assert!(sub.try_recv().is_some());
+        assert_eq!(sub.try_recv(), None);
+    }
+
+    #[tokio::test]
+    async fn request_approval_end_to_end() {
+        let bus = UiEventBus::new();
+        let fake = spawn_fake_ui(&bus);
+        let ui = RuntimeUI::new(bus.clone());
+        let cancel = CancellationToken::new();
+        let id = bus.next_request_id("approval");
+        let response = ui
+            .request_approval(approval_request(&id), &cancel)
+            .await
+            .unwrap();
+        assert_eq!(response.request_id, id);
+        assert!(response.approved);
+        assert_eq!(response.remember, RememberScope::Session);
+        assert_eq!(response.note.as_deref(), Some("ok write_file"));
+        assert_eq!(bus.pending_requests(), 0);
+        ui.emit(DisplayEvent::SessionEnded {
+            reason: golem_protocol::SessionEndReason::Completed,
+            message: None,
+            usage: None,
+        });
+        let seen = fake.await.unwrap();
+        assert_eq!(
+            seen[0],
+            DisplayEvent::ApprovalRequired(approval_request(&id))
+        );
+    }
+
+    #[tokio::test]
+    async fn get_user_input_end_to_end() {
+        let bus = UiEventBus::new();
+        let fake = spawn_fake_ui(&bus);
+        let ui = RuntimeUI::new(bus.clone());
+        let cancel = CancellationToken::new();
+        assert_eq!(
+            ui.get_user_input("abc", &cancel).await,
+            Ok("cba".to_owned())
+        );
+        assert_eq!(ui.get_user_input("xy", &cancel).await, Ok("yx".to_owned()));
+        let end = DisplayEvent::SessionEnded {
+            reason: golem_protocol::SessionEndReason::Completed,
+            message: None,
+            usage: None,
+        };
+        ui.emit(end.clone());
+        let seen = fake.await.unwrap();
+        assert_eq!(
+            seen,
+            vec![
+                DisplayEvent::InputRequired {
+                    request_id: "input-1".into(),
+                    prompt: "abc".into()
+                },
+                DisplayEvent::InputRequired {
+                    request_id: "input-2".into(),
+                    prompt: "xy".into()
+                },
+                end,
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn wrong_action_type_is_an_error() {
+        let bus = UiEventBus::new();
+        let mut sub = bus.subscribe();
+        let ui_bus = bus.clone();
+        tokio::spawn(async move {
+            while let Some(event) = sub.recv().await {
+                if let DisplayEvent::ApprovalRequired(request) = &event {
+                    ui_bus.send_action(ActionEvent::UserInput {
+                        request_id: Some(request.request_id.clone()),
+                        content: "yes".into(),
+                    });
+                } else if let DisplayEvent::InputRequired { request_id, .. } = &event {
+                    ui_bus.send_action(ActionEvent::ApprovalResponse(ApprovalResponse::approve(
+                        request_id,
+                    )));
+                }
+            }
+        });
+        let ui = RuntimeUI::new(bus.clone());
+        let cancel = CancellationToken::new();
+        assert_eq!(
+            ui.request_approval(approval_request("a-9"), &cancel).await,
+            Err(RequestError::UnexpectedResponse {
+                request_id: "a-9".into(),
+                action: "userInput"
+            })
+        );
+        assert_eq!(
+            ui.get_user_input("name?", &cancel).await,
+            Err(RequestError::UnexpectedResponse {
+                request_id: "input-1".into(),
+                action: "approvalResponse"
+            })
+        );
+        assert_eq!(bus.pending_requests(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn request_timeout_applies() {
+        let bus = UiEventBus::new();
+        let ui = RuntimeUI::new(bus.clone()).with_request_timeout(Some(Duration::from_secs(60)));
+        let cancel = CancellationToken::new();
+        // Nobody answers; paused time auto-advances to the deadline.
+        assert_eq!(
+            ui.request_approval(approval_request("a-1"), &cancel).await,
+            Err(RequestError::Timeout(Duration::from_secs(60)))
+        );
+        assert_eq!(
+            ui.get_user_input("?", &cancel).await,
+            Err(RequestError::Timeout(Duration::from_secs(60)))
+        );
+        assert_eq!(bus.pending_requests(), 0);
+    }
+
+    #[tokio::test]
+    async fn cancellation_ends_awaited_requests() {
+        let bus = UiEventBus::new();
+        let mut sub = bus.subscribe();
+        let ui = RuntimeUI::new(bus.clone());
+        let cancel = CancellationToken::new();
+        let waiter = {
+            let ui = ui.clone();
+            let cancel = cancel.clone();
+            tokio::spawn(async move { ui.get_user_input("?", &cancel).await })
+        };
+        assert!(sub.recv().await.is_some());
+        cancel.cancel();
+        assert_eq!(waiter.await.unwrap(), Err(RequestError::Cancelled));
+        assert_eq!(bus.pending_requests(), 0);
+    }
+}

@@ -1,0 +1,330 @@
+//! The event protocol (DESIGN.md §3.3): display events flow from the runtime to a UI, action
+//! events from a UI to the runtime. Every front end (terminal, browser, `--json`) speaks exactly
+//! these JSON objects, tagged by `type`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::approval::{ApprovalRequest, ApprovalResolved, ApprovalResponse};
+use crate::form::ManualToolInfo;
+use crate::result::ToolResultValue;
+
+/// The protocol version carried by `sessionStarted`; bumped on any incompatible change.
+pub const PROTOCOL_VERSION: &str = "1.0";
+
+/// Who started a tool call. The two paths never mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum InvokedBy {
+    /// The model asked for it.
+    Model,
+    /// The user invoked it (a slash command or a form).
+    User,
+}
+
+/// The worker an event comes from, for events of delegated workers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerOrigin {
+    /// The worker's name.
+    pub name: String,
+    /// Its depth in the delegation tree (0 is the root).
+    pub depth: u32,
+}
+
+/// The author of a chat message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Role {
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+    /// The runtime.
+    System,
+}
+
+/// A complete chat message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatMessage {
+    /// Who wrote it.
+    pub role: Role,
+    /// The text.
+    pub content: String,
+}
+
+/// The outcome of a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolStatus {
+    /// It ran and succeeded.
+    Success,
+    /// It failed (unknown tool, invalid arguments, or an error while running).
+    Error,
+    /// The user or the approval mode refused it.
+    Denied,
+    /// Policy forbids it; no one was asked.
+    Blocked,
+    /// An interrupt stopped it, or it never started because of one.
+    Interrupted,
+}
+
+/// Severity of a status line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum StatusLevel {
+    /// Progress and information.
+    Info,
+    /// Something the user may want to know about.
+    Warning,
+    /// Something failed.
+    Error,
+}
+
+/// Token counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// Tokens sent to the model.
+    pub input_tokens: u64,
+    /// Tokens the model produced.
+    pub output_tokens: u64,
+    /// Input tokens served from the provider's cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+    /// Input tokens written to the provider's cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl TokenUsage {
+    /// Adds another count to this one.
+    pub fn add(&mut self, other: &TokenUsage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+    }
+}
+
+/// Why a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum SessionEndReason {
+    /// The run finished with an answer, or the user left the chat.
+    Completed,
+    /// The run failed (model error, max iterations).
+    Failed,
+    /// An interrupt ended it.
+    Interrupted,
+}
+
+/// Runtime → UI.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum DisplayEvent {
+    /// First event of a session.
+    SessionStarted {
+        /// [`PROTOCOL_VERSION`].
+        protocol_version: String,
+        /// The session's id (its transcript name).
+        session_id: String,
+        /// The root worker.
+        worker: String,
+        /// The model, as `provider:model`.
+        model: String,
+    },
+    /// A complete message.
+    Message {
+        /// The message.
+        message: ChatMessage,
+        /// The worker, for delegated workers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worker: Option<WorkerOrigin>,
+    },
+    /// A piece of streamed model text; `done: true` closes the stream.
+    Streaming {
+        /// The stream's id (one per model response).
+        request_id: String,
+        /// The new text.
+        delta: String,
+        /// Whether the stream is complete.
+        done: bool,
+        /// The worker, for delegated workers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worker: Option<WorkerOrigin>,
+    },
+    /// A tool call passed the gate and began running.
+    ToolStarted {
+        /// The call's id.
+        tool_call_id: String,
+        /// The tool.
+        tool_name: String,
+        /// The arguments it runs with.
+        args: Value,
+        /// Who asked for it.
+        invoked_by: InvokedBy,
+        /// The worker, for delegated workers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worker: Option<WorkerOrigin>,
+    },
+    /// A tool call ended, whatever the outcome.
+    ToolResult {
+        /// The call's id.
+        tool_call_id: String,
+        /// The tool.
+        tool_name: String,
+        /// The outcome.
+        status: ToolStatus,
+        /// The result, or a `tool_error` value.
+        value: ToolResultValue,
+        /// Time from the call reaching the gate to its end.
+        duration_ms: u64,
+        /// Who asked for it.
+        invoked_by: InvokedBy,
+        /// The worker, for delegated workers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worker: Option<WorkerOrigin>,
+    },
+    /// A call waits for consent; answer with `approvalResponse`.
+    ApprovalRequired(ApprovalRequest),
+    /// The audit record of a gate decision.
+    ApprovalResolved(ApprovalResolved),
+    /// The runtime waits for text from the user; answer with `userInput`.
+    InputRequired {
+        /// Correlates the `userInput`.
+        request_id: String,
+        /// What to ask.
+        prompt: String,
+    },
+    /// A status line.
+    Status {
+        /// Severity.
+        level: StatusLevel,
+        /// The text.
+        message: String,
+    },
+    /// The tools the user may invoke by hand.
+    ManualToolsAvailable {
+        /// The tools.
+        tools: Vec<ManualToolInfo>,
+    },
+    /// A worker began (the root or a delegated one).
+    WorkerStarted {
+        /// The worker's name.
+        worker_name: String,
+        /// Its depth (0 is the root).
+        depth: u32,
+        /// Its model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        /// The delegating call, for sub-workers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<String>,
+    },
+    /// A worker ended.
+    WorkerFinished {
+        /// The worker's name.
+        worker_name: String,
+        /// Its depth.
+        depth: u32,
+        /// Whether it produced an answer.
+        success: bool,
+        /// How long it ran.
+        duration_ms: u64,
+        /// Why it failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// Tokens used by one model call and by the run so far.
+    Usage {
+        /// This call.
+        usage: TokenUsage,
+        /// The run so far.
+        total: TokenUsage,
+        /// The model, as `provider:model`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        /// The worker, for delegated workers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worker: Option<WorkerOrigin>,
+    },
+    /// Last event of a session.
+    SessionEnded {
+        /// Why it ended.
+        reason: SessionEndReason,
+        /// The final answer or the error.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        /// Tokens used by the whole session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<TokenUsage>,
+    },
+}
+
+/// UI → runtime.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum ActionEvent {
+    /// Text from the user: a chat turn, or the answer to `inputRequired`.
+    UserInput {
+        /// The `inputRequired` this answers, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        /// The text.
+        content: String,
+    },
+    /// The answer to `approvalRequired`.
+    ApprovalResponse(ApprovalResponse),
+    /// Stop the current turn.
+    Interrupt {
+        /// Why, for the transcript.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// Run a manual tool.
+    ManualToolInvoke {
+        /// Correlates the resulting `toolResult` (used as its `toolCallId`), if given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        /// The tool.
+        tool_name: String,
+        /// Its arguments.
+        args: Value,
+    },
+}
+
+impl ActionEvent {
+    /// The request this action answers, for correlated responses.
+    pub fn answers_request(&self) -> Option<&str> {
+        match self {
+            ActionEvent::UserInput { request_id, .. } => request_id.as_deref(),
+            ActionEvent::ApprovalResponse(response) => Some(&response.request_id),
+            ActionEvent::Interrupt { .. } | ActionEvent::ManualToolInvoke { .. } => None,
+        }
+    }
+}
+
+/// Any protocol object, for readers of a mixed stream and for the committed JSON Schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ProtocolEvent {
+    /// Runtime → UI.
+    Display(Box<DisplayEvent>),
+    /// UI → runtime.
+    Action(Box<ActionEvent>),
+}

@@ -1,0 +1,31 @@
+//! Golem Forge wire types: the event protocol between the runtime and every front end, semantic
+//! tool results, approval requests and responses, tool errors, and manual-tool descriptors.
+//!
+//! This crate is data only: serde types, their JSON Schema, and pure helpers. It does no I/O,
+//! uses no async runtime, and depends on no other crate of ours. Wire types live here and
+//! nowhere else.
+
+pub mod approval;
+pub mod error;
+pub mod events;
+pub mod form;
+pub mod kind;
+pub mod normalize;
+pub mod result;
+pub mod schema;
+
+pub use approval::{
+    ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, RememberScope, Risk,
+};
+pub use error::{ToolError, ToolErrorCode};
+pub use events::{
+    ActionEvent, ChatMessage, DisplayEvent, InvokedBy, PROTOCOL_VERSION, ProtocolEvent, Role,
+    SessionEndReason, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
+};
+pub use form::{ExecutionMode, FieldOption, FieldType, FormField, ManualToolInfo};
+pub use kind::{WELL_KNOWN_KINDS, is_valid_kind, is_well_known_kind};
+pub use normalize::{NormalizeError, normalize_result};
+pub use result::{DisplayHints, PreferredView, ToolResultValue};
+
+#[cfg(test)]
+mod roundtrip_tests;

@@ -1,0 +1,658 @@
+//! Wire-shape tests: every protocol type serializes to the exact JSON of DESIGN.md §3.3 and
+//! seed 003, and reads back to the same value.
+
+use pretty_assertions::assert_eq;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::approval::*;
+use crate::error::*;
+use crate::events::*;
+use crate::form::*;
+use crate::result::*;
+
+/// Asserts that `value` serializes to `expected` and that `expected` reads back to `value`.
+fn check<T>(value: T, expected: Value)
+where
+    T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let actual = serde_json::to_value(&value).unwrap();
+    assert_eq!(actual, expected);
+    let back: T = serde_json::from_value(expected).unwrap();
+    assert_eq!(back, value);
+}
+
+fn origin() -> Option<WorkerOrigin> {
+    Some(WorkerOrigin {
+        name: "summarizer".into(),
+        depth: 1,
+    })
+}
+
+#[test]
+fn text_result() {
+    check(
+        ToolResultValue::text("hi"),
+        json!({"kind": "text", "data": {"content": "hi"}}),
+    );
+    check(
+        ToolResultValue::markdown("# T"),
+        json!({"kind": "text", "data": {"content": "# T"}, "mimeType": "text/markdown",
+               "display": {"preferredView": "markdown"}}),
+    );
+}
+
+#[test]
+fn diff_result() {
+    let value = ToolResultValue::diff(DiffData {
+        path: "/out/a.md".into(),
+        original: Some("a\nb\n".into()),
+        modified: "a\nc\nd\n".into(),
+        is_new: false,
+        bytes_written: Some(6),
+        hunks: Some(vec![DiffHunk {
+            old_start: 2,
+            old_lines: 1,
+            new_start: 2,
+            new_lines: 2,
+            lines: vec!["-b".into(), "+c".into(), "+d".into()],
+        }]),
+    });
+    check(
+        value,
+        json!({"kind": "diff", "summary": "+2 \u{2212}1 lines", "data": {
+            "path": "/out/a.md", "original": "a\nb\n", "modified": "a\nc\nd\n", "isNew": false,
+            "bytesWritten": 6,
+            "hunks": [{"oldStart": 2, "oldLines": 1, "newStart": 2, "newLines": 2,
+                       "lines": ["-b", "+c", "+d"]}]}}),
+    );
+    let new_file = ToolResultValue::diff(DiffData {
+        path: "/o/n".into(),
+        original: None,
+        modified: "x\n".into(),
+        is_new: true,
+        bytes_written: None,
+        hunks: None,
+    });
+    check(
+        new_file,
+        json!({"kind": "diff", "summary": "+1 \u{2212}0 lines",
+               "data": {"path": "/o/n", "modified": "x\n", "isNew": true}}),
+    );
+}
+
+#[test]
+fn file_content_and_list_results() {
+    check(
+        ToolResultValue::file_content(FileContentData {
+            path: "/in/a.rs".into(),
+            content: "fn main() {}".into(),
+            size: 12,
+            encoding: Some("utf-8".into()),
+        }),
+        json!({"kind": "file_content", "summary": "/in/a.rs (12 bytes)",
+               "data": {"path": "/in/a.rs", "content": "fn main() {}", "size": 12,
+                        "encoding": "utf-8"}}),
+    );
+    check(
+        ToolResultValue::file_list(FileListData {
+            path: "/in".into(),
+            entries: vec![
+                FileEntry {
+                    name: "a".into(),
+                    entry_type: FileEntryType::File,
+                    size: Some(3),
+                    modified: Some("2026-01-01T00:00:00Z".into()),
+                },
+                FileEntry {
+                    name: "d".into(),
+                    entry_type: FileEntryType::Directory,
+                    size: None,
+                    modified: None,
+                },
+                FileEntry {
+                    name: "l".into(),
+                    entry_type: FileEntryType::Symlink,
+                    size: None,
+                    modified: None,
+                },
+            ],
+            truncated: Some(true),
+        }),
+        json!({"kind": "file_list", "summary": "3 entries (truncated)", "data": {
+            "path": "/in", "truncated": true, "entries": [
+                {"name": "a", "type": "file", "size": 3, "modified": "2026-01-01T00:00:00Z"},
+                {"name": "d", "type": "directory"},
+                {"name": "l", "type": "symlink"}]}}),
+    );
+}
+
+#[test]
+fn table_image_structured_results() {
+    let mut row = serde_json::Map::new();
+    row.insert("name".into(), json!("a"));
+    row.insert("n".into(), json!(1));
+    check(
+        ToolResultValue::table(TableData {
+            columns: vec![
+                ColumnDef {
+                    key: "name".into(),
+                    label: Some("Name".into()),
+                    column_type: None,
+                    align: Some(ColumnAlign::Left),
+                },
+                ColumnDef {
+                    key: "n".into(),
+                    label: None,
+                    column_type: Some(ColumnType::Number),
+                    align: Some(ColumnAlign::Right),
+                },
+            ],
+            rows: vec![row],
+        })
+        .with_display(DisplayHints {
+            max_height: Some(20),
+            ..DisplayHints::default()
+        }),
+        json!({"kind": "table", "summary": "1 row", "display": {"maxHeight": 20}, "data": {
+            "columns": [{"key": "name", "label": "Name", "align": "left"},
+                        {"key": "n", "type": "number", "align": "right"}],
+            "rows": [{"name": "a", "n": 1}]}}),
+    );
+    check(
+        ToolResultValue::image(
+            ImageData {
+                base64: Some("iVBO".into()),
+                alt: Some("chart".into()),
+                width: Some(2),
+                height: Some(1),
+                ..ImageData::default()
+            },
+            "image/png",
+        ),
+        json!({"kind": "image", "mimeType": "image/png",
+               "data": {"base64": "iVBO", "alt": "chart", "width": 2, "height": 1}}),
+    );
+    check(
+        ToolResultValue::new("git.status", json!({"branch": "main"}))
+            .with_summary("0 staged")
+            .with_display(DisplayHints {
+                preferred_view: Some(PreferredView::Tree),
+                language: Some("rust".into()),
+                collapsed: Some(true),
+                max_height: Some(10),
+                priority: Some(-1),
+            }),
+        json!({"kind": "git.status", "data": {"branch": "main"}, "summary": "0 staged",
+               "display": {"preferredView": "tree", "language": "rust", "collapsed": true,
+                           "maxHeight": 10, "priority": -1}}),
+    );
+    check(
+        ToolResultValue::structured(json!([1])),
+        json!({"kind": "structured", "data": [1]}),
+    );
+    check(
+        ToolResultValue::json(json!(null)),
+        json!({"kind": "json", "data": null}),
+    );
+}
+
+#[test]
+fn every_preferred_view_round_trips() {
+    for (view, name) in [
+        (PreferredView::Text, "text"),
+        (PreferredView::Markdown, "markdown"),
+        (PreferredView::Code, "code"),
+        (PreferredView::Diff, "diff"),
+        (PreferredView::Table, "table"),
+        (PreferredView::Tree, "tree"),
+        (PreferredView::Image, "image"),
+        (PreferredView::Raw, "raw"),
+        (PreferredView::Hidden, "hidden"),
+    ] {
+        check(view, json!(name));
+    }
+}
+
+#[test]
+fn tool_errors() {
+    let codes = [
+        (ToolErrorCode::InvalidPath, "INVALID_PATH"),
+        (ToolErrorCode::FileNotFound, "FILE_NOT_FOUND"),
+        (ToolErrorCode::PermissionDenied, "PERMISSION_DENIED"),
+        (ToolErrorCode::Timeout, "TIMEOUT"),
+        (ToolErrorCode::ExecutionError, "EXECUTION_ERROR"),
+        (ToolErrorCode::InvalidArguments, "INVALID_ARGUMENTS"),
+        (ToolErrorCode::Blocked, "BLOCKED"),
+        (ToolErrorCode::Denied, "DENIED"),
+        (ToolErrorCode::Interrupted, "INTERRUPTED"),
+        (ToolErrorCode::NotFound, "NOT_FOUND"),
+    ];
+    for (code, name) in codes {
+        check(code, json!(name));
+        assert_eq!(code.as_str(), name);
+    }
+    check(
+        ToolError::new(ToolErrorCode::InvalidPath, "outside every zone")
+            .with_details(json!({"zones": ["in"]})),
+        json!({"code": "INVALID_PATH", "message": "outside every zone",
+               "details": {"zones": ["in"]}}),
+    );
+    let value = ToolError::new(ToolErrorCode::Denied, "no").to_result_value();
+    assert_eq!(value.kind, "tool_error");
+    assert_eq!(value.summary.as_deref(), Some("DENIED: no"));
+}
+
+#[test]
+fn approval_types() {
+    let request = ApprovalRequest {
+        request_id: "a1".into(),
+        tool_call_id: "t1".into(),
+        tool_name: "write_file".into(),
+        args: json!({"path": "/out/x", "content": "y"}),
+        description: "Write /out/x".into(),
+        risk: Risk::Medium,
+        preview: Some(ToolResultValue::text("p")),
+        invoked_by: InvokedBy::Model,
+        worker: origin(),
+    };
+    check(
+        DisplayEvent::ApprovalRequired(request),
+        json!({"type": "approvalRequired", "requestId": "a1", "toolCallId": "t1",
+               "toolName": "write_file", "args": {"path": "/out/x", "content": "y"},
+               "description": "Write /out/x", "risk": "medium",
+               "preview": {"kind": "text", "data": {"content": "p"}}, "invokedBy": "model",
+               "worker": {"name": "summarizer", "depth": 1}}),
+    );
+    for (risk, name) in [
+        (Risk::Low, "low"),
+        (Risk::Medium, "medium"),
+        (Risk::High, "high"),
+    ] {
+        check(risk, json!(name));
+    }
+    check(
+        ActionEvent::ApprovalResponse(ApprovalResponse {
+            request_id: "a1".into(),
+            approved: true,
+            remember: RememberScope::Session,
+            note: Some("ok".into()),
+            modified_args: Some(json!({"path": "/out/y"})),
+        }),
+        json!({"type": "approvalResponse", "requestId": "a1", "approved": true,
+               "remember": "session", "note": "ok", "modifiedArgs": {"path": "/out/y"}}),
+    );
+    check(
+        ActionEvent::ApprovalResponse(ApprovalResponse::deny("a2", None)),
+        json!({"type": "approvalResponse", "requestId": "a2", "approved": false,
+               "remember": "none"}),
+    );
+    // `remember` may be omitted by a client.
+    let minimal: ActionEvent = serde_json::from_value(
+        json!({"type": "approvalResponse", "requestId": "a3", "approved": true}),
+    )
+    .unwrap();
+    assert_eq!(
+        minimal,
+        ActionEvent::ApprovalResponse(ApprovalResponse::approve("a3"))
+    );
+    for (by, name) in [
+        (DecidedBy::User, "user"),
+        (DecidedBy::SessionMemory, "session_memory"),
+        (DecidedBy::Mode, "mode"),
+        (DecidedBy::Policy, "policy"),
+    ] {
+        check(by, json!(name));
+    }
+    check(
+        DisplayEvent::ApprovalResolved(ApprovalResolved {
+            request_id: None,
+            tool_call_id: "t1".into(),
+            tool_name: "read_file".into(),
+            approved: true,
+            decided_by: DecidedBy::Policy,
+            note: None,
+            modified_args: None,
+            worker: None,
+        }),
+        json!({"type": "approvalResolved", "toolCallId": "t1", "toolName": "read_file",
+               "approved": true, "decidedBy": "policy"}),
+    );
+}
+
+#[test]
+fn display_events() {
+    check(
+        DisplayEvent::SessionStarted {
+            protocol_version: PROTOCOL_VERSION.into(),
+            session_id: "s1".into(),
+            worker: "greeter".into(),
+            model: "test:default".into(),
+        },
+        json!({"type": "sessionStarted", "protocolVersion": "1.0", "sessionId": "s1",
+               "worker": "greeter", "model": "test:default"}),
+    );
+    check(
+        DisplayEvent::Message {
+            message: ChatMessage {
+                role: Role::Assistant,
+                content: "Hello!".into(),
+            },
+            worker: None,
+        },
+        json!({"type": "message", "message": {"role": "assistant", "content": "Hello!"}}),
+    );
+    for (role, name) in [
+        (Role::User, "user"),
+        (Role::Assistant, "assistant"),
+        (Role::System, "system"),
+    ] {
+        check(role, json!(name));
+    }
+    check(
+        DisplayEvent::Streaming {
+            request_id: "r1".into(),
+            delta: "tok".into(),
+            done: false,
+            worker: origin(),
+        },
+        json!({"type": "streaming", "requestId": "r1", "delta": "tok", "done": false,
+               "worker": {"name": "summarizer", "depth": 1}}),
+    );
+    check(
+        DisplayEvent::ToolStarted {
+            tool_call_id: "t1".into(),
+            tool_name: "read_file".into(),
+            args: json!({"path": "/src"}),
+            invoked_by: InvokedBy::User,
+            worker: None,
+        },
+        json!({"type": "toolStarted", "toolCallId": "t1", "toolName": "read_file",
+               "args": {"path": "/src"}, "invokedBy": "user"}),
+    );
+    check(
+        DisplayEvent::ToolResult {
+            tool_call_id: "t1".into(),
+            tool_name: "read_file".into(),
+            status: ToolStatus::Success,
+            value: ToolResultValue::text("x"),
+            duration_ms: 3,
+            invoked_by: InvokedBy::Model,
+            worker: None,
+        },
+        json!({"type": "toolResult", "toolCallId": "t1", "toolName": "read_file",
+               "status": "success", "value": {"kind": "text", "data": {"content": "x"}},
+               "durationMs": 3, "invokedBy": "model"}),
+    );
+    for (status, name) in [
+        (ToolStatus::Success, "success"),
+        (ToolStatus::Error, "error"),
+        (ToolStatus::Denied, "denied"),
+        (ToolStatus::Blocked, "blocked"),
+        (ToolStatus::Interrupted, "interrupted"),
+    ] {
+        check(status, json!(name));
+    }
+    check(
+        DisplayEvent::InputRequired {
+            request_id: "i1".into(),
+            prompt: "Name?".into(),
+        },
+        json!({"type": "inputRequired", "requestId": "i1", "prompt": "Name?"}),
+    );
+    check(
+        DisplayEvent::Status {
+            level: StatusLevel::Warning,
+            message: "slow".into(),
+        },
+        json!({"type": "status", "level": "warning", "message": "slow"}),
+    );
+    for (level, name) in [
+        (StatusLevel::Info, "info"),
+        (StatusLevel::Warning, "warning"),
+        (StatusLevel::Error, "error"),
+    ] {
+        check(level, json!(name));
+    }
+    check(
+        DisplayEvent::WorkerStarted {
+            worker_name: "summarizer".into(),
+            depth: 1,
+            model: Some("test:default".into()),
+            parent_tool_call_id: Some("t9".into()),
+        },
+        json!({"type": "workerStarted", "workerName": "summarizer", "depth": 1,
+               "model": "test:default", "parentToolCallId": "t9"}),
+    );
+    check(
+        DisplayEvent::WorkerFinished {
+            worker_name: "summarizer".into(),
+            depth: 1,
+            success: false,
+            duration_ms: 40,
+            error: Some("max iterations".into()),
+        },
+        json!({"type": "workerFinished", "workerName": "summarizer", "depth": 1,
+               "success": false, "durationMs": 40, "error": "max iterations"}),
+    );
+    let usage = TokenUsage {
+        input_tokens: 10,
+        output_tokens: 5,
+        cache_read_tokens: 2,
+        cache_write_tokens: 0,
+    };
+    check(
+        DisplayEvent::Usage {
+            usage,
+            total: usage,
+            model: None,
+            worker: None,
+        },
+        json!({"type": "usage",
+               "usage": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2},
+               "total": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2}}),
+    );
+    check(
+        DisplayEvent::SessionEnded {
+            reason: SessionEndReason::Interrupted,
+            message: None,
+            usage: Some(TokenUsage::default()),
+        },
+        json!({"type": "sessionEnded", "reason": "interrupted",
+               "usage": {"inputTokens": 0, "outputTokens": 0}}),
+    );
+    for (reason, name) in [
+        (SessionEndReason::Completed, "completed"),
+        (SessionEndReason::Failed, "failed"),
+        (SessionEndReason::Interrupted, "interrupted"),
+    ] {
+        check(reason, json!(name));
+    }
+}
+
+#[test]
+fn manual_tools_available() {
+    let info = ManualToolInfo {
+        name: "git_push".into(),
+        label: "Push to Remote".into(),
+        description: "Push commits".into(),
+        category: Some("Git".into()),
+        mode: ExecutionMode::Manual,
+        fields: vec![
+            FormField {
+                name: "branch".into(),
+                field_type: FieldType::Text,
+                required: true,
+                default: None,
+                description: Some("Target branch".into()),
+                options: vec![],
+                integer: false,
+            },
+            FormField {
+                name: "remote".into(),
+                field_type: FieldType::Select,
+                required: false,
+                default: Some(json!("origin")),
+                description: None,
+                options: vec![
+                    FieldOption {
+                        value: json!("origin"),
+                        label: "origin".into(),
+                    },
+                    FieldOption {
+                        value: json!("upstream"),
+                        label: "upstream".into(),
+                    },
+                ],
+                integer: false,
+            },
+            FormField {
+                name: "depth".into(),
+                field_type: FieldType::Number,
+                required: false,
+                default: None,
+                description: None,
+                options: vec![],
+                integer: true,
+            },
+            FormField {
+                name: "force".into(),
+                field_type: FieldType::Boolean,
+                required: false,
+                default: Some(json!(false)),
+                description: None,
+                options: vec![],
+                integer: false,
+            },
+        ],
+    };
+    check(
+        DisplayEvent::ManualToolsAvailable { tools: vec![info] },
+        json!({"type": "manualToolsAvailable", "tools": [{
+            "name": "git_push", "label": "Push to Remote", "description": "Push commits",
+            "category": "Git", "mode": "manual", "fields": [
+                {"name": "branch", "type": "text", "required": true,
+                 "description": "Target branch"},
+                {"name": "remote", "type": "select", "required": false, "default": "origin",
+                 "options": [{"value": "origin", "label": "origin"},
+                             {"value": "upstream", "label": "upstream"}]},
+                {"name": "depth", "type": "number", "required": false, "integer": true},
+                {"name": "force", "type": "boolean", "required": false, "default": false}]}]}),
+    );
+    for (mode, name) in [
+        (ExecutionMode::Llm, "llm"),
+        (ExecutionMode::Manual, "manual"),
+        (ExecutionMode::Both, "both"),
+    ] {
+        check(mode, json!(name));
+    }
+    assert!(ExecutionMode::Both.is_llm_visible() && ExecutionMode::Both.is_manual_invocable());
+    assert!(!ExecutionMode::Manual.is_llm_visible());
+    assert!(!ExecutionMode::Llm.is_manual_invocable());
+}
+
+#[test]
+fn action_events() {
+    check(
+        ActionEvent::UserInput {
+            request_id: Some("i1".into()),
+            content: "hi".into(),
+        },
+        json!({"type": "userInput", "requestId": "i1", "content": "hi"}),
+    );
+    check(
+        ActionEvent::Interrupt {
+            reason: Some("User cancelled".into()),
+        },
+        json!({"type": "interrupt", "reason": "User cancelled"}),
+    );
+    check(
+        ActionEvent::Interrupt { reason: None },
+        json!({"type": "interrupt"}),
+    );
+    check(
+        ActionEvent::ManualToolInvoke {
+            request_id: None,
+            tool_name: "deploy".into(),
+            args: json!({}),
+        },
+        json!({"type": "manualToolInvoke", "toolName": "deploy", "args": {}}),
+    );
+    assert_eq!(
+        ActionEvent::UserInput {
+            request_id: Some("i".into()),
+            content: String::new()
+        }
+        .answers_request(),
+        Some("i")
+    );
+    assert_eq!(
+        ActionEvent::Interrupt { reason: None }.answers_request(),
+        None
+    );
+}
+
+#[test]
+fn protocol_event_reads_either_direction() {
+    let display: ProtocolEvent =
+        serde_json::from_value(json!({"type": "status", "level": "info", "message": "m"})).unwrap();
+    assert!(
+        matches!(display, ProtocolEvent::Display(ref e) if matches!(**e, DisplayEvent::Status { .. }))
+    );
+    let action: ProtocolEvent = serde_json::from_value(json!({"type": "interrupt"})).unwrap();
+    assert!(
+        matches!(action, ProtocolEvent::Action(ref e) if matches!(**e, ActionEvent::Interrupt { .. }))
+    );
+    assert!(serde_json::from_value::<ProtocolEvent>(json!({"type": "bogus"})).is_err());
+}
+
+#[test]
+fn unknown_fields_and_bad_values_are_rejected_or_ignored_predictably() {
+    // Unknown enum values are errors, never silently mapped.
+    assert!(serde_json::from_value::<ToolStatus>(json!("ok")).is_err());
+    assert!(serde_json::from_value::<RememberScope>(json!("forever")).is_err());
+    // Missing required fields are errors.
+    assert!(
+        serde_json::from_value::<ActionEvent>(json!({"type": "approvalResponse",
+                                                      "requestId": "a"}))
+        .is_err()
+    );
+}
+
+#[test]
+fn token_usage_adds() {
+    let mut total = TokenUsage::default();
+    total.add(&TokenUsage {
+        input_tokens: 1,
+        output_tokens: 2,
+        cache_read_tokens: 3,
+        cache_write_tokens: 4,
+    });
+    total.add(&TokenUsage {
+        input_tokens: 1,
+        output_tokens: 1,
+        cache_read_tokens: 0,
+        cache_write_tokens: 1,
+    });
+    assert_eq!(
+        total,
+        TokenUsage {
+            input_tokens: 2,
+            output_tokens: 3,
+            cache_read_tokens: 3,
+            cache_write_tokens: 5
+        }
+    );
+}
+
+#[test]
+fn model_text() {
+    assert_eq!(ToolResultValue::text("plain").to_model_text(), "plain");
+    assert_eq!(
+        ToolResultValue::structured(json!({"a": 1}))
+            .with_summary("s")
+            .to_model_text(),
+        "s\n{\"a\":1}"
+    );
+}
