@@ -116,6 +116,23 @@ fn simple(
     )
 }
 
+/// Runs one call with empty arguments to `tool`, alone in a registry, in approve_all mode.
+async fn call_alone(tool: FnTool) -> CallOutcome {
+    let name = tool.name().to_owned();
+    let h = harness(
+        vec![tool],
+        ApprovalMode::ApproveAll,
+        None,
+        Arc::new(AtomicUsize::new(0)),
+    );
+    h.orchestrator
+        .call(
+            ToolCall::from_model("c1", name, json!({})),
+            &CancellationToken::new(),
+        )
+        .await
+}
+
 async fn call(h: &Harness, args: serde_json::Value) -> CallOutcome {
     h.orchestrator
         .call(
@@ -630,19 +647,7 @@ async fn a_panicking_tool_becomes_an_execution_error() {
         Ok(ToolResultValue::text("unreachable"))
     })
     .with_static_approval(ApprovalRequirement::PreApproved);
-    let h = harness(
-        vec![tool],
-        ApprovalMode::ApproveAll,
-        None,
-        Arc::new(AtomicUsize::new(0)),
-    );
-    let outcome = h
-        .orchestrator
-        .call(
-            ToolCall::from_model("c1", "boom", json!({})),
-            &CancellationToken::new(),
-        )
-        .await;
+    let outcome = call_alone(tool).await;
     assert_eq!(outcome.status, ToolStatus::Error);
     let error = outcome.error.unwrap();
     assert_eq!(error.code, ToolErrorCode::ExecutionError);
@@ -659,19 +664,7 @@ async fn a_result_with_an_invalid_kind_is_an_error() {
         Ok(ToolResultValue::new("Bad-Kind", json!(1)))
     })
     .with_static_approval(ApprovalRequirement::PreApproved);
-    let h = harness(
-        vec![tool],
-        ApprovalMode::ApproveAll,
-        None,
-        Arc::new(AtomicUsize::new(0)),
-    );
-    let outcome = h
-        .orchestrator
-        .call(
-            ToolCall::from_model("c1", "bad", json!({})),
-            &CancellationToken::new(),
-        )
-        .await;
+    let outcome = call_alone(tool).await;
     assert_eq!(outcome.status, ToolStatus::Error);
     assert!(
         outcome
@@ -691,19 +684,7 @@ async fn tool_errors_map_to_statuses() {
         ))
     })
     .with_static_approval(ApprovalRequirement::PreApproved);
-    let h = harness(
-        vec![tool],
-        ApprovalMode::ApproveAll,
-        None,
-        Arc::new(AtomicUsize::new(0)),
-    );
-    let outcome = h
-        .orchestrator
-        .call(
-            ToolCall::from_model("c1", "missing", json!({})),
-            &CancellationToken::new(),
-        )
-        .await;
+    let outcome = call_alone(tool).await;
     assert_eq!(outcome.status, ToolStatus::Error);
     assert_eq!(
         outcome.model_text(),
