@@ -1,3 +1,25 @@
-//! Model providers (anthropic, openai, openai-compatible, test, replay) behind one `Model` trait.
+//! Model providers behind one [`Model`](model::Model) trait: the canonical conversation types,
+//! stream events and their assembly, `provider:model` names, errors, retries, and the HTTP/SSE
+//! plumbing the provider clients share.
 //!
-//! Not built yet: the providers issue (#3) brings this crate to life.
+//! Providers speak their real wire formats; their types stay in their own files and are
+//! converted to and from the canonical types there. Nothing here touches a terminal.
+
+pub mod error;
+pub mod event;
+pub mod http;
+pub mod message;
+pub mod model;
+pub mod providers;
+pub mod record;
+pub mod resolve;
+pub mod retry;
+pub mod schema_args;
+
+pub mod spec;
+
+pub use error::ModelError;
+pub use event::{FinishReason, ModelResponse, ResponseAssembler, StreamEvent};
+pub use message::{Message, ModelRequest, ModelToolCall, ToolResultMessage};
+pub use model::{EventStream, Model};
+pub use spec::ModelSpec;

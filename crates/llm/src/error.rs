@@ -1,0 +1,132 @@
+//! Model errors: configuration problems, HTTP failures classified for retrying, stream faults,
+//! and cancellation. Messages name the provider and, for keys, the environment variable.
+
+use std::time::Duration;
+
+/// Why a model call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    /// The model name is unusable (empty, unknown provider, bad config).
+    #[error("{0}")]
+    Config(String),
+    /// The provider's API key is not set.
+    #[error("no API key for {provider}: set the {env} environment variable")]
+    MissingApiKey {
+        /// The provider.
+        provider: String,
+        /// The variable to set.
+        env: String,
+    },
+    /// The provider refused the key (401/403). Not retried.
+    #[error("invalid API key for {provider} ({env}): {message}")]
+    Auth {
+        /// The provider.
+        provider: String,
+        /// The variable the key came from.
+        env: String,
+        /// The provider's message.
+        message: String,
+    },
+    /// The provider rejected the request (400, 404, 422). Not retried.
+    #[error("{provider} rejected the request (HTTP {status}): {message}")]
+    Rejected {
+        /// The provider.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+    },
+    /// Rate limited, overloaded or a server error (429, 5xx, 529, `overloaded_error`). Retried.
+    #[error("{provider} is unavailable (HTTP {status}): {message}")]
+    Unavailable {
+        /// The provider.
+        provider: String,
+        /// The HTTP status (or 529 for an overloaded stream error).
+        status: u16,
+        /// The provider's message.
+        message: String,
+        /// How long the provider asked us to wait.
+        retry_after: Option<Duration>,
+    },
+    /// The connection failed or broke before a response started. Retried.
+    #[error("cannot reach {provider}: {message}")]
+    Transport {
+        /// The provider.
+        provider: String,
+        /// What failed.
+        message: String,
+    },
+    /// The stream broke off before the response was complete. The runtime may retry the turn.
+    #[error("the {provider} stream ended early: {message}")]
+    StreamCut {
+        /// The provider.
+        provider: String,
+        /// What happened.
+        message: String,
+    },
+    /// No data arrived on the stream for too long.
+    #[error("the {provider} stream was idle for {0:?}", .timeout)]
+    IdleTimeout {
+        /// The provider.
+        provider: String,
+        /// The idle limit.
+        timeout: Duration,
+    },
+    /// The provider sent something we cannot read.
+    #[error("unexpected data from {provider}: {message}")]
+    Protocol {
+        /// The provider.
+        provider: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// A replayed conversation differs from the recording.
+    #[error("replay diverged from {file} at exchange {exchange}: {message}")]
+    ReplayDiverged {
+        /// The recording.
+        file: String,
+        /// Which exchange (1-based).
+        exchange: usize,
+        /// How it differs.
+        message: String,
+    },
+    /// The call was cancelled (interrupt).
+    #[error("the model call was cancelled")]
+    Cancelled,
+}
+
+impl ModelError {
+    /// Whether the same request may succeed if sent again.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ModelError::Unavailable { .. } | ModelError::Transport { .. } => true,
+            ModelError::Config(_)
+            | ModelError::MissingApiKey { .. }
+            | ModelError::Auth { .. }
+            | ModelError::Rejected { .. }
+            | ModelError::StreamCut { .. }
+            | ModelError::IdleTimeout { .. }
+            | ModelError::Protocol { .. }
+            | ModelError::ReplayDiverged { .. }
+            | ModelError::Cancelled => false,
+        }
+    }
+
+    /// Whether the turn may be retried from the start after the stream had begun.
+    pub fn is_retryable_turn(&self) -> bool {
+        self.is_retryable()
+            || matches!(
+                self,
+                ModelError::StreamCut { .. } | ModelError::IdleTimeout { .. }
+            )
+    }
+
+    /// How long the provider asked us to wait, if it did.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ModelError::Unavailable { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}

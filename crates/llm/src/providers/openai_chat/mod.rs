@@ -1,0 +1,155 @@
+//! The OpenAI Chat Completions client (`POST {base}/chat/completions`, streamed), also used for
+//! ollama, openrouter and OpenAI-compatible providers defined in program config.
+//!
+//! The request is built here from the canonical conversation; the stream is decoded by
+//! [`ChatStreamDecoder`] (in `stream.rs`), which needs no HTTP and can be tested on its own.
+
+mod stream;
+
+use async_trait::async_trait;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::ModelError;
+use crate::event::StreamEvent;
+use crate::message::{Message, ModelRequest, ToolResultMessage};
+use crate::model::{EventStream, Model};
+use crate::providers::openai_common::{OpenAiConfig, SseDecoder, temperature_value};
+use crate::spec::ModelSpec;
+
+pub use stream::ChatStreamDecoder;
+
+/// A model behind a Chat Completions endpoint.
+#[derive(Debug)]
+pub struct OpenAiChatModel {
+    spec: ModelSpec,
+    config: OpenAiConfig,
+    client: reqwest::Client,
+}
+
+impl OpenAiChatModel {
+    /// A model `spec.model` at the endpoint `config`. Fails on an unusable base URL or header.
+    pub fn new(spec: ModelSpec, config: OpenAiConfig) -> Result<Self, ModelError> {
+        config.validate()?;
+        let client = config.settings.client()?;
+        Ok(Self {
+            spec,
+            config,
+            client,
+        })
+    }
+
+    /// The endpoint.
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+}
+
+#[async_trait]
+impl Model for OpenAiChatModel {
+    fn spec(&self) -> &ModelSpec {
+        &self.spec
+    }
+
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        cancel: CancellationToken,
+    ) -> Result<EventStream, ModelError> {
+        let body = chat_body(&self.spec.model, &self.config.provider, request);
+        let decoder = ChatStreamDecoder::new(self.config.provider.clone());
+        self.config
+            .open_stream(&self.client, "/chat/completions", &body, cancel, decoder)
+            .await
+    }
+}
+
+impl SseDecoder for ChatStreamDecoder {
+    fn feed(&mut self, event: &str, data: &str) -> Result<Vec<StreamEvent>, ModelError> {
+        ChatStreamDecoder::feed(self, event, data)
+    }
+
+    fn finish(self) -> Result<Vec<StreamEvent>, ModelError> {
+        ChatStreamDecoder::finish(self)
+    }
+
+    fn is_done(&self) -> bool {
+        ChatStreamDecoder::is_done(self)
+    }
+}
+
+/// A tool result's text; the format has no error flag, so failures say so in the text.
+fn tool_content(result: &ToolResultMessage) -> String {
+    if result.is_error {
+        format!("Error: {}", result.content)
+    } else {
+        result.content.clone()
+    }
+}
+
+/// The `messages` array: the system prompt first, then the conversation.
+fn chat_messages(request: &ModelRequest) -> Vec<Value> {
+    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+    if !request.system.is_empty() {
+        messages.push(json!({"role": "system", "content": request.system}));
+    }
+    for message in &request.messages {
+        match message {
+            Message::User { content } => messages.push(json!({"role": "user", "content": content})),
+            Message::Assistant { text, tool_calls } => {
+                let mut m = Map::new();
+                m.insert("role".into(), "assistant".into());
+                let content = if text.is_empty() && !tool_calls.is_empty() {
+                    Value::Null
+                } else {
+                    Value::String(text.clone())
+                };
+                m.insert("content".into(), content);
+                if !tool_calls.is_empty() {
+                    let calls = tool_calls
+                        .iter()
+                        .map(|call| {
+                            json!({"id": call.id, "type": "function",
+                                   "function": {"name": call.name, "arguments": call.arguments}})
+                        })
+                        .collect();
+                    m.insert("tool_calls".into(), Value::Array(calls));
+                }
+                messages.push(Value::Object(m));
+            }
+            Message::Tool { results } => {
+                for result in results {
+                    messages.push(json!({"role": "tool", "tool_call_id": result.tool_call_id,
+                                         "content": tool_content(result)}));
+                }
+            }
+        }
+    }
+    messages
+}
+
+/// The request body. OpenAI itself takes `max_completion_tokens`; compatible servers
+/// (ollama, openrouter, configured ones) the older `max_tokens`.
+fn chat_body(model: &str, provider: &str, request: &ModelRequest) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), model.into());
+    body.insert("messages".into(), Value::Array(chat_messages(request)));
+    if !request.tools.is_empty() {
+        let tools = request.tools.iter().map(|tool| tool.to_openai()).collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    body.insert("stream".into(), true.into());
+    body.insert("stream_options".into(), json!({"include_usage": true}));
+    if request.max_tokens > 0 {
+        let key = if provider == "openai" {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        body.insert(key.into(), request.max_tokens.into());
+    }
+    if let Some(temperature) = request.temperature {
+        body.insert("temperature".into(), temperature_value(temperature));
+    }
+    Value::Object(body)
+}
