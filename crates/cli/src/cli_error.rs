@@ -4,14 +4,15 @@
 use std::fmt;
 use std::process::ExitCode;
 
-/// What went wrong, which fixes the exit code (DESIGN.md §3.4; 130 for an interrupt arrives
-/// with the commands that can be interrupted).
+/// What went wrong, which fixes the exit code (DESIGN.md §3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     /// Bad command-line usage or configuration (exit 2).
     Usage,
     /// The run failed: a model error, max iterations (exit 1).
     Failed,
+    /// The user interrupted (exit 130).
+    Interrupted,
 }
 
 impl ErrorKind {
@@ -20,6 +21,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Usage => 2,
             ErrorKind::Failed => 1,
+            ErrorKind::Interrupted => 130,
         }
     }
 }
@@ -33,6 +35,8 @@ pub struct CommandError {
     pub message: String,
     /// Things to try, each naming a command or flag.
     pub hints: Vec<String>,
+    /// Print nothing, only exit with the code.
+    pub quiet: bool,
 }
 
 impl CommandError {
@@ -42,6 +46,7 @@ impl CommandError {
             kind: ErrorKind::Usage,
             message: message.into(),
             hints: Vec::new(),
+            quiet: false,
         }
     }
 
@@ -78,12 +83,15 @@ impl From<anyhow::Error> for CommandError {
             kind: ErrorKind::Failed,
             message: format!("{err:#}"),
             hints: Vec::new(),
+            quiet: false,
         }
     }
 }
 
 /// Prints the error to stderr and returns its exit code.
 pub fn report(err: &CommandError) -> ExitCode {
-    eprintln!("{err}");
+    if !err.quiet {
+        eprintln!("{err}");
+    }
     ExitCode::from(err.kind.exit_code())
 }

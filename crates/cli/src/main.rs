@@ -3,7 +3,10 @@
 
 mod cli_error;
 mod commands;
+mod frontend;
+mod input;
 mod logging;
+mod session;
 
 use std::process::ExitCode;
 

@@ -1,5 +1,6 @@
-//! Architecture rules that CI enforces: every Rust file opens with a `//!` header, and crate
-//! dependencies point only downwards (DESIGN.md §2).
+//! Architecture rules that CI enforces: every Rust file opens with a `//!` header, crate
+//! dependencies point only downwards (DESIGN.md §2), and test-support crates are only ever
+//! dev-dependencies.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -59,7 +60,11 @@ fn layers() -> BTreeMap<&'static str, u32> {
     ])
 }
 
-fn workspace_dependencies() -> BTreeMap<String, BTreeSet<String>> {
+/// Crates that only tests may use: allowed as dev-dependencies, never as normal ones.
+const TEST_ONLY: &[&str] = &["golem-testkit"];
+
+/// The workspace's packages as `cargo metadata` sees them.
+fn workspace_packages() -> Vec<serde_json::Value> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = std::process::Command::new(cargo)
         .args([
@@ -78,19 +83,28 @@ fn workspace_dependencies() -> BTreeMap<String, BTreeSet<String>> {
         String::from_utf8_lossy(&output.stderr)
     );
     let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    metadata["packages"].as_array().unwrap().clone()
+}
+
+/// Each crate's dependencies of `kind` (`None` for normal ones, else "dev" or "build").
+fn dependencies_of_kind(kind: Option<&str>) -> BTreeMap<String, BTreeSet<String>> {
     let mut deps = BTreeMap::new();
-    for package in metadata["packages"].as_array().unwrap() {
+    for package in &workspace_packages() {
         let name = package["name"].as_str().unwrap().to_owned();
-        let normal: BTreeSet<String> = package["dependencies"]
+        let of_kind: BTreeSet<String> = package["dependencies"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|d| d["kind"].is_null())
+            .filter(|d| d["kind"].as_str() == kind)
             .map(|d| d["name"].as_str().unwrap().to_owned())
             .collect();
-        deps.insert(name, normal);
+        deps.insert(name, of_kind);
     }
     deps
+}
+
+fn workspace_dependencies() -> BTreeMap<String, BTreeSet<String>> {
+    dependencies_of_kind(None)
 }
 
 #[test]
@@ -98,7 +112,11 @@ fn crate_dependencies_point_downwards() {
     let layers = layers();
     let deps = workspace_dependencies();
     let names: BTreeSet<_> = deps.keys().cloned().collect();
-    let expected: BTreeSet<_> = layers.keys().map(|s| s.to_string()).collect();
+    let expected: BTreeSet<_> = layers
+        .keys()
+        .chain(TEST_ONLY)
+        .map(|s| s.to_string())
+        .collect();
     assert_eq!(
         names, expected,
         "a crate was added or removed: update this test and ARCHITECTURE.md"
@@ -128,4 +146,33 @@ fn the_protocol_crate_is_data_only() {
         protocol.is_subset(&allowed),
         "golem-protocol may use only {allowed:?}, has {protocol:?}"
     );
+}
+
+#[test]
+fn test_support_crates_are_only_dev_dependencies() {
+    let normal = workspace_dependencies();
+    let build = dependencies_of_kind(Some("build"));
+    for (krate, deps) in normal.iter().chain(&build) {
+        for test_only in TEST_ONLY {
+            assert!(
+                !deps.contains(*test_only),
+                "{krate} depends on {test_only}, which is for tests only: move it to [dev-dependencies]"
+            );
+        }
+    }
+    let dev = dependencies_of_kind(Some("dev"));
+    assert!(
+        dev["golem-llm"].contains("golem-testkit") && dev["golem-forge"].contains("golem-testkit"),
+        "the provider and end-to-end tests use the shared mock server: {dev:?}"
+    );
+    for test_only in TEST_ONLY {
+        let own: Vec<_> = normal[*test_only]
+            .iter()
+            .filter(|d| d.starts_with("golem-"))
+            .collect();
+        assert!(
+            own.is_empty(),
+            "{test_only} must not depend on product crates (it would hide their layering): {own:?}"
+        );
+    }
 }

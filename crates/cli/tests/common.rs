@@ -1,10 +1,14 @@
 //! A test environment: runs the built binary with a clean, temporary home and no provider keys,
-//! and renders what the user sees (stdout, stderr, exit status) for snapshots.
+//! and renders what the user sees (stdout, stderr, exit status) for snapshots. For end-to-end
+//! runs it also writes worker projects into the temp dir and points the binary's provider
+//! clients at a mock model server.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
+use golem_testkit::Wire;
+use golem_testkit::mock::MockServer;
 
 /// A temporary home and working directory for one test.
 pub struct TestEnv {
@@ -24,13 +28,64 @@ impl TestEnv {
 
     /// The binary, run in the temp dir with a clean environment.
     pub fn command(&self) -> Command {
-        let mut cmd = Command::cargo_bin("golem-forge").expect("binary built");
+        Command::from_std(self.std_command())
+    }
+
+    /// [`TestEnv::command`] as a plain `std::process::Command`, for tests that spawn the binary
+    /// and signal it while it runs.
+    pub fn std_command(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_golem-forge"));
         cmd.current_dir(self.path())
             .env_clear()
             .env("HOME", self.path())
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("NO_COLOR", "1");
         cmd
+    }
+
+    /// Writes `text` to `relative` under the temp dir (creating its parents); returns the path.
+    pub fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.path().join(relative);
+        std::fs::create_dir_all(path.parent().expect("a file has a parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write fixture");
+        path
+    }
+
+    /// Creates the directory `relative` under the temp dir (and its parents).
+    pub fn mkdir(&self, relative: &str) -> PathBuf {
+        let path = self.path().join(relative);
+        std::fs::create_dir_all(&path).expect("mkdir");
+        path
+    }
+
+    /// The text of `relative` under the temp dir, if it exists.
+    pub fn read(&self, relative: &str) -> Option<String> {
+        std::fs::read_to_string(self.path().join(relative)).ok()
+    }
+
+    /// The session transcripts under `root/.golem-forge/sessions/`, each as its JSON lines.
+    pub fn transcripts(&self, root: &str) -> Vec<Vec<serde_json::Value>> {
+        let dir = self.path().join(root).join(".golem-forge/sessions");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = entries.map(|e| e.expect("dir entry").path()).collect();
+        files.sort();
+        files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+            .map(|f| {
+                std::fs::read_to_string(f)
+                    .expect("transcript readable")
+                    .lines()
+                    .map(|line| {
+                        serde_json::from_str(line).unwrap_or_else(|e| {
+                            panic!("{}: not a JSON line ({e}): {line}", f.display())
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Runs with `args` and renders the output as the user sees it.
@@ -62,4 +117,35 @@ pub fn render(output: &Output) -> String {
         None => text.push_str("[killed by a signal]\n"),
     }
     text
+}
+
+/// The model name that makes the binary speak `wire` (to the server of [`provider_env`]).
+pub fn model_for(wire: Wire) -> &'static str {
+    match wire {
+        Wire::Anthropic => "anthropic:claude-mock",
+        Wire::OpenAi => "openai:gpt-mock",
+    }
+}
+
+/// The environment variable holding the API key of `wire`'s provider.
+pub fn api_key_env(wire: Wire) -> &'static str {
+    match wire {
+        Wire::Anthropic => "ANTHROPIC_API_KEY",
+        Wire::OpenAi => "OPENAI_API_KEY",
+    }
+}
+
+/// The API key and base URL variables that point `wire`'s provider client at `server`
+/// (DESIGN.md §3.5: the Anthropic base URL without `/v1`, the OpenAI one with it).
+pub fn provider_env(wire: Wire, server: &MockServer) -> [(&'static str, String); 2] {
+    match wire {
+        Wire::Anthropic => [
+            ("ANTHROPIC_API_KEY", "sk-ant-mock".to_owned()),
+            ("ANTHROPIC_BASE_URL", server.base_url.clone()),
+        ],
+        Wire::OpenAi => [
+            ("OPENAI_API_KEY", "sk-mock".to_owned()),
+            ("OPENAI_BASE_URL", format!("{}/v1", server.base_url)),
+        ],
+    }
 }

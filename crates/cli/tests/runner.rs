@@ -10,3 +10,6 @@
 mod architecture;
 mod cli;
 mod common;
+mod run;
+mod scaffold;
+mod sessions;

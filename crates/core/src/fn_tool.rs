@@ -27,6 +27,7 @@ pub struct FnTool {
     schema: Value,
     execution: ManualExecution,
     approval: Option<ApprovalFn>,
+    policy: Option<String>,
     execute: ExecuteFn,
 }
 
@@ -56,6 +57,7 @@ impl FnTool {
             schema,
             execution: ManualExecution::llm(),
             approval: None,
+            policy: None,
             execute: Arc::new(move |args, ctx| Box::pin(execute(args, ctx))),
         }
     }
@@ -72,12 +74,20 @@ impl FnTool {
         approval: impl Fn(&Value) -> ApprovalRequirement + Send + Sync + 'static,
     ) -> Self {
         self.approval = Some(Arc::new(approval));
+        self.policy = Some("by arguments".to_owned());
         self
     }
 
     /// Sets a static approval policy.
     pub fn with_static_approval(self, requirement: ApprovalRequirement) -> Self {
-        self.with_approval(move |_| requirement.clone())
+        let policy = match &requirement {
+            ApprovalRequirement::PreApproved => "pre-approved".to_owned(),
+            ApprovalRequirement::Ask => "ask".to_owned(),
+            ApprovalRequirement::Blocked { reason } => format!("blocked: {reason}"),
+        };
+        let mut tool = self.with_approval(move |_| requirement.clone());
+        tool.policy = Some(policy);
+        tool
     }
 }
 
@@ -97,6 +107,9 @@ impl Tool for FnTool {
     }
     fn approval(&self, args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
         self.approval.as_ref().map(|f| f(args))
+    }
+    fn approval_policy(&self) -> Option<String> {
+        self.policy.clone()
     }
     async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
         (self.execute)(args, ctx.clone()).await

@@ -9,6 +9,7 @@
 pub mod approval;
 pub mod bus;
 pub mod commands;
+pub mod decorated;
 pub mod fields;
 pub mod fn_tool;
 pub mod interrupt;

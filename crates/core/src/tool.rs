@@ -101,6 +101,12 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// The approval policy in words, for listings such as `golem-forge check` (`pre-approved`,
+    /// `by zone: write`, …), or `None` when the tool has no policy of its own.
+    fn approval_policy(&self) -> Option<String> {
+        None
+    }
+
     /// What the call will do, in words, for the approval prompt.
     fn describe_call(&self, args: &Value) -> String {
         let args = serde_json::to_string(args).unwrap_or_default();

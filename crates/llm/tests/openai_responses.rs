@@ -17,7 +17,7 @@ use golem_llm::{
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::mock::{Chunk, MockServer, Reply, sse};
+use golem_testkit::mock::{Chunk, MockServer, Reply, sse};
 
 // ---- fixtures shaped like the real API's stream ----
 

@@ -7,6 +7,5 @@
 )]
 
 mod anthropic;
-mod mock;
 mod openai_chat;
 mod openai_responses;

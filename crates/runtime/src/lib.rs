@@ -1,3 +1,10 @@
 //! Worker runtime: worker files, program config, the agent loop, delegation and sessions.
-//!
-//! Not built yet: the runtime issue (#4) brings this crate to life.
+
+pub mod config;
+pub mod delegation;
+pub mod launch;
+pub mod registry;
+pub mod runner;
+pub mod session;
+pub mod toolsets;
+pub mod worker;

@@ -1,3 +1,39 @@
-//! Sandbox: filesystem zones resolved by the kernel beneath their roots, and the process jail.
+//! Sandbox: filesystem zones resolved by the kernel beneath their roots (and, later, the
+//! process jail of issue #6, in a `jail` module beside these).
 //!
-//! Not built yet: the zones issue (#5) and the jail issue (#6) bring this crate to life.
+//! A worker's `sandbox.zones` ([`ZoneConfig`]) become a [`Sandbox`]: every zone's directory is
+//! opened once as a capability handle, and every file operation resolves its path beneath that
+//! handle in the kernel (cap-std; `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)` on Linux),
+//! so `..`, absolute paths and symbolic links cannot lead outside, whatever happens on disk
+//! between a check and a use. Virtual paths (`/<zone>/<path>`) are normalized first
+//! (`path.rs`); I/O errors become [`golem_protocol::ToolError`]s naming the virtual path, never
+//! the host path (`errors.rs`).
+//!
+//! What the sandbox cannot see: a hard link made outside the tools to a file outside a zone is
+//! just a file in the zone (the kernel cannot tell where else it is linked). Reading it reads
+//! that file; writing replaces the link with a new file (atomic rename), so the outside file is
+//! never modified; deleting removes only the link. The sandbox offers no way to create hard
+//! links. A zone directory that is itself a symbolic link is followed once, when the sandbox is
+//! opened, because the user configured it.
+//!
+//! Linux only (the jail is too).
+
+mod entry;
+mod errors;
+mod ops;
+mod path;
+mod sandbox;
+mod tree;
+mod walk;
+mod walk_par;
+mod write;
+mod zone;
+mod zone_path;
+
+pub use entry::{EntryInfo, EntryKind};
+pub use errors::SandboxError;
+pub use ops::MAX_READ_BYTES;
+pub use path::{MAX_COMPONENT_BYTES, MAX_PATH_BYTES};
+pub use sandbox::{Sandbox, Zone};
+pub use zone::{ZoneApproval, ZoneConfig, ZoneMode, ZoneOperation, is_valid_zone_name};
+pub use zone_path::ZonePath;

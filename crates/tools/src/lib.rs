@@ -1,3 +1,8 @@
 //! Toolsets: filesystem, shell, code, web, git, workers, custom and MCP tools.
 //!
-//! Not built yet: the toolset issues (#5, #6) bring this crate to life.
+//! Each toolset is a folder with one file per tool; tools implement `golem_core::tool::Tool`
+//! and are only ever run through the orchestrator. Built so far: [`filesystem`].
+
+pub mod filesystem;
+
+pub use filesystem::filesystem_tools;

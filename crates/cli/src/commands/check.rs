@@ -1,8 +1,23 @@
-//! `golem-forge check`: validate a worker and list its tools and policies.
+//! `golem-forge check`: validate a worker and its program config, and list its model, zones,
+//! tools and their approval policies — without running anything or needing an API key.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Args;
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use golem_core::approval::{ApprovalController, ApprovalMode};
+use golem_core::bus::UiEventBus;
+use golem_core::interrupt::InterruptSignal;
+use golem_core::ui::RuntimeUI;
+use golem_llm::resolve::ModelResolver;
+use golem_protocol::ExecutionMode;
+use golem_runtime::config::{ProgramConfig, choose_model};
+use golem_runtime::launch::{SessionEnv, WorkerFrame};
+use golem_runtime::registry::{WorkerRegistry, resolve_worker_arg};
+use golem_runtime::worker::load_worker;
+use golem_sandbox::{Sandbox, ZoneMode, ZoneOperation};
 
 use crate::cli_error::CommandError;
 
@@ -11,10 +26,123 @@ use crate::cli_error::CommandError;
 pub struct CheckArgs {
     /// A .worker file, a directory with main.worker, or a worker name
     pub worker: String,
+
+    /// Check with this model instead of the configured one
+    #[arg(short, long, value_name = "PROVIDER:MODEL")]
+    pub model: Option<String>,
+}
+
+fn usage(err: impl std::fmt::Display) -> CommandError {
+    CommandError::usage(err.to_string())
 }
 
 /// Runs `golem-forge check`.
 pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
-    tracing::debug!(worker = %args.worker, "check requested");
-    Err(CommandError::not_built("check", 4, "the worker runtime"))
+    let cwd = std::env::current_dir().map_err(usage)?;
+    let path = resolve_worker_arg(&args.worker, &cwd).map_err(usage)?;
+    let worker = load_worker(&path).map_err(usage)?;
+    let config = ProgramConfig::discover(worker.dir()).map_err(usage)?;
+    let registry = WorkerRegistry::discover(&config, worker.dir()).map_err(usage)?;
+    let env_model = std::env::var("GOLEM_FORGE_MODEL")
+        .ok()
+        .filter(|m| !m.trim().is_empty());
+    let model = choose_model(
+        args.model.as_deref(),
+        &worker,
+        env_model.as_deref(),
+        &config,
+    )
+    .map_err(usage)?;
+    let resolver = ModelResolver::new(config.providers.clone());
+    let model_state = match resolver.resolve(&model) {
+        Ok(_) => "ready".to_owned(),
+        Err(e) => format!("not usable: {e}"),
+    };
+
+    println!("Worker {} ({})", worker.name, path.display());
+    if let Some(description) = &worker.description {
+        println!("  {description}");
+    }
+    println!(
+        "  mode: {} · max_iterations: {}",
+        worker.mode.as_str(),
+        worker.max_iterations
+    );
+    println!("  model: {model} ({model_state})");
+    match &config.file {
+        Some(file) => println!("  program config: {}", file.display()),
+        None => println!("  program config: none (defaults)"),
+    }
+
+    let sandbox = Sandbox::open(worker.dir(), &worker.zones).map_err(usage)?;
+    if !worker.zones.is_empty() {
+        let mut table = Table::new();
+        table.load_style(UTF8_FULL_CONDENSED).set_header([
+            "zone",
+            "mode",
+            "host path",
+            "create",
+            "write",
+            "delete",
+        ]);
+        for zone in sandbox.zones() {
+            let approval = zone.approval();
+            table.add_row([
+                format!("/{}", zone.name()),
+                match zone.mode() {
+                    ZoneMode::Ro => "ro".to_owned(),
+                    ZoneMode::Rw => "rw".to_owned(),
+                },
+                zone.host_path().display().to_string(),
+                approval.decision(ZoneOperation::Create).as_str().to_owned(),
+                approval.write.as_str().to_owned(),
+                approval.delete.as_str().to_owned(),
+            ]);
+        }
+        println!("\nZones\n{table}");
+    }
+
+    let bus = UiEventBus::new();
+    let env = Arc::new(SessionEnv {
+        resolver,
+        max_depth: config.delegation.max_depth,
+        config: Arc::new(config),
+        registry: Arc::new(registry),
+        controller: ApprovalController::new(ApprovalMode::AutoDeny),
+        ui: RuntimeUI::new(bus),
+        interrupt: InterruptSignal::new(),
+        observer: None,
+        cli_model: None,
+        env_model: None,
+        max_iterations: None,
+        record: None::<PathBuf>,
+    });
+    let frame = WorkerFrame {
+        depth: 0,
+        chain: vec![worker.name.clone()],
+        sandbox: Some(sandbox.clone()),
+        model: None,
+    };
+    let tools =
+        golem_runtime::toolsets::build_tools(&env, &worker, &sandbox, &frame).map_err(usage)?;
+    if tools.is_empty() {
+        println!("\nTools: none");
+    } else {
+        let mut table = Table::new();
+        table
+            .load_style(UTF8_FULL_CONDENSED)
+            .set_header(["tool", "who may call", "approval"]);
+        for tool in tools.all() {
+            let who = match tool.execution().mode {
+                ExecutionMode::Llm => "model",
+                ExecutionMode::Manual => "user",
+                ExecutionMode::Both => "model, user",
+            };
+            let policy = tool.approval_policy().unwrap_or_else(|| "ask".to_owned());
+            table.add_row([tool.name().to_owned(), who.to_owned(), policy]);
+        }
+        println!("\nTools\n{table}");
+    }
+    println!("\nOK");
+    Ok(ExitCode::SUCCESS)
 }

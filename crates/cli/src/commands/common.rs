@@ -48,11 +48,16 @@ pub struct WorkerOptions {
     #[arg(short, long, value_name = "PROVIDER:MODEL")]
     pub model: Option<String>,
 
-    /// How calls that need consent are decided
-    #[arg(short, long, value_enum, default_value = "interactive")]
-    pub approval: ApprovalArg,
+    /// How calls that need consent are decided [default: the config's approval.mode, else
+    /// interactive]
+    #[arg(short, long, value_enum)]
+    pub approval: Option<ApprovalArg>,
 
     /// How much progress to show on stderr
     #[arg(short, long, value_enum, default_value = "normal")]
     pub trace: TraceLevel,
+
+    /// Record the model exchanges to FILE (replay them with --model replay:FILE)
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
 }

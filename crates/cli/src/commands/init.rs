@@ -1,21 +1,99 @@
-//! `golem-forge init`: scaffold a worker project.
+//! `golem-forge init`: scaffold a worker project that runs offline at once.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 
 use crate::cli_error::CommandError;
 
-/// Create a worker project: a config, an example worker and its zones
+/// Create a worker project: a config, an example worker and its zone
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// Where to create the project (default: the current directory)
     pub dir: Option<PathBuf>,
 }
 
+const CONFIG: &str = "\
+# Golem Forge program config. Workers without a `model` use this one.
+# `test:default` is the built-in offline model; for a real one, set e.g.
+#   model: anthropic:claude-haiku-4-5   (and ANTHROPIC_API_KEY)
+# or pass --model / set GOLEM_FORGE_MODEL.
+model: test:default
+approval:
+  mode: interactive
+delegation:
+  max_depth: 5
+";
+
+const WORKER: &str = "\
+---
+name: assistant
+description: A careful assistant that keeps its files in /workspace
+sandbox:
+  zones:
+    - name: workspace
+      path: ./workspace
+      mode: rw
+      approval:
+        create: preApproved
+        write: ask
+        delete: ask
+toolsets:
+  filesystem: {}
+---
+You are a careful assistant. Keep any files you write in /workspace, and say what you changed.
+";
+
+const WORKSPACE_README: &str = "\
+This folder is the `workspace` zone of main.worker: the only place the worker can read and
+write files.
+";
+
+/// The files a new project gets, relative to its directory.
+fn scaffold() -> [(&'static str, &'static str); 3] {
+    [
+        ("golem-forge.config.yaml", CONFIG),
+        ("main.worker", WORKER),
+        ("workspace/README.md", WORKSPACE_README),
+    ]
+}
+
 /// Runs `golem-forge init`.
 pub fn cmd_init(args: InitArgs) -> Result<ExitCode, CommandError> {
-    tracing::debug!(dir = ?args.dir, "init requested");
-    Err(CommandError::not_built("init", 4, "the worker runtime"))
+    let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
+    create_project(&dir)?;
+    let shown = dir.display();
+    println!("Created a worker project in {shown}:");
+    for (path, _) in scaffold() {
+        println!("  {path}");
+    }
+    println!("\nRun it offline with the built-in test model:\n  golem-forge run {shown} \"hello\"");
+    println!("Check its tools and policies:\n  golem-forge check {shown}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn create_project(dir: &Path) -> Result<(), CommandError> {
+    let existing: Vec<String> = scaffold()
+        .iter()
+        .filter(|(path, _)| dir.join(path).exists())
+        .map(|(path, _)| dir.join(path).display().to_string())
+        .collect();
+    if !existing.is_empty() {
+        return Err(
+            CommandError::usage(format!("{} already exists", existing.join(", ")))
+                .with_hint("Run `golem-forge init NEW_DIR` to create the project somewhere else"),
+        );
+    }
+    for (path, content) in scaffold() {
+        let target = dir.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                CommandError::usage(format!("cannot create {}: {e}", parent.display()))
+            })?;
+        }
+        std::fs::write(&target, content)
+            .map_err(|e| CommandError::usage(format!("cannot write {}: {e}", target.display())))?;
+    }
+    Ok(())
 }

@@ -3,7 +3,7 @@
 
 mod chat;
 mod check;
-mod common;
+pub mod common;
 mod init;
 mod run;
 mod serve;
@@ -14,6 +14,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::cli_error::CommandError;
+
+pub use sessions::program_root;
 
 /// Run LLM workers with tools, approvals and sandboxes
 ///

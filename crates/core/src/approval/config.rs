@@ -4,13 +4,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use async_trait::async_trait;
-use golem_protocol::{Risk, ToolError, ToolResultValue};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::ApprovalRequirement;
-use crate::tool::{ManualExecution, Tool, ToolContext};
+use crate::decorated::DecoratedTool;
+use crate::tool::Tool;
 
 /// A configured decision: `preApproved`, `ask` or `blocked`.
 #[derive(
@@ -72,61 +70,21 @@ impl ApprovalConfig {
     }
 }
 
-/// A tool whose missing approval policy is filled in from an [`ApprovalConfig`].
-pub struct WithDefaultApproval {
-    inner: Arc<dyn Tool>,
-    fallback: ApprovalRequirement,
-}
-
 /// Wraps `tool` so that, whenever it has no approval policy of its own for a call, the
 /// configured decision applies (seed 004). A tool's own policy is always respected.
 pub fn wrap_with_default_approval(tool: Arc<dyn Tool>, config: &ApprovalConfig) -> Arc<dyn Tool> {
-    let fallback = config.decision_for(tool.name()).requirement(tool.name());
-    Arc::new(WithDefaultApproval {
-        inner: tool,
-        fallback,
-    })
-}
-
-#[async_trait]
-impl Tool for WithDefaultApproval {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn description(&self) -> &str {
-        self.inner.description()
-    }
-    fn input_schema(&self) -> &Value {
-        self.inner.input_schema()
-    }
-    fn execution(&self) -> ManualExecution {
-        self.inner.execution()
-    }
-    fn approval(&self, args: &Value, ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        Some(
-            self.inner
-                .approval(args, ctx)
-                .unwrap_or_else(|| self.fallback.clone()),
-        )
-    }
-    fn describe_call(&self, args: &Value) -> String {
-        self.inner.describe_call(args)
-    }
-    fn risk(&self, args: &Value) -> Risk {
-        self.inner.risk(args)
-    }
-    async fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<ToolResultValue> {
-        self.inner.preview(args, ctx).await
-    }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        self.inner.execute(args, ctx).await
-    }
+    let decision = config.decision_for(tool.name());
+    let requirement = decision.requirement(tool.name());
+    let policy = format!("{} (configured)", decision.as_str());
+    Arc::new(DecoratedTool::new(tool).with_default_approval(requirement, policy))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fn_tool::FnTool;
+    use crate::tool::ToolContext;
+    use golem_protocol::ToolResultValue;
     use serde_json::json;
 
     fn plain(name: &str) -> Arc<dyn Tool> {

@@ -8,9 +8,7 @@ mod memory;
 mod requirement;
 mod ui_callback;
 
-pub use config::{
-    ApprovalConfig, ApprovalDecisionType, WithDefaultApproval, wrap_with_default_approval,
-};
+pub use config::{ApprovalConfig, ApprovalDecisionType, wrap_with_default_approval};
 pub use controller::{
     ApprovalCallback, ApprovalController, ApprovalMode, ApprovalOutcome, CallbackError,
     no_terminal_message,

@@ -1,0 +1,6 @@
+//! The command line's front ends for a run: JSON lines on stdout (`--json`), a progress trace on
+//! stderr, and approval prompts at the terminal. Each subscribes to the event bus like any UI.
+
+pub mod json;
+pub mod prompt;
+pub mod trace;

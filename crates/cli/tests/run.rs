@@ -1,0 +1,185 @@
+//! End-to-end runs of `golem-forge run` as a subprocess against a local mock model server that
+//! speaks the Anthropic and the OpenAI wire formats: files written, the tool results sent back
+//! to the model, the `--json` event stream, transcripts, exit codes, and SIGINT. The helpers
+//! are here; the cases are in `run/`, one concern each.
+
+mod approval;
+mod delegation;
+mod ending;
+mod interrupt;
+mod transcript;
+
+use std::process::{Child, Output, Stdio};
+use std::time::Duration;
+
+use golem_testkit::mock::{MockServer, Reply};
+use golem_testkit::{SentToolResult, Wire};
+use serde_json::{Value, json};
+
+use crate::common::{TestEnv, api_key_env, model_for, provider_env, render};
+
+/// How long a run may take before a test gives up on it (never reached when things work).
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// The headless denial of DESIGN.md §3.4.
+fn headless_message(tool: &str) -> String {
+    format!(
+        "approval needed for {tool} but no terminal is attached (use --approval approve_all or auto_deny)"
+    )
+}
+
+// ---- fixtures ----
+
+/// A worker file named `name` with `front_matter` (YAML lines, each ending in a newline).
+fn worker(name: &str, front_matter: &str) -> String {
+    format!(
+        "---\nname: {name}\ndescription: the {name} worker\n{front_matter}---\nYou are the {name} worker.\n"
+    )
+}
+
+/// The worker `main`: one read-write zone `out` (with `zone_approval`, an indented
+/// `approval:` line or nothing) and the filesystem tools.
+fn fs_worker(zone_approval: &str) -> String {
+    worker(
+        "main",
+        &format!(
+            "sandbox:\n  zones:\n    - name: out\n      mode: rw\n{zone_approval}toolsets:\n  filesystem: {{}}\n"
+        ),
+    )
+}
+
+/// A worker that may delegate to `allowed` (and has no other tools).
+fn delegating_worker(name: &str, allowed: &[&str]) -> String {
+    worker(
+        name,
+        &format!(
+            "toolsets:\n  workers:\n    allowed_workers: [{}]\n",
+            allowed.join(", ")
+        ),
+    )
+}
+
+/// Writes the project `proj/`: a program config, the `out` zone and `workers` (file, text).
+fn project(env: &TestEnv, workers: &[(&str, String)]) {
+    env.write(
+        "proj/golem-forge.config.yaml",
+        "delegation:\n  max_depth: 5\n",
+    );
+    env.mkdir("proj/out");
+    for (file, text) in workers {
+        env.write(&format!("proj/{file}"), text);
+    }
+}
+
+// ---- running the binary ----
+
+/// `golem-forge run ARGS --model …` with the provider of `wire` pointed at `server`.
+fn run(env: &TestEnv, wire: Wire, server: &MockServer, args: &[&str]) -> Output {
+    env.command()
+        .arg("run")
+        .args(args)
+        .args(["--model", model_for(wire)])
+        .envs(provider_env(wire, server))
+        .output()
+        .unwrap()
+}
+
+/// Like [`run`], but started in the background with its output piped.
+fn spawn(env: &TestEnv, wire: Wire, server: &MockServer, args: &[&str]) -> Child {
+    env.std_command()
+        .arg("run")
+        .args(args)
+        .args(["--model", model_for(wire)])
+        .envs(provider_env(wire, server))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Sends `signal` (`-INT`, `-KILL`) to the process `pid` with kill(1).
+fn send_signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill {signal} {pid} failed");
+}
+
+/// Waits for `child` to exit and collects its output; kills it if it outlives [`LIMIT`].
+fn wait_for_exit(child: Child) -> Output {
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(LIMIT) {
+        Ok(output) => output.unwrap(),
+        Err(_) => {
+            send_signal(pid, "-KILL");
+            panic!("golem-forge did not exit within {LIMIT:?}")
+        }
+    }
+}
+
+fn assert_exit(output: &Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "unexpected exit:\n{}",
+        render(output)
+    );
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+/// The `--json` stdout as events: every line must be one JSON object with a string `type`,
+/// and nothing else may be there.
+fn events(output: &Output) -> Vec<Value> {
+    let text = stdout(output);
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "stdout ends mid-line: {text:?}"
+    );
+    text.lines()
+        .map(|line| {
+            let event: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("not a JSON line on stdout ({e}): {line:?}"));
+            assert!(event["type"].is_string(), "an event without a type: {line}");
+            event
+        })
+        .collect()
+}
+
+/// The events' types, with each run of consecutive `streaming` events folded into one.
+fn types(events: &[Value]) -> Vec<&str> {
+    let mut types: Vec<&str> = Vec::new();
+    for event in events {
+        let kind = event["type"].as_str().unwrap();
+        if !(kind == "streaming" && types.last() == Some(&"streaming")) {
+            types.push(kind);
+        }
+    }
+    types
+}
+
+/// The events of `kind`.
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// The tool results sent in the request at `index`, with a readable failure if it is missing.
+fn results_sent(wire: Wire, server: &MockServer, index: usize) -> Vec<SentToolResult> {
+    let requests = server.requests();
+    let request = requests
+        .get(index)
+        .unwrap_or_else(|| panic!("{wire:?}: only {} requests", requests.len()));
+    wire.tool_results(request)
+}

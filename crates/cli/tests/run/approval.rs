@@ -1,0 +1,330 @@
+//! Tool calls through the gate, end to end: unknown tools, invalid arguments, denials
+//! (auto_deny, no terminal), approve_all, and zone approval — what reaches the files, what the
+//! model is told, and the `--json` events.
+
+use super::*;
+
+#[test]
+fn an_unknown_tool_gets_an_error_result_and_the_run_succeeds() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", fs_worker(""))]);
+        env.write("proj/out/note.txt", "hello from the zone");
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[
+                ("call_1", "frobnicate", json!({"x": 1})),
+                ("call_2", "read_file", json!({"path": "/out/note.txt"})),
+            ]),
+            wire.text("All done."),
+        ]);
+        let output = run(
+            &env,
+            wire,
+            &server,
+            &["proj/main.worker", "read", "the", "note"],
+        );
+        assert_exit(&output, 0);
+        assert_eq!(stdout(&output), "All done.\n", "{wire:?}");
+
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2, "{wire:?}");
+        assert!(requests.iter().all(|r| r.path == wire.path()), "{wire:?}");
+        assert!(
+            requests[0].body.to_string().contains("read the note"),
+            "{wire:?}: the input reaches the model"
+        );
+        // Both calls of the turn are answered, in order.
+        let results = results_sent(wire, &server, 1);
+        let ids: Vec<_> = results.iter().map(|r| r.tool_call_id.as_str()).collect();
+        assert_eq!(ids, ["call_1", "call_2"], "{wire:?}");
+        assert!(
+            results[0].content.contains("Tool not found: frobnicate"),
+            "{wire:?}: {results:?}"
+        );
+        assert!(wire.is_error(&results[0]), "{wire:?}: {results:?}");
+        assert!(
+            results[1].content.contains("hello from the zone"),
+            "{wire:?}: {results:?}"
+        );
+        assert!(!wire.is_error(&results[1]), "{wire:?}: {results:?}");
+    }
+}
+
+#[test]
+fn invalid_arguments_are_refused_and_the_tool_never_runs() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", fs_worker(""))]);
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[(
+                "call_1",
+                "write_file",
+                json!({"path": "/out/a.txt", "contents": "typo in the key"}),
+            )]),
+            wire.text("I will fix my arguments."),
+        ]);
+        let output = run(
+            &env,
+            wire,
+            &server,
+            &["proj/main.worker", "write", "--json", "-a", "approve_all"],
+        );
+        assert_exit(&output, 0);
+        let results = results_sent(wire, &server, 1);
+        assert_eq!(results.len(), 1, "{wire:?}");
+        assert!(
+            results[0].content.contains("INVALID_ARGUMENTS"),
+            "{wire:?}: {results:?}"
+        );
+        assert!(
+            results[0].content.contains("content"),
+            "{wire:?}: names the missing key: {results:?}"
+        );
+        assert!(wire.is_error(&results[0]), "{wire:?}");
+        assert_eq!(env.read("proj/out/a.txt"), None, "{wire:?}");
+        let events = events(&output);
+        assert!(
+            of_type(&events, "toolStarted").is_empty(),
+            "{wire:?}: {events:#?}"
+        );
+        assert_eq!(of_type(&events, "toolResult")[0]["status"], "error");
+    }
+}
+
+#[test]
+fn auto_deny_sends_a_denied_result_with_the_note_and_leaves_the_file_untouched() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", fs_worker(""))]);
+        env.write("proj/out/a.txt", "original");
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[(
+                "call_1",
+                "write_file",
+                json!({"path": "/out/a.txt", "content": "overwritten"}),
+            )]),
+            wire.text("It was denied."),
+        ]);
+        let output = run(
+            &env,
+            wire,
+            &server,
+            &[
+                "proj/main.worker",
+                "change a.txt",
+                "-a",
+                "auto_deny",
+                "--json",
+            ],
+        );
+        assert_exit(&output, 0);
+        let results = results_sent(wire, &server, 1);
+        let text = wire.result_text(&results[0]);
+        assert!(text.starts_with("[DENIED]"), "{wire:?}: {results:?}");
+        assert!(
+            text.contains("write_file was denied: approval mode is auto_deny"),
+            "{wire:?}: the note names the tool: {results:?}"
+        );
+        assert!(wire.is_error(&results[0]), "{wire:?}");
+        assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("original"));
+
+        let events = events(&output);
+        let resolved = of_type(&events, "approvalResolved");
+        assert_eq!(resolved.len(), 1, "{wire:?}: {events:#?}");
+        assert_eq!(resolved[0]["approved"], false);
+        assert_eq!(resolved[0]["decidedBy"], "mode");
+        assert!(of_type(&events, "toolStarted").is_empty(), "{wire:?}");
+        assert_eq!(of_type(&events, "toolResult")[0]["status"], "denied");
+    }
+}
+
+#[test]
+fn interactive_approval_without_a_terminal_denies_with_the_headless_message() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", fs_worker(""))]);
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[(
+                "call_1",
+                "write_file",
+                json!({"path": "/out/new.txt", "content": "x"}),
+            )]),
+            wire.text("Nobody approved."),
+        ]);
+        let output = run(
+            &env,
+            wire,
+            &server,
+            &["proj/main.worker", "write", "-a", "interactive"],
+        );
+        assert_exit(&output, 0);
+        let results = results_sent(wire, &server, 1);
+        let text = wire.result_text(&results[0]);
+        assert!(text.starts_with("[DENIED]"), "{wire:?}: {results:?}");
+        assert!(
+            text.contains(&headless_message("write_file")),
+            "{wire:?}: {results:?}"
+        );
+        assert_eq!(env.read("proj/out/new.txt"), None, "{wire:?}");
+    }
+}
+
+#[test]
+fn approve_all_writes_the_file_and_json_prints_only_the_events() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", fs_worker(""))]);
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[(
+                "call_1",
+                "write_file",
+                json!({"path": "/out/report.md", "content": "# Report\n\nAll good.\n"}),
+            )]),
+            wire.text("Saved the report."),
+        ]);
+        let output = run(
+            &env,
+            wire,
+            &server,
+            &[
+                "proj/main.worker",
+                "-i",
+                "write a report",
+                "-a",
+                "approve_all",
+                "--json",
+            ],
+        );
+        assert_exit(&output, 0);
+        assert_eq!(
+            env.read("proj/out/report.md").as_deref(),
+            Some("# Report\n\nAll good.\n"),
+            "{wire:?}"
+        );
+        let events = events(&output);
+        assert_eq!(
+            types(&events),
+            [
+                "sessionStarted",
+                "workerStarted",
+                "usage",
+                "approvalResolved",
+                "toolStarted",
+                "toolResult",
+                "streaming",
+                "usage",
+                "workerFinished",
+                "sessionEnded"
+            ],
+            "{wire:?}"
+        );
+        let started = &events[0];
+        assert_eq!(started["worker"], "main");
+        assert_eq!(started["model"], model_for(wire));
+        assert!(started["sessionId"].is_string() && started["protocolVersion"].is_string());
+        let resolved = of_type(&events, "approvalResolved")[0];
+        assert_eq!(
+            (&resolved["approved"], &resolved["decidedBy"]),
+            (&json!(true), &json!("mode"))
+        );
+        let result = of_type(&events, "toolResult")[0];
+        assert_eq!(result["toolCallId"], "call_1");
+        assert_eq!(result["status"], "success");
+        let streamed: String = of_type(&events, "streaming")
+            .iter()
+            .map(|e| e["delta"].as_str().unwrap())
+            .collect();
+        assert_eq!(streamed, "Saved the report.");
+        assert_eq!(of_type(&events, "streaming").last().unwrap()["done"], true);
+        let ended = events.last().unwrap();
+        assert_eq!(ended["reason"], "completed");
+        assert_eq!(ended["message"], "Saved the report.");
+
+        let results = results_sent(wire, &server, 1);
+        assert!(!wire.is_error(&results[0]), "{wire:?}: {results:?}");
+    }
+}
+
+#[test]
+fn a_denied_result_says_denied_once() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", fs_worker(""))]);
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[("call_1", "delete_file", json!({"path": "/out/doomed.txt"}))]),
+        wire.text("ok"),
+    ]);
+    env.write("proj/out/doomed.txt", "here");
+    let output = run(
+        &env,
+        wire,
+        &server,
+        &["proj/main.worker", "delete it", "-a", "auto_deny"],
+    );
+    assert_exit(&output, 0);
+    let results = results_sent(wire, &server, 1);
+    assert_eq!(
+        results[0].content, "[DENIED] delete_file was denied: approval mode is auto_deny",
+        "the marker, then the note, without a second `Error [DENIED]:`"
+    );
+}
+
+#[test]
+fn a_pre_approved_zone_create_writes_without_asking_even_with_no_terminal() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(
+        &env,
+        &[(
+            "main.worker",
+            fs_worker("      approval: { create: preApproved }\n"),
+        )],
+    );
+    env.write("proj/out/old.txt", "old");
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[
+            (
+                "call_new",
+                "write_file",
+                json!({"path": "/out/new.txt", "content": "created"}),
+            ),
+            // Overwriting is `write`, which still asks (and nobody can answer).
+            (
+                "call_old",
+                "write_file",
+                json!({"path": "/out/old.txt", "content": "changed"}),
+            ),
+        ]),
+        wire.text("Done."),
+    ]);
+    let output = run(
+        &env,
+        wire,
+        &server,
+        &["proj/main.worker", "go", "-a", "interactive", "--json"],
+    );
+    assert_exit(&output, 0);
+    assert_eq!(env.read("proj/out/new.txt").as_deref(), Some("created"));
+    assert_eq!(env.read("proj/out/old.txt").as_deref(), Some("old"));
+    let events = events(&output);
+    let decided: Vec<_> = of_type(&events, "approvalResolved")
+        .iter()
+        .map(|e| {
+            (
+                e["toolCallId"].as_str().unwrap(),
+                e["approved"].as_bool().unwrap(),
+                e["decidedBy"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        decided,
+        [("call_new", true, "policy"), ("call_old", false, "mode")]
+    );
+    let results = results_sent(wire, &server, 1);
+    assert!(!wire.is_error(&results[0]), "{results:?}");
+    assert!(
+        results[1].content.contains(&headless_message("write_file")),
+        "{results:?}"
+    );
+}

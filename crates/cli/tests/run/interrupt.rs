@@ -1,0 +1,178 @@
+//! SIGINT during a model request and during a slow tool: exit 130, the summary turn, calls not
+//! yet run, and a second SIGINT.
+
+use super::*;
+
+#[test]
+fn sigint_interrupts_the_model_asks_for_a_summary_and_exits_130() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", fs_worker(""))]);
+        let server = MockServer::start_blocking(vec![
+            wire.text("too late").delayed(Duration::from_secs(60)),
+            wire.text("Summary: nothing was done yet."),
+        ]);
+        let child = spawn(&env, wire, &server, &["proj/main.worker", "slow task"]);
+        assert!(
+            server.wait_for_requests(1, LIMIT),
+            "{wire:?}: the model was never asked"
+        );
+        send_signal(child.id(), "-INT");
+        let output = wait_for_exit(child);
+        assert_exit(&output, 130);
+        assert_eq!(
+            stdout(&output),
+            "Summary: nothing was done yet.\n",
+            "{wire:?}: the summary is the answer"
+        );
+        assert!(
+            stderr(&output).to_lowercase().contains("interrupted"),
+            "{wire:?}: {}",
+            render(&output)
+        );
+        // The summary request: no tools, and the note saying what happened.
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2, "{wire:?}");
+        let summary = requests[1].body.to_string();
+        assert!(summary.contains("interrupted"), "{wire:?}: {summary}");
+        assert!(
+            requests[1].body["tools"]
+                .as_array()
+                .is_none_or(|t| t.is_empty()),
+            "{wire:?}: the summary turn offers no tools"
+        );
+
+        let transcripts = env.transcripts("proj");
+        assert_eq!(transcripts.len(), 1, "{wire:?}");
+        let last = transcripts[0].last().unwrap();
+        assert_eq!(last["kind"], "ended", "{wire:?}: {last}");
+        assert_eq!(last["reason"], "interrupted", "{wire:?}: {last}");
+    }
+}
+
+#[test]
+fn sigint_during_a_slow_tool_interrupts_it_and_skips_the_calls_not_yet_run() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(
+            &env,
+            &[
+                (
+                    "main.worker",
+                    fs_worker("").replacen(
+                        "toolsets:\n",
+                        "toolsets:\n  workers:\n    allowed_workers: [helper]\n",
+                        1,
+                    ),
+                ),
+                ("helper.worker", worker("helper", "")),
+            ],
+        );
+        // The slow tool is the delegation: the helper's model takes a minute to answer.
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[
+                ("call_slow", "helper", json!({"input": "think hard"})),
+                (
+                    "call_next",
+                    "write_file",
+                    json!({"path": "/out/after.txt", "content": "x"}),
+                ),
+            ]),
+            wire.text("too late").delayed(Duration::from_secs(60)),
+            wire.text("Summary: the helper was interrupted."),
+        ]);
+        let child = spawn(
+            &env,
+            wire,
+            &server,
+            &["proj/main.worker", "go", "-a", "approve_all", "--json"],
+        );
+        assert!(server.wait_for_requests(2, LIMIT), "{wire:?}");
+        send_signal(child.id(), "-INT");
+        let output = wait_for_exit(child);
+        assert_exit(&output, 130);
+        assert_eq!(
+            env.read("proj/out/after.txt"),
+            None,
+            "{wire:?}: a call not yet run never runs"
+        );
+        let requests = server.requests();
+        assert_eq!(
+            requests.len(),
+            3,
+            "{wire:?}: the root's summary is the only request after the interrupt: {:#?}",
+            requests.iter().map(|r| &r.body).collect::<Vec<_>>()
+        );
+        let results = results_sent(wire, &server, 2);
+        let statuses: Vec<_> = results
+            .iter()
+            .map(|r| {
+                (
+                    r.tool_call_id.as_str(),
+                    wire.result_text(r).contains("INTERRUPTED"),
+                )
+            })
+            .collect();
+        assert_eq!(
+            statuses,
+            [("call_slow", true), ("call_next", true)],
+            "{wire:?}: {results:?}"
+        );
+        let events = events(&output);
+        let ended = events.last().unwrap();
+        assert_eq!(ended["type"], "sessionEnded", "{wire:?}");
+        assert_eq!(ended["reason"], "interrupted", "{wire:?}");
+        assert_eq!(
+            ended["message"], "Summary: the helper was interrupted.",
+            "{wire:?}"
+        );
+    }
+}
+
+/// Runs a worker whose model and summary both hang, and interrupts it twice: once while the
+/// model is asked, once while the summary is.
+fn interrupt_twice(env: &TestEnv) -> Output {
+    let wire = Wire::Anthropic;
+    project(env, &[("main.worker", fs_worker(""))]);
+    let server = MockServer::start_blocking(vec![
+        wire.text("too late").delayed(Duration::from_secs(60)),
+        wire.text("summary too late")
+            .delayed(Duration::from_secs(60)),
+    ]);
+    let child = spawn(env, wire, &server, &["proj/main.worker", "slow task"]);
+    assert!(server.wait_for_requests(1, LIMIT));
+    send_signal(child.id(), "-INT");
+    assert!(
+        server.wait_for_requests(2, LIMIT),
+        "the summary is asked for"
+    );
+    send_signal(child.id(), "-INT");
+    wait_for_exit(child)
+}
+
+#[test]
+fn a_second_sigint_ends_the_run_even_while_the_summary_hangs() {
+    let env = TestEnv::new();
+    let output = interrupt_twice(&env);
+    assert_exit(&output, 130);
+    let transcripts = env.transcripts("proj");
+    let last = transcripts[0].last().unwrap();
+    assert_eq!(
+        (&last["kind"], &last["reason"]),
+        (&json!("ended"), &json!("interrupted"))
+    );
+}
+
+#[test]
+fn a_second_sigint_exits_at_once_instead_of_interrupting_again() {
+    let env = TestEnv::new();
+    let output = interrupt_twice(&env);
+    assert_exit(&output, 130);
+    let stderr = stderr(&output);
+    assert_eq!(
+        stderr.matches("Interrupting").count(),
+        1,
+        "the second Ctrl+C is not a new first one: {stderr}"
+    );
+    assert!(stderr.contains("Interrupted twice"), "{stderr}");
+}

@@ -1,0 +1,110 @@
+//! `golem-forge init` scaffolds a project that runs offline at once, and `golem-forge check`
+//! describes it without running anything.
+
+use insta::assert_snapshot;
+
+use crate::common::TestEnv;
+
+fn normalized(env: &TestEnv, text: &str) -> String {
+    let root = env.path().display().to_string();
+    let text = text.replace(&root, "[ROOT]");
+    // Table columns widen with the temp dir's name; squeeze runs of padding for a stable view.
+    text.lines()
+        .map(|line| {
+            let mut out = String::new();
+            let mut last_space = false;
+            for c in line.chars() {
+                let space = c == ' ' || c == '─' || c == '═';
+                if !(space && last_space) {
+                    out.push(c);
+                }
+                last_space = space;
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn init_then_run_and_check_offline() {
+    let env = TestEnv::new();
+    let out = env.run(&["init", "proj"]);
+    assert!(out.contains("Created a worker project in proj"), "{out}");
+    assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+    for file in [
+        "proj/golem-forge.config.yaml",
+        "proj/main.worker",
+        "proj/workspace/README.md",
+    ] {
+        assert!(env.path().join(file).is_file(), "{file} missing");
+    }
+
+    let out = env.run(&["run", "proj", "hello"]);
+    assert!(out.starts_with("Test model: you said \"hello\"."), "{out}");
+    assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+    let sessions = env.path().join("proj/.golem-forge/sessions");
+    assert_eq!(
+        std::fs::read_dir(&sessions).unwrap().count(),
+        1,
+        "one transcript"
+    );
+
+    assert_snapshot!(normalized(&env, &env.run(&["check", "proj"])));
+}
+
+#[test]
+fn init_never_overwrites() {
+    let env = TestEnv::new();
+    std::fs::write(env.path().join("main.worker"), "mine").unwrap();
+    let out = env.run(&["init"]);
+    assert!(out.contains("main.worker already exists"), "{out}");
+    assert!(
+        out.contains("Hint: Run `golem-forge init NEW_DIR`"),
+        "{out}"
+    );
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(env.path().join("main.worker")).unwrap(),
+        "mine"
+    );
+    assert!(
+        !env.path().join("golem-forge.config.yaml").exists(),
+        "nothing half-created"
+    );
+}
+
+#[test]
+fn check_reports_a_bad_worker_with_file_line_and_key() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.path().join("bad.worker"),
+        "---\nname: bad\ntoolset:\n  filesystem: {}\n---\nHi\n",
+    )
+    .unwrap();
+    let out = env.run(&["check", "bad.worker"]);
+    assert!(out.contains("line 3"), "{out}");
+    assert!(out.contains("`toolset`"), "{out}");
+    assert!(out.contains("did you mean `toolsets`"), "{out}");
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+}
+
+#[test]
+fn a_missing_api_key_is_a_configuration_error_with_a_hint() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.path().join("w.worker"),
+        "---\nname: w\nmodel: anthropic:claude-haiku-4-5\n---\nHi\n",
+    )
+    .unwrap();
+    let out = env.run(&["run", "w.worker", "hello"]);
+    assert!(
+        out.contains("no API key for anthropic: set the ANTHROPIC_API_KEY environment variable"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Hint: Set ANTHROPIC_API_KEY, or run offline with `--model test:default`"),
+        "{out}"
+    );
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+}

@@ -1,0 +1,512 @@
+//! `golem-forge sessions`: listing, showing, and the errors around them, over transcripts
+//! written with the store API (fixed ids and times) into a temporary program root.
+
+use std::io::Write;
+use std::path::Path;
+
+use golem_llm::{Message, ModelToolCall, ToolResultMessage};
+use golem_protocol::{DecidedBy, DisplayEvent, InvokedBy, SessionEndReason, StatusLevel};
+use golem_protocol::{ToolError, ToolErrorCode, ToolStatus};
+use golem_runtime::session::{SessionMeta, SessionStore, ToolCallRecord, TranscriptEntry};
+use insta::assert_snapshot;
+use serde_json::json;
+
+use crate::common::TestEnv;
+
+fn meta(worker: &str, model: &str, mode: &str, started: &str) -> SessionMeta {
+    SessionMeta {
+        worker: worker.into(),
+        worker_path: format!("workers/{worker}.worker").into(),
+        model: model.into(),
+        mode: mode.into(),
+        started: started.into(),
+    }
+}
+
+fn input(text: &str) -> TranscriptEntry {
+    TranscriptEntry::Input {
+        content: text.into(),
+    }
+}
+
+fn ended(reason: SessionEndReason, message: Option<&str>) -> TranscriptEntry {
+    TranscriptEntry::Ended {
+        reason,
+        message: message.map(str::to_owned),
+    }
+}
+
+fn assistant(text: &str, calls: &[(&str, &str, &str)]) -> TranscriptEntry {
+    Message::Assistant {
+        text: text.into(),
+        tool_calls: calls
+            .iter()
+            .map(|(id, name, args)| ModelToolCall {
+                id: (*id).into(),
+                name: (*name).into(),
+                arguments: (*args).into(),
+            })
+            .collect(),
+    }
+    .into()
+}
+
+fn results(results: &[(&str, &str, &str, bool)]) -> TranscriptEntry {
+    Message::Tool {
+        results: results
+            .iter()
+            .map(|(id, name, content, is_error)| ToolResultMessage {
+                tool_call_id: (*id).into(),
+                tool_name: (*name).into(),
+                content: (*content).into(),
+                is_error: *is_error,
+            })
+            .collect(),
+    }
+    .into()
+}
+
+fn call(id: &str, name: &str, status: ToolStatus, args: serde_json::Value) -> ToolCallRecord {
+    ToolCallRecord {
+        tool_call_id: id.into(),
+        tool_name: name.into(),
+        invoked_by: InvokedBy::Model,
+        status,
+        executed_args: (status == ToolStatus::Success).then(|| args.clone()),
+        proposed_args: args,
+        approved_args: None,
+        decided_by: Some(DecidedBy::Policy),
+        error: None,
+        duration_ms: 3,
+    }
+}
+
+fn write(store: &SessionStore, id: &str, meta: SessionMeta, entries: &[TranscriptEntry]) {
+    let mut writer = store.create_with_id(id, meta).unwrap();
+    for entry in entries {
+        writer.append(entry).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+fn append_raw(path: &Path, bytes: &[u8]) {
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(bytes).unwrap();
+}
+
+/// A chat that moved files: tool calls pre-approved, edited at approval, denied.
+fn organise_session(store: &SessionStore) {
+    let edited = ToolCallRecord {
+        approved_args: Some(json!({"path": "/output/2024/notes.md", "content": "# Notes"})),
+        executed_args: Some(json!({"path": "/output/2024/notes.md", "content": "# Notes"})),
+        decided_by: Some(DecidedBy::User),
+        ..call(
+            "call_2",
+            "write_file",
+            ToolStatus::Success,
+            json!({"path": "/output/notes.md", "content": "# Notes"}),
+        )
+    };
+    let denied = ToolCallRecord {
+        decided_by: Some(DecidedBy::User),
+        error: Some(ToolError::new(
+            ToolErrorCode::Denied,
+            "[DENIED] keep the originals",
+        )),
+        ..call(
+            "call_3",
+            "delete_file",
+            ToolStatus::Denied,
+            json!({"path": "/input/notes.md"}),
+        )
+    };
+    write(
+        store,
+        "20261122-024512-7f3a",
+        meta(
+            "file_manager",
+            "test:default",
+            "chat",
+            "2026-11-22T02:45:12Z",
+        ),
+        &[
+            input(
+                "Organise the files in /input by year, please.\nSome of them are duplicates; keep the newest copy.",
+            ),
+            Message::user("Organise the files in /input by year, please.").into(),
+            assistant("", &[("call_1", "list_files", r#"{"path":"/input"}"#)]),
+            TranscriptEntry::ToolCall(call(
+                "call_1",
+                "list_files",
+                ToolStatus::Success,
+                json!({"path": "/input"}),
+            )),
+            results(&[(
+                "call_1",
+                "list_files",
+                "notes.md (2024-03-01, 7 bytes)",
+                false,
+            )]),
+            assistant(
+                "One file, from 2024.\nMoving it now.",
+                &[
+                    (
+                        "call_2",
+                        "write_file",
+                        r##"{"path":"/output/notes.md","content":"# Notes"}"##,
+                    ),
+                    ("call_3", "delete_file", r#"{"path":"/input/notes.md"}"#),
+                ],
+            ),
+            TranscriptEntry::ToolCall(edited),
+            TranscriptEntry::ToolCall(denied),
+            results(&[
+                (
+                    "call_2",
+                    "write_file",
+                    "Created /output/2024/notes.md",
+                    false,
+                ),
+                (
+                    "call_3",
+                    "delete_file",
+                    "Error [DENIED]: [DENIED] keep the originals",
+                    true,
+                ),
+            ]),
+            DisplayEvent::Status {
+                level: StatusLevel::Warning,
+                message: "the model asked to delete a file; denied".into(),
+            }
+            .into(),
+            DisplayEvent::Streaming {
+                request_id: "r3".into(),
+                delta: "Done".into(),
+                done: true,
+                worker: None,
+            }
+            .into(),
+            assistant(
+                "Done: notes.md is in /output/2024. The original stays in /input.",
+                &[],
+            ),
+            ended(
+                SessionEndReason::Completed,
+                Some("Done: notes.md is in /output/2024. The original stays in /input."),
+            ),
+        ],
+    );
+}
+
+/// Four sessions: completed, failed, interrupted, and one killed mid-write.
+fn fixture(env: &TestEnv) -> SessionStore {
+    let store = SessionStore::new(env.path());
+    organise_session(&store);
+    write(
+        &store,
+        "20261122-031500-0b1c",
+        meta(
+            "summarizer",
+            "anthropic:claude-haiku-4-5",
+            "single",
+            "2026-11-22T03:15:00Z",
+        ),
+        &[
+            input("Summarise report.md"),
+            ended(
+                SessionEndReason::Failed,
+                Some("stopped after 20 model turns (max_iterations)"),
+            ),
+        ],
+    );
+    write(
+        &store,
+        "20261121-235959-c0de",
+        meta(
+            "file_manager",
+            "test:default",
+            "chat",
+            "2026-11-21T23:59:59Z",
+        ),
+        &[
+            input("first"),
+            input("second"),
+            ended(SessionEndReason::Interrupted, None),
+        ],
+    );
+    write(
+        &store,
+        "20261123-080000-dead",
+        meta("greeter", "openai:gpt-4o", "chat", "2026-11-23T08:00:00Z"),
+        &[
+            input("Say hello to everyone in the team"),
+            assistant("Hello, te", &[]),
+        ],
+    );
+    append_raw(
+        &store.dir().join("20261123-080000-dead.jsonl"),
+        br#"{"kind":"message","message":{"role":"assistant","text":"Hello, tea"#,
+    );
+    store
+}
+
+/// The output with the temporary directory replaced by `[ROOT]`.
+fn run(env: &TestEnv, args: &[&str]) -> String {
+    normalize(env, env.run(args))
+}
+
+fn normalize(env: &TestEnv, text: String) -> String {
+    text.replace(&env.path().display().to_string(), "[ROOT]")
+}
+
+#[test]
+fn list_without_sessions_says_where_it_looked() {
+    let env = TestEnv::new();
+    assert_snapshot!(run(&env, &["sessions"]), @r"
+    No sessions yet in [ROOT]/.golem-forge/sessions
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn list_shows_sessions_newest_first() {
+    let env = TestEnv::new();
+    fixture(&env);
+    let out = run(&env, &["sessions"]);
+    assert_snapshot!(out);
+    assert_eq!(
+        run(&env, &["sessions", "list"]),
+        out,
+        "`list` is the default"
+    );
+}
+
+#[test]
+fn list_finds_the_program_root_from_a_subdirectory() {
+    let env = TestEnv::new();
+    let root = env.path().join("project");
+    let sub = root.join("workers/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(
+        root.join("golem-forge.config.yaml"),
+        "model: test:default\n",
+    )
+    .unwrap();
+    write(
+        &SessionStore::new(&root),
+        "20261122-024512-7f3a",
+        meta("greeter", "test:default", "single", "2026-11-22T02:45:12Z"),
+        &[
+            input("hi"),
+            ended(SessionEndReason::Completed, Some("Hello!")),
+        ],
+    );
+    let out = normalize(
+        &env,
+        common_render(env.command().current_dir(&sub).arg("sessions")),
+    );
+    assert!(out.contains("20261122-024512-7f3a"), "{out}");
+    // Without a config, the nearest `.golem-forge/` marks the root.
+    std::fs::remove_file(root.join("golem-forge.config.yaml")).unwrap();
+    let again = normalize(
+        &env,
+        common_render(env.command().current_dir(&sub).arg("sessions")),
+    );
+    assert_eq!(again, out);
+}
+
+fn common_render(cmd: &mut assert_cmd::Command) -> String {
+    crate::common::render(&cmd.output().unwrap())
+}
+
+#[test]
+fn list_skips_damaged_and_foreign_files_with_a_warning() {
+    let env = TestEnv::new();
+    let store = fixture(&env);
+    std::fs::write(store.dir().join("README.txt"), "not mine").unwrap();
+    std::fs::write(
+        store.dir().join("20260101-000000-0000.jsonl"),
+        "\u{0}\u{0}garbage\n",
+    )
+    .unwrap();
+    let out = run(&env, &["sessions"]);
+    assert_snapshot!(out);
+}
+
+#[test]
+fn show_prints_the_transcript_readably() {
+    let env = TestEnv::new();
+    fixture(&env);
+    assert_snapshot!(run(&env, &["sessions", "show", "20261122-024512-7f3a"]));
+}
+
+#[test]
+fn show_takes_a_unique_prefix() {
+    let env = TestEnv::new();
+    fixture(&env);
+    let full = run(&env, &["sessions", "show", "20261122-031500-0b1c"]);
+    assert_eq!(run(&env, &["sessions", "show", "20261122-03"]), full);
+    assert_snapshot!(full, @r"
+    Session 20261122-031500-0b1c
+      worker   summarizer (workers/summarizer.worker)
+      model    anthropic:claude-haiku-4-5
+      mode     single
+      started  2026-11-22 03:15:00 UTC
+      status   failed
+
+    user
+      Summarise report.md
+
+    ended: failed
+      stopped after 20 model turns (max_iterations)
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn show_a_session_killed_mid_write() {
+    let env = TestEnv::new();
+    fixture(&env);
+    assert_snapshot!(run(&env, &["sessions", "show", "20261123"]), @r"
+    Session 20261123-080000-dead
+      worker   greeter (workers/greeter.worker)
+      model    openai:gpt-4o
+      mode     chat
+      started  2026-11-23 08:00:00 UTC
+      status   unfinished
+
+    user
+      Say hello to everyone in the team
+
+    assistant
+      Hello, te
+
+    (the last entry was cut off mid-write: the process was killed)
+
+    (no end recorded: the process was killed or is still running)
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn show_json_prints_the_stored_lines() {
+    let env = TestEnv::new();
+    let store = fixture(&env);
+    let out = env
+        .command()
+        .args(["sessions", "show", "20261122-024512-7f3a", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stored = std::fs::read_to_string(store.dir().join("20261122-024512-7f3a.jsonl")).unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), stored);
+
+    // A cut-off last line is left out, so the output stays valid JSON lines.
+    let out = env
+        .command()
+        .args(["sessions", "show", "20261123", "--json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 3, "{text}");
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line).unwrap();
+    }
+}
+
+#[test]
+fn unknown_and_ambiguous_ids_name_the_candidates() {
+    let env = TestEnv::new();
+    fixture(&env);
+    assert_snapshot!(run(&env, &["sessions", "show", "2025"]), @r"
+    [stderr]
+    Error: no session `2025` in [ROOT]/.golem-forge/sessions (newest: 20261123-080000-dead, 20261122-031500-0b1c, 20261122-024512-7f3a, 20261121-235959-c0de)
+    Hint: Run `golem-forge sessions` to list the sessions
+    [exit status: 2]
+    ");
+    assert_snapshot!(run(&env, &["sessions", "show", "20261122"]), @r"
+    [stderr]
+    Error: session id `20261122` is ambiguous: it matches 20261122-031500-0b1c, 20261122-024512-7f3a
+    Hint: Run `golem-forge sessions` to list the sessions
+    [exit status: 2]
+    ");
+}
+
+#[test]
+fn a_corrupt_line_names_the_file_and_line() {
+    let env = TestEnv::new();
+    let store = fixture(&env);
+    let path = store.dir().join("20261122-031500-0b1c.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (first, rest) = text.split_once('\n').unwrap();
+    std::fs::write(
+        &path,
+        format!("{first}\n{{\"kind\":\"input\",\"content\":7}}\n{rest}"),
+    )
+    .unwrap();
+    assert_snapshot!(run(&env, &["sessions", "show", "20261122-031500-0b1c"]), @r"
+    [stderr]
+    Error: [ROOT]/.golem-forge/sessions/20261122-031500-0b1c.jsonl line 2: not a transcript entry: invalid type: integer `7`, expected a string
+    Hint: Run `golem-forge sessions show 20261122-031500-0b1c --json` to print the stored lines
+    [exit status: 1]
+    ");
+    let raw = env
+        .command()
+        .args(["sessions", "show", "20261122-031500-0b1c", "--json"])
+        .output()
+        .unwrap();
+    assert!(raw.status.success());
+    assert_eq!(
+        String::from_utf8(raw.stdout).unwrap(),
+        std::fs::read_to_string(&path).unwrap()
+    );
+    assert!(String::from_utf8_lossy(&raw.stderr).starts_with("Warning: "));
+}
+
+#[test]
+fn resume_continues_a_session_with_its_history() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.path().join("golem-forge.config.yaml"),
+        "model: test:default\n",
+    )
+    .unwrap();
+    std::fs::write(env.path().join("w.worker"), "---\nname: w\n---\nHi\n").unwrap();
+    let out = run(&env, &["run", "w.worker", "first question"]);
+    assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+    let store = SessionStore::new(env.path());
+    let id = store.list().unwrap()[0].id.clone();
+
+    let out = run(&env, &["sessions", "resume", &id[..12], "second question"]);
+    assert!(
+        out.starts_with("Test model: you said \"second question\"."),
+        "{out}"
+    );
+    assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+
+    let transcript = store.load(&id).unwrap();
+    assert_eq!(
+        transcript.inputs().collect::<Vec<_>>(),
+        ["first question", "second question"]
+    );
+    let messages = transcript.messages();
+    assert_eq!(
+        messages.len(),
+        4,
+        "both turns, in one conversation: {messages:?}"
+    );
+    assert_eq!(
+        store.list().unwrap().len(),
+        1,
+        "resume appends, it does not start a new session"
+    );
+
+    let out = run(&env, &["sessions", "resume", "nope", "x"]);
+    assert!(out.contains("Error: no session `nope`"), "{out}");
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+}

@@ -1,0 +1,119 @@
+//! `DecoratedTool`: a tool with some of its answers replaced — its input schema (for example
+//! with examples that name the worker's real zones) or its missing approval policy (the
+//! configured default of seed 004). Everything else is the wrapped tool's.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use golem_protocol::{Risk, ToolError, ToolResultValue};
+use serde_json::Value;
+
+use crate::approval::ApprovalRequirement;
+use crate::tool::{ManualExecution, Tool, ToolContext};
+
+/// A tool with a replaced input schema and/or a default approval policy.
+pub struct DecoratedTool {
+    inner: Arc<dyn Tool>,
+    schema: Option<Value>,
+    default_approval: Option<(ApprovalRequirement, String)>,
+}
+
+impl DecoratedTool {
+    /// Wraps `inner`, changing nothing yet.
+    pub fn new(inner: Arc<dyn Tool>) -> Self {
+        Self {
+            inner,
+            schema: None,
+            default_approval: None,
+        }
+    }
+
+    /// Uses `schema` as the input schema (it must accept what the tool accepts).
+    pub fn with_input_schema(mut self, schema: Value) -> Self {
+        self.schema = Some(schema);
+        self
+    }
+
+    /// Applies `requirement` (described as `policy`) whenever the tool has no approval policy
+    /// of its own for a call.
+    pub fn with_default_approval(
+        mut self,
+        requirement: ApprovalRequirement,
+        policy: String,
+    ) -> Self {
+        self.default_approval = Some((requirement, policy));
+        self
+    }
+}
+
+#[async_trait]
+impl Tool for DecoratedTool {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn description(&self) -> &str {
+        self.inner.description()
+    }
+    fn input_schema(&self) -> &Value {
+        self.schema
+            .as_ref()
+            .unwrap_or_else(|| self.inner.input_schema())
+    }
+    fn execution(&self) -> ManualExecution {
+        self.inner.execution()
+    }
+    fn approval(&self, args: &Value, ctx: &ToolContext) -> Option<ApprovalRequirement> {
+        self.inner.approval(args, ctx).or_else(|| {
+            self.default_approval
+                .as_ref()
+                .map(|(requirement, _)| requirement.clone())
+        })
+    }
+    fn approval_policy(&self) -> Option<String> {
+        self.inner.approval_policy().or_else(|| {
+            self.default_approval
+                .as_ref()
+                .map(|(_, policy)| policy.clone())
+        })
+    }
+    fn describe_call(&self, args: &Value) -> String {
+        self.inner.describe_call(args)
+    }
+    fn risk(&self, args: &Value) -> Risk {
+        self.inner.risk(args)
+    }
+    async fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<ToolResultValue> {
+        self.inner.preview(args, ctx).await
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        self.inner.execute(args, ctx).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fn_tool::FnTool;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn replaces_only_what_it_is_told() {
+        let inner = FnTool::new("t", "desc", json!({"type": "object"}), |_, _| async {
+            Ok(ToolResultValue::text("ran"))
+        });
+        let tool = DecoratedTool::new(Arc::new(inner))
+            .with_input_schema(json!({"type": "object", "examples": [{}]}));
+        assert_eq!(tool.input_schema()["examples"], json!([{}]));
+        assert_eq!(tool.name(), "t");
+        assert_eq!(tool.description(), "desc");
+        assert_eq!(
+            tool.approval(&json!({}), &ToolContext::for_model("c")),
+            None
+        );
+        let result = tool
+            .execute(json!({}), &ToolContext::for_model("c"))
+            .await
+            .unwrap();
+        assert_eq!(result, ToolResultValue::text("ran"));
+    }
+}

@@ -1,0 +1,296 @@
+//! Program config (`golem-forge.config.yaml`), found by walking up from a worker's directory:
+//! the default model, approval mode, delegation depth, where workers live and extra model
+//! providers; and the model precedence (`--model` > worker > `GOLEM_FORGE_MODEL` > config).
+//! Nothing here resolves a model or reads the environment itself.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use golem_core::approval::ApprovalMode;
+use golem_llm::resolve::ProviderDefinition;
+use serde::{Deserialize, Deserializer};
+
+use crate::worker::yaml::{self, or_default};
+use crate::worker::{WorkerDefinition, WorkerFileError};
+
+/// The name of the program config file.
+pub const CONFIG_FILE_NAME: &str = "golem-forge.config.yaml";
+
+/// The environment variable that names a model (below the worker's own `model`).
+pub const MODEL_ENV: &str = "GOLEM_FORGE_MODEL";
+
+/// The default of `delegation.max_depth`.
+pub const DEFAULT_MAX_DEPTH: u32 = 5;
+
+/// The program config, or its defaults when there is no config file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramConfig {
+    /// The default model (`provider:model`), lowest in the precedence.
+    pub model: Option<String>,
+    /// `approval:` settings.
+    pub approval: ApprovalSettings,
+    /// `delegation:` settings.
+    pub delegation: DelegationSettings,
+    /// Directories holding workers, as written (relative to [`Self::root`]); see
+    /// [`Self::worker_dirs`].
+    pub worker_paths: Vec<PathBuf>,
+    /// Model providers defined by the program, by name.
+    pub providers: BTreeMap<String, ProviderDefinition>,
+    /// The program root: the config file's directory (or the worker's, without a file).
+    pub root: PathBuf,
+    /// The config file, if there is one.
+    pub file: Option<PathBuf>,
+}
+
+/// `approval:` in program config.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalSettings {
+    /// The approval mode unless the command line gives one.
+    #[serde(default)]
+    pub mode: Option<ApprovalMode>,
+}
+
+/// `delegation:` in program config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelegationSettings {
+    /// How deep workers may delegate (the root worker is depth 0); default 5.
+    #[serde(default = "default_max_depth", deserialize_with = "max_depth")]
+    pub max_depth: u32,
+}
+
+impl Default for DelegationSettings {
+    fn default() -> Self {
+        Self {
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+/// A config file that cannot be read or is invalid.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file cannot be read.
+    #[error("cannot read config file {}: {source}", path.display())]
+    Read {
+        /// The config file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The file is invalid; `message` names the key when there is one.
+    #[error("config file {}, line {line}: {message}", path.display())]
+    Invalid {
+        /// The config file.
+        path: PathBuf,
+        /// 1-based line in the file.
+        line: u64,
+        /// The dotted key path, when the problem has one.
+        key: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Where the chosen model came from, highest precedence first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelSource {
+    /// `--model` on the command line.
+    CommandLine,
+    /// The worker's `model`.
+    Worker,
+    /// The `GOLEM_FORGE_MODEL` environment variable.
+    Environment,
+    /// The program config's `model`.
+    Config,
+}
+
+/// No model was chosen, or the chosen one does not fit the worker.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelChoiceError {
+    /// Nothing names a model.
+    #[error(
+        "no model for worker {worker}: pass `--model provider:model`, set `model:` in the worker \
+         file or in {CONFIG_FILE_NAME}, or set {MODEL_ENV} (`--model test:default` runs offline)"
+    )]
+    NoModel {
+        /// The worker's name.
+        worker: String,
+    },
+    /// The chosen model is not in the worker's `compatible_models`.
+    #[error(transparent)]
+    Incompatible(#[from] WorkerFileError),
+}
+
+/// The keys of the config file.
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default, deserialize_with = "or_default")]
+    approval: ApprovalSettings,
+    #[serde(default, deserialize_with = "or_default")]
+    delegation: DelegationSettings,
+    #[serde(default, deserialize_with = "or_default")]
+    worker_paths: Vec<PathBuf>,
+    #[serde(default, deserialize_with = "provider_names")]
+    providers: BTreeMap<String, ProviderDefinition>,
+}
+
+impl ProgramConfig {
+    /// The defaults, with `root` as the program root and no file.
+    pub fn defaults(root: impl Into<PathBuf>) -> Self {
+        Self::from_file(ConfigFile::default(), root.into(), None)
+    }
+
+    /// The nearest config file in `start_dir` or one of its ancestors, if any.
+    pub fn find(start_dir: &Path) -> Option<PathBuf> {
+        let start = std::path::absolute(start_dir).unwrap_or_else(|_| start_dir.to_owned());
+        start
+            .ancestors()
+            .map(|dir| dir.join(CONFIG_FILE_NAME))
+            .find(|file| file.is_file())
+    }
+
+    /// Loads the nearest config file walking up from `start_dir`; without one, the defaults
+    /// with `start_dir` (made absolute) as the program root.
+    pub fn discover(start_dir: &Path) -> Result<Self, ConfigError> {
+        match Self::find(start_dir) {
+            Some(file) => Self::load(&file),
+            None => Ok(Self::defaults(
+                std::path::absolute(start_dir).unwrap_or_else(|_| start_dir.to_owned()),
+            )),
+        }
+    }
+
+    /// The program config of the worker file at `worker_path` (see [`Self::discover`]).
+    pub fn for_worker(worker_path: &Path) -> Result<Self, ConfigError> {
+        let dir = match worker_path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            Some(_) | None => Path::new("."),
+        };
+        Self::discover(dir)
+    }
+
+    /// Reads and parses the config file at `path`.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses the text of the config file at `path`; an empty file gives the defaults.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let text = text.replace("\r\n", "\n");
+        let root = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+            Some(_) | None => PathBuf::from("."),
+        };
+        let blank = text.lines().all(|line| {
+            let line = line.trim_start();
+            line.is_empty() || line.starts_with('#')
+        });
+        let file = if blank {
+            ConfigFile::default()
+        } else {
+            yaml::from_yaml(&text, 1, "config").map_err(|problem| ConfigError::Invalid {
+                path: path.to_owned(),
+                line: problem.line,
+                key: problem.key,
+                message: problem.message,
+            })?
+        };
+        Ok(Self::from_file(file, root, Some(path.to_owned())))
+    }
+
+    fn from_file(file: ConfigFile, root: PathBuf, path: Option<PathBuf>) -> Self {
+        Self {
+            model: file.model,
+            approval: file.approval,
+            delegation: file.delegation,
+            worker_paths: file.worker_paths,
+            providers: file.providers,
+            root,
+            file: path,
+        }
+    }
+
+    /// The directories to look for workers in: `worker_paths` resolved against the program
+    /// root, or the root itself when there are none.
+    pub fn worker_dirs(&self) -> Vec<PathBuf> {
+        if self.worker_paths.is_empty() {
+            return vec![self.root.clone()];
+        }
+        self.worker_paths
+            .iter()
+            .map(|path| self.root.join(path))
+            .collect()
+    }
+}
+
+/// Chooses the model for `worker`: `cli` (`--model`) > the worker's `model` > `env`
+/// (`GOLEM_FORGE_MODEL`) > the config's `model`; blank values count as absent. The choice
+/// must fit the worker's `compatible_models`.
+pub fn choose_model(
+    cli: Option<&str>,
+    worker: &WorkerDefinition,
+    env: Option<&str>,
+    config: &ProgramConfig,
+) -> Result<String, ModelChoiceError> {
+    model_choice(cli, worker, env, config).map(|(model, _)| model)
+}
+
+/// [`choose_model`], also saying where the model came from.
+pub fn model_choice(
+    cli: Option<&str>,
+    worker: &WorkerDefinition,
+    env: Option<&str>,
+    config: &ProgramConfig,
+) -> Result<(String, ModelSource), ModelChoiceError> {
+    let given = |value: Option<&str>, source| {
+        value
+            .map(str::trim)
+            .filter(|value| !value.is_empty())
+            .map(|value| (value.to_owned(), source))
+    };
+    let (model, source) = given(cli, ModelSource::CommandLine)
+        .or_else(|| given(worker.model.as_deref(), ModelSource::Worker))
+        .or_else(|| given(env, ModelSource::Environment))
+        .or_else(|| given(config.model.as_deref(), ModelSource::Config))
+        .ok_or_else(|| ModelChoiceError::NoModel {
+            worker: worker.name.clone(),
+        })?;
+    worker.check_compatible(&model)?;
+    Ok((model, source))
+}
+
+fn default_max_depth() -> u32 {
+    DEFAULT_MAX_DEPTH
+}
+
+fn max_depth<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    Ok(Option::<u32>::deserialize(deserializer)?.unwrap_or(DEFAULT_MAX_DEPTH))
+}
+
+fn provider_names<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<BTreeMap<String, ProviderDefinition>, D::Error> {
+    let providers = Option::<BTreeMap<String, ProviderDefinition>>::deserialize(deserializer)?
+        .unwrap_or_default();
+    if let Some(bad) = providers
+        .keys()
+        .find(|name| name.is_empty() || name.contains(':') || name.contains(char::is_whitespace))
+    {
+        return Err(serde::de::Error::custom(format!(
+            "must use provider names without `:` or spaces, found \"{}\"",
+            bad.escape_debug()
+        )));
+    }
+    Ok(providers)
+}

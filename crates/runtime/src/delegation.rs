@@ -1,0 +1,149 @@
+//! Delegation: one tool per allowed worker, named after it. Calling it runs the child worker
+//! one-shot at depth + 1, sharing the parent's approval controller (and so its session memory),
+//! its UI and its interrupt; the child's zones can only narrow the parent's. Depth beyond
+//! `delegation.max_depth` and cycles (A → B → A) are error results, never runs.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::launch::{SessionEnv, WorkerFrame, build_worker};
+use crate::runner::RunStatus;
+
+/// The arguments of a delegation tool.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DelegateArgs {
+    /// The task for the worker, in plain words.
+    pub input: String,
+    /// Extra instructions for this call, added to the worker's own.
+    #[serde(default)]
+    pub instructions: Option<String>,
+    /// Sandbox paths (`/zone/file`) the worker should read.
+    #[serde(default)]
+    pub attachments: Vec<String>,
+}
+
+/// The tool that delegates to one worker.
+pub struct DelegateTool {
+    name: String,
+    description: String,
+    schema: Value,
+    env: Arc<SessionEnv>,
+    frame: WorkerFrame,
+}
+
+impl DelegateTool {
+    /// A tool for the worker `name` (described by `description`), called from `frame`.
+    pub fn new(name: &str, description: &str, env: Arc<SessionEnv>, frame: WorkerFrame) -> Self {
+        Self {
+            name: name.to_owned(),
+            description: format!("Delegate a task to the `{name}` worker: {description}"),
+            schema: input_schema_for::<DelegateArgs>(),
+            env,
+            frame,
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for DelegateTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn describe_call(&self, args: &Value) -> String {
+        let input = args
+            .get("input")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        format!(
+            "Delegate to worker {}: {}",
+            self.name,
+            golem_core::text::fold(input, 160)
+        )
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        let args: DelegateArgs = parse_args(&self.name, args)?;
+        let depth = self.frame.depth + 1;
+        let max_depth = self.env.max_depth;
+        if depth > max_depth {
+            return Err(ToolError::new(
+                ToolErrorCode::ExecutionError,
+                format!(
+                    "cannot delegate to {}: the delegation depth limit ({max_depth}) is reached",
+                    self.name
+                ),
+            ));
+        }
+        if self.frame.chain.iter().any(|w| w == &self.name) {
+            let mut chain = self.frame.chain.clone();
+            chain.push(self.name.clone());
+            return Err(ToolError::new(
+                ToolErrorCode::ExecutionError,
+                format!("delegation cycle refused: {}", chain.join(" → ")),
+            ));
+        }
+        if let Some(sandbox) = &self.frame.sandbox {
+            for path in &args.attachments {
+                sandbox.resolve(path)?;
+            }
+        }
+        let mut child = build_worker(&self.env, &self.name, self.frame.clone())
+            .map_err(|e| {
+                ToolError::new(
+                    ToolErrorCode::ExecutionError,
+                    format!("cannot start worker {}: {e}", self.name),
+                )
+            })?
+            .with_parent_call(&ctx.tool_call_id);
+        let mut input = args.input;
+        if let Some(extra) = args.instructions.filter(|i| !i.trim().is_empty()) {
+            input = format!("{input}\n\nInstructions for this task:\n{extra}");
+        }
+        if !args.attachments.is_empty() {
+            input = format!(
+                "{input}\n\nAttached files (read them with your tools):\n- {}",
+                args.attachments.join("\n- ")
+            );
+        }
+        let outcome = tokio::select! {
+            outcome = child.run(&input) => outcome,
+            () = ctx.cancel.cancelled() => {
+                return Err(ToolError::new(ToolErrorCode::Interrupted, format!("{} was interrupted", self.name)));
+            }
+        };
+        match outcome.status {
+            RunStatus::Completed => Ok(ToolResultValue::text(outcome.response).with_summary(
+                format!(
+                    "{} answered after {} turn{}",
+                    self.name,
+                    outcome.turns,
+                    if outcome.turns == 1 { "" } else { "s" }
+                ),
+            )),
+            RunStatus::Failed(message) => Err(ToolError::new(
+                ToolErrorCode::ExecutionError,
+                format!("worker {} failed: {message}", self.name),
+            )),
+            RunStatus::Interrupted => Err(ToolError::new(
+                ToolErrorCode::Interrupted,
+                format!("worker {} was interrupted: {}", self.name, outcome.response),
+            )),
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Putting a worker together: its model (by the precedence of DESIGN.md §3.4), its sandbox
+//! (opened for the root, narrowed from the caller's for sub-workers), its tools (toolsets and
+//! delegation), and the orchestrator they all go through. One `SessionEnv` is shared by every
+//! worker of a session: config, worker registry, approval controller, UI and interrupt.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use golem_core::approval::ApprovalController;
+use golem_core::interrupt::InterruptSignal;
+use golem_core::orchestrator::ToolCallOrchestrator;
+use golem_core::registry::ToolRegistry;
+use golem_core::ui::RuntimeUI;
+use golem_llm::Model;
+use golem_llm::record::RecordingModel;
+use golem_llm::resolve::ModelResolver;
+use golem_protocol::WorkerOrigin;
+use golem_sandbox::Sandbox;
+
+use crate::config::ProgramConfig;
+use crate::registry::WorkerRegistry;
+use crate::runner::{RunObserver, RuntimeParts, WorkerRuntime};
+use crate::worker::{WorkerDefinition, WorkerMode, load_worker};
+
+/// Why a worker could not be put together.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// The worker file or program config is wrong.
+    #[error("{0}")]
+    Config(String),
+    /// The model cannot be used.
+    #[error("{0}")]
+    Model(#[from] golem_llm::ModelError),
+    /// A toolset the worker asks for is not built yet.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// What every worker of a session shares.
+pub struct SessionEnv {
+    /// The program config.
+    pub config: Arc<ProgramConfig>,
+    /// Where workers are found by name.
+    pub registry: Arc<WorkerRegistry>,
+    /// Turns model names into models.
+    pub resolver: ModelResolver,
+    /// The approval controller (and its session memory).
+    pub controller: ApprovalController,
+    /// Where events go.
+    pub ui: RuntimeUI,
+    /// The interrupt.
+    pub interrupt: InterruptSignal,
+    /// The transcript (the root's conversation; every worker's tool calls).
+    pub observer: Option<Arc<dyn RunObserver>>,
+    /// `--model`, for the root worker.
+    pub cli_model: Option<String>,
+    /// `GOLEM_FORGE_MODEL`, for the root worker.
+    pub env_model: Option<String>,
+    /// `--max-iterations`, overriding every worker's.
+    pub max_iterations: Option<u32>,
+    /// `delegation.max_depth`.
+    pub max_depth: u32,
+    /// `--record FILE`: record the root model's exchanges.
+    pub record: Option<PathBuf>,
+}
+
+/// Where a worker stands when it is built: its depth, its ancestors, and its caller's sandbox
+/// and model (none for the root).
+#[derive(Clone, Default)]
+pub struct WorkerFrame {
+    /// The depth of the worker this frame describes.
+    pub depth: u32,
+    /// The workers from the root down to and including this one.
+    pub chain: Vec<String>,
+    /// This worker's sandbox.
+    pub sandbox: Option<Sandbox>,
+    /// This worker's model.
+    pub model: Option<Arc<dyn Model>>,
+}
+
+/// Builds the worker named `name` (found through the session's registry) as a child of
+/// `parent` (a frame with depth, chain, sandbox and model of the caller).
+pub fn build_worker(
+    env: &Arc<SessionEnv>,
+    name: &str,
+    parent: WorkerFrame,
+) -> Result<WorkerRuntime, LaunchError> {
+    let definition = env
+        .registry
+        .load(name)
+        .map_err(|e| LaunchError::Config(e.to_string()))?;
+    assemble(env, Arc::new(definition), Some(parent))
+}
+
+/// Builds the root worker from its file.
+pub fn build_root(
+    env: &Arc<SessionEnv>,
+    worker_path: &Path,
+) -> Result<(WorkerRuntime, Arc<WorkerDefinition>, String), LaunchError> {
+    let definition =
+        Arc::new(load_worker(worker_path).map_err(|e| LaunchError::Config(e.to_string()))?);
+    let runtime = assemble(env, definition.clone(), None)?;
+    let model = runtime_model_name(env, &definition)?;
+    Ok((runtime, definition, model))
+}
+
+fn runtime_model_name(
+    env: &SessionEnv,
+    definition: &WorkerDefinition,
+) -> Result<String, LaunchError> {
+    crate::config::choose_model(
+        env.cli_model.as_deref(),
+        definition,
+        env.env_model.as_deref(),
+        &env.config,
+    )
+    .map_err(|e| LaunchError::Config(e.to_string()))
+}
+
+fn assemble(
+    env: &Arc<SessionEnv>,
+    definition: Arc<WorkerDefinition>,
+    parent: Option<WorkerFrame>,
+) -> Result<WorkerRuntime, LaunchError> {
+    let depth = parent.as_ref().map_or(0, |p| p.depth + 1);
+    // The model: the root by precedence; a sub-worker by its own `model`, else its caller's.
+    let model: Arc<dyn Model> = match (&parent, &definition.model) {
+        (None, _) => {
+            let name = runtime_model_name(env, &definition)?;
+            let model = env.resolver.resolve(&name)?;
+            match &env.record {
+                Some(path) => Arc::new(RecordingModel::create(model, path)?),
+                None => model,
+            }
+        }
+        (Some(_), Some(own)) => {
+            definition
+                .check_compatible(own)
+                .map_err(|e| LaunchError::Config(e.to_string()))?;
+            env.resolver.resolve(own)?
+        }
+        (Some(parent), None) => match &parent.model {
+            Some(model) => {
+                definition
+                    .check_compatible(&model.spec().to_string())
+                    .map_err(|e| LaunchError::Config(e.to_string()))?;
+                model.clone()
+            }
+            None => {
+                return Err(LaunchError::Config(format!(
+                    "worker {} has no model to inherit",
+                    definition.name
+                )));
+            }
+        },
+    };
+    // The sandbox: opened for the root, narrowed from the caller's for a sub-worker.
+    let sandbox = match &parent {
+        None => Sandbox::open(definition.dir(), &definition.zones),
+        Some(parent) => match &parent.sandbox {
+            Some(parent_sandbox) => parent_sandbox.narrow(&definition.zones),
+            None => Sandbox::open(definition.dir(), &[]),
+        },
+    }
+    .map_err(|e| LaunchError::Config(format!("worker {}: {e}", definition.name)))?;
+
+    let mut chain = parent.as_ref().map(|p| p.chain.clone()).unwrap_or_default();
+    chain.push(definition.name.clone());
+    let frame = WorkerFrame {
+        depth,
+        chain,
+        sandbox: Some(sandbox.clone()),
+        model: Some(model.clone()),
+    };
+    let registry = crate::toolsets::build_tools(env, &definition, &sandbox, &frame)?;
+
+    let origin = WorkerOrigin {
+        name: definition.name.clone(),
+        depth,
+    };
+    let mut orchestrator =
+        ToolCallOrchestrator::new(Arc::new(registry), env.controller.clone(), env.ui.clone());
+    if depth > 0 {
+        orchestrator = orchestrator.with_worker(origin);
+    }
+    Ok(WorkerRuntime::new(RuntimeParts {
+        worker_name: definition.name.clone(),
+        instructions: definition.instructions.clone(),
+        keeps_history: depth == 0 && definition.mode == WorkerMode::Chat,
+        depth,
+        max_iterations: env.max_iterations.unwrap_or(definition.max_iterations),
+        model,
+        orchestrator,
+        ui: env.ui.clone(),
+        interrupt: env.interrupt.clone(),
+        observer: env.observer.clone(),
+    }))
+}
+
+/// An empty registry, for tests and for workers without tools.
+pub fn empty_registry() -> ToolRegistry {
+    ToolRegistry::new()
+}

@@ -1,0 +1,348 @@
+//! The agent loop (`WorkerRuntime`): model turn → tool calls through the one orchestrator →
+//! results back to the model → again, until a final answer, `max_iterations`, an error or an
+//! interrupt. Root workers in chat mode keep their conversation between runs; every other run
+//! starts fresh.
+
+mod turn;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use golem_core::interrupt::InterruptSignal;
+use golem_core::orchestrator::{CallOutcome, ToolCallOrchestrator};
+use golem_core::ui::RuntimeUI;
+use golem_llm::{Message, Model, ModelError, ModelRequest, ToolResultMessage};
+use golem_protocol::{DisplayEvent, TokenUsage, ToolStatus, WorkerOrigin};
+
+/// Receives what a run does, for transcripts: the root worker's input and conversation (what a
+/// resume continues), and the tool calls of every worker.
+pub trait RunObserver: Send + Sync {
+    /// The user's input for a root run.
+    fn input(&self, content: &str);
+    /// A message added to the root worker's conversation.
+    fn message(&self, message: &Message);
+    /// A tool call of any worker ended.
+    fn tool_call(&self, outcome: &CallOutcome);
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunStatus {
+    /// The model gave a final answer.
+    Completed,
+    /// The run failed (model error, max iterations).
+    Failed(String),
+    /// The user interrupted; the response is the model's summary of partial progress, if it
+    /// could give one.
+    Interrupted,
+}
+
+/// The result of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    /// How it ended.
+    pub status: RunStatus,
+    /// The final answer (or the summary after an interrupt; empty after a failure).
+    pub response: String,
+    /// Tokens used by this run.
+    pub usage: TokenUsage,
+    /// Model turns taken.
+    pub turns: u32,
+}
+
+/// What a worker runtime is made of.
+pub struct RuntimeParts {
+    /// The worker's name.
+    pub worker_name: String,
+    /// The system instructions.
+    pub instructions: String,
+    /// Whether conversation history is kept between runs (root workers in chat mode).
+    pub keeps_history: bool,
+    /// Depth in the delegation tree (0 is the root).
+    pub depth: u32,
+    /// The most model turns in one run.
+    pub max_iterations: u32,
+    /// The model.
+    pub model: Arc<dyn Model>,
+    /// The gate every tool call goes through (holds the worker's tools).
+    pub orchestrator: ToolCallOrchestrator,
+    /// Where events go.
+    pub ui: RuntimeUI,
+    /// The interrupt shared with the front end.
+    pub interrupt: InterruptSignal,
+    /// The transcript, if any.
+    pub observer: Option<Arc<dyn RunObserver>>,
+}
+
+/// Runs a worker.
+pub struct WorkerRuntime {
+    parts: RuntimeParts,
+    history: Vec<Message>,
+    parent_call: Option<String>,
+}
+
+/// The note appended when asking the model to summarise after an interrupt.
+const INTERRUPT_NOTE: &str = "[The user interrupted this run. Do not call tools. In a few \
+sentences, summarise what was done so far and what remains.]";
+
+impl WorkerRuntime {
+    /// A runtime from its parts.
+    pub fn new(parts: RuntimeParts) -> Self {
+        Self {
+            parts,
+            history: Vec::new(),
+            parent_call: None,
+        }
+    }
+
+    /// A runtime that continues `history` (resuming a session) and keeps it from now on.
+    pub fn with_history(mut self, history: Vec<Message>) -> Self {
+        self.history = history;
+        self.parts.keeps_history = true;
+        self
+    }
+
+    /// Marks this runtime as started by the delegating tool call `id` (named in `workerStarted`).
+    pub fn with_parent_call(mut self, id: impl Into<String>) -> Self {
+        self.parent_call = Some(id.into());
+        self
+    }
+
+    /// The conversation kept between runs.
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// Forgets the conversation.
+    pub fn clear_history(&mut self) {
+        self.history.clear();
+    }
+
+    /// The depth in the delegation tree.
+    pub fn depth(&self) -> u32 {
+        self.parts.depth
+    }
+
+    /// Whether this is the root worker.
+    pub fn is_root(&self) -> bool {
+        self.parts.depth == 0
+    }
+
+    fn origin(&self) -> Option<WorkerOrigin> {
+        (self.parts.depth > 0).then(|| WorkerOrigin {
+            name: self.parts.worker_name.clone(),
+            depth: self.parts.depth,
+        })
+    }
+
+    fn record(&self, messages: &mut Vec<Message>, message: Message) {
+        if let Some(observer) = self.root_observer() {
+            observer.message(&message);
+        }
+        messages.push(message);
+    }
+
+    /// The observer, for what only the root worker records (input and conversation).
+    fn root_observer(&self) -> Option<&Arc<dyn RunObserver>> {
+        self.parts
+            .observer
+            .as_ref()
+            .filter(|_| self.parts.depth == 0)
+    }
+
+    /// Runs the worker on `input` until it answers, fails or is interrupted.
+    pub async fn run(&mut self, input: &str) -> RunOutcome {
+        let started = Instant::now();
+        let parts = &self.parts;
+        parts.ui.emit(DisplayEvent::WorkerStarted {
+            worker_name: parts.worker_name.clone(),
+            depth: parts.depth,
+            model: Some(parts.model.spec().to_string()),
+            parent_tool_call_id: self.parent_call.clone(),
+        });
+        if let Some(observer) = self.root_observer() {
+            observer.input(input);
+        }
+        let mut messages = if parts.keeps_history {
+            self.history.clone()
+        } else {
+            Vec::new()
+        };
+        self.record(&mut messages, Message::user(input));
+        let outcome = self.run_loop(&mut messages).await;
+        if self.parts.keeps_history {
+            self.history = messages;
+        }
+        let (success, error) = match &outcome.status {
+            RunStatus::Completed => (true, None),
+            RunStatus::Failed(message) => (false, Some(message.clone())),
+            RunStatus::Interrupted => (false, Some("interrupted".to_owned())),
+        };
+        self.parts.ui.emit(DisplayEvent::WorkerFinished {
+            worker_name: self.parts.worker_name.clone(),
+            depth: self.parts.depth,
+            success,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            error,
+        });
+        outcome
+    }
+
+    async fn run_loop(&self, messages: &mut Vec<Message>) -> RunOutcome {
+        let parts = &self.parts;
+        let tools = parts.orchestrator.registry().llm_definitions();
+        let mut usage = TokenUsage::default();
+        let origin = self.origin();
+        let mut turns = 0;
+        while turns < parts.max_iterations {
+            let cancel = parts.interrupt.token();
+            if cancel.is_cancelled() {
+                return self.interrupted(messages, usage, turns).await;
+            }
+            turns += 1;
+            let request = ModelRequest::new(&parts.instructions, messages.clone(), tools.clone());
+            let response = match turn::model_turn(
+                parts.model.as_ref(),
+                &request,
+                &parts.ui,
+                origin.as_ref(),
+                &cancel,
+            )
+            .await
+            {
+                Ok(response) => response,
+                Err(ModelError::Cancelled) => {
+                    return self.interrupted(messages, usage, turns).await;
+                }
+                Err(error) => {
+                    return RunOutcome {
+                        status: RunStatus::Failed(error.to_string()),
+                        response: String::new(),
+                        usage,
+                        turns,
+                    };
+                }
+            };
+            usage.add(&response.usage);
+            parts.ui.emit(DisplayEvent::Usage {
+                usage: response.usage,
+                total: usage,
+                model: Some(parts.model.spec().to_string()),
+                worker: origin.clone(),
+            });
+            let calls = response.tool_calls.clone();
+            self.record(
+                messages,
+                Message::Assistant {
+                    text: response.text.clone(),
+                    tool_calls: calls.clone(),
+                },
+            );
+            if calls.is_empty() {
+                return RunOutcome {
+                    status: RunStatus::Completed,
+                    response: response.text,
+                    usage,
+                    turns,
+                };
+            }
+            let mut results = Vec::with_capacity(calls.len());
+            for call in &calls {
+                let outcome = parts.orchestrator.call(call.to_tool_call(), &cancel).await;
+                if let Some(observer) = &parts.observer {
+                    observer.tool_call(&outcome);
+                }
+                results.push(result_message(&outcome));
+            }
+            self.record(messages, Message::Tool { results });
+            if cancel.is_cancelled() {
+                return self.interrupted(messages, usage, turns).await;
+            }
+        }
+        let message = format!(
+            "{} reached max_iterations ({}) without a final answer; raise `max_iterations` in the \
+             worker file or pass --max-iterations",
+            parts.worker_name, parts.max_iterations
+        );
+        RunOutcome {
+            status: RunStatus::Failed(message),
+            response: String::new(),
+            usage,
+            turns,
+        }
+    }
+
+    /// After an interrupt: the root clears it, asks the model once (without tools) to
+    /// summarise, and ends the run as interrupted either way. A sub-worker just stops: the
+    /// interrupt belongs to the root, which summarises for everyone.
+    async fn interrupted(
+        &self,
+        messages: &mut Vec<Message>,
+        mut usage: TokenUsage,
+        turns: u32,
+    ) -> RunOutcome {
+        let parts = &self.parts;
+        if parts.depth > 0 {
+            return RunOutcome {
+                status: RunStatus::Interrupted,
+                response: "[Interrupted]".to_owned(),
+                usage,
+                turns,
+            };
+        }
+        parts.interrupt.reset();
+        self.record(messages, Message::user(INTERRUPT_NOTE));
+        let request = ModelRequest::new(&parts.instructions, messages.clone(), Vec::new());
+        let cancel = parts.interrupt.token();
+        let summary = turn::model_turn(
+            parts.model.as_ref(),
+            &request,
+            &parts.ui,
+            self.origin().as_ref(),
+            &cancel,
+        )
+        .await;
+        let response = match summary {
+            Ok(response) if response.tool_calls.is_empty() && !response.text.trim().is_empty() => {
+                usage.add(&response.usage);
+                self.record(messages, Message::assistant(response.text.clone()));
+                response.text
+            }
+            Ok(_) | Err(_) => {
+                parts.interrupt.reset();
+                "[Interrupted]".to_owned()
+            }
+        };
+        RunOutcome {
+            status: RunStatus::Interrupted,
+            response,
+            usage,
+            turns,
+        }
+    }
+}
+
+/// The model's view of a call's outcome; a call never run because of an interrupt says so.
+fn result_message(outcome: &CallOutcome) -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id: outcome.tool_call_id.clone(),
+        tool_name: outcome.tool_name.clone(),
+        content: match outcome.status {
+            ToolStatus::Denied => format!(
+                "[DENIED] {}",
+                outcome
+                    .error
+                    .as_ref()
+                    .map_or_else(|| outcome.model_text(), |e| e.message.clone())
+            ),
+            ToolStatus::Success
+            | ToolStatus::Error
+            | ToolStatus::Blocked
+            | ToolStatus::Interrupted => outcome.model_text(),
+        },
+        is_error: outcome.is_error(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

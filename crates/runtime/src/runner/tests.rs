@@ -1,0 +1,444 @@
+//! Tests of the agent loop with a scripted model and closure tools.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use golem_core::approval::{ApprovalController, ApprovalMode, ApprovalRequirement};
+use golem_core::bus::UiEventBus;
+use golem_core::fn_tool::FnTool;
+use golem_core::registry::ToolRegistry;
+use golem_llm::{EventStream, FinishReason, ModelSpec, StreamEvent};
+use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::*;
+
+type Script =
+    Box<dyn Fn(&ModelRequest, usize) -> Result<Vec<StreamEvent>, ModelError> + Send + Sync>;
+
+/// A model that answers each turn from a script and records the requests it got.
+struct ScriptedModel {
+    spec: ModelSpec,
+    script: Script,
+    requests: Mutex<Vec<ModelRequest>>,
+}
+
+impl ScriptedModel {
+    fn new(
+        script: impl Fn(&ModelRequest, usize) -> Result<Vec<StreamEvent>, ModelError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            spec: ModelSpec {
+                provider: "test".into(),
+                model: "scripted".into(),
+            },
+            script: Box::new(script),
+            requests: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn requests(&self) -> Vec<ModelRequest> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+#[async_trait]
+impl Model for ScriptedModel {
+    fn spec(&self) -> &ModelSpec {
+        &self.spec
+    }
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        _cancel: CancellationToken,
+    ) -> Result<EventStream, ModelError> {
+        let turn = {
+            let mut requests = self.requests.lock().unwrap();
+            requests.push(request.clone());
+            requests.len() - 1
+        };
+        let events = (self.script)(request, turn)?;
+        Ok(Box::pin(futures::stream::iter(events.into_iter().map(Ok))))
+    }
+}
+
+fn text(answer: &str) -> Vec<StreamEvent> {
+    vec![
+        StreamEvent::TextDelta {
+            text: answer.into(),
+        },
+        StreamEvent::Usage {
+            usage: TokenUsage {
+                input_tokens: 10,
+                output_tokens: 2,
+                ..TokenUsage::default()
+            },
+        },
+        StreamEvent::Finish {
+            reason: FinishReason::EndTurn,
+        },
+    ]
+}
+
+fn calls(calls: &[(&str, &str)]) -> Vec<StreamEvent> {
+    let mut events = Vec::new();
+    for (index, (name, args)) in calls.iter().enumerate() {
+        events.push(StreamEvent::ToolCallStart {
+            index,
+            id: format!("call_{index}"),
+            name: (*name).into(),
+        });
+        events.push(StreamEvent::ToolCallDelta {
+            index,
+            arguments: (*args).into(),
+        });
+    }
+    events.push(StreamEvent::Usage {
+        usage: TokenUsage {
+            input_tokens: 5,
+            output_tokens: 1,
+            ..TokenUsage::default()
+        },
+    });
+    events.push(StreamEvent::Finish {
+        reason: FinishReason::ToolUse,
+    });
+    events
+}
+
+fn echo_tool(runs: Arc<AtomicUsize>) -> FnTool {
+    FnTool::new(
+        "echo",
+        "echoes",
+        json!({"type": "object", "properties": {"say": {"type": "string"}}, "required": ["say"]}),
+        move |args, _| {
+            let runs = runs.clone();
+            async move {
+                runs.fetch_add(1, Ordering::SeqCst);
+                Ok(ToolResultValue::text(
+                    args["say"].as_str().unwrap_or_default().to_owned(),
+                ))
+            }
+        },
+    )
+    .with_static_approval(ApprovalRequirement::PreApproved)
+}
+
+struct Setup {
+    runtime: WorkerRuntime,
+    model: Arc<ScriptedModel>,
+    bus: UiEventBus,
+    interrupt: InterruptSignal,
+}
+
+fn setup(
+    model: Arc<ScriptedModel>,
+    tools: Vec<FnTool>,
+    keeps_history: bool,
+    max_iterations: u32,
+) -> Setup {
+    let mut registry = ToolRegistry::new();
+    for tool in tools {
+        registry.register(Arc::new(tool)).unwrap();
+    }
+    let bus = UiEventBus::new();
+    let ui = RuntimeUI::new(bus.clone());
+    let interrupt = InterruptSignal::new();
+    let orchestrator = ToolCallOrchestrator::new(
+        Arc::new(registry),
+        ApprovalController::new(ApprovalMode::AutoDeny),
+        ui.clone(),
+    );
+    let runtime = WorkerRuntime::new(RuntimeParts {
+        worker_name: "w".into(),
+        instructions: "Be helpful.".into(),
+        keeps_history,
+        depth: 0,
+        max_iterations,
+        model: model.clone(),
+        orchestrator,
+        ui,
+        interrupt: interrupt.clone(),
+        observer: None,
+    });
+    Setup {
+        runtime,
+        model,
+        bus,
+        interrupt,
+    }
+}
+
+#[tokio::test]
+async fn answers_without_tools_and_streams_text() {
+    let model = ScriptedModel::new(|_, _| Ok(text("Hello!")));
+    let mut s = setup(model, vec![], false, 5);
+    let mut events = s.bus.subscribe();
+    let outcome = s.runtime.run("hi").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(outcome.response, "Hello!");
+    assert_eq!(outcome.turns, 1);
+    let mut streamed = String::new();
+    let mut done = false;
+    while let Some(event) = events.try_recv() {
+        if let DisplayEvent::Streaming { delta, done: d, .. } = event {
+            streamed.push_str(&delta);
+            done |= d;
+        }
+    }
+    assert_eq!(streamed, "Hello!");
+    assert!(done);
+    let request = &s.model.requests()[0];
+    assert_eq!(request.system, "Be helpful.");
+    assert_eq!(request.messages, vec![Message::user("hi")]);
+}
+
+#[tokio::test]
+async fn tool_results_go_back_to_the_model_in_order_and_usage_adds_up() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let model = ScriptedModel::new(|_, turn| {
+        Ok(match turn {
+            0 => calls(&[
+                ("echo", r#"{"say": "one"}"#),
+                ("nope", "{}"),
+                ("echo", r#"{"say": 5}"#),
+                ("echo", r#"{"say": "#),
+            ]),
+            _ => text("done"),
+        })
+    });
+    let mut s = setup(model, vec![echo_tool(runs.clone())], false, 5);
+    let outcome = s.runtime.run("go").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "only the valid call ran");
+    assert_eq!(
+        outcome.usage,
+        TokenUsage {
+            input_tokens: 15,
+            output_tokens: 3,
+            ..TokenUsage::default()
+        }
+    );
+    let second = &s.model.requests()[1];
+    let Message::Tool { results } = &second.messages[2] else {
+        panic!("{:?}", second.messages)
+    };
+    let summary: Vec<(bool, String)> = results
+        .iter()
+        .map(|r| (r.is_error, r.content.clone()))
+        .collect();
+    assert_eq!(summary[0], (false, "one".to_owned()));
+    assert!(
+        summary[1].0
+            && summary[1]
+                .1
+                .starts_with("Error [NOT_FOUND]: Tool not found: nope"),
+        "{summary:?}"
+    );
+    assert!(
+        summary[2].0 && summary[2].1.starts_with("Error [INVALID_ARGUMENTS]"),
+        "{summary:?}"
+    );
+    assert!(
+        summary[3].0 && summary[3].1.contains("not valid JSON"),
+        "{summary:?}"
+    );
+    assert_eq!(
+        results
+            .iter()
+            .map(|r| r.tool_call_id.as_str())
+            .collect::<Vec<_>>(),
+        ["call_0", "call_1", "call_2", "call_3"]
+    );
+}
+
+#[tokio::test]
+async fn denied_calls_are_marked_for_the_model() {
+    let model = ScriptedModel::new(|_, turn| {
+        Ok(if turn == 0 {
+            calls(&[("ask", "{}")])
+        } else {
+            text("ok")
+        })
+    });
+    let ask = FnTool::new("ask", "", json!({"type": "object"}), |_, _| async {
+        Ok(ToolResultValue::text("ran"))
+    });
+    let mut s = setup(model, vec![ask], false, 5);
+    s.runtime.run("go").await;
+    let Message::Tool { results } = &s.model.requests()[1].messages[2] else {
+        panic!()
+    };
+    assert!(
+        results[0]
+            .content
+            .starts_with("[DENIED] ask was denied: approval mode is auto_deny"),
+        "{}",
+        results[0].content
+    );
+}
+
+#[tokio::test]
+async fn max_iterations_fails_the_run_with_a_message() {
+    let model = ScriptedModel::new(|_, _| Ok(calls(&[("echo", r#"{"say": "again"}"#)])));
+    let mut s = setup(
+        model,
+        vec![echo_tool(Arc::new(AtomicUsize::new(0)))],
+        false,
+        3,
+    );
+    let outcome = s.runtime.run("loop").await;
+    let RunStatus::Failed(message) = outcome.status else {
+        panic!("{:?}", outcome.status)
+    };
+    assert!(message.contains("reached max_iterations (3)"), "{message}");
+    assert_eq!(outcome.turns, 3);
+}
+
+#[tokio::test]
+async fn model_errors_fail_the_run() {
+    let model = ScriptedModel::new(|_, _| {
+        Err(ModelError::Auth {
+            provider: "anthropic".into(),
+            env: "ANTHROPIC_API_KEY".into(),
+            message: "bad".into(),
+        })
+    });
+    let mut s = setup(model, vec![], false, 3);
+    let outcome = s.runtime.run("x").await;
+    assert_eq!(
+        outcome.status,
+        RunStatus::Failed("invalid API key for anthropic (ANTHROPIC_API_KEY): bad".into())
+    );
+}
+
+#[tokio::test]
+async fn a_broken_stream_is_retried_as_a_whole_turn() {
+    let model = ScriptedModel::new(|_, turn| {
+        if turn == 0 {
+            Err(ModelError::StreamCut {
+                provider: "p".into(),
+                message: "eof".into(),
+            })
+        } else {
+            Ok(text("recovered"))
+        }
+    });
+    let mut s = setup(model, vec![], false, 3);
+    let outcome = s.runtime.run("x").await;
+    assert_eq!(outcome.response, "recovered");
+    assert_eq!(s.model.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn chat_mode_keeps_history_and_single_mode_does_not() {
+    for keeps in [true, false] {
+        let model = ScriptedModel::new(|_, turn| Ok(text(&format!("answer {turn}"))));
+        let mut s = setup(model, vec![], keeps, 3);
+        s.runtime.run("first").await;
+        s.runtime.run("second").await;
+        let second = &s.model.requests()[1];
+        if keeps {
+            assert_eq!(
+                second.messages,
+                vec![
+                    Message::user("first"),
+                    Message::assistant("answer 0"),
+                    Message::user("second")
+                ]
+            );
+        } else {
+            assert_eq!(second.messages, vec![Message::user("second")]);
+        }
+    }
+}
+
+#[tokio::test]
+async fn interrupt_during_a_slow_tool_stops_the_turn_and_asks_for_a_summary() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let slow_runs = runs.clone();
+    let slow = FnTool::new(
+        "slow",
+        "",
+        json!({"type": "object"}),
+        move |_, ctx: golem_core::tool::ToolContext| {
+            let runs = slow_runs.clone();
+            async move {
+                runs.fetch_add(1, Ordering::SeqCst);
+                ctx.cancel.cancelled().await;
+                Err(ToolError::new(ToolErrorCode::Interrupted, "stopped"))
+            }
+        },
+    )
+    .with_static_approval(ApprovalRequirement::PreApproved);
+    let model = ScriptedModel::new(|request, turn| {
+        Ok(match turn {
+            0 => calls(&[("slow", "{}"), ("echo", r#"{"say": "never"}"#)]),
+            1 => {
+                assert!(request.tools.is_empty(), "no tools when summarising");
+                text("I started a slow task; nothing else was done.")
+            }
+            _ => text("back"),
+        })
+    });
+    let mut s = setup(model, vec![slow, echo_tool(runs.clone())], true, 5);
+    let interrupt = s.interrupt.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        interrupt.interrupt();
+    });
+    let outcome = s.runtime.run("work").await;
+    assert_eq!(outcome.status, RunStatus::Interrupted);
+    assert_eq!(
+        outcome.response,
+        "I started a slow task; nothing else was done."
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the second call never ran");
+    let summary_request = &s.model.requests()[1];
+    let Message::Tool { results } = &summary_request.messages[2] else {
+        panic!()
+    };
+    assert!(results.iter().all(|r| r.is_error));
+    assert!(
+        matches!(summary_request.messages.last(), Some(Message::User { content }) if content.contains("interrupted"))
+    );
+    // The session stays usable.
+    assert!(!s.interrupt.is_interrupted());
+    let model_after = s.runtime.run("again").await;
+    assert_eq!(model_after.status, RunStatus::Completed);
+}
+
+#[tokio::test]
+async fn an_interrupt_with_no_summary_possible_still_ends_cleanly() {
+    let model = ScriptedModel::new(|_, _| Err(ModelError::Cancelled));
+    let mut s = setup(model, vec![], false, 3);
+    let outcome = s.runtime.run("x").await;
+    assert_eq!(outcome.status, RunStatus::Interrupted);
+    assert_eq!(outcome.response, "[Interrupted]");
+}
+
+#[tokio::test]
+async fn worker_events_frame_the_run() {
+    let model = ScriptedModel::new(|_, _| Ok(text("ok")));
+    let mut s = setup(model, vec![], false, 3);
+    let mut events = s.bus.subscribe();
+    s.runtime.run("x").await;
+    let mut kinds = Vec::new();
+    while let Some(event) = events.try_recv() {
+        kinds.push(
+            serde_json::to_value(&event).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    assert_eq!(kinds.first().map(String::as_str), Some("workerStarted"));
+    assert_eq!(kinds.last().map(String::as_str), Some("workerFinished"));
+    assert!(kinds.contains(&"usage".to_owned()));
+}

@@ -1,0 +1,107 @@
+//! UTC wall-clock text for sessions: RFC 3339 timestamps and the time part of session ids.
+//! Civil dates are computed from the Unix time here (no time-zone database, UTC only).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// A UTC calendar time, to the second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UtcTime {
+    year: i64,
+    month: u32,
+    day: u32,
+    hour: u32,
+    minute: u32,
+    second: u32,
+}
+
+impl UtcTime {
+    /// The current time; a clock set before 1970 reads as the epoch.
+    pub(crate) fn now() -> Self {
+        let secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        Self::from_unix(i64::try_from(secs).unwrap_or(i64::MAX))
+    }
+
+    /// The calendar time of `secs` seconds after 1970-01-01T00:00:00Z.
+    pub(crate) fn from_unix(secs: i64) -> Self {
+        let days = secs.div_euclid(86_400);
+        let rem = secs.rem_euclid(86_400);
+        let (year, month, day) = civil_from_days(days);
+        // `rem` is in 0..86_400, so these fit in u32.
+        let rem = rem as u32;
+        Self {
+            year,
+            month,
+            day,
+            hour: rem / 3600,
+            minute: rem % 3600 / 60,
+            second: rem % 60,
+        }
+    }
+
+    /// `2026-11-22T02:45:12Z`.
+    pub(crate) fn rfc3339(&self) -> String {
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+            self.year, self.month, self.day, self.hour, self.minute, self.second
+        )
+    }
+
+    /// `20261122-024512`, the time part of a session id.
+    pub(crate) fn compact(&self) -> String {
+        format!(
+            "{:04}{:02}{:02}-{:02}{:02}{:02}",
+            self.year, self.month, self.day, self.hour, self.minute, self.second
+        )
+    }
+}
+
+/// The current UTC time as RFC 3339 (`2026-11-22T02:45:12Z`), for [`SessionMeta::started`].
+///
+/// [`SessionMeta::started`]: super::SessionMeta::started
+pub fn now_rfc3339() -> String {
+    UtcTime::now().rfc3339()
+}
+
+/// Year, month (1-12) and day (1-31) of a day count since 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`, valid for the proleptic Gregorian calendar).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097); // [0, 146096]
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // [0, 365]
+    let mp = (5 * doy + 2) / 153; // [0, 11]
+    let day = doy - (153 * mp + 2) / 5 + 1; // [1, 31]
+    let month = if mp < 10 { mp + 3 } else { mp - 9 }; // [1, 12]
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    // Both are small positive numbers by construction.
+    (year, month as u32, day as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::UtcTime;
+
+    #[test]
+    fn formats_known_instants() {
+        let check = |secs: i64, rfc: &str, compact: &str| {
+            let t = UtcTime::from_unix(secs);
+            assert_eq!(t.rfc3339(), rfc, "{secs}");
+            assert_eq!(t.compact(), compact, "{secs}");
+        };
+        check(0, "1970-01-01T00:00:00Z", "19700101-000000");
+        check(951_782_400, "2000-02-29T00:00:00Z", "20000229-000000");
+        check(1_700_000_000, "2023-11-14T22:13:20Z", "20231114-221320");
+        check(1_795_315_512, "2026-11-22T02:45:12Z", "20261122-024512");
+        check(4_102_444_799, "2099-12-31T23:59:59Z", "20991231-235959");
+        check(-1, "1969-12-31T23:59:59Z", "19691231-235959");
+    }
+
+    #[test]
+    fn now_is_after_the_code_was_written() {
+        assert!(UtcTime::now().rfc3339().as_str() > "2025-01-01");
+    }
+}

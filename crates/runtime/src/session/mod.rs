@@ -1,0 +1,25 @@
+//! Session transcripts: every run appends its entries (meta, display events, the model
+//! conversation, settled tool calls, user inputs, the end) as JSON lines to
+//! `<program root>/.golem-forge/sessions/<id>.jsonl`, one write per entry, so a killed process
+//! loses at most the entry being written. Sessions are listed, loaded and reopened to resume.
+//!
+//! This module only stores and reads transcripts; it does not decide what a run records (the
+//! worker runtime does), and it never prints: problems are returned or logged.
+
+mod clock;
+mod entry;
+mod error;
+mod parse;
+mod store;
+mod transcript;
+mod writer;
+
+#[cfg(test)]
+mod tests;
+
+pub use clock::now_rfc3339;
+pub use entry::{SessionMeta, SessionStatus, ToolCallRecord, TranscriptEntry};
+pub use error::SessionError;
+pub use store::{SessionScan, SessionStore, SkippedFile};
+pub use transcript::{FIRST_INPUT_CHARS, SessionSummary, Transcript};
+pub use writer::SessionWriter;

@@ -1,0 +1,684 @@
+//! Tests of the session store: round trips of every entry kind, listing, lookup by prefix,
+//! the damage a killed process leaves, reopening, and concurrent writers.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+use golem_core::orchestrator::CallOutcome;
+use golem_llm::{Message, ModelToolCall, ToolResultMessage};
+use golem_protocol::{
+    DecidedBy, DisplayEvent, InvokedBy, SessionEndReason, ToolError, ToolErrorCode,
+    ToolResultValue, ToolStatus,
+};
+use serde_json::json;
+
+use super::*;
+
+fn meta(worker: &str, started: &str) -> SessionMeta {
+    SessionMeta {
+        worker: worker.into(),
+        worker_path: format!("workers/{worker}.worker").into(),
+        model: "test:default".into(),
+        mode: "chat".into(),
+        started: started.into(),
+    }
+}
+
+fn input(text: &str) -> TranscriptEntry {
+    TranscriptEntry::Input {
+        content: text.into(),
+    }
+}
+
+fn ended(reason: SessionEndReason) -> TranscriptEntry {
+    TranscriptEntry::Ended {
+        reason,
+        message: None,
+    }
+}
+
+/// Writes a session with a fixed id and `entries`.
+fn write(store: &SessionStore, id: &str, entries: &[TranscriptEntry]) {
+    let mut writer = store
+        .create_with_id(id, meta("greeter", "2026-11-22T02:45:12Z"))
+        .unwrap();
+    for entry in entries {
+        writer.append(entry).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+fn append_raw(path: &Path, bytes: &[u8]) {
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(bytes).unwrap();
+}
+
+fn edited_call() -> CallOutcome {
+    CallOutcome {
+        tool_call_id: "call_1".into(),
+        tool_name: "write_file".into(),
+        invoked_by: InvokedBy::Model,
+        status: ToolStatus::Success,
+        value: ToolResultValue::text("ok"),
+        error: None,
+        proposed_args: json!({"path": "/out/a.txt", "content": "draft"}),
+        approved_args: Some(json!({"path": "/out/a.txt", "content": "final"})),
+        executed_args: Some(json!({"path": "/out/a.txt", "content": "final"})),
+        decided_by: Some(DecidedBy::User),
+        duration: Duration::from_millis(12),
+    }
+}
+
+fn every_kind() -> Vec<TranscriptEntry> {
+    let denied = CallOutcome {
+        tool_call_id: "call_2".into(),
+        tool_name: "delete_file".into(),
+        status: ToolStatus::Denied,
+        value: ToolResultValue::text("denied"),
+        error: Some(ToolError::new(ToolErrorCode::Denied, "[DENIED] keep it")),
+        proposed_args: json!({"path": "/out/a.txt"}),
+        approved_args: None,
+        executed_args: None,
+        ..edited_call()
+    };
+    vec![
+        input("hello"),
+        Message::user("hello").into(),
+        DisplayEvent::Streaming {
+            request_id: "r1".into(),
+            delta: "Hi".into(),
+            done: false,
+            worker: None,
+        }
+        .into(),
+        Message::Assistant {
+            text: "Writing.".into(),
+            tool_calls: vec![ModelToolCall {
+                id: "call_1".into(),
+                name: "write_file".into(),
+                arguments: r#"{"path":"/out/a.txt","content":"draft"}"#.into(),
+            }],
+        }
+        .into(),
+        (&edited_call()).into(),
+        (&denied).into(),
+        Message::Tool {
+            results: vec![ToolResultMessage {
+                tool_call_id: "call_1".into(),
+                tool_name: "write_file".into(),
+                content: "ok".into(),
+                is_error: false,
+            }],
+        }
+        .into(),
+        TranscriptEntry::Ended {
+            reason: SessionEndReason::Completed,
+            message: Some("Done.".into()),
+        },
+    ]
+}
+
+#[test]
+fn every_entry_kind_round_trips() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    let mut writer = store
+        .create(meta("greeter", "2026-11-22T02:45:12Z"))
+        .unwrap();
+    let id = writer.id().to_owned();
+    for entry in every_kind() {
+        writer.append(&entry).unwrap();
+    }
+    writer.finish().unwrap();
+
+    let transcript = store.load(&id).unwrap();
+    assert_eq!(transcript.id, id);
+    assert_eq!(transcript.meta, meta("greeter", "2026-11-22T02:45:12Z"));
+    assert_eq!(transcript.entries, every_kind());
+    assert!(!transcript.partial_tail);
+    assert_eq!(transcript.status(), SessionStatus::Completed);
+    assert_eq!(transcript.inputs().collect::<Vec<_>>(), ["hello"]);
+}
+
+#[test]
+fn the_file_format_is_tagged_camel_case_jsonl() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    write(&store, "s1", &[(&edited_call()).into()]);
+    let text = std::fs::read_to_string(store.dir().join("s1.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            json!({"kind": "meta", "worker": "greeter", "workerPath": "workers/greeter.worker",
+                   "model": "test:default", "mode": "chat", "started": "2026-11-22T02:45:12Z"}),
+            json!({"kind": "toolCall", "toolCallId": "call_1", "toolName": "write_file",
+                   "invokedBy": "model", "status": "success",
+                   "proposedArgs": {"path": "/out/a.txt", "content": "draft"},
+                   "approvedArgs": {"path": "/out/a.txt", "content": "final"},
+                   "executedArgs": {"path": "/out/a.txt", "content": "final"},
+                   "decidedBy": "user", "durationMs": 12}),
+        ]
+    );
+    assert!(text.ends_with("}\n"));
+}
+
+#[test]
+fn list_is_newest_first_with_statuses_and_inputs() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    let long = "please\n  summarise   every file in the input folder and write a report to the output folder";
+    write(
+        &store,
+        "20261122-020000-aaaa",
+        &[
+            input(long),
+            input("more"),
+            ended(SessionEndReason::Completed),
+        ],
+    );
+    write(
+        &store,
+        "20261122-030000-bbbb",
+        &[input("x"), ended(SessionEndReason::Failed)],
+    );
+    write(
+        &store,
+        "20261122-010000-cccc",
+        &[ended(SessionEndReason::Interrupted)],
+    );
+    write(&store, "20261122-040000-dddd", &[input("killed")]);
+    write(
+        &store,
+        "20261122-050000-eeee",
+        &[
+            input("a"),
+            ended(SessionEndReason::Completed),
+            input("resumed, then killed"),
+        ],
+    );
+    write(
+        &store,
+        "20261122-060000-ffff",
+        &[
+            input("a"),
+            ended(SessionEndReason::Completed),
+            input("b"),
+            ended(SessionEndReason::Interrupted),
+        ],
+    );
+
+    let list = store.list().unwrap();
+    let rows: Vec<_> = list
+        .iter()
+        .map(|s| (s.id.as_str(), s.status.as_str(), s.inputs))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("20261122-060000-ffff", "interrupted", 2),
+            ("20261122-050000-eeee", "unfinished", 2),
+            ("20261122-040000-dddd", "unfinished", 1),
+            ("20261122-030000-bbbb", "failed", 1),
+            ("20261122-020000-aaaa", "completed", 2),
+            ("20261122-010000-cccc", "interrupted", 0),
+        ]
+    );
+    let first = list[4].first_input.as_deref().unwrap();
+    assert_eq!(
+        first,
+        "please summarise every file in the input folder and write a…"
+    );
+    assert_eq!(first.chars().count(), FIRST_INPUT_CHARS);
+    assert_eq!(list[5].first_input, None);
+    assert_eq!(list[0].worker, "greeter");
+    assert_eq!(list[0].model, "test:default");
+    assert_eq!(list[0].started, "2026-11-22T02:45:12Z");
+}
+
+#[test]
+fn list_orders_by_start_time_then_id() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    for (id, started) in [
+        ("a_late", "2026-11-22T09:00:00Z"),
+        ("z_early", "2026-11-22T01:00:00Z"),
+        ("m_same", "2026-11-22T05:00:00Z"),
+        ("n_same", "2026-11-22T05:00:00Z"),
+    ] {
+        store.create_with_id(id, meta("w", started)).unwrap();
+    }
+    let ids: Vec<String> = store.list().unwrap().into_iter().map(|s| s.id).collect();
+    assert_eq!(ids, ["a_late", "n_same", "m_same", "z_early"]);
+}
+
+#[test]
+fn listing_a_missing_directory_is_empty() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(&root.path().join("nowhere"));
+    assert!(store.list().unwrap().is_empty());
+    assert!(!store.dir().exists(), "listing creates nothing");
+}
+
+#[test]
+fn corrupt_and_foreign_files_are_skipped_not_fatal() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    write(&store, "good", &[input("hi")]);
+    let dir = store.dir();
+    std::fs::write(dir.join("notes.txt"), "hello").unwrap();
+    std::fs::write(dir.join("garbage.jsonl"), "not json\n").unwrap();
+    std::fs::write(dir.join("empty.jsonl"), "").unwrap();
+    std::fs::write(
+        dir.join("headless.jsonl"),
+        "{\"kind\":\"input\",\"content\":\"x\"}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("bad middle.jsonl"), "x").unwrap();
+    std::fs::write(dir.join("cut-meta.jsonl"), "{\"kind\":\"meta\",\"wor").unwrap();
+    std::fs::create_dir(dir.join("sub.jsonl")).unwrap();
+    let mut foreign = std::fs::read(dir.join("good.jsonl")).unwrap();
+    foreign.extend_from_slice(b"{\"kind\":\"mystery\"}\n{\"kind\":\"input\",\"content\":\"y\"}\n");
+    std::fs::write(dir.join("newer.jsonl"), foreign).unwrap();
+
+    let scan = store.scan().unwrap();
+    assert_eq!(
+        scan.sessions
+            .iter()
+            .map(|s| s.id.as_str())
+            .collect::<Vec<_>>(),
+        ["good"]
+    );
+    let skipped: Vec<String> = scan
+        .skipped
+        .iter()
+        .map(|s| {
+            format!(
+                "{}: {}",
+                s.name,
+                s.reason.replace(&dir.display().to_string(), "DIR")
+            )
+        })
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            "bad middle.jsonl: not a session transcript (`<id>.jsonl`)",
+            "cut-meta.jsonl: DIR/cut-meta.jsonl is not a session transcript: its first line was cut off (the process was killed while creating it)",
+            "empty.jsonl: DIR/empty.jsonl is not a session transcript: it is empty",
+            "garbage.jsonl: DIR/garbage.jsonl line 1: invalid JSON at column 2: expected ident",
+            "headless.jsonl: DIR/headless.jsonl is not a session transcript: line 1 is an entry of kind `input`, not the session's meta",
+            "newer.jsonl: DIR/newer.jsonl line 3: not a transcript entry: unknown variant `mystery`, expected one of `meta`, `event`, `message`, `toolCall`, `input`, `ended`",
+            "notes.txt: not a session transcript (`<id>.jsonl`)",
+            "sub.jsonl: not a session transcript (`<id>.jsonl`)",
+        ]
+    );
+    assert_eq!(store.list().unwrap().len(), 1);
+}
+
+#[test]
+fn sessions_are_found_by_id_or_unique_prefix() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    for id in [
+        "20261122-024512-7f3a",
+        "20261122-024512-7f3b",
+        "20261123-101010-0001",
+        "2026",
+    ] {
+        write(&store, id, &[]);
+    }
+    assert_eq!(store.resolve("20261123").unwrap(), "20261123-101010-0001");
+    assert_eq!(
+        store.resolve("2026").unwrap(),
+        "2026",
+        "an exact id wins over prefixes"
+    );
+    assert_eq!(
+        store.load("20261122-024512-7f3b").unwrap().id,
+        "20261122-024512-7f3b"
+    );
+
+    let err = store.load("20261122").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "session id `20261122` is ambiguous: it matches 20261122-024512-7f3b, 20261122-024512-7f3a"
+    );
+    let err = store.load("2025").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "no session `2025` in {} (newest: 20261123-101010-0001, 20261122-024512-7f3b, 20261122-024512-7f3a, 2026)",
+            store.dir().display()
+        )
+    );
+    assert!(matches!(
+        store.load("../2026"),
+        Err(SessionError::NotFound { .. })
+    ));
+    assert!(matches!(
+        store.load(""),
+        Err(SessionError::InvalidId { .. })
+    ));
+}
+
+#[test]
+fn not_found_in_an_empty_store_says_there_are_none() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    let err = store.load("abc").unwrap_err().to_string();
+    assert!(err.ends_with("(there are no sessions yet)"), "{err}");
+    assert!(matches!(
+        store.reopen("abc"),
+        Err(SessionError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn many_ids_name_a_few_and_count_the_rest() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    for n in 0..8 {
+        write(&store, &format!("s{n}"), &[]);
+    }
+    let err = store.load("s").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "session id `s` is ambiguous: it matches s7, s6, s5, s4, s3 and 3 more"
+    );
+}
+
+#[test]
+fn a_cut_last_line_is_ignored_and_flagged() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    write(&store, "s1", &[input("hi"), Message::user("hi").into()]);
+    append_raw(
+        &store.dir().join("s1.jsonl"),
+        br#"{"kind":"message","message":{"role":"assis"#,
+    );
+
+    let transcript = store.load("s1").unwrap();
+    assert!(transcript.partial_tail);
+    assert_eq!(transcript.skipped_lines, [4]);
+    assert_eq!(
+        transcript.entries,
+        [input("hi"), Message::user("hi").into()]
+    );
+    assert_eq!(transcript.status(), SessionStatus::Unfinished);
+    let summary = &store.list().unwrap()[0];
+    assert_eq!(
+        (summary.status, summary.inputs),
+        (SessionStatus::Unfinished, 1)
+    );
+}
+
+#[test]
+fn a_complete_last_line_without_newline_is_kept() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    write(&store, "s1", &[]);
+    append_raw(
+        &store.dir().join("s1.jsonl"),
+        br#"{"kind":"input","content":"x"}"#,
+    );
+    let transcript = store.load("s1").unwrap();
+    assert!(!transcript.partial_tail);
+    assert_eq!(transcript.entries, [input("x")]);
+}
+
+#[test]
+fn a_corrupt_middle_line_names_the_file_and_line() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    write(&store, "s1", &[input("hi")]);
+    let path = store.dir().join("s1.jsonl");
+    append_raw(
+        &path,
+        b"{\"kind\":\"input\",\"content\":42}\n{\"kind\":\"input\",\"content\":\"x\"}\n",
+    );
+    let err = store.load("s1").unwrap_err();
+    assert!(
+        matches!(err, SessionError::Corrupt { line: 3, .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{} line 3: not a transcript entry: invalid type: integer `42`, expected a string",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn a_file_without_meta_is_not_a_transcript() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    std::fs::create_dir_all(store.dir()).unwrap();
+    std::fs::write(
+        store.dir().join("s1.jsonl"),
+        "\n{\"kind\":\"ended\",\"reason\":\"failed\"}\n",
+    )
+    .unwrap();
+    let err = store.load("s1").unwrap_err().to_string();
+    assert!(
+        err.ends_with("line 2 is an entry of kind `ended`, not the session's meta"),
+        "{err}"
+    );
+}
+
+#[test]
+fn reopening_after_a_cut_line_keeps_later_entries_readable() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    write(&store, "s1", &[input("first")]);
+    let path = store.dir().join("s1.jsonl");
+    append_raw(&path, br#"{"kind":"event","event":{"type":"strea"#);
+
+    let mut writer = store.reopen("s1").unwrap();
+    assert_eq!(writer.id(), "s1");
+    writer.append(&input("second")).unwrap();
+    writer.append(&ended(SessionEndReason::Completed)).unwrap();
+    writer.finish().unwrap();
+
+    let transcript = store.load("s1").unwrap();
+    assert_eq!(
+        transcript.entries,
+        [
+            input("first"),
+            input("second"),
+            ended(SessionEndReason::Completed)
+        ]
+    );
+    assert!(!transcript.partial_tail);
+    assert_eq!(transcript.skipped_lines, [3]);
+    assert_eq!(transcript.status(), SessionStatus::Completed);
+    assert_eq!(store.list().unwrap()[0].inputs, 2);
+}
+
+#[test]
+fn reopening_a_clean_file_adds_no_blank_line() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    write(&store, "s1", &[input("first")]);
+    let mut writer = store.reopen("s1").unwrap();
+    writer.append(&input("second")).unwrap();
+    let text = std::fs::read_to_string(store.dir().join("s1.jsonl")).unwrap();
+    assert_eq!(text.lines().count(), 3);
+    assert!(!text.contains("\n\n"));
+}
+
+#[test]
+fn concurrent_writers_to_different_sessions() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                let mut writer = store
+                    .create(meta(&format!("w{t}"), "2026-11-22T02:45:12Z"))
+                    .unwrap();
+                let id = writer.id().to_owned();
+                for n in 0..50 {
+                    writer.append(&input(&format!("{t}/{n}"))).unwrap();
+                }
+                writer.append(&ended(SessionEndReason::Completed)).unwrap();
+                writer.finish().unwrap();
+                id
+            })
+        })
+        .collect();
+    let mut ids: Vec<String> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 8, "every session got its own id");
+    let list = store.list().unwrap();
+    assert_eq!(list.len(), 8);
+    for summary in &list {
+        assert_eq!(
+            (summary.inputs, summary.status),
+            (50, SessionStatus::Completed)
+        );
+        let transcript = store.load(&summary.id).unwrap();
+        let t = &transcript.meta.worker[1..];
+        let expected: Vec<String> = (0..50).map(|n| format!("{t}/{n}")).collect();
+        assert_eq!(transcript.inputs().collect::<Vec<_>>(), expected);
+    }
+}
+
+#[test]
+fn fresh_ids_are_unique_and_time_sortable() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    let before = now_rfc3339();
+    let mut ids: Vec<String> = (0..200)
+        .map(|_| store.create(meta("w", "t")).unwrap().id().to_owned())
+        .collect();
+    let after = now_rfc3339();
+    for id in &ids {
+        let (time, suffix) = id.rsplit_once('-').unwrap();
+        assert_eq!(time.len(), 15, "{id}");
+        assert!(
+            suffix.len() == 4 && suffix.chars().all(|c| c.is_ascii_hexdigit()),
+            "{id}"
+        );
+        let stamp = format!(
+            "{}-{}-{}T{}:{}:{}Z",
+            &time[0..4],
+            &time[4..6],
+            &time[6..8],
+            &time[9..11],
+            &time[11..13],
+            &time[13..15]
+        );
+        assert!(
+            before <= stamp && stamp <= after,
+            "{id} between {before} and {after}"
+        );
+    }
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 200);
+}
+
+#[test]
+fn chosen_ids_are_checked() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    for bad in ["", "../x", "a/b", "a.b", "-x", &"x".repeat(65)] {
+        let err = store.create_with_id(bad, meta("w", "t")).unwrap_err();
+        assert!(
+            matches!(err, SessionError::InvalidId { .. }),
+            "{bad}: {err}"
+        );
+    }
+    write(&store, "ok_1", &[]);
+    let err = store.create_with_id("ok_1", meta("w", "t")).unwrap_err();
+    assert_eq!(err.to_string(), "a session `ok_1` exists already");
+}
+
+#[test]
+fn messages_resume_the_conversation_and_answer_cut_tool_calls() {
+    let call = |id: &str| ModelToolCall {
+        id: id.into(),
+        name: "list_files".into(),
+        arguments: "{}".into(),
+    };
+    let result = |id: &str| ToolResultMessage {
+        tool_call_id: id.into(),
+        tool_name: "list_files".into(),
+        content: "a.txt".into(),
+        is_error: false,
+    };
+    let interrupted = |id: &str| ToolResultMessage {
+        content: "Error [INTERRUPTED]: the session ended before this call finished".into(),
+        is_error: true,
+        ..result(id)
+    };
+    let assistant = |ids: &[&str]| Message::Assistant {
+        text: String::new(),
+        tool_calls: ids.iter().map(|id| call(id)).collect(),
+    };
+    let transcript = |messages: Vec<Message>| Transcript {
+        id: "s".into(),
+        path: "s.jsonl".into(),
+        meta: meta("w", "t"),
+        entries: std::iter::once(input("hi"))
+            .chain(messages.into_iter().map(TranscriptEntry::from))
+            .collect(),
+        partial_tail: false,
+        skipped_lines: Vec::new(),
+    };
+
+    let whole = vec![
+        Message::user("hi"),
+        assistant(&["a"]),
+        Message::Tool {
+            results: vec![result("a")],
+        },
+        Message::assistant("done"),
+    ];
+    assert_eq!(transcript(whole.clone()).messages(), whole);
+
+    let cut = transcript(vec![
+        Message::user("hi"),
+        assistant(&["a", "b"]),
+        Message::Tool {
+            results: vec![result("a")],
+        },
+        Message::user("again"),
+        assistant(&["c"]),
+    ]);
+    assert_eq!(
+        cut.messages(),
+        [
+            Message::user("hi"),
+            assistant(&["a", "b"]),
+            Message::Tool {
+                results: vec![result("a"), interrupted("b")]
+            },
+            Message::user("again"),
+            assistant(&["c"]),
+            Message::Tool {
+                results: vec![interrupted("c")]
+            },
+        ]
+    );
+    let no_results = transcript(vec![assistant(&["a"]), Message::user("next")]);
+    assert_eq!(
+        no_results.messages(),
+        [
+            assistant(&["a"]),
+            Message::Tool {
+                results: vec![interrupted("a")]
+            },
+            Message::user("next")
+        ]
+    );
+}

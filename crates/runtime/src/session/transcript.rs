@@ -1,0 +1,246 @@
+//! A loaded transcript and a session's one-line summary: reading a file into them, its
+//! status, and the conversation to resume with.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use golem_llm::{Message, ToolResultMessage};
+use golem_protocol::SessionEndReason;
+use serde::Deserialize;
+
+use super::entry::{SessionMeta, SessionStatus, StatusTracker, TranscriptEntry};
+use super::error::SessionError;
+use super::parse::parse_lines;
+
+/// How many characters of the first input a summary keeps.
+pub const FIRST_INPUT_CHARS: usize = 60;
+
+/// A session read back from its file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transcript {
+    /// The session's id.
+    pub id: String,
+    /// Its file.
+    pub path: PathBuf,
+    /// What it runs (the first line).
+    pub meta: SessionMeta,
+    /// Every entry after the meta line, in order.
+    pub entries: Vec<TranscriptEntry>,
+    /// The last line was cut mid-write (a killed process) and is not in `entries`.
+    pub partial_tail: bool,
+    /// Line numbers of entries that were cut mid-write and skipped (the partial tail included).
+    pub skipped_lines: Vec<usize>,
+}
+
+impl Transcript {
+    /// Reads the transcript of session `id` from `path`.
+    pub(crate) fn read(id: &str, path: &Path) -> Result<Self, SessionError> {
+        let bytes = std::fs::read(path).map_err(|e| SessionError::io("read", path, e))?;
+        let mut meta = None;
+        let mut entries = Vec::new();
+        let skipped = parse_lines::<TranscriptEntry>(path, &bytes, |line, entry| {
+            match (&meta, entry) {
+                (None, TranscriptEntry::Meta(m)) => meta = Some(m),
+                (None, other) => return Err(not_meta(path, line, other.kind())),
+                (Some(_), entry) => entries.push(entry),
+            }
+            Ok(())
+        })?;
+        let meta = meta.ok_or_else(|| no_meta(path, skipped.partial_tail))?;
+        Ok(Self {
+            id: id.to_owned(),
+            path: path.to_owned(),
+            meta,
+            entries,
+            partial_tail: skipped.partial_tail,
+            skipped_lines: skipped.lines,
+        })
+    }
+
+    /// How the session ended, as far as the transcript tells.
+    pub fn status(&self) -> SessionStatus {
+        let mut tracker = StatusTracker::default();
+        self.entries.iter().for_each(|e| tracker.entry(e));
+        tracker.status()
+    }
+
+    /// What the user sent, in order.
+    pub fn inputs(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().filter_map(|e| match e {
+            TranscriptEntry::Input { content } => Some(content.as_str()),
+            TranscriptEntry::Meta(_)
+            | TranscriptEntry::Event { .. }
+            | TranscriptEntry::Message { .. }
+            | TranscriptEntry::ToolCall(_)
+            | TranscriptEntry::Ended { .. } => None,
+        })
+    }
+
+    /// The conversation to resume with: the `message` entries in order, made whole where a
+    /// killed process cut it: tool calls of an assistant message that got no result get an
+    /// `INTERRUPTED` error result, so every provider accepts the history.
+    pub fn messages(&self) -> Vec<Message> {
+        let mut out: Vec<Message> = Vec::new();
+        let mut pending: Vec<(String, String)> = Vec::new();
+        for entry in &self.entries {
+            let TranscriptEntry::Message { message } = entry else {
+                continue;
+            };
+            match message {
+                Message::Tool { results } => {
+                    let answered: HashSet<&str> =
+                        results.iter().map(|r| r.tool_call_id.as_str()).collect();
+                    let mut results = results.clone();
+                    results.extend(
+                        pending
+                            .drain(..)
+                            .filter(|(id, _)| !answered.contains(id.as_str()))
+                            .map(|(id, name)| interrupted_result(id, name)),
+                    );
+                    out.push(Message::Tool { results });
+                }
+                Message::User { .. } | Message::Assistant { .. } => {
+                    close_pending(&mut out, &mut pending);
+                    if let Message::Assistant { tool_calls, .. } = message {
+                        pending = tool_calls
+                            .iter()
+                            .map(|c| (c.id.clone(), c.name.clone()))
+                            .collect();
+                    }
+                    out.push(message.clone());
+                }
+            }
+        }
+        close_pending(&mut out, &mut pending);
+        out
+    }
+}
+
+/// Answers tool calls left without results.
+fn close_pending(out: &mut Vec<Message>, pending: &mut Vec<(String, String)>) {
+    if !pending.is_empty() {
+        let results = pending
+            .drain(..)
+            .map(|(id, name)| interrupted_result(id, name))
+            .collect();
+        out.push(Message::Tool { results });
+    }
+}
+
+fn interrupted_result(tool_call_id: String, tool_name: String) -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id,
+        tool_name,
+        content: "Error [INTERRUPTED]: the session ended before this call finished".to_owned(),
+        is_error: true,
+    }
+}
+
+fn not_meta(path: &Path, line: usize, kind: &str) -> SessionError {
+    SessionError::NotATranscript {
+        path: path.to_owned(),
+        reason: format!("line {line} is an entry of kind `{kind}`, not the session's meta"),
+    }
+}
+
+fn no_meta(path: &Path, partial_tail: bool) -> SessionError {
+    let reason = if partial_tail {
+        "its first line was cut off (the process was killed while creating it)"
+    } else {
+        "it is empty"
+    };
+    SessionError::NotATranscript {
+        path: path.to_owned(),
+        reason: reason.to_owned(),
+    }
+}
+
+/// One session in a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSummary {
+    /// The session's id.
+    pub id: String,
+    /// Its file.
+    pub path: PathBuf,
+    /// The root worker's name.
+    pub worker: String,
+    /// The model, as `provider:model`.
+    pub model: String,
+    /// When it started (RFC 3339, UTC).
+    pub started: String,
+    /// How it ended.
+    pub status: SessionStatus,
+    /// How many inputs the user sent.
+    pub inputs: usize,
+    /// The first input on one line, at most [`FIRST_INPUT_CHARS`] characters.
+    pub first_input: Option<String>,
+}
+
+/// A line as a summary needs it: the kind checked, only inputs and ends decoded.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum SummaryLine {
+    Meta(SessionMeta),
+    Event {},
+    Message {},
+    ToolCall {},
+    Input { content: String },
+    Ended { reason: SessionEndReason },
+}
+
+impl SessionSummary {
+    /// Summarises session `id` from `path`, with the same rules as [`Transcript::read`].
+    pub(crate) fn read(id: &str, path: &Path) -> Result<Self, SessionError> {
+        let bytes = std::fs::read(path).map_err(|e| SessionError::io("read", path, e))?;
+        let mut meta = None;
+        let mut tracker = StatusTracker::default();
+        let skipped = parse_lines::<SummaryLine>(path, &bytes, |line, entry| {
+            match (&meta, entry) {
+                (None, SummaryLine::Meta(m)) => meta = Some(m),
+                (None, other) => return Err(not_meta(path, line, other.kind())),
+                (Some(_), SummaryLine::Input { content }) => tracker.input(&content),
+                (Some(_), SummaryLine::Ended { reason }) => tracker.ended(reason),
+                (
+                    Some(_),
+                    SummaryLine::Meta(_)
+                    | SummaryLine::Event {}
+                    | SummaryLine::Message {}
+                    | SummaryLine::ToolCall {},
+                ) => {}
+            }
+            Ok(())
+        })?;
+        let meta = meta.ok_or_else(|| no_meta(path, skipped.partial_tail))?;
+        let status = tracker.status();
+        let inputs = tracker.inputs();
+        Ok(Self {
+            id: id.to_owned(),
+            path: path.to_owned(),
+            worker: meta.worker,
+            model: meta.model,
+            started: meta.started,
+            status,
+            inputs,
+            first_input: tracker.into_first_input().map(|s| one_line(&s)),
+        })
+    }
+}
+
+impl SummaryLine {
+    fn kind(&self) -> &'static str {
+        match self {
+            SummaryLine::Meta(_) => "meta",
+            SummaryLine::Event {} => "event",
+            SummaryLine::Message {} => "message",
+            SummaryLine::ToolCall {} => "toolCall",
+            SummaryLine::Input { .. } => "input",
+            SummaryLine::Ended { .. } => "ended",
+        }
+    }
+}
+
+/// `text` with runs of whitespace folded to one space, cut to [`FIRST_INPUT_CHARS`].
+fn one_line(text: &str) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    golem_core::text::fold(&joined, FIRST_INPUT_CHARS)
+}

@@ -1,0 +1,75 @@
+//! Appending entries to one transcript: each entry is one JSON line handed to the kernel in a
+//! single write, so a killed process loses at most the entry being written.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::entry::TranscriptEntry;
+use super::error::SessionError;
+
+/// Appends to one session's transcript. Errors are returned, never panics: the runtime logs
+/// them and carries on.
+#[derive(Debug)]
+pub struct SessionWriter {
+    id: String,
+    path: PathBuf,
+    file: File,
+    /// A write failed part-way; the next entry starts on a fresh line.
+    needs_newline: bool,
+}
+
+impl SessionWriter {
+    /// A writer over `file` (opened for appending, positioned after a complete line).
+    pub(crate) fn new(id: String, path: PathBuf, file: File) -> Self {
+        Self {
+            id,
+            path,
+            file,
+            needs_newline: false,
+        }
+    }
+
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The transcript file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `entry` as one line and hands it to the operating system before returning.
+    pub fn append(&mut self, entry: &TranscriptEntry) -> Result<(), SessionError> {
+        let mut line = Vec::with_capacity(256);
+        if self.needs_newline {
+            line.push(b'\n');
+        }
+        serde_json::to_writer(&mut line, entry).map_err(|source| SessionError::Encode {
+            kind: entry.kind(),
+            source,
+        })?;
+        line.push(b'\n');
+        self.write(&line)
+    }
+
+    /// Makes everything written so far durable (`fsync` of the data).
+    pub fn sync(&mut self) -> Result<(), SessionError> {
+        self.file
+            .sync_data()
+            .map_err(|e| SessionError::io("sync", &self.path, e))
+    }
+
+    /// Syncs and closes the transcript.
+    pub fn finish(mut self) -> Result<(), SessionError> {
+        self.sync()
+    }
+
+    /// Writes raw bytes (complete lines) to the end of the file.
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<(), SessionError> {
+        let written = self.file.write_all(bytes).and_then(|()| self.file.flush());
+        self.needs_newline = written.is_err();
+        written.map_err(|e| SessionError::io("write to", &self.path, e))
+    }
+}

@@ -1,0 +1,295 @@
+//! The parsed worker file: [`WorkerDefinition`] and the configuration of each toolset, as
+//! DESIGN.md §3.1 writes them. Deserialization validates every value it can check alone (with
+//! its line); nothing here builds tools or touches the filesystem.
+
+use std::path::{Path, PathBuf};
+
+use golem_core::approval::{ApprovalConfig, ApprovalDecisionType};
+use golem_sandbox::ZoneConfig;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::yaml::or_default;
+
+/// A worker as its `.worker` file defines it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerDefinition {
+    /// The worker's name, `[a-z][a-z0-9_]*`.
+    pub name: String,
+    /// Shown in listings and to delegating workers.
+    pub description: Option<String>,
+    /// The worker's own model (`provider:model`), if it names one.
+    pub model: Option<String>,
+    /// One-shot or conversing.
+    pub mode: WorkerMode,
+    /// Globs of the models the worker works with; `None` allows every model.
+    pub compatible_models: Option<Vec<String>>,
+    /// Model turns before the run fails (at least 1; 20 when absent).
+    pub max_iterations: u32,
+    /// The sandbox zones; host paths are relative to [`WorkerDefinition::dir`].
+    pub zones: Vec<ZoneConfig>,
+    /// The toolsets the worker gets.
+    pub toolsets: ToolsetsConfig,
+    /// The markdown body, trimmed: the worker's instructions.
+    pub instructions: String,
+    /// The worker file, as it was given.
+    pub path: PathBuf,
+}
+
+impl WorkerDefinition {
+    /// The default of `max_iterations`.
+    pub const DEFAULT_MAX_ITERATIONS: u32 = 20;
+
+    /// The directory of the worker file (`.` for a bare file name); zone paths are relative
+    /// to it.
+    pub fn dir(&self) -> &Path {
+        match self.path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            Some(_) | None => Path::new("."),
+        }
+    }
+
+    /// The host directory of `zone`: its `path` (or `./<name>`) under [`Self::dir`]; an
+    /// absolute `path` stays as it is.
+    pub fn zone_dir(&self, zone: &ZoneConfig) -> PathBuf {
+        match &zone.path {
+            Some(path) => self.dir().join(path),
+            None => self.dir().join(&zone.name),
+        }
+    }
+}
+
+/// How the root worker talks to its user.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkerMode {
+    /// One input, one answer (the default).
+    #[default]
+    Single,
+    /// The root worker converses and keeps its history.
+    Chat,
+}
+
+impl WorkerMode {
+    /// The name used in worker files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkerMode::Single => "single",
+            WorkerMode::Chat => "chat",
+        }
+    }
+}
+
+/// How strictly a toolset's child processes are jailed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JailMode {
+    /// Every jail feature is required; a kernel without one is an error (the default).
+    #[default]
+    Strict,
+    /// Use the jail features the kernel has, and say which are missing.
+    BestEffort,
+}
+
+/// The `toolsets:` section. A toolset is present when its key is, even with an empty value
+/// (`filesystem:` or `filesystem: {}`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsetsConfig {
+    /// File tools over the worker's zones.
+    #[serde(default, deserialize_with = "present")]
+    pub filesystem: Option<FilesystemToolsetConfig>,
+    /// `run_code` in the jail.
+    #[serde(default, deserialize_with = "present")]
+    pub code: Option<CodeToolsetConfig>,
+    /// `shell` in the jail, decided by rules.
+    #[serde(default, deserialize_with = "present")]
+    pub shell: Option<ShellToolsetConfig>,
+    /// One tool per allowed sub-worker.
+    #[serde(default, deserialize_with = "present")]
+    pub workers: Option<WorkersToolsetConfig>,
+    /// Custom command tools.
+    #[serde(default, deserialize_with = "present")]
+    pub custom: Option<CustomToolsetConfig>,
+}
+
+/// The filesystem toolset's options: none yet (`filesystem: {}`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilesystemToolsetConfig {}
+
+/// The default timeout of `run_code` and `shell`, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
+
+/// The code toolset's options.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeToolsetConfig {
+    /// Whether code may use the network (default `false`).
+    #[serde(default, deserialize_with = "or_default")]
+    pub network: bool,
+    /// Wall-clock limit per run in seconds (default 60, at least 1).
+    #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
+    pub timeout: u64,
+    /// How strictly to jail (default `strict`).
+    #[serde(default, deserialize_with = "or_default")]
+    pub jail: JailMode,
+}
+
+impl Default for CodeToolsetConfig {
+    fn default() -> Self {
+        Self {
+            network: false,
+            timeout: DEFAULT_TIMEOUT_SECS,
+            jail: JailMode::Strict,
+        }
+    }
+}
+
+/// The shell toolset's options.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShellToolsetConfig {
+    /// The rules, in the order written.
+    #[serde(default, deserialize_with = "or_default")]
+    pub rules: Vec<ShellRule>,
+    /// The decision for commands no rule matches; absent → they are blocked.
+    #[serde(default)]
+    pub default: Option<ApprovalDecisionType>,
+    /// Whether commands may use the network (default `false`).
+    #[serde(default, deserialize_with = "or_default")]
+    pub network: bool,
+    /// Wall-clock limit per command in seconds (default 60, at least 1).
+    #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
+    pub timeout: u64,
+    /// How strictly to jail (default `strict`).
+    #[serde(default, deserialize_with = "or_default")]
+    pub jail: JailMode,
+}
+
+impl Default for ShellToolsetConfig {
+    fn default() -> Self {
+        Self {
+            rules: Vec::new(),
+            default: None,
+            network: false,
+            timeout: DEFAULT_TIMEOUT_SECS,
+            jail: JailMode::Strict,
+        }
+    }
+}
+
+/// One shell rule: a command pattern and the decision for commands that match it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShellRule {
+    /// The command pattern the rule is about (not empty).
+    #[serde(deserialize_with = "non_empty_string")]
+    pub pattern: String,
+    /// The decision for matching commands.
+    pub approval: ApprovalDecisionType,
+}
+
+/// The workers toolset: the sub-workers this worker may delegate to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkersToolsetConfig {
+    /// Worker names, each becoming a tool of the same name.
+    #[serde(default, deserialize_with = "worker_names")]
+    pub allowed_workers: Vec<String>,
+}
+
+/// The custom toolset: command tools and their approval decisions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomToolsetConfig {
+    /// Decisions per tool with a default (`ask` when absent).
+    #[serde(default, deserialize_with = "or_default")]
+    pub approval: ApprovalConfig,
+    /// The command tools, kept as written until the extensibility issue defines them
+    /// (`null` when absent).
+    #[serde(default)]
+    pub command_tools: serde_json::Value,
+}
+
+/// Whether `name` is a valid worker name: `[a-z][a-z0-9_]*`.
+pub fn is_valid_worker_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(first) if first.is_ascii_lowercase() => {}
+        Some(_) | None => return false,
+    }
+    chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// What is wrong with an invalid worker name, to follow "must match" in a message: the
+/// pattern, the name found and a corrected spelling when one is obvious.
+pub(crate) fn name_problem(name: &str) -> String {
+    let mut message = format!(
+        "`[a-z][a-z0-9_]*` (lowercase letters, digits and `_`, starting with a letter), \
+         found \"{}\"",
+        name.escape_debug()
+    );
+    if let Some(fixed) = corrected_name(name) {
+        message.push_str(&format!(" (try `{fixed}`)"));
+    }
+    message
+}
+
+/// `My-Worker` → `my_worker`, when that makes a valid name.
+pub(crate) fn corrected_name(name: &str) -> Option<String> {
+    let fixed: String = name
+        .trim()
+        .chars()
+        .map(|c| match c {
+            '-' | ' ' | '.' => '_',
+            other => other.to_ascii_lowercase(),
+        })
+        .collect();
+    (fixed != name && is_valid_worker_name(&fixed)).then_some(fixed)
+}
+
+fn default_timeout() -> u64 {
+    DEFAULT_TIMEOUT_SECS
+}
+
+/// A toolset key that is present is enabled, even with an empty (null) value.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Some(
+        Option::<T>::deserialize(deserializer)?.unwrap_or_default(),
+    ))
+}
+
+fn positive_secs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    let secs = Option::<u64>::deserialize(deserializer)?.unwrap_or(DEFAULT_TIMEOUT_SECS);
+    if secs == 0 {
+        return Err(serde::de::Error::custom(
+            "must be at least 1 (seconds), found \"0\"",
+        ));
+    }
+    Ok(secs)
+}
+
+fn non_empty_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    if text.is_empty() {
+        return Err(serde::de::Error::custom("must not be empty"));
+    }
+    Ok(text)
+}
+
+fn worker_names<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    let names = Option::<Vec<String>>::deserialize(deserializer)?.unwrap_or_default();
+    for name in &names {
+        if !is_valid_worker_name(name) {
+            return Err(serde::de::Error::custom(format!(
+                "must list worker names matching {}",
+                name_problem(name)
+            )));
+        }
+    }
+    Ok(names)
+}

@@ -1,0 +1,19 @@
+//! Worker files (`*.worker`, DESIGN.md §3.1): YAML front matter and markdown instructions,
+//! parsed into a [`WorkerDefinition`] whose errors name the file, the line and the key, plus the
+//! `compatible_models` check. Nothing here runs a worker or builds its tools.
+
+mod definition;
+mod error;
+mod models;
+mod parse;
+pub(crate) mod suggest;
+pub(crate) mod yaml;
+
+pub use definition::{
+    CodeToolsetConfig, CustomToolsetConfig, DEFAULT_TIMEOUT_SECS, FilesystemToolsetConfig,
+    JailMode, ShellRule, ShellToolsetConfig, ToolsetsConfig, WorkerDefinition, WorkerMode,
+    WorkersToolsetConfig, is_valid_worker_name,
+};
+pub use error::WorkerFileError;
+pub use models::glob_matches;
+pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};

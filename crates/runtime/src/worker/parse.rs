@@ -1,0 +1,325 @@
+//! Reading a worker file: split the YAML front matter from the markdown body (tolerating a
+//! UTF-8 BOM and CRLF line endings), deserialize the front matter with every key checked, and
+//! build the [`WorkerDefinition`].
+
+use std::borrow::Cow;
+use std::fmt;
+use std::path::Path;
+
+use golem_sandbox::ZoneConfig;
+use serde::de::{DeserializeSeed, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+
+use super::definition::{
+    ToolsetsConfig, WorkerDefinition, WorkerMode, corrected_name, is_valid_worker_name,
+    name_problem,
+};
+use super::error::WorkerFileError;
+use super::yaml::{self, or_default};
+
+/// The extension of worker files.
+pub const WORKER_EXTENSION: &str = "worker";
+
+/// Reads and parses the worker file at `path`.
+pub fn load_worker(path: &Path) -> Result<WorkerDefinition, WorkerFileError> {
+    let bytes = std::fs::read(path).map_err(|source| WorkerFileError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|err| {
+        let valid = err
+            .as_bytes()
+            .get(..err.utf8_error().valid_up_to())
+            .unwrap_or(&[]);
+        let line = 1 + valid.iter().filter(|b| **b == b'\n').count() as u64;
+        WorkerFileError::invalid(path, line, None, "the file is not UTF-8 text")
+    })?;
+    parse_worker(&text, path)
+}
+
+/// Parses the text of a worker file; `path` names it in errors and anchors its zones.
+pub fn parse_worker(text: &str, path: &Path) -> Result<WorkerDefinition, WorkerFileError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text: Cow<'_, str> = if text.contains('\r') {
+        Cow::Owned(text.replace("\r\n", "\n"))
+    } else {
+        Cow::Borrowed(text)
+    };
+    let parts = split_front_matter(&text)
+        .map_err(|(line, message)| WorkerFileError::invalid(path, line, None, message))?;
+    if is_blank_yaml(parts.yaml) {
+        return Err(WorkerFileError::invalid(
+            path,
+            parts.open_line,
+            Some("name"),
+            missing_name(path),
+        ));
+    }
+    let front: FrontMatter = yaml::from_yaml(parts.yaml, parts.open_line + 1, "front matter")
+        .map_err(|mut problem| {
+            if problem.message == "missing key `name`" {
+                problem.message = missing_name(path);
+            }
+            WorkerFileError::from_yaml(path, problem)
+        })?;
+    Ok(WorkerDefinition {
+        name: front.name,
+        description: front.description,
+        model: front.model,
+        mode: front.mode,
+        compatible_models: front.compatible_models,
+        max_iterations: front.max_iterations,
+        zones: front.sandbox.zones,
+        toolsets: front.toolsets,
+        instructions: parts.body.trim().to_owned(),
+        path: path.to_owned(),
+    })
+}
+
+/// The keys of the front matter.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrontMatter {
+    #[serde(deserialize_with = "worker_name")]
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default, deserialize_with = "model_name")]
+    model: Option<String>,
+    #[serde(default, deserialize_with = "or_default")]
+    mode: WorkerMode,
+    #[serde(default, deserialize_with = "model_patterns")]
+    compatible_models: Option<Vec<String>>,
+    #[serde(
+        default = "default_max_iterations",
+        deserialize_with = "max_iterations"
+    )]
+    max_iterations: u32,
+    #[serde(default, deserialize_with = "or_default")]
+    sandbox: SandboxSection,
+    #[serde(default, deserialize_with = "or_default")]
+    toolsets: ToolsetsConfig,
+}
+
+/// `sandbox:` in the front matter.
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SandboxSection {
+    #[serde(default, deserialize_with = "unique_zones")]
+    zones: Vec<ZoneConfig>,
+}
+
+/// The front matter and body of a worker file.
+struct Parts<'a> {
+    /// The line of the opening `---`.
+    open_line: u64,
+    /// The YAML between the `---` lines; it starts on `open_line + 1`.
+    yaml: &'a str,
+    /// Everything after the closing `---` line.
+    body: &'a str,
+}
+
+const MISSING_FRONT_MATTER: &str = "missing front matter: a worker file starts with a `---` \
+     line, then YAML keys such as `name:`, then a closing `---` line, then the instructions";
+
+/// Splits `text` (LF line endings) at its `---` lines; an error is a line and a message.
+fn split_front_matter(text: &str) -> Result<Parts<'_>, (u64, String)> {
+    let mut offset = 0;
+    let mut opened: Option<(u64, usize)> = None;
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        let number = index as u64 + 1;
+        let start = offset;
+        offset += line.len();
+        let content = line.trim_end();
+        match opened {
+            None if content.is_empty() => {}
+            None if content == "---" => opened = Some((number, offset)),
+            None => return Err((number, MISSING_FRONT_MATTER.to_owned())),
+            Some((open_line, yaml_start)) if content == "---" => {
+                return Ok(Parts {
+                    open_line,
+                    yaml: text.get(yaml_start..start).unwrap_or(""),
+                    body: text.get(offset..).unwrap_or(""),
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    match opened {
+        None => Err((1, MISSING_FRONT_MATTER.to_owned())),
+        Some((open_line, _)) => Err((
+            open_line,
+            "the front matter is not closed: add a `---` line after its keys".to_owned(),
+        )),
+    }
+}
+
+/// Whether a YAML text has nothing but blank lines and comments.
+fn is_blank_yaml(text: &str) -> bool {
+    text.lines().all(|line| {
+        let line = line.trim_start();
+        line.is_empty() || line.starts_with('#')
+    })
+}
+
+/// The message for a missing `name`, suggesting one from the file's name.
+fn missing_name(path: &Path) -> String {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let guess = if stem == "main" {
+        path.parent()
+            .and_then(Path::file_name)
+            .and_then(|s| s.to_str())
+            .unwrap_or("")
+    } else {
+        stem
+    };
+    let guess = if is_valid_worker_name(guess) {
+        Some(guess.to_owned())
+    } else {
+        corrected_name(guess)
+    };
+    match guess {
+        Some(name) => format!("missing key `name` (add `name: {name}`)"),
+        None => "missing key `name` (add `name: my_worker`)".to_owned(),
+    }
+}
+
+fn default_max_iterations() -> u32 {
+    WorkerDefinition::DEFAULT_MAX_ITERATIONS
+}
+
+fn worker_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    if !is_valid_worker_name(&name) {
+        return Err(serde::de::Error::custom(format!(
+            "must match {}",
+            name_problem(&name)
+        )));
+    }
+    Ok(name)
+}
+
+fn model_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let model = Option::<String>::deserialize(deserializer)?;
+    if model.as_deref().is_some_and(|m| m.trim().is_empty()) {
+        return Err(serde::de::Error::custom(
+            "must name a model as provider:model, found \"\"",
+        ));
+    }
+    Ok(model)
+}
+
+fn model_patterns<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<String>>, D::Error> {
+    let patterns = Option::<Vec<String>>::deserialize(deserializer)?.unwrap_or_default();
+    if patterns.is_empty() {
+        return Err(serde::de::Error::custom(
+            "must list at least one model pattern such as \"anthropic:*\" \
+             (remove the key to allow every model)",
+        ));
+    }
+    if patterns.iter().any(|p| p.trim().is_empty()) {
+        return Err(serde::de::Error::custom(
+            "must not contain an empty pattern",
+        ));
+    }
+    Ok(Some(patterns))
+}
+
+fn max_iterations<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    let value = Option::<u32>::deserialize(deserializer)?.unwrap_or_else(default_max_iterations);
+    if value == 0 {
+        return Err(serde::de::Error::custom("must be at least 1, found \"0\""));
+    }
+    Ok(value)
+}
+
+fn unique_zones<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ZoneConfig>, D::Error> {
+    Ok(deserializer
+        .deserialize_option(UniqueZones)?
+        .unwrap_or_default())
+}
+
+/// Reads `sandbox.zones`, failing on the first zone whose name was taken (at its line).
+struct UniqueZones;
+
+impl<'de> Visitor<'de> for UniqueZones {
+    type Value = Option<Vec<ZoneConfig>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list")
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut zones: Vec<ZoneConfig> = Vec::new();
+        while let Some(zone) = seq.next_element_seed(NewZone(&zones))? {
+            zones.push(zone);
+        }
+        Ok(Some(zones))
+    }
+}
+
+/// One zone, refused when an earlier zone has its name.
+struct NewZone<'a>(&'a [ZoneConfig]);
+
+impl<'de> DeserializeSeed<'de> for NewZone<'_> {
+    type Value = ZoneConfig;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ZoneConfig, D::Error> {
+        let zone = ZoneConfig::deserialize(deserializer)?;
+        if self.0.iter().any(|earlier| earlier.name == zone.name) {
+            return Err(serde::de::Error::custom(format!(
+                "must not reuse the zone name `{}` (zone names are unique)",
+                zone.name
+            )));
+        }
+        Ok(zone)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_split(text: &str, expected: Result<(u64, &str, &str), u64>) {
+        let got = split_front_matter(text)
+            .map(|p| (p.open_line, p.yaml, p.body))
+            .map_err(|(line, _)| line);
+        assert_eq!(got, expected, "{text:?}");
+    }
+
+    #[test]
+    fn splits_front_matter() {
+        check_split("---\nname: a\n---\nbody\n", Ok((1, "name: a\n", "body\n")));
+        check_split("---\n---\n", Ok((1, "", "")));
+        check_split("\n\n---  \nx: 1\n---\t\n", Ok((3, "x: 1\n", "")));
+        check_split("---\nname: a\n---", Ok((1, "name: a\n", "")));
+        check_split("---\na: |\n  ---x\n---\nb", Ok((1, "a: |\n  ---x\n", "b")));
+        check_split("", Err(1));
+        check_split("   \n", Err(1));
+        check_split("name: a\n", Err(1));
+        check_split("\n# title\n---\n", Err(2));
+        check_split("---\nname: a\n", Err(1));
+        check_split("\n---\nname: a\n", Err(2));
+    }
+
+    #[test]
+    fn blank_yaml() {
+        assert!(is_blank_yaml(""));
+        assert!(is_blank_yaml("\n  # comment\n\n"));
+        assert!(!is_blank_yaml("# c\nname: a\n"));
+    }
+}

@@ -1,0 +1,13 @@
+//! The integration tests of golem-runtime, in one binary.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests: a failure is a test failure"
+)]
+
+mod config;
+mod fixture;
+mod models;
+mod registry;
+mod worker_file;

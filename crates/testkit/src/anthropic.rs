@@ -1,0 +1,197 @@
+//! Scripted replies shaped like the Anthropic Messages API's SSE stream (`message_start`,
+//! content blocks with their deltas, `message_delta` with the stop reason, `message_stop`), and
+//! a reader of the `tool_result` blocks a client sent back.
+
+use serde_json::{Value, json};
+
+use crate::mock::{Chunk, Reply, sse};
+use crate::{SentToolResult, halves};
+
+fn frame(data: Value) -> Chunk {
+    let event = data["type"].as_str().unwrap_or_default().to_owned();
+    sse(Some(&event), &data.to_string())
+}
+
+fn message_start() -> Chunk {
+    frame(json!({"type": "message_start", "message": {
+        "id": "msg_mock", "type": "message", "role": "assistant", "model": "claude-mock",
+        "content": [], "stop_reason": null, "stop_sequence": null,
+        "usage": {"input_tokens": 10, "cache_creation_input_tokens": 0,
+                  "cache_read_input_tokens": 0, "output_tokens": 1}}}))
+}
+
+fn message_end(stop_reason: &str) -> [Chunk; 2] {
+    [
+        frame(json!({"type": "message_delta",
+                     "delta": {"stop_reason": stop_reason, "stop_sequence": null},
+                     "usage": {"output_tokens": 5}})),
+        frame(json!({"type": "message_stop"})),
+    ]
+}
+
+/// A final answer: one text block streamed in two deltas, stop reason `end_turn`.
+pub fn text(text: &str) -> Reply {
+    let mut chunks = vec![
+        message_start(),
+        frame(json!({"type": "content_block_start", "index": 0,
+                     "content_block": {"type": "text", "text": ""}})),
+        sse(Some("ping"), r#"{"type": "ping"}"#),
+    ];
+    for part in halves(text).into_iter().filter(|p| !p.is_empty()) {
+        chunks.push(frame(json!({"type": "content_block_delta", "index": 0,
+                                 "delta": {"type": "text_delta", "text": part}})));
+    }
+    chunks.push(frame(json!({"type": "content_block_stop", "index": 0})));
+    chunks.extend(message_end("end_turn"));
+    Reply::sse(chunks)
+}
+
+/// A turn of tool calls (id, name, arguments): one `tool_use` block each, its input streamed
+/// as an empty fragment then two halves of the JSON text, stop reason `tool_use`.
+pub fn tool_calls(calls: &[(&str, &str, Value)]) -> Reply {
+    let mut chunks = vec![message_start()];
+    for (index, (id, name, args)) in calls.iter().enumerate() {
+        chunks.push(frame(json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}})));
+        let args = args.to_string();
+        for fragment in std::iter::once("").chain(halves(&args)) {
+            chunks.push(frame(json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": fragment}})));
+        }
+        chunks.push(frame(json!({"type": "content_block_stop", "index": index})));
+    }
+    chunks.extend(message_end("tool_use"));
+    Reply::sse(chunks)
+}
+
+/// The `tool_result` blocks of a request body (`messages[].content[]`), in order.
+pub fn tool_results(body: &Value) -> Vec<SentToolResult> {
+    let messages = body["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    messages
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter(|block| block["type"] == "tool_result")
+        .map(|block| SentToolResult {
+            tool_call_id: block["tool_use_id"].as_str().unwrap_or_default().to_owned(),
+            content: match &block["content"] {
+                Value::String(text) => text.clone(),
+                // The API also takes a list of content blocks; the text ones are joined.
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|p| p["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join(""),
+                other => other.to_string(),
+            },
+            is_error: Some(block["is_error"].as_bool().unwrap_or(false)),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SSE frames of a reply as (event, data) pairs.
+    fn frames(reply: &Reply) -> Vec<(String, Value)> {
+        reply
+            .chunks
+            .iter()
+            .map(|chunk| {
+                let Chunk::Data(text) = chunk else {
+                    panic!("only data chunks: {chunk:?}")
+                };
+                let mut lines = text.lines();
+                let event = lines.next().unwrap().strip_prefix("event: ").unwrap();
+                let data = lines.next().unwrap().strip_prefix("data: ").unwrap();
+                (event.to_owned(), serde_json::from_str(data).unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn text_streams_the_answer_in_deltas_and_ends_the_turn() {
+        let frames = frames(&text("héllo wörld"));
+        let events: Vec<_> = frames.iter().map(|(e, _)| e.as_str()).collect();
+        assert_eq!(
+            events,
+            [
+                "message_start",
+                "content_block_start",
+                "ping",
+                "content_block_delta",
+                "content_block_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop"
+            ]
+        );
+        let streamed: String = frames
+            .iter()
+            .filter_map(|(_, d)| d["delta"]["text"].as_str())
+            .collect();
+        assert_eq!(streamed, "héllo wörld");
+        assert_eq!(frames[6].1["delta"]["stop_reason"], "end_turn");
+    }
+
+    #[test]
+    fn tool_calls_stream_each_input_as_json_fragments() {
+        let reply = tool_calls(&[
+            ("toolu_1", "read_file", json!({"path": "/a/b.txt"})),
+            ("toolu_2", "list_files", json!({})),
+        ]);
+        let frames = frames(&reply);
+        let starts: Vec<_> = frames
+            .iter()
+            .filter(|(e, _)| e == "content_block_start")
+            .map(|(_, d)| (d["index"].clone(), d["content_block"]["id"].clone()))
+            .collect();
+        assert_eq!(
+            starts,
+            [(json!(0), json!("toolu_1")), (json!(1), json!("toolu_2"))]
+        );
+        let input: String = frames
+            .iter()
+            .filter(|(_, d)| d["index"] == 0)
+            .filter_map(|(_, d)| d["delta"]["partial_json"].as_str())
+            .collect();
+        assert_eq!(
+            serde_json::from_str::<Value>(&input).unwrap(),
+            json!({"path": "/a/b.txt"})
+        );
+        let end = frames.iter().find(|(e, _)| e == "message_delta").unwrap();
+        assert_eq!(end.1["delta"]["stop_reason"], "tool_use");
+    }
+
+    #[test]
+    fn tool_results_are_read_from_user_messages() {
+        let body = json!({"messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": {}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": true},
+                {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "ok"}]}
+            ]}
+        ]});
+        assert_eq!(
+            tool_results(&body),
+            [
+                SentToolResult {
+                    tool_call_id: "t1".into(),
+                    content: "boom".into(),
+                    is_error: Some(true)
+                },
+                SentToolResult {
+                    tool_call_id: "t2".into(),
+                    content: "ok".into(),
+                    is_error: Some(false)
+                },
+            ]
+        );
+        assert!(tool_results(&Value::Null).is_empty());
+    }
+}

@@ -1,0 +1,382 @@
+//! A local mock of a provider's HTTP API: replies are scripted in order (JSON bodies or SSE
+//! streams with delays, a cut connection, or a hang), and every request is recorded (path,
+//! headers, JSON body) so tests can assert what was sent.
+//!
+//! Start it inside a Tokio test with [`MockServer::start`], or from a plain test with
+//! [`MockServer::start_blocking`] (its own thread and runtime), e.g. when the code under test
+//! is a subprocess.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::Response;
+
+/// A piece of a scripted streaming body.
+#[derive(Debug, Clone)]
+pub enum Chunk {
+    /// Bytes sent as they are (use [`sse`] to build SSE frames).
+    Data(String),
+    /// A pause before the next chunk.
+    Delay(Duration),
+    /// The connection breaks here (30 ms after the previous chunk, so that it went out).
+    Cut,
+    /// Nothing more is ever sent, and the connection stays open.
+    Hang,
+}
+
+/// One scripted reply.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The HTTP status.
+    pub status: u16,
+    /// Response headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, piece by piece.
+    pub chunks: Vec<Chunk>,
+}
+
+impl Reply {
+    /// A `text/event-stream` reply with status 200.
+    pub fn sse(chunks: Vec<Chunk>) -> Self {
+        Self {
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            chunks,
+        }
+    }
+
+    /// A JSON reply with `status`.
+    pub fn json(status: u16, body: &str) -> Self {
+        Self {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            chunks: vec![Chunk::Data(body.to_owned())],
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// The same reply with the body held back for `wait` (the status and headers go out at
+    /// once, as a slow model's would).
+    pub fn delayed(mut self, wait: Duration) -> Self {
+        self.chunks.insert(0, Chunk::Delay(wait));
+        self
+    }
+}
+
+/// One SSE frame: `event: NAME` (when given) and `data: DATA`, then a blank line.
+pub fn sse(event: Option<&str>, data: &str) -> Chunk {
+    let mut frame = String::new();
+    if let Some(event) = event {
+        frame.push_str(&format!("event: {event}\n"));
+    }
+    for line in data.lines() {
+        frame.push_str(&format!("data: {line}\n"));
+    }
+    frame.push('\n');
+    Chunk::Data(frame)
+}
+
+/// A request the mock received.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// The URL path, e.g. `/v1/messages`.
+    pub path: String,
+    /// The headers, names lowercase.
+    pub headers: HashMap<String, String>,
+    /// The body as JSON (`null` when it is not JSON).
+    pub body: serde_json::Value,
+}
+
+#[derive(Default)]
+struct Script {
+    replies: VecDeque<Reply>,
+    /// The answer once the scripted replies are used up (else 500 `no scripted reply`).
+    fallback: Option<Reply>,
+    requests: Vec<Recorded>,
+}
+
+/// What keeps the server running, and stops it on drop.
+enum Runner {
+    /// A task on the caller's runtime.
+    Task(tokio::task::JoinHandle<()>),
+    /// A thread with its own runtime, stopped through the sender.
+    Thread {
+        stop: Option<tokio::sync::oneshot::Sender<()>>,
+        thread: Option<std::thread::JoinHandle<()>>,
+    },
+}
+
+/// A running mock server on 127.0.0.1; dropping it stops the server.
+pub struct MockServer {
+    /// `http://127.0.0.1:PORT` (no trailing slash).
+    pub base_url: String,
+    script: Arc<Mutex<Script>>,
+    runner: Runner,
+}
+
+fn new_script(replies: Vec<Reply>) -> Arc<Mutex<Script>> {
+    Arc::new(Mutex::new(Script {
+        replies: replies.into(),
+        fallback: None,
+        requests: Vec::new(),
+    }))
+}
+
+fn app(script: Arc<Mutex<Script>>) -> axum::Router {
+    axum::Router::new().fallback(handle).with_state(script)
+}
+
+impl MockServer {
+    /// Starts a server on the current Tokio runtime that answers requests with `replies`, in
+    /// order; past the last one it answers 500 `no scripted reply`.
+    pub async fn start(replies: Vec<Reply>) -> Self {
+        let script = new_script(replies);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base_url = format!("http://{}", listener.local_addr().unwrap());
+        let app = app(script.clone());
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self {
+            base_url,
+            script,
+            runner: Runner::Task(task),
+        }
+    }
+
+    /// Like [`MockServer::start`], for tests that are not async: the server runs on its own
+    /// thread with its own Tokio runtime until the `MockServer` is dropped. Must not be called
+    /// from within a Tokio runtime's worker (it blocks until the server listens).
+    pub fn start_blocking(replies: Vec<Reply>) -> Self {
+        let script = new_script(replies);
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let thread_script = script.clone();
+        let thread = std::thread::Builder::new()
+            .name("mock-model-server".into())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                runtime.block_on(async move {
+                    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                    let base_url = format!("http://{}", listener.local_addr().unwrap());
+                    ready_tx.send(base_url).unwrap();
+                    tokio::select! {
+                        _ = axum::serve(listener, app(thread_script)) => {}
+                        _ = stop_rx => {}
+                    }
+                });
+                // Dropping the runtime here drops any reply still streaming (a delay, a hang).
+            })
+            .unwrap();
+        let base_url = ready_rx
+            .recv()
+            .expect("the mock server thread failed to start");
+        Self {
+            base_url,
+            script,
+            runner: Runner::Thread {
+                stop: Some(stop_tx),
+                thread: Some(thread),
+            },
+        }
+    }
+
+    /// Answers every request past the scripted replies with `reply` (instead of 500), e.g. to
+    /// serve the same turn to many runs when measuring.
+    pub fn set_fallback(&self, reply: Reply) {
+        self.script.lock().unwrap().fallback = Some(reply);
+    }
+
+    /// The requests received so far.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.script.lock().unwrap().requests.clone()
+    }
+
+    /// Waits (blocking the thread, polling every few milliseconds) until at least `count`
+    /// requests have arrived; false if `timeout` passed first.
+    pub fn wait_for_requests(&self, count: usize, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.script.lock().unwrap().requests.len() >= count {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        match &mut self.runner {
+            Runner::Task(task) => task.abort(),
+            Runner::Thread { stop, thread } => {
+                if let Some(stop) = stop.take() {
+                    let _ = stop.send(());
+                }
+                if let Some(thread) = thread.take() {
+                    let _ = thread.join();
+                }
+            }
+        }
+    }
+}
+
+async fn handle(
+    State(script): State<Arc<Mutex<Script>>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let reply = {
+        let mut script = script.lock().unwrap();
+        script.requests.push(Recorded {
+            path: uri.path().to_owned(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+                .collect(),
+            body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+        });
+        script
+            .replies
+            .pop_front()
+            .or_else(|| script.fallback.clone())
+    };
+    let reply =
+        reply.unwrap_or_else(|| Reply::json(500, r#"{"error":{"message":"no scripted reply"}}"#));
+    let mut builder = Response::builder().status(StatusCode::from_u16(reply.status).unwrap());
+    for (name, value) in &reply.headers {
+        builder = builder.header(name, value);
+    }
+    let stream = futures::stream::unfold(VecDeque::from(reply.chunks), |mut chunks| async move {
+        loop {
+            match chunks.pop_front()? {
+                Chunk::Data(data) => {
+                    return Some((Ok::<_, std::io::Error>(Bytes::from(data)), chunks));
+                }
+                Chunk::Delay(wait) => tokio::time::sleep(wait).await,
+                Chunk::Cut => {
+                    // Let what was sent before reach the client first (headers included), so
+                    // the cut happens mid-stream rather than before the response starts.
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                    return Some((
+                        Err(std::io::Error::other("cut by the mock")),
+                        VecDeque::new(),
+                    ));
+                }
+                Chunk::Hang => futures::future::pending::<()>().await,
+            }
+        }
+    });
+    builder
+        .body(Body::from_stream(stream))
+        .unwrap_or_else(|_| Response::new(Body::empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn post(base_url: &str, path: &str, body: &str) -> String {
+        use std::io::{Read, Write};
+        let addr = base_url.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        write!(
+            stream,
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        response
+    }
+
+    #[test]
+    fn a_blocking_server_answers_in_order_records_and_stops_on_drop() {
+        let server = MockServer::start_blocking(vec![
+            Reply::json(200, r#"{"n":1}"#),
+            Reply::sse(vec![sse(Some("ping"), "{}")]).header("x-test", "yes"),
+        ]);
+        let first = post(&server.base_url, "/v1/messages", r#"{"a":1}"#);
+        assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+        assert!(first.contains(r#"{"n":1}"#), "{first}");
+        let second = post(&server.base_url, "/v1/chat/completions", "not json");
+        assert!(second.contains("x-test: yes"), "{second}");
+        assert!(second.contains("event: ping\ndata: {}\n\n"), "{second}");
+        let third = post(&server.base_url, "/x", "{}");
+        assert!(third.starts_with("HTTP/1.1 500"), "{third}");
+        assert!(third.contains("no scripted reply"), "{third}");
+
+        assert!(server.wait_for_requests(3, Duration::from_secs(1)));
+        let requests = server.requests();
+        assert_eq!(requests[0].path, "/v1/messages");
+        assert_eq!(requests[0].body, serde_json::json!({"a": 1}));
+        assert_eq!(requests[1].body, serde_json::Value::Null);
+        assert_eq!(requests[1].headers["content-type"], "application/json");
+        assert!(!server.wait_for_requests(4, Duration::from_millis(20)));
+
+        let addr = server.base_url.trim_start_matches("http://").to_owned();
+        drop(server);
+        assert!(
+            std::net::TcpStream::connect(&addr).is_err(),
+            "the server stops when dropped"
+        );
+    }
+
+    #[test]
+    fn dropping_a_blocking_server_ends_a_reply_that_hangs() {
+        let server = MockServer::start_blocking(vec![Reply::sse(vec![Chunk::Hang])]);
+        let addr = server.base_url.trim_start_matches("http://").to_owned();
+        let client = std::thread::spawn(move || {
+            use std::io::{Read, Write};
+            let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+            write!(
+                stream,
+                "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+            )
+            .unwrap();
+            let mut sink = Vec::new();
+            let _ = stream.read_to_end(&mut sink);
+        });
+        assert!(server.wait_for_requests(1, Duration::from_secs(5)));
+        drop(server);
+        client.join().unwrap();
+    }
+
+    #[test]
+    fn the_fallback_answers_once_the_script_is_used_up() {
+        let server = MockServer::start_blocking(vec![Reply::json(200, "first")]);
+        server.set_fallback(Reply::json(200, "again"));
+        for expected in ["first", "again", "again"] {
+            let response = post(&server.base_url, "/", "{}");
+            assert!(
+                response.contains(&format!("\r\n{expected}\r\n")),
+                "{response}"
+            );
+        }
+    }
+
+    #[test]
+    fn delayed_puts_a_pause_before_the_body() {
+        let reply = Reply::json(200, "{}").delayed(Duration::from_millis(5));
+        assert!(matches!(reply.chunks[0], Chunk::Delay(d) if d == Duration::from_millis(5)));
+        assert!(matches!(&reply.chunks[1], Chunk::Data(d) if d == "{}"));
+    }
+}

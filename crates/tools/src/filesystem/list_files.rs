@@ -1,0 +1,229 @@
+//! `list_files {path, recursive?, includeHidden?}` → `file_list`; pre-approved.
+//!
+//! Entries carry name (relative to the listed directory in recursive listings), type, size
+//! (not for directories) and modification time (ISO 8601, UTC). `/` lists the zones as
+//! directories. Listings stop at `FilesystemLimits::max_list_entries` (10,000 by default)
+//! with `truncated: true`. Hidden entries (names starting with `.`) are left out unless
+//! `includeHidden` is set.
+
+use std::sync::{Arc, LazyLock};
+
+use async_trait::async_trait;
+use golem_core::approval::ApprovalRequirement;
+use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_protocol::result::FileEntryType;
+use golem_protocol::{Risk, ToolError, ToolResultValue};
+use golem_sandbox::{EntryInfo, EntryKind};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::gate::peek;
+use super::time::iso8601;
+use super::{Fs, blocking};
+
+const NAME: &str = "list_files";
+
+/// List the entries of a directory (or, with path "/", the zones).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ListFilesArgs {
+    /// The directory, as a virtual path /<zone>/<path>; "/" lists the zones.
+    path: String,
+    /// Also list everything below, depth first (default false).
+    #[serde(default)]
+    recursive: Option<bool>,
+    /// Include entries whose names start with "." (default false).
+    #[serde(default)]
+    include_hidden: Option<bool>,
+}
+
+static SCHEMA: LazyLock<Value> = LazyLock::new(input_schema_for::<ListFilesArgs>);
+
+/// The `list_files` tool.
+pub struct ListFiles {
+    fs: Arc<Fs>,
+}
+
+impl ListFiles {
+    pub(super) fn new(fs: Arc<Fs>) -> Self {
+        Self { fs }
+    }
+}
+
+/// The protocol's entry type for a sandbox entry kind (FIFOs, sockets and devices are shown
+/// as files: the protocol has no other type).
+pub(super) fn entry_type(kind: EntryKind) -> FileEntryType {
+    match kind {
+        EntryKind::File | EntryKind::Other => FileEntryType::File,
+        EntryKind::Directory => FileEntryType::Directory,
+        EntryKind::Symlink => FileEntryType::Symlink,
+    }
+}
+
+/// One entry in the shape of `golem_protocol::result::FileEntry`, built as JSON directly (a
+/// listing can have many thousands of entries; this skips a typed copy and its serialization).
+fn entry_value(name: String, info: &EntryInfo) -> Value {
+    let entry_type = match entry_type(info.kind) {
+        FileEntryType::File => "file",
+        FileEntryType::Directory => "directory",
+        FileEntryType::Symlink => "symlink",
+    };
+    let mut map = Map::with_capacity(4);
+    map.insert("name".to_owned(), Value::String(name));
+    map.insert("type".to_owned(), Value::String(entry_type.to_owned()));
+    if info.kind != EntryKind::Directory {
+        map.insert("size".to_owned(), Value::from(info.size));
+    }
+    if let Some(modified) = info.modified {
+        map.insert("modified".to_owned(), Value::String(iso8601(modified)));
+    }
+    Value::Object(map)
+}
+
+fn list(fs: &Fs, args: ListFilesArgs) -> Result<ToolResultValue, ToolError> {
+    let p = fs.sandbox.resolve(&args.path)?;
+    let include_hidden = args.include_hidden.unwrap_or(false);
+    let max = fs.limits.max_list_entries;
+    let (raw, truncated) = if args.recursive.unwrap_or(false) {
+        fs.sandbox.walk(&p, include_hidden, max)?
+    } else {
+        let mut raw = fs.sandbox.read_dir(&p)?;
+        if !include_hidden {
+            raw.retain(|(name, _)| !name.starts_with('.'));
+        }
+        let truncated = raw.len() > max;
+        raw.truncate(max);
+        (raw, truncated)
+    };
+    let (mut files, mut dirs, mut links) = (0usize, 0usize, 0usize);
+    for (_, info) in &raw {
+        match info.kind {
+            EntryKind::File | EntryKind::Other => files += 1,
+            EntryKind::Directory => dirs += 1,
+            EntryKind::Symlink => links += 1,
+        }
+    }
+    let entries: Vec<Value> = raw
+        .into_iter()
+        .map(|(name, info)| entry_value(name, &info))
+        .collect();
+    let mut data = Map::with_capacity(3);
+    data.insert("path".to_owned(), Value::String(p.virtual_path()));
+    data.insert("entries".to_owned(), Value::Array(entries));
+    if truncated {
+        data.insert("truncated".to_owned(), Value::Bool(true));
+    }
+    Ok(ToolResultValue::new("file_list", Value::Object(data))
+        .with_summary(summary(files, dirs, links, truncated)))
+}
+
+/// `3 files, 1 directory` (and how the listing was cut).
+fn summary(files: usize, dirs: usize, links: usize, truncated: bool) -> String {
+    let count =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut parts = vec![
+        count(files, "file", "files"),
+        count(dirs, "directory", "directories"),
+    ];
+    if links > 0 {
+        parts.push(count(links, "symlink", "symlinks"));
+    }
+    let mut summary = parts.join(", ");
+    if truncated {
+        let shown = files + dirs + links;
+        summary.push_str(&format!(
+            " (truncated after {shown} entries; list a subdirectory to see more)"
+        ));
+    }
+    summary
+}
+
+#[async_trait]
+impl Tool for ListFiles {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn description(&self) -> &str {
+        "List a directory (path /<zone>/<path>; \"/\" lists the zones): name, type, size and \
+         modification time of each entry. recursive: true lists everything below; hidden \
+         entries need includeHidden: true. Long listings are truncated."
+    }
+
+    fn input_schema(&self) -> &Value {
+        &SCHEMA
+    }
+    fn approval_policy(&self) -> Option<String> {
+        Some("pre-approved".to_owned())
+    }
+
+    fn approval(&self, _args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
+        Some(ApprovalRequirement::PreApproved)
+    }
+
+    fn describe_call(&self, args: &Value) -> String {
+        match peek::<ListFilesArgs>(args) {
+            Some(args) if args.recursive.unwrap_or(false) => {
+                format!("List {} recursively", args.path)
+            }
+            Some(args) => format!("List {}", args.path),
+            None => "List a directory".to_owned(),
+        }
+    }
+
+    fn risk(&self, _args: &Value) -> Risk {
+        Risk::Low
+    }
+
+    async fn execute(&self, args: Value, _ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        let args: ListFilesArgs = parse_args(NAME, args)?;
+        let fs = self.fs.clone();
+        blocking(move || list(&fs, args)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use golem_protocol::result::{FileEntry, FileListData};
+
+    #[test]
+    fn entries_have_the_protocol_shape() {
+        let info = |kind, size| EntryInfo {
+            kind,
+            size,
+            modified: Some(UNIX_EPOCH + Duration::from_secs(86_400)),
+        };
+        let file = entry_value("a.txt".to_owned(), &info(EntryKind::File, 3));
+        let typed: FileEntry = serde_json::from_value(file).unwrap();
+        assert_eq!(
+            typed,
+            FileEntry {
+                name: "a.txt".to_owned(),
+                entry_type: FileEntryType::File,
+                size: Some(3),
+                modified: Some("1970-01-02T00:00:00.000Z".to_owned()),
+            }
+        );
+        let dir = entry_value("d".to_owned(), &info(EntryKind::Directory, 4096));
+        assert_eq!(dir.get("size"), None);
+        let other = entry_value("fifo".to_owned(), &info(EntryKind::Other, 0));
+        assert_eq!(other["type"], "file");
+        let list = serde_json::json!({"path": "/z", "entries": [dir, other]});
+        assert!(serde_json::from_value::<FileListData>(list).is_ok());
+    }
+
+    #[test]
+    fn summaries_count_by_type() {
+        assert_eq!(summary(1, 0, 0, false), "1 file, 0 directories");
+        assert_eq!(summary(3, 1, 2, false), "3 files, 1 directory, 2 symlinks");
+        assert_eq!(
+            summary(10, 0, 0, true),
+            "10 files, 0 directories (truncated after 10 entries; list a subdirectory to see more)"
+        );
+    }
+}
