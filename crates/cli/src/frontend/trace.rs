@@ -109,15 +109,6 @@ pub fn render(event: &DisplayEvent, level: TraceLevel) -> Option<String> {
             StatusLevel::Warning => Some(format!("warning: {message}")),
             StatusLevel::Error => Some(format!("error: {message}")),
         },
-        (_, DisplayEvent::ApprovalResolved(resolved)) if !resolved.approved => {
-            resolved.note.as_ref().map(|note| {
-                format!(
-                    "{}{} not approved: {note}",
-                    indent(depth_of(&resolved.worker)),
-                    resolved.tool_name
-                )
-            })
-        }
         (
             TraceLevel::Summary | TraceLevel::Normal,
             DisplayEvent::SessionStarted { .. }
@@ -146,5 +137,80 @@ pub async fn print_trace(mut events: DisplaySubscription, level: TraceLevel) {
         if matches!(event, DisplayEvent::SessionEnded { .. }) {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use golem_protocol::{InvokedBy, ToolResultValue, WorkerOrigin};
+    use serde_json::json;
+
+    fn result(worker: Option<WorkerOrigin>) -> DisplayEvent {
+        DisplayEvent::ToolResult {
+            tool_call_id: "c1".into(),
+            tool_name: "write_file".into(),
+            status: ToolStatus::Denied,
+            value: ToolResultValue::text("x").with_summary("DENIED: no"),
+            duration_ms: 3,
+            invoked_by: InvokedBy::Model,
+            worker,
+        }
+    }
+
+    #[test]
+    fn levels() {
+        assert_eq!(render(&result(None), TraceLevel::Quiet), None);
+        assert_eq!(
+            render(&result(None), TraceLevel::Summary).as_deref(),
+            Some("write_file: denied (3 ms) — DENIED: no")
+        );
+        let nested = result(Some(WorkerOrigin {
+            name: "sub".into(),
+            depth: 2,
+        }));
+        assert_eq!(
+            render(&nested, TraceLevel::Normal).as_deref(),
+            Some("    write_file: denied (3 ms) — DENIED: no")
+        );
+        let debug = render(&result(None), TraceLevel::Debug).unwrap();
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&debug).unwrap()["type"],
+            "toolResult"
+        );
+    }
+
+    #[test]
+    fn tool_starts_only_at_normal() {
+        let started = DisplayEvent::ToolStarted {
+            tool_call_id: "c1".into(),
+            tool_name: "read_file".into(),
+            args: json!({"path": "/in/a"}),
+            invoked_by: InvokedBy::Model,
+            worker: None,
+        };
+        assert_eq!(render(&started, TraceLevel::Summary), None);
+        assert_eq!(
+            render(&started, TraceLevel::Normal).as_deref(),
+            Some("→ read_file {\"path\":\"/in/a\"}")
+        );
+    }
+
+    #[test]
+    fn warnings_always_and_info_not_in_summary() {
+        let warning = DisplayEvent::Status {
+            level: StatusLevel::Warning,
+            message: "slow".into(),
+        };
+        assert_eq!(
+            render(&warning, TraceLevel::Summary).as_deref(),
+            Some("warning: slow")
+        );
+        let info = DisplayEvent::Status {
+            level: StatusLevel::Info,
+            message: "hi".into(),
+        };
+        assert_eq!(render(&info, TraceLevel::Summary), None);
+        assert_eq!(render(&info, TraceLevel::Normal).as_deref(), Some("hi"));
     }
 }
