@@ -370,11 +370,45 @@ impl ToolResultValue {
         {
             return content.clone();
         }
+        if self.kind == "diff"
+            && let Some(text) = self.diff_model_text()
+        {
+            return text;
+        }
         let data = serde_json::to_string(&self.data).unwrap_or_default();
         match &self.summary {
             Some(summary) => format!("{summary}\n{data}"),
             None => data,
         }
+    }
+}
+
+impl ToolResultValue {
+    /// A change as the model needs it: the path, the summary and the changed lines (the hunks),
+    /// not both whole texts again. `None` when the data has no hunks.
+    fn diff_model_text(&self) -> Option<String> {
+        let data: DiffData = self.data_as()?;
+        let hunks = data.hunks?;
+        let mut text = format!(
+            "{} {}{}",
+            if data.is_new { "Created" } else { "Changed" },
+            data.path,
+            self.summary
+                .as_ref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default()
+        );
+        for hunk in hunks {
+            text.push_str(&format!(
+                "\n@@ -{},{} +{},{} @@",
+                hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
+            ));
+            for line in hunk.lines {
+                text.push('\n');
+                text.push_str(line.trim_end_matches('\n'));
+            }
+        }
+        Some(text)
     }
 }
 

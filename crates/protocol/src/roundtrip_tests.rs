@@ -656,3 +656,35 @@ fn model_text() {
         "s\n{\"a\":1}"
     );
 }
+
+#[test]
+fn diffs_reach_the_model_as_hunks_not_whole_texts() {
+    let value = ToolResultValue::diff(DiffData {
+        path: "/out/a.md".into(),
+        original: Some("a\nb\n".into()),
+        modified: "a\nc\n".into(),
+        is_new: false,
+        bytes_written: Some(4),
+        hunks: Some(vec![DiffHunk {
+            old_start: 1,
+            old_lines: 2,
+            new_start: 1,
+            new_lines: 2,
+            lines: vec![" a".into(), "-b".into(), "+c".into()],
+        }]),
+    });
+    assert_eq!(
+        value.to_model_text(),
+        "Changed /out/a.md (+1 \u{2212}1 lines)\n@@ -1,2 +1,2 @@\n a\n-b\n+c"
+    );
+    // Without hunks the data goes as it is.
+    let plain = ToolResultValue::diff(DiffData {
+        path: "/o".into(),
+        original: None,
+        modified: "x".into(),
+        is_new: true,
+        bytes_written: None,
+        hunks: None,
+    });
+    assert!(plain.to_model_text().contains("\"modified\":\"x\""));
+}

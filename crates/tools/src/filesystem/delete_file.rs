@@ -123,6 +123,7 @@ impl Tool for DeleteFile {
     fn input_schema(&self) -> &Value {
         &SCHEMA
     }
+
     fn approval_policy(&self) -> Option<String> {
         Some("by zone: delete".to_owned())
     }

@@ -138,6 +138,7 @@ impl Tool for EditFile {
     fn input_schema(&self) -> &Value {
         &SCHEMA
     }
+
     fn approval_policy(&self) -> Option<String> {
         Some("by zone: write".to_owned())
     }

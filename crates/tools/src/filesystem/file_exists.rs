@@ -62,6 +62,7 @@ impl Tool for FileExists {
     fn input_schema(&self) -> &Value {
         &SCHEMA
     }
+
     fn approval_policy(&self) -> Option<String> {
         Some("pre-approved".to_owned())
     }

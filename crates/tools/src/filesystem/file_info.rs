@@ -89,6 +89,7 @@ impl Tool for FileInfo {
     fn input_schema(&self) -> &Value {
         &SCHEMA
     }
+
     fn approval_policy(&self) -> Option<String> {
         Some("pre-approved".to_owned())
     }

@@ -122,6 +122,7 @@ impl Tool for MoveFile {
     fn input_schema(&self) -> &Value {
         &SCHEMA
     }
+
     fn approval_policy(&self) -> Option<String> {
         Some("by zone: create or write at the destination, delete at the source".to_owned())
     }

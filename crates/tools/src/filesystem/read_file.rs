@@ -239,6 +239,7 @@ impl Tool for ReadFile {
     fn input_schema(&self) -> &Value {
         &SCHEMA
     }
+
     fn approval_policy(&self) -> Option<String> {
         Some("pre-approved".to_owned())
     }

@@ -126,6 +126,7 @@ impl Tool for WriteFile {
     fn input_schema(&self) -> &Value {
         &SCHEMA
     }
+
     fn approval_policy(&self) -> Option<String> {
         Some("by zone: create (new file) / write (existing)".to_owned())
     }
