@@ -229,3 +229,23 @@ fn info_from_stat(stat: &Stat) -> EntryInfo {
         modified,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zone::{ZoneConfig, ZoneMode};
+
+    #[test]
+    fn directories_whose_names_are_not_utf8_are_entered() {
+        let tmp = tempfile::tempdir().unwrap();
+        let odd = tmp.path().join("z").join(OsStr::from_bytes(b"d\xff"));
+        std::fs::create_dir_all(odd.join("e")).unwrap();
+        std::fs::write(odd.join("e/f.txt"), b"x").unwrap();
+        let sandbox = Sandbox::open(tmp.path(), &[ZoneConfig::new("z", ZoneMode::Ro)]).unwrap();
+        let start = sandbox.resolve("/z").unwrap();
+        let (entries, truncated) = sandbox.walk(&start, false, usize::MAX).unwrap();
+        let paths: Vec<_> = entries.into_iter().map(|(path, _)| path).collect();
+        assert_eq!(paths, ["d\u{fffd}", "d\u{fffd}/e", "d\u{fffd}/e/f.txt"]);
+        assert!(!truncated);
+    }
+}

@@ -127,8 +127,11 @@ fn text_of(size: usize, fill: char) -> String {
     line.repeat(size / 64)
 }
 
-/// The median of `runs` timings of `f`.
-fn median(runs: usize, mut f: impl FnMut()) -> Duration {
+/// How many times each case of the comparison runs.
+const RUNS: usize = 7;
+
+/// The median and the fastest of `runs` timings of `f`.
+fn timings(runs: usize, mut f: impl FnMut()) -> (Duration, Duration) {
     let mut times: Vec<Duration> = (0..runs)
         .map(|_| {
             let started = Instant::now();
@@ -137,7 +140,7 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
         })
         .collect();
     times.sort();
-    times[runs / 2]
+    (times[runs / 2], times[0])
 }
 
 /// Runs `sh -c script` and returns its trimmed stdout.
@@ -150,17 +153,18 @@ fn shell(script: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-/// `list_files` recursive over the whole tree against `find <dir> | wc -l`, printed with a
-/// breakdown: `find` that also stats every entry (as the listing must, for sizes and times),
-/// and the sandbox's walk alone.
+/// `list_files` recursive over the whole tree against `find <dir> | wc -l`, one line per case:
+/// `find`, `find` that also stats every entry (as the listing must, for sizes and times), the
+/// sandbox's walk alone, and the listing through the orchestrator without and with the default
+/// entry limit.
 fn compare_with_find() {
     let world = &*WORLD;
     let tree = world.dir.path().join("tree");
     let mut find_count = String::new();
-    let find = median(5, || {
+    let find = timings(RUNS, || {
         find_count = shell(&format!("find '{}' | wc -l", tree.display()))
     });
-    let find_stat = median(5, || {
+    let find_stat = timings(RUNS, || {
         shell(&format!(
             "find '{}' -printf '%s %T@ %y %p\\n' | wc -l",
             tree.display()
@@ -169,11 +173,14 @@ fn compare_with_find() {
     let sandbox =
         Sandbox::open(world.dir.path(), &[ZoneConfig::new("tree", ZoneMode::Ro)]).expect("sandbox");
     let start = sandbox.resolve("/tree").expect("resolves");
-    let walk = median(5, || {
-        divan::black_box(sandbox.walk(&start, false, usize::MAX).expect("walks"));
+    let mut walked = 0;
+    let walk = timings(RUNS, || {
+        walked = divan::black_box(sandbox.walk(&start, false, usize::MAX).expect("walks"))
+            .0
+            .len();
     });
     let mut listed = 0;
-    let full = median(5, || {
+    let full = timings(RUNS, || {
         let value = world.call(
             &world.unlimited,
             "list_files",
@@ -181,32 +188,39 @@ fn compare_with_find() {
         );
         listed = value.data["entries"].as_array().map_or(0, Vec::len);
     });
-    let capped = median(5, || {
-        world.call(
+    let mut capped_listed = 0;
+    let capped = timings(RUNS, || {
+        let value = world.call(
             &world.default,
             "list_files",
             json!({"path": "/tree", "recursive": true}),
         );
+        capped_listed = value.data["entries"].as_array().map_or(0, Vec::len);
     });
-    let ratio = |d: Duration| d.as_secs_f64() / find.as_secs_f64();
+    let line = |case: &str, (median, fastest): (Duration, Duration), what: String| {
+        let ratio = median.as_secs_f64() / find.0.as_secs_f64();
+        println!(
+            "  {case:<44} median {median:>9.2?}  fastest {fastest:>9.2?}  {ratio:>5.2}x find  {what}"
+        );
+    };
     println!();
-    println!("list_files recursive vs find, {TREE_FILES} files (median of 5 runs):");
-    println!("  find <dir> | wc -l                      {find:>10.2?}  ({find_count} lines)");
-    println!(
-        "  find <dir> -printf size,mtime | wc -l   {find_stat:>10.2?}  = {:.2}x find",
-        ratio(find_stat)
+    println!("list_files recursive vs find, {TREE_FILES} files, {RUNS} runs per case:");
+    line("find <dir> | wc -l", find, format!("({find_count} lines)"));
+    line(
+        "find <dir> -printf size,mtime,type | wc -l",
+        find_stat,
+        String::new(),
     );
-    println!(
-        "  Sandbox::walk alone                     {walk:>10.2?}  = {:.2}x find",
-        ratio(walk)
+    line("Sandbox::walk alone", walk, format!("({walked} entries)"));
+    line(
+        "list_files full (no entry limit)",
+        full,
+        format!("({listed} entries)"),
     );
-    println!(
-        "  list_files, no entry limit              {full:>10.2?}  = {:.2}x find  ({listed} entries)",
-        ratio(full)
-    );
-    println!(
-        "  list_files, default 10,000-entry limit  {capped:>10.2?}  = {:.2}x find",
-        ratio(capped)
+    line(
+        "list_files capped (default 10,000 entries)",
+        capped,
+        format!("({capped_listed} entries)"),
     );
     println!();
 }
