@@ -287,9 +287,22 @@ impl ToolResultValue {
             })
     }
 
-    /// A `diff` result; the summary counts added and removed lines (`+N −M lines`).
+    /// A `diff` result; the summary counts added and removed lines (`+N −M lines`), exactly
+    /// from the hunks when there are some, else by [`diff_summary`].
     pub fn diff(data: DiffData) -> Self {
-        let summary = diff_summary(data.original.as_deref().unwrap_or(""), &data.modified);
+        let summary = match &data.hunks {
+            Some(hunks) => {
+                let lines = hunks.iter().flat_map(|h| h.lines.iter());
+                let (added, removed) =
+                    lines.fold((0, 0), |(a, r), line| match line.chars().next() {
+                        Some('+') => (a + 1, r),
+                        Some('-') => (a, r + 1),
+                        _ => (a, r),
+                    });
+                format!("+{added} \u{2212}{removed} lines")
+            }
+            None => diff_summary(data.original.as_deref().unwrap_or(""), &data.modified),
+        };
         Self::new("diff", to_data(&data)).with_summary(summary)
     }
 

@@ -677,6 +677,22 @@ fn diffs_reach_the_model_as_hunks_not_whole_texts() {
         value.to_model_text(),
         "Changed /out/a.md (+1 \u{2212}1 lines)\n@@ -1,2 +1,2 @@\n a\n-b\n+c"
     );
+    // The summary counts the hunks' lines exactly, even where a line moved.
+    let moved = ToolResultValue::diff(DiffData {
+        path: "/m".into(),
+        original: Some("a\nb\n".into()),
+        modified: "b\na\n".into(),
+        is_new: false,
+        bytes_written: None,
+        hunks: Some(vec![DiffHunk {
+            old_start: 1,
+            old_lines: 2,
+            new_start: 1,
+            new_lines: 2,
+            lines: vec!["-a".into(), " b".into(), "+a".into()],
+        }]),
+    });
+    assert_eq!(moved.summary.as_deref(), Some("+1 \u{2212}1 lines"));
     // Without hunks the data goes as it is.
     let plain = ToolResultValue::diff(DiffData {
         path: "/o".into(),

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use golem_core::approval::ApprovalController;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::ToolCallOrchestrator;
-use golem_core::registry::ToolRegistry;
 use golem_core::ui::RuntimeUI;
 use golem_llm::Model;
 use golem_llm::record::RecordingModel;
@@ -100,21 +99,8 @@ pub fn build_root(
     let definition =
         Arc::new(load_worker(worker_path).map_err(|e| LaunchError::Config(e.to_string()))?);
     let runtime = assemble(env, definition.clone(), None)?;
-    let model = runtime_model_name(env, &definition)?;
+    let model = runtime.model_name();
     Ok((runtime, definition, model))
-}
-
-fn runtime_model_name(
-    env: &SessionEnv,
-    definition: &WorkerDefinition,
-) -> Result<String, LaunchError> {
-    crate::config::choose_model(
-        env.cli_model.as_deref(),
-        definition,
-        env.env_model.as_deref(),
-        &env.config,
-    )
-    .map_err(|e| LaunchError::Config(e.to_string()))
 }
 
 fn assemble(
@@ -126,7 +112,13 @@ fn assemble(
     // The model: the root by precedence; a sub-worker by its own `model`, else its caller's.
     let model: Arc<dyn Model> = match (&parent, &definition.model) {
         (None, _) => {
-            let name = runtime_model_name(env, &definition)?;
+            let name = crate::config::choose_model(
+                env.cli_model.as_deref(),
+                &definition,
+                env.env_model.as_deref(),
+                &env.config,
+            )
+            .map_err(|e| LaunchError::Config(e.to_string()))?;
             let model = env.resolver.resolve(&name)?;
             match &env.record {
                 Some(path) => Arc::new(RecordingModel::create(model, path)?),
@@ -195,9 +187,4 @@ fn assemble(
         interrupt: env.interrupt.clone(),
         observer: env.observer.clone(),
     }))
-}
-
-/// An empty registry, for tests and for workers without tools.
-pub fn empty_registry() -> ToolRegistry {
-    ToolRegistry::new()
 }

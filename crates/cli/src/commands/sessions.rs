@@ -73,7 +73,8 @@ pub fn program_root(start: &Path) -> PathBuf {
     start
         .ancestors()
         .find(|dir| {
-            dir.join("golem-forge.config.yaml").is_file() || dir.join(".golem-forge").is_dir()
+            dir.join(golem_runtime::config::CONFIG_FILE_NAME).is_file()
+                || dir.join(".golem-forge").is_dir()
         })
         .unwrap_or(start)
         .to_owned()

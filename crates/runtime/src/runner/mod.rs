@@ -118,6 +118,11 @@ impl WorkerRuntime {
         self.history.clear();
     }
 
+    /// The model, as `provider:model`.
+    pub fn model_name(&self) -> String {
+        self.parts.model.spec().to_string()
+    }
+
     /// The depth in the delegation tree.
     pub fn depth(&self) -> u32 {
         self.parts.depth
