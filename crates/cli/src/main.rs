@@ -13,6 +13,12 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // The jail helper mode runs before anything else starts (no threads, no runtime).
+    let mut args = std::env::args_os().skip(1);
+    if args.next().as_deref() == Some(golem_sandbox::jail::HELPER_ARG.as_ref()) {
+        let code = golem_sandbox::jail::helper_main(args.collect());
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let cli = commands::Cli::parse();
     let _log_guard = match logging::init() {
         Ok(guard) => guard,

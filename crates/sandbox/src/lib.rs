@@ -20,6 +20,7 @@
 
 mod entry;
 mod errors;
+pub mod jail;
 mod ops;
 mod path;
 mod sandbox;

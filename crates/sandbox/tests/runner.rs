@@ -11,6 +11,7 @@
 mod approval;
 mod common;
 mod escapes;
+mod jail;
 mod ops;
 mod props;
 mod walk;

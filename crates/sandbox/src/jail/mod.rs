@@ -1,0 +1,235 @@
+//! The process jail: every child process a tool starts (`run_code`, `shell`) runs in it.
+//!
+//! The parent ([`Jail::run`]) writes a [`spec`] into a private run directory and starts a
+//! *helper* — our own binary in its jail mode (`golem-forge __jail SPEC`), in a process group of
+//! its own. The helper builds the jail before anything of the user's runs, because that setup
+//! allocates and so cannot happen between `fork` and `exec`:
+//!
+//! 1. **stage 1** ([`helper`]): new user, mount, PID and (network off) network namespaces; the
+//!    user's id mapped to an unprivileged id inside; then it starts stage 2, which is PID 1 of the
+//!    new PID namespace, waits for it and writes the exit status into the report.
+//! 2. **stage 2**: a new root (`mounts.rs`): a tmpfs holding read-only binds of the system
+//!    directories needed to run interpreters, every zone at its virtual path `/<zone>` (`ro` or
+//!    `rw`), a private `/tmp`, a fresh `/proc`, a few device nodes; `pivot_root` into it. Then
+//!    Landlock (`landlock_rules.rs`: read system directories and `ro` zones, write `rw` zones
+//!    and `/tmp`, nothing else; signals and abstract sockets scoped), rlimits (`limits.rs`),
+//!    `no_new_privs`, a seccomp filter (`seccomp.rs`), the environment cleared to an allow-list
+//!    plus the call's variables, and `exec`. An `exec` failure is reported as exit 127 (not
+//!    found) or 126 (not executable).
+//!
+//! The parent captures stdout and stderr up to a cap (reading and discarding the rest so the
+//! child never blocks), enforces the wall-clock timeout and the interrupt by killing the whole
+//! process group (and with it PID 1 of the namespace, which takes every process inside down),
+//! and reads the report. What the kernel supports is detected once ([`KernelSupport`]); a
+//! missing layer is an error unless the policy is [`JailMode::BestEffort`], in which case each
+//! missing layer is listed in [`JailOutput::weakened`].
+
+mod cgroup;
+mod helper;
+mod landlock_rules;
+mod limits;
+mod mounts;
+mod output;
+mod run;
+mod seccomp;
+mod spec;
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use helper::{HELPER_ARG, helper_main};
+pub use output::CapturedOutput;
+pub use support::{KernelSupport, LayerSupport};
+
+/// How strictly to jail.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum JailMode {
+    /// Every layer is required; a missing one is an error that names it.
+    #[default]
+    Strict,
+    /// Use what the kernel offers and report each missing layer in the result.
+    BestEffort,
+}
+
+/// Resource limits applied inside the jail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JailLimits {
+    /// CPU seconds (`RLIMIT_CPU`).
+    pub cpu_secs: u64,
+    /// Address space in bytes (`RLIMIT_AS`).
+    pub memory_bytes: u64,
+    /// Processes and threads of the jail's user (`RLIMIT_NPROC`).
+    pub processes: u64,
+    /// Open files per process (`RLIMIT_NOFILE`).
+    pub open_files: u64,
+    /// The largest file a process may write (`RLIMIT_FSIZE`).
+    pub file_size_bytes: u64,
+    /// The most bytes kept of stdout, and again of stderr; the rest is counted and dropped.
+    pub output_bytes: usize,
+}
+
+impl Default for JailLimits {
+    fn default() -> Self {
+        Self {
+            cpu_secs: 120,
+            memory_bytes: 2 << 30,
+            processes: 256,
+            open_files: 1024,
+            file_size_bytes: 256 << 20,
+            output_bytes: 1 << 20,
+        }
+    }
+}
+
+/// What a toolset allows its processes: fixed when the worker starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JailPolicy {
+    /// Whether processes may use the network (default `false`).
+    pub network: bool,
+    /// Strict or best effort.
+    pub mode: JailMode,
+    /// Resource limits.
+    pub limits: JailLimits,
+}
+
+impl Default for JailPolicy {
+    fn default() -> Self {
+        Self {
+            network: false,
+            mode: JailMode::Strict,
+            limits: JailLimits::default(),
+        }
+    }
+}
+
+/// A script file written into the private `/tmp` and passed as the first argument, so code of
+/// any size runs without touching the argument-length limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JailScript {
+    /// The file name inside the private `/tmp` (a plain name, no `/`).
+    pub file_name: String,
+    /// Its contents.
+    pub contents: Vec<u8>,
+}
+
+/// One process to run in the jail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JailCommand {
+    /// The program: a name looked up in the jail's `PATH`, or an absolute path inside the jail.
+    pub program: String,
+    /// A script to write into `/tmp` and pass as the first argument.
+    pub script: Option<JailScript>,
+    /// The arguments (after the script, if any).
+    pub args: Vec<String>,
+    /// Variables added to the allow-listed environment (they win over it).
+    pub env: BTreeMap<String, String>,
+    /// The working directory: a zone's name (`None` → the private `/tmp`).
+    pub cwd_zone: Option<String>,
+    /// The wall-clock limit.
+    pub timeout: Duration,
+}
+
+/// How the process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JailExit {
+    /// It exited with this code (127: command not found; 126: not executable).
+    Code(i32),
+    /// It was killed by this signal (for example by `RLIMIT_CPU`).
+    Signal(i32),
+    /// The wall-clock timeout killed it (and everything it started).
+    TimedOut,
+    /// The interrupt killed it (and everything it started).
+    Interrupted,
+}
+
+/// The result of one jailed run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JailOutput {
+    /// How it ended.
+    pub exit: JailExit,
+    /// Captured standard output.
+    pub stdout: CapturedOutput,
+    /// Captured standard error.
+    pub stderr: CapturedOutput,
+    /// Wall-clock time from start to end.
+    pub duration: Duration,
+    /// In best-effort mode, each layer that could not be applied and why (empty when strict).
+    pub weakened: Vec<String>,
+}
+
+/// Why a jailed run could not happen at all.
+#[derive(Debug, thiserror::Error)]
+pub enum JailError {
+    /// Strict mode and the kernel lacks a layer.
+    #[error("the jail cannot be built: {0}")]
+    Unsupported(String),
+    /// The request itself is wrong (a reserved zone name, a bad script name, …).
+    #[error("{0}")]
+    Invalid(String),
+    /// The helper failed to set the jail up (its own report says why).
+    #[error("the jail could not be set up: {0}")]
+    Setup(String),
+    /// Starting the helper or talking to it failed.
+    #[error("could not run the jail helper {helper}: {source}")]
+    Io {
+        /// The helper binary.
+        helper: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+}
+
+/// A jail for one toolset: the helper binary, the zones to show, and the policy.
+#[derive(Debug, Clone)]
+pub struct Jail {
+    helper: PathBuf,
+    sandbox: crate::Sandbox,
+    policy: JailPolicy,
+}
+
+impl Jail {
+    /// A jail whose processes see the zones of `sandbox` at their virtual paths. `helper` is a
+    /// binary that runs [`helper_main`] when its first argument is [`HELPER_ARG`] (the
+    /// `golem-forge` binary itself).
+    pub fn new(helper: PathBuf, sandbox: crate::Sandbox, policy: JailPolicy) -> Jail {
+        Jail {
+            helper,
+            sandbox,
+            policy,
+        }
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &JailPolicy {
+        &self.policy
+    }
+
+    /// The zones the processes see.
+    pub fn sandbox(&self) -> &crate::Sandbox {
+        &self.sandbox
+    }
+
+    /// Checks once that the kernel supports what the policy needs: in strict mode a missing
+    /// layer is [`JailError::Unsupported`] naming it; in best-effort mode never an error.
+    pub fn preflight(&self) -> Result<(), JailError> {
+        let support = KernelSupport::detect(&self.helper);
+        match self.policy.mode {
+            JailMode::Strict => match support.missing(self.policy.network) {
+                missing if missing.is_empty() => Ok(()),
+                missing => Err(JailError::Unsupported(missing.join("; "))),
+            },
+            JailMode::BestEffort => Ok(()),
+        }
+    }
+
+    /// Runs `command` in the jail until it ends, times out, or `cancel` fires.
+    pub async fn run(
+        &self,
+        command: &JailCommand,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<JailOutput, JailError> {
+        run::run(self, command, cancel).await
+    }
+}

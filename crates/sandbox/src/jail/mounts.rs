@@ -1,0 +1,267 @@
+//! The filesystem a jailed process sees. With namespaces (stage 2 as root of its user
+//! namespace): a fresh tmpfs root holding the system directories interpreters need, every zone
+//! at its virtual path `/<zone>`, the private `/tmp`, a new `/proc` and a few device nodes, then
+//! `pivot_root` into it — nothing else of the host exists there. Without namespaces (best
+//! effort): the host's tree, with the same paths listed for Landlock.
+//!
+//! Read-only is enforced by Landlock (`landlock_rules.rs`), not by remounting: a read-only bind
+//! remount must repeat the source mount's locked flags, which differ between systems.
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+use rustix::mount::{MountFlags, MountPropagationFlags, UnmountFlags};
+
+use super::spec::Spec;
+
+/// System directories and files made visible read-only (those that exist on the host).
+/// Directories under `/etc` are listed one by one: `/etc` as a whole holds secrets.
+pub(crate) const SYSTEM_PATHS: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc/alternatives",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/ld.so.conf.d",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/hosts",
+    "/etc/resolv.conf",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+    "/etc/services",
+    "/etc/protocols",
+    "/etc/mime.types",
+];
+
+/// Device nodes made visible (read and write).
+pub(crate) const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// Names a zone cannot have, because its `/<name>` is part of the jail's own tree.
+pub(crate) const RESERVED_NAMES: &[&str] = &[
+    "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "tmp", "proc", "dev",
+];
+
+/// The paths a jailed process sees, as it sees them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct View {
+    /// Readable (and executable): system paths and read-only zones.
+    pub read_only: Vec<PathBuf>,
+    /// Readable and writable: read-write zones, `/tmp`.
+    pub read_write: Vec<PathBuf>,
+    /// Device nodes.
+    pub devices: Vec<PathBuf>,
+    /// Directories that may be listed, nothing more (the jail's own root).
+    pub list_only: Vec<PathBuf>,
+    /// The private temporary directory.
+    pub tmp: PathBuf,
+    /// The working directory.
+    pub cwd: PathBuf,
+}
+
+impl View {
+    /// The view without namespaces: host paths.
+    pub fn host(spec: &Spec) -> View {
+        let mut read_only: Vec<PathBuf> = existing_system_paths().collect();
+        let mut read_write = vec![spec.tmp.clone()];
+        for zone in &spec.zones {
+            if zone.writable {
+                read_write.push(zone.host.clone());
+            } else {
+                read_only.push(zone.host.clone());
+            }
+        }
+        let cwd = cwd_zone(spec)
+            .map(|zone| zone.host.clone())
+            .unwrap_or_else(|| spec.tmp.clone());
+        View {
+            read_only,
+            read_write,
+            devices: DEVICES.iter().map(PathBuf::from).collect(),
+            list_only: Vec::new(),
+            tmp: spec.tmp.clone(),
+            cwd,
+        }
+    }
+
+    /// The fixed part of the environment (the call's own variables are added after it).
+    pub fn base_env(&self) -> Vec<(String, String)> {
+        let tmp = self.tmp.to_string_lossy().into_owned();
+        vec![
+            (
+                "PATH".into(),
+                "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".into(),
+            ),
+            ("HOME".into(), tmp.clone()),
+            ("TMPDIR".into(), tmp),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("TERM".into(), "dumb".into()),
+            // Unbuffered, so the output before a timeout is not lost in a buffer.
+            ("PYTHONUNBUFFERED".into(), "1".into()),
+            ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
+        ]
+    }
+}
+
+fn cwd_zone(spec: &Spec) -> Option<&super::spec::SpecZone> {
+    let name = spec.cwd_zone.as_deref()?;
+    spec.zones.iter().find(|zone| zone.name == name)
+}
+
+fn existing_system_paths() -> impl Iterator<Item = PathBuf> {
+    SYSTEM_PATHS
+        .iter()
+        .map(PathBuf::from)
+        .filter(|path| fs::symlink_metadata(path).is_ok())
+}
+
+fn err(what: &str, path: &Path, error: impl std::fmt::Display) -> String {
+    format!("{what} {}: {error}", path.display())
+}
+
+/// `target` inside the new root.
+fn under(root: &Path, target: &Path) -> PathBuf {
+    root.join(target.strip_prefix("/").unwrap_or(target))
+}
+
+/// Makes `host` visible at `target` (same kind: directory, file or symbolic link).
+fn expose(root: &Path, host: &Path, target: &Path) -> Result<(), String> {
+    let inside = under(root, target);
+    let meta = fs::symlink_metadata(host).map_err(|e| err("inspecting", host, e))?;
+    if let Some(parent) = inside.parent() {
+        fs::create_dir_all(parent).map_err(|e| err("creating", parent, e))?;
+    }
+    if meta.file_type().is_symlink() {
+        let link = fs::read_link(host).map_err(|e| err("reading link", host, e))?;
+        return symlink(&link, &inside).map_err(|e| err("creating link", &inside, e));
+    }
+    if meta.is_dir() {
+        fs::create_dir_all(&inside).map_err(|e| err("creating", &inside, e))?;
+    } else {
+        fs::File::create(&inside).map_err(|e| err("creating", &inside, e))?;
+    }
+    rustix::mount::mount_bind_recursive(host, &inside).map_err(|e| err("mounting", host, e))
+}
+
+/// Builds the new root on `spec.root` and moves into it. Returns the view and notes about
+/// what is missing (a `/proc` that could not be mounted).
+pub(crate) fn build(spec: &Spec) -> Result<(View, Vec<String>), String> {
+    let mut notes = Vec::new();
+    rustix::mount::mount_change(
+        "/",
+        MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+    )
+    .map_err(|e| format!("making mounts private: {e}"))?;
+    let root = spec.root.as_path();
+    rustix::mount::mount(
+        "tmpfs",
+        root,
+        "tmpfs",
+        MountFlags::NOSUID | MountFlags::NODEV,
+        Some(c"mode=0755,size=4m"),
+    )
+    .map_err(|e| err("mounting a tmpfs on", root, e))?;
+
+    let mut read_only = Vec::new();
+    for path in existing_system_paths() {
+        expose(root, &path, &path)?;
+        read_only.push(path);
+    }
+    let mut read_write = vec![PathBuf::from("/tmp")];
+    expose(root, &spec.tmp, Path::new("/tmp"))?;
+    for zone in &spec.zones {
+        let target = PathBuf::from("/").join(&zone.name);
+        expose(root, &zone.host, &target)?;
+        if zone.writable {
+            read_write.push(target);
+        } else {
+            read_only.push(target);
+        }
+    }
+    let mut devices = Vec::new();
+    for device in DEVICES {
+        let device = Path::new(device);
+        if device.exists() {
+            expose(root, device, device)?;
+            devices.push(device.to_path_buf());
+        }
+    }
+    let dev = under(root, Path::new("/dev"));
+    fs::create_dir_all(&dev).map_err(|e| err("creating", &dev, e))?;
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        let link = dev.join(name);
+        symlink(target, &link).map_err(|e| err("creating link", &link, e))?;
+    }
+    let shm = under(root, Path::new("/dev/shm"));
+    fs::create_dir_all(&shm).map_err(|e| err("creating", &shm, e))?;
+    match rustix::mount::mount(
+        "tmpfs",
+        &shm,
+        "tmpfs",
+        MountFlags::NOSUID | MountFlags::NODEV,
+        Some(c"mode=1777,size=64m"),
+    ) {
+        Ok(()) => read_write.push(PathBuf::from("/dev/shm")),
+        Err(e) => notes.push(format!("no /dev/shm: {e}")),
+    }
+    let proc_dir = under(root, Path::new("/proc"));
+    fs::create_dir_all(&proc_dir).map_err(|e| err("creating", &proc_dir, e))?;
+    match rustix::mount::mount(
+        "proc",
+        &proc_dir,
+        "proc",
+        MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+        None,
+    ) {
+        Ok(()) => read_only.push(PathBuf::from("/proc")),
+        Err(e) => notes.push(format!("no /proc in the jail: mounting it failed: {e}")),
+    }
+
+    std::env::set_current_dir(root).map_err(|e| err("entering", root, e))?;
+    rustix::process::pivot_root(".", ".").map_err(|e| format!("pivot_root: {e}"))?;
+    rustix::mount::unmount(".", UnmountFlags::DETACH)
+        .map_err(|e| format!("detaching the old root: {e}"))?;
+    std::env::set_current_dir("/").map_err(|e| format!("entering the new root: {e}"))?;
+    // The root itself holds only mount points: make it read-only (Landlock denies writes there
+    // anyway; a failure here weakens nothing).
+    let _ = rustix::mount::mount_remount("/", MountFlags::RDONLY | MountFlags::BIND, "");
+
+    let cwd = spec
+        .cwd_zone
+        .as_ref()
+        .filter(|name| spec.zones.iter().any(|zone| &zone.name == *name))
+        .map(|name| PathBuf::from("/").join(name))
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    Ok((
+        View {
+            read_only,
+            read_write,
+            devices,
+            list_only: vec![PathBuf::from("/")],
+            tmp: PathBuf::from("/tmp"),
+            cwd,
+        },
+        notes,
+    ))
+}

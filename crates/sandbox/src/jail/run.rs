@@ -1,0 +1,278 @@
+//! The parent side of a jailed run: check the request, prepare a private run directory (spec,
+//! report, the jail's `/tmp`, the mount point of its root), start the helper in a process group
+//! of its own with an empty environment, capture its output with caps, and end it — by itself,
+//! at the wall-clock timeout, or on interrupt — by killing the whole group.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::process::Command;
+use tokio_util::sync::CancellationToken;
+
+use super::cgroup::PidsCgroup;
+use super::mounts::RESERVED_NAMES;
+use super::output::capture;
+use super::spec::{ReportLine, ReportedExit, Spec, SpecLimits, SpecZone, read_report};
+use super::{HELPER_ARG, Jail, JailCommand, JailError, JailExit, JailMode, JailOutput};
+use crate::ZoneMode;
+
+/// Variables passed through from the caller's environment (nothing secret).
+const PASSED_THROUGH: &[&str] = &["LANG", "LC_ALL", "LC_CTYPE", "TZ"];
+
+/// How long output may keep flowing after the helper exited (a process outside any PID
+/// namespace may hold the pipes open) before the group is killed.
+const DRAIN_GRACE: Duration = Duration::from_millis(200);
+
+fn invalid(message: impl Into<String>) -> JailError {
+    JailError::Invalid(message.into())
+}
+
+fn io_error(jail: &Jail) -> impl Fn(std::io::Error) -> JailError + '_ {
+    move |source| JailError::Io {
+        helper: jail.helper.clone(),
+        source,
+    }
+}
+
+/// The zones as the helper mounts them; refuses names that clash with the jail's own tree.
+fn zones(jail: &Jail) -> Result<Vec<SpecZone>, JailError> {
+    jail.sandbox
+        .zones()
+        .iter()
+        .map(|zone| {
+            if RESERVED_NAMES.contains(&zone.name()) {
+                return Err(invalid(format!(
+                    "zone `{}` cannot be shown to programs at /{}: that path is part of the \
+                     jail's own file tree (rename the zone)",
+                    zone.name(),
+                    zone.name()
+                )));
+            }
+            let host = zone.host_path().canonicalize().map_err(|e| {
+                invalid(format!(
+                    "zone `{}` ({}) cannot be opened: {e}",
+                    zone.name(),
+                    zone.host_path().display()
+                ))
+            })?;
+            Ok(SpecZone {
+                name: zone.name().to_owned(),
+                host,
+                writable: zone.mode() == ZoneMode::Rw,
+            })
+        })
+        .collect()
+}
+
+fn check_command(jail: &Jail, command: &JailCommand) -> Result<(), JailError> {
+    if command.program.is_empty() {
+        return Err(invalid("no program to run"));
+    }
+    if let Some(script) = &command.script {
+        let name = script.file_name.as_str();
+        if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+            return Err(invalid(format!("bad script file name `{name}`")));
+        }
+    }
+    if let Some(zone) = &command.cwd_zone
+        && jail.sandbox.zone(zone).is_none()
+    {
+        return Err(invalid(format!(
+            "the working directory zone `{zone}` is not one of the worker's zones"
+        )));
+    }
+    Ok(())
+}
+
+/// The pids cgroup that enforces the process limit, when the kernel will not do it through
+/// `RLIMIT_NPROC` alone: for `root`, whose processes are exempt from it. Without one, strict
+/// mode refuses and best effort says so.
+fn process_limit(jail: &Jail, weakened: &mut Vec<String>) -> Result<Option<PidsCgroup>, JailError> {
+    let max = jail.policy.limits.processes;
+    let is_root = rustix::process::getuid().is_root();
+    match PidsCgroup::create(max) {
+        Ok(cgroup) => Ok(Some(cgroup)),
+        Err(_) if !is_root => Ok(None),
+        Err(why) => {
+            let message = format!(
+                "the process limit cannot be enforced: golem-forge runs as root, whom the \
+                 kernel exempts from RLIMIT_NPROC, and no pids cgroup could be made ({why})"
+            );
+            match jail.policy.mode {
+                JailMode::Strict => Err(JailError::Unsupported(message)),
+                JailMode::BestEffort => {
+                    weakened.push(message);
+                    Ok(None)
+                }
+            }
+        }
+    }
+}
+
+fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    std::fs::write(path, contents)
+}
+
+pub(super) async fn run(
+    jail: &Jail,
+    command: &JailCommand,
+    cancel: &CancellationToken,
+) -> Result<JailOutput, JailError> {
+    check_command(jail, command)?;
+    jail.preflight()?;
+    let zones = zones(jail)?;
+    let io = io_error(jail);
+    let dir = tempfile::Builder::new()
+        .prefix("golem-jail-")
+        .tempdir()
+        .map_err(&io)?;
+    let tmp = dir.path().join("tmp");
+    let root = dir.path().join("root");
+    std::fs::create_dir(&tmp).map_err(&io)?;
+    std::fs::create_dir(&root).map_err(&io)?;
+    if let Some(script) = &command.script {
+        write_private(&tmp.join(&script.file_name), &script.contents).map_err(&io)?;
+    }
+    let limits = &jail.policy.limits;
+    let mut weakened = Vec::new();
+    let cgroup = process_limit(jail, &mut weakened)?;
+    let mut env: Vec<(String, String)> = PASSED_THROUGH
+        .iter()
+        .filter_map(|name| std::env::var(name).ok().map(|v| ((*name).to_owned(), v)))
+        .collect();
+    env.extend(command.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let spec = Spec {
+        program: command.program.clone(),
+        script: command.script.as_ref().map(|s| s.file_name.clone()),
+        args: command.args.clone(),
+        env,
+        zones,
+        cwd_zone: command.cwd_zone.clone(),
+        tmp,
+        root,
+        report: dir.path().join("report.jsonl"),
+        cgroup_procs: cgroup.as_ref().map(PidsCgroup::procs_file),
+        network: jail.policy.network,
+        best_effort: jail.policy.mode == JailMode::BestEffort,
+        limits: SpecLimits {
+            cpu_secs: limits.cpu_secs,
+            memory_bytes: limits.memory_bytes,
+            processes: limits.processes,
+            open_files: limits.open_files,
+            file_size_bytes: limits.file_size_bytes,
+        },
+    };
+    let spec_path = dir.path().join("spec.json");
+    let spec_json = serde_json::to_vec(&spec).map_err(|e| io(std::io::Error::other(e)))?;
+    write_private(&spec_path, &spec_json).map_err(&io)?;
+
+    let started = Instant::now();
+    let mut child = Command::new(&jail.helper)
+        .arg(HELPER_ARG)
+        .arg(&spec_path)
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(&io)?;
+    let group = child
+        .id()
+        .and_then(|pid| rustix::process::Pid::from_raw(pid as i32));
+    let kill_group = || {
+        if let Some(group) = group {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        }
+    };
+    let cap = limits.output_bytes;
+    let mut stdout = tokio::spawn(capture(
+        child
+            .stdout
+            .take()
+            .ok_or_else(|| io(std::io::Error::other("no stdout pipe")))?,
+        cap,
+    ));
+    let mut stderr = tokio::spawn(capture(
+        child
+            .stderr
+            .take()
+            .ok_or_else(|| io(std::io::Error::other("no stderr pipe")))?,
+        cap,
+    ));
+
+    let ended = tokio::select! {
+        status = child.wait() => Ok(status.map_err(&io)?),
+        () = tokio::time::sleep(command.timeout) => Err(JailExit::TimedOut),
+        () = cancel.cancelled() => Err(JailExit::Interrupted),
+    };
+    let (status, killed) = match ended {
+        Ok(status) => (Some(status), None),
+        Err(killed) => {
+            kill_group();
+            let _ = child.wait().await;
+            (None, Some(killed))
+        }
+    };
+    // Collect the output; anything still holding the pipes after a grace period is killed.
+    let (out, err) = match tokio::time::timeout(DRAIN_GRACE, async {
+        (
+            (&mut stdout).await.unwrap_or_default(),
+            (&mut stderr).await.unwrap_or_default(),
+        )
+    })
+    .await
+    {
+        Ok(pair) => pair,
+        Err(_) => {
+            kill_group();
+            (
+                stdout.await.unwrap_or_default(),
+                stderr.await.unwrap_or_default(),
+            )
+        }
+    };
+    kill_group();
+    let duration = started.elapsed();
+
+    drop(cgroup);
+    let report = read_report(&dir.path().join("report.jsonl"));
+    let mut reported_exit = None;
+    for line in report {
+        match line {
+            ReportLine::Weakened(note) => weakened.push(note),
+            ReportLine::SetupError(message) => return Err(JailError::Setup(message)),
+            ReportLine::ExecError(_) => {}
+            // Stage 2 reports the program's own end first; stage 1's line follows.
+            ReportLine::Exit(exit) => {
+                reported_exit.get_or_insert(exit);
+            }
+        }
+    }
+    let exit = match (killed, reported_exit, status.as_ref().map(exit_of)) {
+        (Some(killed), _, _) => killed,
+        (None, Some(ReportedExit::Code(code)), _) => JailExit::Code(code),
+        (None, Some(ReportedExit::Signal(signal)), _) => JailExit::Signal(signal),
+        (None, None, Some(exit)) => exit,
+        (None, None, None) => JailExit::Code(super::helper::SETUP_FAILED),
+    };
+    Ok(JailOutput {
+        exit,
+        stdout: out,
+        stderr: err,
+        duration,
+        weakened,
+    })
+}
+
+/// The helper's own exit status (used when its report has no exit line).
+fn exit_of(status: &std::process::ExitStatus) -> JailExit {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => JailExit::Code(code),
+        (None, Some(signal)) => JailExit::Signal(signal),
+        (None, None) => JailExit::Code(super::helper::SETUP_FAILED),
+    }
+}

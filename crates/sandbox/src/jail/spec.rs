@@ -1,0 +1,127 @@
+//! What the parent tells the helper (the spec, a JSON file in the private run directory) and
+//! what the helper tells the parent back (the report, JSON lines appended by both stages).
+//! Neither is visible inside the jail: only the run directory's `tmp/` is mounted there.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// One zone as the helper mounts it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct SpecZone {
+    /// The zone's name: it appears at `/<name>` in the jail.
+    pub name: String,
+    /// The host directory (canonical).
+    pub host: PathBuf,
+    /// Whether processes may write it.
+    pub writable: bool,
+}
+
+/// The resource limits, as numbers.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct SpecLimits {
+    pub cpu_secs: u64,
+    pub memory_bytes: u64,
+    pub processes: u64,
+    pub open_files: u64,
+    pub file_size_bytes: u64,
+}
+
+/// Everything the helper needs to build the jail and start the program.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct Spec {
+    pub program: String,
+    /// A script file in the private tmp, passed as the first argument.
+    pub script: Option<String>,
+    pub args: Vec<String>,
+    /// Variables on top of the fixed base environment (`PATH`, `HOME`, `TMPDIR`, …).
+    pub env: Vec<(String, String)>,
+    pub zones: Vec<SpecZone>,
+    pub cwd_zone: Option<String>,
+    /// The host directory that becomes `/tmp`.
+    pub tmp: PathBuf,
+    /// An empty host directory the new root is mounted on.
+    pub root: PathBuf,
+    /// The report file (JSON lines).
+    pub report: PathBuf,
+    /// The `cgroup.procs` file of the run's pids cgroup, when one could be made.
+    pub cgroup_procs: Option<PathBuf>,
+    pub network: bool,
+    pub best_effort: bool,
+    pub limits: SpecLimits,
+}
+
+impl Spec {
+    /// Reads a spec file.
+    pub fn read(path: &Path) -> Result<Spec, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        serde_json::from_slice(&bytes).map_err(|e| format!("parsing {}: {e}", path.display()))
+    }
+}
+
+/// How the program's process ended, as stage 1 saw it.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum ReportedExit {
+    Code(i32),
+    Signal(i32),
+}
+
+/// One line of the report.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum ReportLine {
+    /// A layer that could not be applied (best effort only).
+    Weakened(String),
+    /// The jail could not be built; the program did not run.
+    SetupError(String),
+    /// The program could not be started (exit 126 or 127 follows).
+    ExecError(String),
+    /// How the program ended.
+    Exit(ReportedExit),
+}
+
+/// Appends one line to the report. Errors are ignored: the parent treats a missing line as
+/// "unknown" and falls back to the helper's own exit status.
+pub(crate) fn append(report: &mut impl Write, line: &ReportLine) {
+    if let Ok(mut text) = serde_json::to_string(line) {
+        text.push('\n');
+        let _ = report.write_all(text.as_bytes());
+        let _ = report.flush();
+    }
+}
+
+/// Reads every well-formed line of a report (a cut last line is skipped).
+pub(crate) fn read_report(path: &Path) -> Vec<ReportLine> {
+    let Ok(file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    std::io::BufReader::new(file)
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|line| serde_json::from_str(&line).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_lines_round_trip_and_a_cut_line_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.jsonl");
+        let mut file = std::fs::File::create(&path).unwrap();
+        append(&mut file, &ReportLine::Weakened("no seccomp".into()));
+        append(&mut file, &ReportLine::Exit(ReportedExit::Signal(9)));
+        file.write_all(b"{\"exit\":{\"co").unwrap();
+        assert_eq!(
+            read_report(&path),
+            vec![
+                ReportLine::Weakened("no seccomp".into()),
+                ReportLine::Exit(ReportedExit::Signal(9)),
+            ]
+        );
+    }
+}
