@@ -198,6 +198,7 @@ impl WorkerSession {
                 .filter(|m| !m.trim().is_empty()),
             max_iterations,
             record: options.record.clone(),
+            jail_helper: std::env::current_exe().ok(),
         });
         let (mut runtime, definition, model_name) =
             build_root(&env, &worker_path).map_err(launch_error)?;

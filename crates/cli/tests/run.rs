@@ -7,6 +7,7 @@ mod approval;
 mod delegation;
 mod ending;
 mod interrupt;
+mod processes;
 mod transcript;
 
 use std::process::{Child, Output, Stdio};

@@ -11,6 +11,7 @@ pub const WELL_KNOWN_KINDS: &[&str] = &[
     "image",
     "structured",
     "json",
+    "code_result",
 ];
 
 /// Whether `kind` follows the naming rule `^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$`:

@@ -249,6 +249,56 @@ pub struct ImageData {
     pub height: Option<u32>,
 }
 
+/// `data` of a `code_result` result: one process run by `run_code` or `shell`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CodeResultData {
+    /// What ran, e.g. `python3 main.py` or `git status`.
+    pub command: String,
+    /// Standard output (cut at a size limit, with a marker line saying so).
+    pub stdout: String,
+    /// Standard error (cut likewise).
+    pub stderr: String,
+    /// The exit code; absent when a signal ended the process.
+    pub exit_code: Option<i32>,
+    /// The signal that ended the process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// Wall-clock time of the run in milliseconds.
+    pub duration_ms: u64,
+    /// Whether the wall-clock limit ended the run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
+    /// Jail layers that could not be applied (best-effort mode), each with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub weakened: Vec<String>,
+}
+
+/// A duration for summaries: `41 ms` below a second, else seconds with one decimal (`2.0 s`).
+fn format_duration_ms(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
+    }
+}
+
+impl CodeResultData {
+    /// How the run ended, with its duration: `exit 0 in 41 ms`, `killed by signal 9 in 2.0 s`,
+    /// `timed out after 5.0 s`.
+    pub fn status_line(&self) -> String {
+        let took = format_duration_ms(self.duration_ms);
+        if self.timed_out {
+            return format!("timed out after {took}");
+        }
+        match (self.exit_code, self.signal) {
+            (_, Some(signal)) => format!("killed by signal {signal} in {took}"),
+            (Some(code), None) => format!("exit {code} in {took}"),
+            (None, None) => format!("ended without an exit status in {took}"),
+        }
+    }
+}
+
 fn to_data<T: Serialize>(data: &T) -> Value {
     // Invariant: the data types above serialize to JSON infallibly (string keys, no non-finite
     // floats are produced by our constructors); fall back to null rather than panic.
@@ -337,6 +387,12 @@ impl ToolResultValue {
         Self::new("image", to_data(&data)).with_mime_type(mime_type)
     }
 
+    /// A `code_result` result; the summary says how the run ended ([`CodeResultData::status_line`]).
+    pub fn code_result(data: CodeResultData) -> Self {
+        let summary = data.status_line();
+        Self::new("code_result", to_data(&data)).with_summary(summary)
+    }
+
     /// A `structured` result: any JSON, shown as a tree.
     pub fn structured(data: Value) -> Self {
         Self::new("structured", data)
@@ -375,8 +431,9 @@ impl ToolResultValue {
         serde_json::from_value(self.data.clone()).ok()
     }
 
-    /// A plain-text rendering for the model: the text of a `text` result, otherwise the summary
-    /// followed by the data as JSON.
+    /// A plain-text rendering for the model: the text of a `text` result, the hunks of a `diff`,
+    /// the status and output of a `code_result`, otherwise the summary followed by the data as
+    /// JSON.
     pub fn to_model_text(&self) -> String {
         if self.kind == "text"
             && let Some(Value::String(content)) = self.data.get("content")
@@ -387,6 +444,11 @@ impl ToolResultValue {
             && let Some(text) = self.diff_model_text()
         {
             return text;
+        }
+        if self.kind == "code_result"
+            && let Some(data) = self.data_as::<CodeResultData>()
+        {
+            return code_model_text(&data);
         }
         let data = serde_json::to_string(&self.data).unwrap_or_default();
         match &self.summary {
@@ -423,6 +485,23 @@ impl ToolResultValue {
         }
         Some(text)
     }
+}
+
+/// A run as the model needs it: the status line, then stdout and stderr, each only when there
+/// is something in it.
+fn code_model_text(data: &CodeResultData) -> String {
+    let mut text = data.status_line();
+    let sections = [("stdout", &data.stdout), ("stderr", &data.stderr)];
+    if sections.iter().all(|(_, body)| body.is_empty()) {
+        text.push_str(", no output");
+    }
+    for (name, body) in sections {
+        if !body.is_empty() {
+            text.push_str(&format!("\n--- {name} ---\n"));
+            text.push_str(body.strip_suffix('\n').unwrap_or(body));
+        }
+    }
+    text
 }
 
 /// `+N −M lines` for a change from `original` to `modified`, counting lines by a simple

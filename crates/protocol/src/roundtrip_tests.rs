@@ -198,6 +198,71 @@ fn table_image_structured_results() {
     );
 }
 
+fn run(exit_code: Option<i32>, signal: Option<i32>, duration_ms: u64) -> CodeResultData {
+    CodeResultData {
+        command: "python3 main.py".into(),
+        stdout: String::new(),
+        stderr: String::new(),
+        exit_code,
+        signal,
+        duration_ms,
+        timed_out: false,
+        weakened: vec![],
+    }
+}
+
+#[test]
+fn code_results() {
+    check(
+        ToolResultValue::code_result(CodeResultData {
+            stdout: "hi\n".into(),
+            ..run(Some(0), None, 41)
+        }),
+        json!({"kind": "code_result", "summary": "exit 0 in 41 ms", "data": {
+            "command": "python3 main.py", "stdout": "hi\n", "stderr": "", "exitCode": 0,
+            "durationMs": 41}}),
+    );
+    // Killed by a signal: no exit code (null, not absent), the signal; best-effort layers.
+    check(
+        ToolResultValue::code_result(CodeResultData {
+            weakened: vec!["seccomp: not supported by the kernel".into()],
+            ..run(None, Some(9), 2034)
+        }),
+        json!({"kind": "code_result", "summary": "killed by signal 9 in 2.0 s", "data": {
+            "command": "python3 main.py", "stdout": "", "stderr": "", "exitCode": null,
+            "signal": 9, "durationMs": 2034,
+            "weakened": ["seccomp: not supported by the kernel"]}}),
+    );
+    check(
+        ToolResultValue::code_result(CodeResultData {
+            timed_out: true,
+            ..run(None, Some(9), 5003)
+        }),
+        json!({"kind": "code_result", "summary": "timed out after 5.0 s", "data": {
+            "command": "python3 main.py", "stdout": "", "stderr": "", "exitCode": null,
+            "signal": 9, "durationMs": 5003, "timedOut": true}}),
+    );
+    assert_eq!(run(Some(2), None, 999).status_line(), "exit 2 in 999 ms");
+    assert_eq!(run(Some(0), None, 1000).status_line(), "exit 0 in 1.0 s");
+    assert_eq!(run(Some(0), None, 61_999).status_line(), "exit 0 in 61.9 s");
+    assert_eq!(
+        run(None, None, 0).status_line(),
+        "ended without an exit status in 0 ms"
+    );
+    // Optional fields may be absent on the wire.
+    let minimal: CodeResultData = serde_json::from_value(json!({
+        "command": "ls", "stdout": "", "stderr": "", "durationMs": 1}))
+    .unwrap();
+    assert_eq!(
+        minimal,
+        CodeResultData {
+            command: "ls".into(),
+            ..run(None, None, 1)
+        }
+    );
+    assert!(crate::kind::is_well_known_kind("code_result"));
+}
+
 #[test]
 fn every_preferred_view_round_trips() {
     for (view, name) in [
@@ -703,4 +768,36 @@ fn diffs_reach_the_model_as_hunks_not_whole_texts() {
         hunks: None,
     });
     assert!(plain.to_model_text().contains("\"modified\":\"x\""));
+}
+
+#[test]
+fn code_results_reach_the_model_as_status_and_output() {
+    let both = ToolResultValue::code_result(CodeResultData {
+        stdout: "1\n2\n".into(),
+        stderr: "warning: x\n".into(),
+        ..run(Some(1), None, 41)
+    });
+    assert_eq!(
+        both.to_model_text(),
+        "exit 1 in 41 ms\n--- stdout ---\n1\n2\n--- stderr ---\nwarning: x"
+    );
+    let stderr_only = ToolResultValue::code_result(CodeResultData {
+        stderr: "boom".into(),
+        ..run(None, Some(9), 1500)
+    });
+    assert_eq!(
+        stderr_only.to_model_text(),
+        "killed by signal 9 in 1.5 s\n--- stderr ---\nboom"
+    );
+    let silent = ToolResultValue::code_result(run(Some(0), None, 3));
+    assert_eq!(silent.to_model_text(), "exit 0 in 3 ms, no output");
+    // Only the last newline goes; blank lines the program printed stay.
+    let blank = ToolResultValue::code_result(CodeResultData {
+        stdout: "a\n\n".into(),
+        ..run(Some(0), None, 3)
+    });
+    assert_eq!(blank.to_model_text(), "exit 0 in 3 ms\n--- stdout ---\na\n");
+    // Data that is not a code result falls back to the generic rendering.
+    let odd = ToolResultValue::new("code_result", json!({"x": 1})).with_summary("s");
+    assert_eq!(odd.to_model_text(), "s\n{\"x\":1}");
 }

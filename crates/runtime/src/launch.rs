@@ -61,6 +61,9 @@ pub struct SessionEnv {
     pub max_depth: u32,
     /// `--record FILE`: record the root model's exchanges.
     pub record: Option<PathBuf>,
+    /// The binary that runs the process jail's helper mode (`golem-forge` itself); `None`
+    /// makes the `code` and `shell` toolsets a configuration error.
+    pub jail_helper: Option<PathBuf>,
 }
 
 /// Where a worker stands when it is built: its depth, its ancestors, and its caller's sandbox

@@ -1,15 +1,20 @@
-//! A worker's tools from its `toolsets:` section: the filesystem toolset over its sandbox, one
-//! delegation tool per allowed worker; toolsets not built yet are a clear error, never silently
-//! missing.
+//! A worker's tools from its `toolsets:` section: the filesystem toolset over its sandbox,
+//! `run_code` and `shell` each in a process jail built from the toolset's options, one
+//! delegation tool per allowed worker; toolsets not built yet are a clear error, never
+//! silently missing.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use golem_core::registry::ToolRegistry;
 use golem_sandbox::Sandbox;
+use golem_sandbox::jail::{Jail, JailError, JailLimits, JailMode as SandboxJailMode, JailPolicy};
+use golem_tools::code::CodeOptions;
+use golem_tools::shell::{ShellOptions, ShellRule as ToolShellRule, ShellRules};
 
 use crate::delegation::DelegateTool;
 use crate::launch::{LaunchError, SessionEnv, WorkerFrame};
-use crate::worker::WorkerDefinition;
+use crate::worker::{JailMode, ProcessLimitsConfig, WorkerDefinition};
 
 /// Builds the tools of `definition`.
 pub fn build_tools(
@@ -30,6 +35,65 @@ pub fn build_tools(
             add(tool)?;
         }
     }
+    if let Some(code) = &toolsets.code {
+        let process = ProcessToolset {
+            toolset: "code",
+            network: code.network,
+            jail: code.jail,
+            limits: &code.limits,
+            workdir: code.workdir.as_deref(),
+            timeout: code.timeout,
+            max_timeout: code.max_timeout,
+        };
+        let (jail, cwd_zone, default_timeout, max_timeout) =
+            process.build(env, definition, sandbox)?;
+        add(golem_tools::run_code_tool(
+            jail,
+            CodeOptions {
+                default_timeout,
+                max_timeout,
+                cwd_zone,
+                approval: code.approval,
+            },
+        ))?;
+    }
+    if let Some(shell) = &toolsets.shell {
+        let process = ProcessToolset {
+            toolset: "shell",
+            network: shell.network,
+            jail: shell.jail,
+            limits: &shell.limits,
+            workdir: shell.workdir.as_deref(),
+            timeout: shell.timeout,
+            max_timeout: shell.max_timeout,
+        };
+        let rules = shell
+            .rules
+            .iter()
+            .map(|rule| ToolShellRule {
+                pattern: rule.pattern.clone(),
+                approval: rule.approval,
+            })
+            .collect();
+        let rules = ShellRules::new(rules, shell.default).map_err(|e| {
+            LaunchError::Config(format!(
+                "worker {} ({}): toolsets.shell.rules: {e}",
+                definition.name,
+                definition.path.display()
+            ))
+        })?;
+        let (jail, cwd_zone, default_timeout, max_timeout) =
+            process.build(env, definition, sandbox)?;
+        add(golem_tools::shell_tool(
+            jail,
+            ShellOptions {
+                rules,
+                default_timeout,
+                max_timeout,
+                cwd_zone,
+            },
+        ))?;
+    }
     if let Some(workers) = &toolsets.workers {
         for name in &workers.allowed_workers {
             let child = env.registry.load(name).map_err(|e| {
@@ -47,17 +111,113 @@ pub fn build_tools(
             )))?;
         }
     }
-    for (present, toolset, issue) in [
-        (toolsets.shell.is_some(), "shell", "#6"),
-        (toolsets.code.is_some(), "code", "#6"),
-        (toolsets.custom.is_some(), "custom", "a later issue"),
-    ] {
-        if present {
-            return Err(LaunchError::Unsupported(format!(
-                "worker {} uses the {toolset} toolset, which is not available yet (it arrives with {issue})",
-                definition.name
-            )));
-        }
+    if toolsets.custom.is_some() {
+        return Err(LaunchError::Unsupported(format!(
+            "worker {} uses the custom toolset, which is not available yet (it arrives with a \
+             later issue)",
+            definition.name
+        )));
     }
     Ok(registry)
+}
+
+/// The options `code` and `shell` share: how their jail is built and where they start.
+struct ProcessToolset<'a> {
+    toolset: &'static str,
+    network: bool,
+    jail: JailMode,
+    limits: &'a ProcessLimitsConfig,
+    workdir: Option<&'a str>,
+    timeout: u64,
+    max_timeout: u64,
+}
+
+impl ProcessToolset<'_> {
+    fn policy(&self) -> JailPolicy {
+        let defaults = JailLimits::default();
+        let mib = |value: Option<u64>, default: u64| value.map_or(default, |v| v << 20);
+        let limits = JailLimits {
+            cpu_secs: self.limits.cpu_seconds.unwrap_or(defaults.cpu_secs),
+            memory_bytes: mib(self.limits.memory_mb, defaults.memory_bytes),
+            processes: self.limits.processes.unwrap_or(defaults.processes),
+            open_files: self.limits.open_files.unwrap_or(defaults.open_files),
+            file_size_bytes: mib(self.limits.file_size_mb, defaults.file_size_bytes),
+            output_bytes: self.limits.output_kb.map_or(defaults.output_bytes, |kb| {
+                usize::try_from(kb << 10).unwrap_or(usize::MAX)
+            }),
+        };
+        JailPolicy {
+            network: self.network,
+            mode: match self.jail {
+                JailMode::Strict => SandboxJailMode::Strict,
+                JailMode::BestEffort => SandboxJailMode::BestEffort,
+            },
+            limits,
+        }
+    }
+
+    /// The jail (checked against the kernel now, so a missing layer fails the launch), the
+    /// working zone and the two timeouts.
+    fn build(
+        &self,
+        env: &SessionEnv,
+        definition: &WorkerDefinition,
+        sandbox: &Sandbox,
+    ) -> Result<(Jail, Option<String>, Duration, Duration), LaunchError> {
+        let toolset = self.toolset;
+        let config_error = |message: String| {
+            LaunchError::Config(format!(
+                "worker {} ({}): toolsets.{toolset}: {message}",
+                definition.name,
+                definition.path.display()
+            ))
+        };
+        if self.timeout > self.max_timeout {
+            return Err(config_error(format!(
+                "timeout ({} s) is longer than max_timeout ({} s)",
+                self.timeout, self.max_timeout
+            )));
+        }
+        let cwd_zone = match self.workdir {
+            None => None,
+            Some(name) => match sandbox.zone(name) {
+                Some(_) => Some(name.to_owned()),
+                None => {
+                    let zones: Vec<&str> = sandbox.zones().iter().map(|z| z.name()).collect();
+                    return Err(config_error(format!(
+                        "workdir `{name}` is not a zone of this worker (zones: {})",
+                        if zones.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            zones.join(", ")
+                        }
+                    )));
+                }
+            },
+        };
+        let helper = env.jail_helper.clone().ok_or_else(|| {
+            LaunchError::Unsupported(format!(
+                "worker {} uses the {toolset} toolset, but this program has no process jail",
+                definition.name
+            ))
+        })?;
+        let jail = Jail::new(helper, sandbox.clone(), self.policy());
+        jail.preflight().map_err(|e| match e {
+            JailError::Unsupported(_) => LaunchError::Unsupported(format!(
+                "worker {}: the {toolset} toolset cannot run: {e} (set `jail: best_effort` under \
+                 toolsets.{toolset} to run with what this kernel offers, each missing layer \
+                 reported in the result)",
+                definition.name
+            )),
+            JailError::Invalid(_) | JailError::Setup(_) | JailError::Io { .. } => {
+                config_error(e.to_string())
+            }
+        })?;
+        Ok((
+            jail,
+            cwd_zone,
+            Duration::from_secs(self.timeout),
+            Duration::from_secs(self.max_timeout),
+        ))
+    }
 }

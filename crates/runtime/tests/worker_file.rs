@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use golem_core::approval::{ApprovalConfig, ApprovalDecisionType};
 use golem_runtime::worker::{
-    CodeToolsetConfig, CustomToolsetConfig, FilesystemToolsetConfig, JailMode, ShellRule,
-    ShellToolsetConfig, ToolsetsConfig, WorkerDefinition, WorkerFileError, WorkerMode,
+    CodeToolsetConfig, CustomToolsetConfig, FilesystemToolsetConfig, JailMode, ProcessLimitsConfig,
+    ShellRule, ShellToolsetConfig, ToolsetsConfig, WorkerDefinition, WorkerFileError, WorkerMode,
     WorkersToolsetConfig, load_worker, parse_worker,
 };
 use golem_sandbox::{ZoneApproval, ZoneConfig, ZoneMode};
@@ -185,6 +185,7 @@ fn the_design_example() {
 
 #[test]
 fn toolset_defaults() {
+    use ApprovalDecisionType::{Ask, PreApproved};
     // A toolset is enabled by its key, with or without a value.
     check(
         "name: greeter\ntoolsets:\n  filesystem:\n  code:\n  shell: {}\n",
@@ -193,14 +194,21 @@ fn toolset_defaults() {
             w.toolsets.code = Some(CodeToolsetConfig {
                 network: false,
                 timeout: 60,
+                max_timeout: 600,
                 jail: JailMode::Strict,
+                workdir: None,
+                approval: PreApproved,
+                limits: ProcessLimitsConfig::default(),
             });
             w.toolsets.shell = Some(ShellToolsetConfig {
                 rules: vec![],
                 default: None,
                 network: false,
                 timeout: 60,
+                max_timeout: 600,
                 jail: JailMode::Strict,
+                workdir: None,
+                limits: ProcessLimitsConfig::default(),
             });
         },
     );
@@ -219,12 +227,33 @@ fn toolset_defaults() {
                 network: true,
                 timeout: 5,
                 jail: JailMode::BestEffort,
+                ..CodeToolsetConfig::default()
             });
             w.toolsets.shell = Some(ShellToolsetConfig {
                 default: Some(ApprovalDecisionType::Blocked),
                 network: true,
                 timeout: 1,
                 ..ShellToolsetConfig::default()
+            });
+        },
+    );
+    check(
+        "name: greeter\ntoolsets:\n  code:\n    workdir: out\n    approval: ask\n    max_timeout: 30\n    \
+         limits: { cpu_seconds: 5, memory_mb: 512, processes: 16, open_files: 64, file_size_mb: 8, output_kb: 64 }\n",
+        |w| {
+            w.toolsets.code = Some(CodeToolsetConfig {
+                workdir: Some("out".into()),
+                approval: Ask,
+                max_timeout: 30,
+                limits: ProcessLimitsConfig {
+                    cpu_seconds: Some(5),
+                    memory_mb: Some(512),
+                    processes: Some(16),
+                    open_files: Some(64),
+                    file_size_mb: Some(8),
+                    output_kb: Some(64),
+                },
+                ..CodeToolsetConfig::default()
             });
         },
     );

@@ -8,3 +8,4 @@
 )]
 
 mod filesystem;
+mod shell;

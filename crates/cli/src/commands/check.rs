@@ -17,6 +17,7 @@ use golem_runtime::config::{ProgramConfig, choose_model};
 use golem_runtime::launch::{SessionEnv, WorkerFrame};
 use golem_runtime::registry::{WorkerRegistry, resolve_worker_arg};
 use golem_runtime::worker::load_worker;
+use golem_sandbox::jail::{KernelSupport, LayerSupport};
 use golem_sandbox::{Sandbox, ZoneMode, ZoneOperation};
 
 use crate::cli_error::CommandError;
@@ -34,6 +35,38 @@ pub struct CheckArgs {
 
 fn usage(err: impl std::fmt::Display) -> CommandError {
     CommandError::usage(err.to_string())
+}
+
+/// What the kernel offers the process jail, for a worker whose tools run in it.
+fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
+    let users: Vec<&str> = [
+        (worker.toolsets.code.is_some(), "run_code"),
+        (worker.toolsets.shell.is_some(), "shell"),
+    ]
+    .into_iter()
+    .filter_map(|(used, tool)| used.then_some(tool))
+    .collect();
+    if users.is_empty() {
+        return;
+    }
+    let Ok(helper) = std::env::current_exe() else {
+        println!("\nJail: cannot be checked (the program's own path is unknown)");
+        return;
+    };
+    let support = KernelSupport::detect(&helper);
+    let mut table = Table::new();
+    table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_header(["jail layer", "kernel support"]);
+    for (name, layer) in support.layers() {
+        let state = match layer {
+            LayerSupport::Available(detail) if detail.is_empty() => "available".to_owned(),
+            LayerSupport::Available(detail) => format!("available ({detail})"),
+            LayerSupport::Missing(why) => format!("missing: {why}"),
+        };
+        table.add_row([name.to_owned(), state]);
+    }
+    println!("\nJail (for {})\n{table}", users.join(", "));
 }
 
 /// Runs `golem-forge check`.
@@ -102,6 +135,8 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         println!("\nZones\n{table}");
     }
 
+    print_jail_support(&worker);
+
     let bus = UiEventBus::new();
     let env = Arc::new(SessionEnv {
         resolver,
@@ -116,6 +151,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         env_model: None,
         max_iterations: None,
         record: None::<PathBuf>,
+        jail_helper: std::env::current_exe().ok(),
     });
     let frame = WorkerFrame {
         depth: 0,

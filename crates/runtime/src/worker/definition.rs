@@ -120,6 +120,33 @@ pub struct FilesystemToolsetConfig {}
 /// The default timeout of `run_code` and `shell`, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 
+/// The default of `max_timeout`: the longest a call may ask for, in seconds.
+pub const DEFAULT_MAX_TIMEOUT_SECS: u64 = 600;
+
+/// Resource limits of jailed processes; each absent value keeps the jail's default.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessLimitsConfig {
+    /// CPU seconds per run (default 120).
+    #[serde(default)]
+    pub cpu_seconds: Option<u64>,
+    /// Address space per process in MiB (default 2048).
+    #[serde(default)]
+    pub memory_mb: Option<u64>,
+    /// Processes and threads (default 256).
+    #[serde(default)]
+    pub processes: Option<u64>,
+    /// Open files per process (default 1024).
+    #[serde(default)]
+    pub open_files: Option<u64>,
+    /// Largest file written, in MiB (default 256).
+    #[serde(default)]
+    pub file_size_mb: Option<u64>,
+    /// Output kept per stream, in KiB (default 1024); the rest is counted and dropped.
+    #[serde(default)]
+    pub output_kb: Option<u64>,
+}
+
 /// The code toolset's options.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -127,12 +154,27 @@ pub struct CodeToolsetConfig {
     /// Whether code may use the network (default `false`).
     #[serde(default, deserialize_with = "or_default")]
     pub network: bool,
-    /// Wall-clock limit per run in seconds (default 60, at least 1).
+    /// Wall-clock limit per run in seconds when the call names none (default 60, at least 1).
     #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
     pub timeout: u64,
+    /// The longest `timeout` a call may ask for (default 600).
+    #[serde(
+        default = "default_max_timeout",
+        deserialize_with = "positive_max_secs"
+    )]
+    pub max_timeout: u64,
     /// How strictly to jail (default `strict`).
     #[serde(default, deserialize_with = "or_default")]
     pub jail: JailMode,
+    /// The zone code runs in (default: the first `rw` zone, else the private `/tmp`).
+    #[serde(default)]
+    pub workdir: Option<String>,
+    /// Consent for `run_code` (default `preApproved`: it is jailed).
+    #[serde(default = "pre_approved")]
+    pub approval: ApprovalDecisionType,
+    /// Resource limits.
+    #[serde(default, deserialize_with = "or_default")]
+    pub limits: ProcessLimitsConfig,
 }
 
 impl Default for CodeToolsetConfig {
@@ -140,7 +182,11 @@ impl Default for CodeToolsetConfig {
         Self {
             network: false,
             timeout: DEFAULT_TIMEOUT_SECS,
+            max_timeout: DEFAULT_MAX_TIMEOUT_SECS,
             jail: JailMode::Strict,
+            workdir: None,
+            approval: ApprovalDecisionType::PreApproved,
+            limits: ProcessLimitsConfig::default(),
         }
     }
 }
@@ -158,12 +204,24 @@ pub struct ShellToolsetConfig {
     /// Whether commands may use the network (default `false`).
     #[serde(default, deserialize_with = "or_default")]
     pub network: bool,
-    /// Wall-clock limit per command in seconds (default 60, at least 1).
+    /// Wall-clock limit per command in seconds when the call names none (default 60).
     #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
     pub timeout: u64,
+    /// The longest `timeout` a call may ask for (default 600).
+    #[serde(
+        default = "default_max_timeout",
+        deserialize_with = "positive_max_secs"
+    )]
+    pub max_timeout: u64,
     /// How strictly to jail (default `strict`).
     #[serde(default, deserialize_with = "or_default")]
     pub jail: JailMode,
+    /// The zone commands run in (default: the first `rw` zone, else the private `/tmp`).
+    #[serde(default)]
+    pub workdir: Option<String>,
+    /// Resource limits.
+    #[serde(default, deserialize_with = "or_default")]
+    pub limits: ProcessLimitsConfig,
 }
 
 impl Default for ShellToolsetConfig {
@@ -173,7 +231,10 @@ impl Default for ShellToolsetConfig {
             default: None,
             network: false,
             timeout: DEFAULT_TIMEOUT_SECS,
+            max_timeout: DEFAULT_MAX_TIMEOUT_SECS,
             jail: JailMode::Strict,
+            workdir: None,
+            limits: ProcessLimitsConfig::default(),
         }
     }
 }
@@ -250,6 +311,24 @@ pub(crate) fn corrected_name(name: &str) -> Option<String> {
 
 fn default_timeout() -> u64 {
     DEFAULT_TIMEOUT_SECS
+}
+
+fn default_max_timeout() -> u64 {
+    DEFAULT_MAX_TIMEOUT_SECS
+}
+
+fn pre_approved() -> ApprovalDecisionType {
+    ApprovalDecisionType::PreApproved
+}
+
+fn positive_max_secs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    let secs = Option::<u64>::deserialize(deserializer)?.unwrap_or(DEFAULT_MAX_TIMEOUT_SECS);
+    if secs == 0 {
+        return Err(serde::de::Error::custom(
+            "must be at least 1 (seconds), found \"0\"",
+        ));
+    }
+    Ok(secs)
 }
 
 /// A toolset key that is present is enabled, even with an empty (null) value.

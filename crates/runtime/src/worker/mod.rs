@@ -10,7 +10,8 @@ pub(crate) mod suggest;
 pub(crate) mod yaml;
 
 pub use definition::{
-    CodeToolsetConfig, CustomToolsetConfig, DEFAULT_TIMEOUT_SECS, FilesystemToolsetConfig,
+    CodeToolsetConfig, CustomToolsetConfig, DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS,
+    FilesystemToolsetConfig, ProcessLimitsConfig,
     JailMode, ShellRule, ShellToolsetConfig, ToolsetsConfig, WorkerDefinition, WorkerMode,
     WorkersToolsetConfig, is_valid_worker_name,
 };

@@ -43,11 +43,11 @@ impl PidsCgroup {
 impl Drop for PidsCgroup {
     fn drop(&mut self) {
         // The namespace's processes die asynchronously after PID 1; wait a little for them.
-        for _ in 0..50 {
+        for _ in 0..500 {
             if std::fs::remove_dir(&self.dir).is_ok() || !self.dir.exists() {
                 return;
             }
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(Duration::from_millis(1));
         }
         tracing::warn!(cgroup = %self.dir.display(), "could not remove the jail's cgroup");
     }

@@ -211,9 +211,11 @@ impl Jail {
         &self.sandbox
     }
 
-    /// Checks once that the kernel supports what the policy needs: in strict mode a missing
-    /// layer is [`JailError::Unsupported`] naming it; in best-effort mode never an error.
+    /// Checks that the zones can be shown to programs and that the kernel supports what the
+    /// policy needs (detected once): in strict mode a missing layer is
+    /// [`JailError::Unsupported`] naming it; in best-effort mode that is never an error.
     pub fn preflight(&self) -> Result<(), JailError> {
+        run::zones(self)?;
         let support = KernelSupport::detect(&self.helper);
         match self.policy.mode {
             JailMode::Strict => match support.missing(self.policy.network) {

@@ -36,7 +36,7 @@ fn io_error(jail: &Jail) -> impl Fn(std::io::Error) -> JailError + '_ {
 }
 
 /// The zones as the helper mounts them; refuses names that clash with the jail's own tree.
-fn zones(jail: &Jail) -> Result<Vec<SpecZone>, JailError> {
+pub(super) fn zones(jail: &Jail) -> Result<Vec<SpecZone>, JailError> {
     jail.sandbox
         .zones()
         .iter()

@@ -1,0 +1,232 @@
+//! `run_code` and `shell` end to end: the model's call runs in the real jail, the result (a
+//! `code_result`) reaches the model and the `--json` stream; shell rules decide before any
+//! prompt; secrets of golem-forge's own environment never reach the program; a bad toolset
+//! configuration stops the launch with a message naming the key.
+
+use super::*;
+
+/// The worker `main` with the rw zone `out` and the given toolsets (YAML under `toolsets:`).
+fn process_worker(toolsets: &str) -> String {
+    worker(
+        "main",
+        &format!("sandbox:\n  zones:\n    - name: out\n      mode: rw\ntoolsets:\n{toolsets}"),
+    )
+}
+
+fn one_call(wire: Wire, tool: &str, args: Value) -> Vec<Reply> {
+    vec![
+        wire.tool_calls(&[("call_1", tool, args)]),
+        wire.text("Done."),
+    ]
+}
+
+#[test]
+fn run_code_runs_python_in_the_zone_and_the_model_sees_the_output() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", process_worker("  code: {}\n"))]);
+        let code = "import os\nprint('cwd', os.getcwd())\nopen('made.txt', 'w').write('by python')\n\
+                    print('key', os.environ.get('ANTHROPIC_API_KEY'), os.environ.get('OPENAI_API_KEY'))\n";
+        let server = MockServer::start_blocking(one_call(
+            wire,
+            "run_code",
+            json!({"language": "python", "code": code}),
+        ));
+        let output = run(&env, wire, &server, &["proj/main.worker", "go", "--json"]);
+        assert_exit(&output, 0);
+        assert_eq!(env.read("proj/out/made.txt").as_deref(), Some("by python"));
+        let results = results_sent(wire, &server, 1);
+        let text = &results[0].content;
+        assert!(text.contains("exit 0"), "{wire:?}: {text}");
+        assert!(text.contains("cwd /out"), "{wire:?}: {text}");
+        // golem-forge itself holds the provider key; the program must not see it.
+        assert!(text.contains("key None None"), "{wire:?}: {text}");
+        assert!(!wire.is_error(&results[0]));
+        let events = events(&output);
+        let result = of_type(&events, "toolResult")[0];
+        assert_eq!(result["status"], "success");
+        assert_eq!(result["value"]["kind"], "code_result");
+        assert_eq!(result["value"]["data"]["exitCode"], 0);
+        let resolved = of_type(&events, "approvalResolved")[0];
+        assert_eq!(
+            resolved["decidedBy"], "policy",
+            "pre-approved: it is jailed"
+        );
+    }
+}
+
+#[test]
+fn run_code_past_its_timeout_is_a_timeout_error_with_the_partial_output() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", process_worker("  code: {}\n"))]);
+    let code = "echo started; while :; do :; done";
+    let server = MockServer::start_blocking(one_call(
+        wire,
+        "run_code",
+        json!({"language": "bash", "code": code, "timeout": 1}),
+    ));
+    let output = run(&env, wire, &server, &["proj/main.worker", "go"]);
+    assert_exit(&output, 0);
+    let results = results_sent(wire, &server, 1);
+    let text = &results[0].content;
+    assert!(text.contains("TIMEOUT"), "{text}");
+    assert!(text.contains("started"), "partial output: {text}");
+    assert!(wire.is_error(&results[0]));
+}
+
+const SHELL: &str = "  shell:\n    rules:\n      - { pattern: \"git \", approval: preApproved }\n      - { pattern: \"rm -rf\", approval: blocked }\n      - { pattern: \"rm \", approval: ask }\n";
+
+#[test]
+fn a_pre_approved_shell_command_runs_without_a_prompt() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", process_worker(SHELL))]);
+    let server =
+        MockServer::start_blocking(one_call(wire, "shell", json!({"command": "git --version"})));
+    let output = run(&env, wire, &server, &["proj/main.worker", "go", "--json"]);
+    assert_exit(&output, 0);
+    let results = results_sent(wire, &server, 1);
+    assert!(results[0].content.contains("git version"), "{results:?}");
+    let events = events(&output);
+    assert!(of_type(&events, "approvalRequired").is_empty());
+    assert_eq!(of_type(&events, "toolResult")[0]["status"], "success");
+}
+
+#[test]
+fn blocked_and_unmatched_commands_never_reach_a_prompt() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", process_worker(SHELL))]);
+    env.write("proj/out/keep.txt", "keep me");
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[
+            ("call_1", "shell", json!({"command": "rm -rf /out"})),
+            ("call_2", "shell", json!({"command": "gitx status"})),
+        ]),
+        wire.text("Done."),
+    ]);
+    // Interactive mode with no terminal: a prompt would be a headless denial instead.
+    let output = run(&env, wire, &server, &["proj/main.worker", "go", "--json"]);
+    assert_exit(&output, 0);
+    let events = events(&output);
+    assert!(
+        of_type(&events, "approvalRequired").is_empty(),
+        "{events:#?}"
+    );
+    let statuses: Vec<&Value> = of_type(&events, "toolResult")
+        .iter()
+        .map(|e| &e["status"])
+        .collect();
+    assert_eq!(statuses, [&json!("blocked"), &json!("blocked")]);
+    let results = results_sent(wire, &server, 1);
+    assert!(results[1].content.contains("gitx status"), "{results:?}");
+    assert!(!stderr(&output).contains("no terminal is attached"));
+    assert_eq!(env.read("proj/out/keep.txt").as_deref(), Some("keep me"));
+}
+
+#[test]
+fn a_command_that_asks_is_denied_without_a_terminal_and_does_not_run() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", process_worker(SHELL))]);
+    env.write("proj/out/file.txt", "still here");
+    let server =
+        MockServer::start_blocking(one_call(wire, "shell", json!({"command": "rm file.txt"})));
+    let output = run(&env, wire, &server, &["proj/main.worker", "go"]);
+    assert_exit(&output, 0);
+    let results = results_sent(wire, &server, 1);
+    assert!(
+        results[0].content.contains(&headless_message("shell")),
+        "{results:?}"
+    );
+    assert_eq!(env.read("proj/out/file.txt").as_deref(), Some("still here"));
+}
+
+#[test]
+fn shell_syntax_is_refused_with_a_clear_message() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", process_worker(SHELL))]);
+    let server = MockServer::start_blocking(one_call(
+        wire,
+        "shell",
+        json!({"command": "git log | head"}),
+    ));
+    let output = run(&env, wire, &server, &["proj/main.worker", "go"]);
+    assert_exit(&output, 0);
+    let results = results_sent(wire, &server, 1);
+    assert!(
+        results[0].content.contains("INVALID_ARGUMENTS"),
+        "{results:?}"
+    );
+    assert!(
+        results[0].content.contains("without a shell"),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn a_bad_process_toolset_configuration_stops_the_launch() {
+    let wire = Wire::Anthropic;
+    for (toolsets, zone, message) in [
+        (
+            "  code:\n    workdir: nowhere\n",
+            "out",
+            "toolsets.code: workdir `nowhere` is not a zone of this worker (zones: out)",
+        ),
+        (
+            "  shell:\n    timeout: 900\n",
+            "out",
+            "toolsets.shell: timeout (900 s) is longer than max_timeout (600 s)",
+        ),
+        (
+            "  code: {}\n",
+            "tmp",
+            "zone `tmp` cannot be shown to programs at /tmp",
+        ),
+    ] {
+        let env = TestEnv::new();
+        let text = worker(
+            "main",
+            &format!(
+                "sandbox:\n  zones:\n    - name: {zone}\n      mode: rw\ntoolsets:\n{toolsets}"
+            ),
+        );
+        project(&env, &[("main.worker", text)]);
+        let server = MockServer::start_blocking(vec![wire.text("never")]);
+        let output = run(&env, wire, &server, &["proj/main.worker", "go"]);
+        assert_exit(&output, 2);
+        assert!(stderr(&output).contains(message), "{}", render(&output));
+        assert!(server.requests().is_empty());
+    }
+}
+
+#[test]
+fn check_reports_the_kernels_jail_support_and_the_shell_rules() {
+    let env = TestEnv::new();
+    project(
+        &env,
+        &[(
+            "main.worker",
+            process_worker(&format!("  code: {{}}\n{SHELL}")),
+        )],
+    );
+    let output = env
+        .command()
+        .args(["check", "proj/main.worker", "--model", "test:default"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert!(text.contains("Jail (for run_code, shell)"), "{text}");
+    for layer in ["user namespaces", "Landlock", "seccomp"] {
+        let row = text
+            .lines()
+            .find(|l| l.contains(layer))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(row.contains("available"), "{row}");
+    }
+    let shell = text.lines().find(|l| l.contains("│ shell")).unwrap();
+    assert!(shell.contains("git"), "{shell}");
+}

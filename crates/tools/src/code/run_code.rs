@@ -1,0 +1,416 @@
+//! `run_code {language: python|bash, code, args?, env?, timeout?}` → a `code_result`: the code
+//! is written as `main.py` / `main.sh` into the jail's private `/tmp` and run with `python3` or
+//! `bash` in the toolset's working directory. Approval is the toolset's own decision
+//! (pre-approved unless configured); the approval preview is the code itself.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use golem_core::approval::{ApprovalDecisionType, ApprovalRequirement};
+use golem_core::text::fold;
+use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_protocol::{
+    DisplayHints, PreferredView, Risk, ToolError, ToolErrorCode, ToolResultValue,
+};
+use golem_sandbox::jail::JailScript;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::env::check_env;
+use crate::process::Runner;
+
+pub(super) const NAME: &str = "run_code";
+
+/// The language of the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Language {
+    /// Python 3, run with `python3`.
+    Python,
+    /// A bash script, run with `bash`.
+    Bash,
+}
+
+impl Language {
+    fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::Bash => "bash",
+        }
+    }
+
+    fn program(self) -> &'static str {
+        match self {
+            Language::Python => "python3",
+            Language::Bash => "bash",
+        }
+    }
+
+    fn file_name(self) -> &'static str {
+        match self {
+            Language::Python => "main.py",
+            Language::Bash => "main.sh",
+        }
+    }
+}
+
+/// Run a Python or bash program in a jail.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RunCodeArgs {
+    /// `python` (run with python3) or `bash`.
+    language: Language,
+    /// The program's source code.
+    code: String,
+    /// Command-line arguments for the program (sys.argv[1:] in Python, $1, $2, … in bash).
+    #[serde(default)]
+    args: Option<Vec<String>>,
+    /// Environment variables to add, e.g. {"DEBUG": "1"}. PATH, HOME, TMPDIR, LD_PRELOAD and
+    /// LD_LIBRARY_PATH cannot be set.
+    #[serde(default)]
+    env: Option<BTreeMap<String, String>>,
+    /// The wall-clock limit in seconds (described with the toolset's limits at construction).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    timeout: Option<u64>,
+}
+
+/// `INVALID_ARGUMENTS` for arguments no process can receive.
+fn check(args: &RunCodeArgs) -> Result<(), ToolError> {
+    if let Some(env) = &args.env {
+        check_env(env)?;
+    }
+    let arguments = args.args.iter().flatten().enumerate();
+    if let Some((i, _)) = arguments.into_iter().find(|(_, arg)| arg.contains('\0')) {
+        return Err(ToolError::new(
+            ToolErrorCode::InvalidArguments,
+            format!("args: argument {} contains a NUL character", i + 1),
+        ));
+    }
+    Ok(())
+}
+
+fn peek(args: &Value) -> Option<RunCodeArgs> {
+    serde_json::from_value(args.clone()).ok()
+}
+
+/// The `run_code` tool.
+#[derive(Debug)]
+pub struct RunCode {
+    runner: Runner,
+    approval: ApprovalDecisionType,
+    description: String,
+    schema: Value,
+}
+
+impl RunCode {
+    pub(super) fn new(runner: Runner, approval: ApprovalDecisionType) -> RunCode {
+        let mut schema = input_schema_for::<RunCodeArgs>();
+        runner.timeouts().describe_in(&mut schema);
+        let description = format!(
+            "Run a Python 3 or bash program and return its exit status, stdout and stderr. {}. \
+             Files written to a read-write zone persist; /tmp is private to each run.",
+            runner.surroundings()
+        );
+        RunCode {
+            runner,
+            approval,
+            description,
+            schema,
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for RunCode {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn approval_policy(&self) -> Option<String> {
+        Some(
+            match self.approval {
+                ApprovalDecisionType::PreApproved => "pre-approved (jailed)",
+                ApprovalDecisionType::Ask => "ask",
+                ApprovalDecisionType::Blocked => "blocked",
+            }
+            .to_owned(),
+        )
+    }
+
+    fn approval(&self, args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
+        let requirement = self.approval.requirement(NAME);
+        if matches!(requirement, ApprovalRequirement::Blocked { .. }) {
+            return Some(requirement);
+        }
+        // A call that cannot run is not put to the user; `execute` says what is wrong.
+        match peek(args).map(|args| check(&args)) {
+            Some(Ok(())) => Some(requirement),
+            Some(Err(_)) | None => Some(ApprovalRequirement::PreApproved),
+        }
+    }
+
+    fn describe_call(&self, args: &Value) -> String {
+        let Some(args) = peek(args) else {
+            return "Run code".to_owned();
+        };
+        let workdir = self.runner.workdir();
+        let lines = args.code.lines().count();
+        let mut text = match lines {
+            _ if args.code.trim().is_empty() => {
+                format!("Run an empty {} program in {workdir}", args.language.name())
+            }
+            0 | 1 => format!(
+                "Run {} in {workdir}: {}",
+                args.language.name(),
+                fold(args.code.trim(), 120)
+            ),
+            n => format!("Run {n} lines of {} in {workdir}", args.language.name()),
+        };
+        if let Some(arguments) = args.args.filter(|a| !a.is_empty()) {
+            text.push_str(&format!(
+                " with arguments {}",
+                fold(&shell_words::join(arguments), 120)
+            ));
+        }
+        text
+    }
+
+    fn risk(&self, _args: &Value) -> Risk {
+        self.runner.risk()
+    }
+
+    async fn preview(&self, args: &Value, _ctx: &ToolContext) -> Option<ToolResultValue> {
+        let args = peek(args)?;
+        Some(ToolResultValue::text(args.code).with_display(DisplayHints {
+            preferred_view: Some(PreferredView::Code),
+            language: Some(args.language.name().to_owned()),
+            ..DisplayHints::default()
+        }))
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        let args: RunCodeArgs = parse_args(NAME, args)?;
+        check(&args)?;
+        let language = args.language;
+        let arguments = args.args.unwrap_or_default();
+        let shown = shell_words::join(
+            [language.program(), language.file_name()]
+                .into_iter()
+                .chain(arguments.iter().map(String::as_str)),
+        );
+        let mut command = self
+            .runner
+            .command(language.program(), arguments, args.timeout);
+        command.script = Some(JailScript {
+            file_name: language.file_name().to_owned(),
+            contents: args.code.into_bytes(),
+        });
+        command.env = args.env.unwrap_or_default();
+        let data = self.runner.run(&command, &shown, &ctx.cancel).await?;
+        Ok(ToolResultValue::code_result(data))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use golem_sandbox::{ZoneConfig, ZoneMode};
+    use serde_json::json;
+
+    use super::*;
+    use crate::code::{CodeOptions, run_code_tool};
+    use crate::process::test_jail;
+
+    fn tool_with(options: CodeOptions, network: bool) -> (tempfile::TempDir, Arc<dyn Tool>) {
+        let zones = [
+            ZoneConfig::new("data", ZoneMode::Ro),
+            ZoneConfig::new("work", ZoneMode::Rw),
+        ];
+        let (dir, jail) = test_jail(&zones, network);
+        (dir, run_code_tool(jail, options))
+    }
+
+    fn tool(approval: ApprovalDecisionType) -> (tempfile::TempDir, Arc<dyn Tool>) {
+        tool_with(
+            CodeOptions {
+                approval,
+                ..CodeOptions::default()
+            },
+            false,
+        )
+    }
+
+    fn approval(tool: &Arc<dyn Tool>, args: Value) -> ApprovalRequirement {
+        tool.approval(&args, &ToolContext::for_model("t"))
+            .unwrap_or_else(|| panic!("run_code always decides"))
+    }
+
+    async fn execute_err(tool: &Arc<dyn Tool>, args: Value) -> ToolError {
+        match tool.execute(args, &ToolContext::for_model("t")).await {
+            Ok(value) => panic!("ran: {value:?}"),
+            Err(err) => err,
+        }
+    }
+
+    fn call(code: &str) -> Value {
+        json!({"language": "python", "code": code})
+    }
+
+    #[test]
+    fn approval_is_the_toolsets_decision_and_pre_approved_by_default() {
+        let (_t_dir, t) = tool_with(CodeOptions::default(), false);
+        assert_eq!(
+            approval(&t, call("print(1)")),
+            ApprovalRequirement::PreApproved
+        );
+        assert_eq!(
+            t.approval_policy().as_deref(),
+            Some("pre-approved (jailed)")
+        );
+        let (_ask_dir, ask) = tool(ApprovalDecisionType::Ask);
+        assert_eq!(approval(&ask, call("print(1)")), ApprovalRequirement::Ask);
+        let (_blocked_dir, blocked) = tool(ApprovalDecisionType::Blocked);
+        assert_eq!(
+            approval(&blocked, call("print(1)")),
+            ApprovalRequirement::blocked("run_code is blocked by configuration")
+        );
+        // A call that cannot run is not put to the user, unless the tool is blocked anyway.
+        let bad_env = json!({"language": "bash", "code": "env", "env": {"PATH": "/x"}});
+        assert_eq!(
+            approval(&ask, bad_env.clone()),
+            ApprovalRequirement::PreApproved
+        );
+        assert!(matches!(
+            approval(&blocked, bad_env),
+            ApprovalRequirement::Blocked { .. }
+        ));
+    }
+
+    #[tokio::test]
+    async fn arguments_no_process_can_take_are_refused_before_anything_runs() {
+        let (_t_dir, t) = tool(ApprovalDecisionType::PreApproved);
+        for (env, message) in [
+            (
+                json!({"PATH": "/evil"}),
+                "env: `PATH` may not be set by a call",
+            ),
+            (
+                json!({"LD_PRELOAD": "x.so"}),
+                "env: `LD_PRELOAD` may not be set by a call",
+            ),
+            (
+                json!({"A-B": "1"}),
+                "env: `A-B` is not a valid variable name",
+            ),
+            (
+                json!({"A": "x\u{0}y"}),
+                "env: the value of `A` contains a NUL character",
+            ),
+        ] {
+            let err = execute_err(&t, json!({"language": "bash", "code": "env", "env": env})).await;
+            assert_eq!(err.code, ToolErrorCode::InvalidArguments);
+            assert!(err.message.starts_with(message), "{}", err.message);
+        }
+        let err = execute_err(
+            &t,
+            json!({"language": "python", "code": "", "args": ["a", "b\u{0}"]}),
+        )
+        .await;
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (
+                ToolErrorCode::InvalidArguments,
+                "args: argument 2 contains a NUL character"
+            )
+        );
+        let err = execute_err(&t, json!({"language": "ruby", "code": ""})).await;
+        assert_eq!(err.code, ToolErrorCode::InvalidArguments);
+    }
+
+    #[test]
+    fn the_schema_names_the_languages_and_the_limits() {
+        let (_t_dir, t) = tool_with(
+            CodeOptions {
+                default_timeout: std::time::Duration::from_secs(30),
+                max_timeout: std::time::Duration::from_secs(120),
+                ..CodeOptions::default()
+            },
+            false,
+        );
+        let schema = t.input_schema();
+        assert_eq!(schema["required"], json!(["language", "code"]));
+        assert_eq!(schema["additionalProperties"], json!(false));
+        let language = schema["properties"]["language"].to_string();
+        assert!(
+            language.contains("\"python\"") && language.contains("\"bash\""),
+            "{language}"
+        );
+        assert_eq!(schema["properties"]["timeout"]["minimum"], json!(1));
+        let timeout = schema["properties"]["timeout"]["description"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(timeout.contains("default 30 s, at most 120 s"), "{timeout}");
+        insta::assert_snapshot!(t.description());
+    }
+
+    #[tokio::test]
+    async fn the_call_is_described_and_previewed_as_code() {
+        let (_t_dir, t) = tool(ApprovalDecisionType::Ask);
+        assert_eq!(
+            t.describe_call(&call("print('hi')")),
+            "Run python in /work: print('hi')"
+        );
+        assert_eq!(
+            t.describe_call(&call(" \n")),
+            "Run an empty python program in /work"
+        );
+        assert_eq!(
+            t.describe_call(&json!({"language": "bash", "code": "set -e\nls\nwc -l x\n",
+                                    "args": ["a b", "c"]})),
+            "Run 3 lines of bash in /work with arguments 'a b' c"
+        );
+        let preview = t
+            .preview(&call("print(1)\n"), &ToolContext::for_model("t"))
+            .await
+            .unwrap_or_else(|| panic!("a preview"));
+        assert_eq!(preview.to_model_text(), "print(1)\n");
+        let display = preview.display.unwrap_or_default();
+        assert_eq!(display.preferred_view, Some(PreferredView::Code));
+        assert_eq!(display.language.as_deref(), Some("python"));
+        assert_eq!(t.risk(&call("")), Risk::Medium);
+        let (_online_dir, online) = tool_with(CodeOptions::default(), true);
+        assert_eq!(online.risk(&call("")), Risk::High);
+    }
+
+    #[tokio::test]
+    async fn a_jail_that_cannot_be_built_is_an_execution_error_in_its_own_words() {
+        // The test jail's helper does not exist, so the run fails inside the jail.
+        let (_t_dir, t) = tool(ApprovalDecisionType::PreApproved);
+        let err = execute_err(&t, call("print(1)")).await;
+        assert_eq!(err.code, ToolErrorCode::ExecutionError);
+        assert!(err.message.contains("jail"), "{}", err.message);
+    }
+
+    #[test]
+    fn languages_run_as_scripts_of_their_interpreter() {
+        assert_eq!(
+            (Language::Python.program(), Language::Python.file_name()),
+            ("python3", "main.py")
+        );
+        assert_eq!(
+            (Language::Bash.program(), Language::Bash.file_name()),
+            ("bash", "main.sh")
+        );
+    }
+}

@@ -1,0 +1,71 @@
+//! The `shell` toolset: `shell {command, timeout?}` runs one program with arguments in the
+//! toolset's process jail (`golem_sandbox::jail`), *without a shell*, and returns a
+//! `code_result`.
+//!
+//! - `words.rs` splits the command with POSIX shell-word rules and first refuses every piece of
+//!   shell syntax a shell would act on (pipes, redirection, `;`, `&`, `&&`, substitution,
+//!   `$VAR`, line breaks); quoted metacharacters are literal text and allowed. Its header lists
+//!   the exact rules.
+//! - `rules.rs` decides approval from the split words: the first rule whose pattern words begin
+//!   the command, else the toolset's `default`, else blocked. A blocked command is
+//!   `ApprovalRequirement::Blocked` from `Tool::approval`, so it never reaches a prompt, and
+//!   `execute` checks the rules again before running anything.
+//! - `shell.rs` is the tool: the program is the first word (the jail looks it up in its `PATH`),
+//!   the arguments the rest, the working directory the toolset's (`crate::process`).
+//!
+//! A command that cannot be split (shell syntax, an unclosed quote, nothing to run) is
+//! pre-approved by `approval` and refused by `execute` with `INVALID_ARGUMENTS`: there is no
+//! command to decide about, and nothing runs.
+
+mod rules;
+#[allow(
+    clippy::module_inception,
+    reason = "one file per tool, named after the tool (`shell`)"
+)]
+mod shell;
+mod words;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use golem_core::tool::Tool;
+use golem_sandbox::jail::Jail;
+
+use crate::process::{Runner, Timeouts};
+
+pub use crate::process::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
+pub use rules::{ShellRule, ShellRuleError, ShellRules, Verdict};
+pub(crate) use words::is_name;
+
+/// The options of the `shell` toolset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellOptions {
+    /// The approval rules and the default for commands no rule matches.
+    pub rules: ShellRules,
+    /// The limit of a call that gives no `timeout`.
+    pub default_timeout: Duration,
+    /// The most a call's `timeout` may be; larger values are capped.
+    pub max_timeout: Duration,
+    /// The zone commands start in; `None` → the first `rw` zone, or the private `/tmp` when
+    /// there is none.
+    pub cwd_zone: Option<String>,
+}
+
+impl Default for ShellOptions {
+    /// No rules and no default (every command blocked), the default limits.
+    fn default() -> Self {
+        Self {
+            rules: ShellRules::default(),
+            default_timeout: DEFAULT_TIMEOUT,
+            max_timeout: MAX_TIMEOUT,
+            cwd_zone: None,
+        }
+    }
+}
+
+/// The `shell` tool over `jail`.
+pub fn shell_tool(jail: Jail, options: ShellOptions) -> Arc<dyn Tool> {
+    let timeouts = Timeouts::new(options.default_timeout, options.max_timeout);
+    let runner = Runner::new(jail, timeouts, options.cwd_zone);
+    Arc::new(shell::Shell::new(runner, options.rules))
+}

@@ -1,0 +1,342 @@
+//! `shell {command, timeout?}` → a `code_result`: one program with its arguments, run in the
+//! jail without a shell. Approval comes from the toolset's rules (`rules.rs`); the command's
+//! words come from `words.rs`. When the program cannot be started the jail reports exit 127
+//! (not found) or 126 (not executable); with nothing on stderr the result says so in words.
+
+use async_trait::async_trait;
+use golem_core::approval::ApprovalRequirement;
+use golem_core::text::fold;
+use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_protocol::result::CodeResultData;
+use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::rules::ShellRules;
+use super::words::split_command;
+use crate::process::Runner;
+
+pub(super) const NAME: &str = "shell";
+
+/// Run one program with arguments, without a shell.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ShellArgs {
+    /// The program and its arguments, e.g. `git log --oneline -5`. Quote arguments that contain
+    /// spaces ('a b' or "a b"). No shell runs it: pipes, redirection, `;`, `&&`, `&`, `$VAR`,
+    /// `$(…)` and backticks are refused; globs and `~` are not expanded.
+    command: String,
+    /// The wall-clock limit in seconds (described with the toolset's limits at construction).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    timeout: Option<u64>,
+}
+
+fn peek(args: &Value) -> Option<ShellArgs> {
+    serde_json::from_value(args.clone()).ok()
+}
+
+/// The `shell` tool.
+#[derive(Debug)]
+pub struct Shell {
+    runner: Runner,
+    rules: ShellRules,
+    description: String,
+    schema: Value,
+}
+
+impl Shell {
+    pub(super) fn new(runner: Runner, rules: ShellRules) -> Shell {
+        let mut schema = input_schema_for::<ShellArgs>();
+        runner.timeouts().describe_in(&mut schema);
+        let description = format!(
+            "Run one program with arguments, such as `git status` or `ls -la`, and return its \
+             exit status, stdout and stderr. There is no shell: no pipes, redirection, command \
+             chaining, variables or globbing. {}. {}",
+            runner.surroundings(),
+            rules.guide()
+        );
+        Shell {
+            runner,
+            rules,
+            description,
+            schema,
+        }
+    }
+}
+
+/// Says in words why the program did not start, when the jail's exit code says so and the
+/// program itself said nothing.
+fn explain_start_failure(data: &mut CodeResultData, program: &str) {
+    if !data.stderr.is_empty() {
+        return;
+    }
+    match data.exit_code {
+        Some(127) => data.stderr = format!("command not found: {program}"),
+        Some(126) => data.stderr = format!("command not executable: {program}"),
+        _ => {}
+    }
+}
+
+#[async_trait]
+impl Tool for Shell {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn approval_policy(&self) -> Option<String> {
+        Some(self.rules.describe())
+    }
+
+    fn approval(&self, args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
+        // A command that cannot be split is not put to anyone; `execute` refuses it.
+        let requirement = match peek(args).map(|args| split_command(&args.command)) {
+            Some(Ok(words)) => self.rules.requirement(&words),
+            Some(Err(_)) | None => ApprovalRequirement::PreApproved,
+        };
+        Some(requirement)
+    }
+
+    fn describe_call(&self, args: &Value) -> String {
+        let Some(args) = peek(args) else {
+            return "Run a command".to_owned();
+        };
+        let command = match split_command(&args.command) {
+            Ok(words) => shell_words::join(&words),
+            Err(_) => args.command,
+        };
+        format!("Run `{}` in {}", fold(&command, 200), self.runner.workdir())
+    }
+
+    fn risk(&self, _args: &Value) -> Risk {
+        self.runner.risk()
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        let args: ShellArgs = parse_args(NAME, args)?;
+        let words = split_command(&args.command)
+            .map_err(|err| ToolError::new(ToolErrorCode::InvalidArguments, err.to_string()))?;
+        // The orchestrator never executes a blocked call; checked again all the same, so that
+        // nothing but the rules' decision for exactly these words can run.
+        if let ApprovalRequirement::Blocked { reason } = self.rules.requirement(&words) {
+            return Err(ToolError::new(ToolErrorCode::Blocked, reason));
+        }
+        let Some((program, rest)) = words.split_first() else {
+            return Err(ToolError::new(
+                ToolErrorCode::InvalidArguments,
+                "the command is empty",
+            ));
+        };
+        let shown = shell_words::join(&words);
+        let command = self.runner.command(program, rest.to_vec(), args.timeout);
+        let mut data = self.runner.run(&command, &shown, &ctx.cancel).await?;
+        explain_start_failure(&mut data, program);
+        Ok(ToolResultValue::code_result(data))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use golem_core::approval::ApprovalDecisionType::{self, Ask, Blocked, PreApproved};
+    use golem_sandbox::{ZoneConfig, ZoneMode};
+    use serde_json::json;
+
+    use super::*;
+    use crate::process::test_jail;
+    use crate::shell::{ShellOptions, ShellRule, shell_tool};
+
+    fn tool(
+        rules: &[(&str, ApprovalDecisionType)],
+        default: Option<ApprovalDecisionType>,
+    ) -> (tempfile::TempDir, Arc<dyn Tool>) {
+        let zones = [
+            ZoneConfig::new("src", ZoneMode::Ro),
+            ZoneConfig::new("work", ZoneMode::Rw),
+        ];
+        let (dir, jail) = test_jail(&zones, false);
+        let rules = rules
+            .iter()
+            .map(|(pattern, approval)| ShellRule {
+                pattern: (*pattern).to_owned(),
+                approval: *approval,
+            })
+            .collect();
+        let options = ShellOptions {
+            rules: ShellRules::new(rules, default).unwrap_or_else(|e| panic!("{e}")),
+            ..ShellOptions::default()
+        };
+        (dir, shell_tool(jail, options))
+    }
+
+    fn approval(tool: &Arc<dyn Tool>, command: &str) -> ApprovalRequirement {
+        let ctx = ToolContext::for_model("t");
+        tool.approval(&json!({ "command": command }), &ctx)
+            .unwrap_or_else(|| panic!("shell always decides"))
+    }
+
+    fn blocked_reason(tool: &Arc<dyn Tool>, command: &str) -> String {
+        match approval(tool, command) {
+            ApprovalRequirement::Blocked { reason } => reason,
+            other => panic!("{command}: expected blocked, got {other:?}"),
+        }
+    }
+
+    async fn execute_err(tool: &Arc<dyn Tool>, args: Value) -> ToolError {
+        match tool.execute(args, &ToolContext::for_model("t")).await {
+            Ok(value) => panic!("ran: {value:?}"),
+            Err(err) => err,
+        }
+    }
+
+    #[test]
+    fn the_rule_cases_of_the_issue_at_the_tool() {
+        let (_git_dir, git) = tool(&[("git ", PreApproved)], None);
+        assert_eq!(
+            approval(&git, "git status"),
+            ApprovalRequirement::PreApproved
+        );
+        assert!(blocked_reason(&git, "gitx status").contains("`gitx status`"));
+
+        let (_rm_dir, rm) = tool(&[("rm -rf", Blocked), ("rm ", Ask)], None);
+        assert!(blocked_reason(&rm, "rm -rf /").contains("shell rule `rm -rf`"));
+        assert_eq!(approval(&rm, "rm file.txt"), ApprovalRequirement::Ask);
+
+        let (_ask_dir, ask) = tool(&[("git ", PreApproved)], Some(Ask));
+        assert_eq!(approval(&ask, "make test"), ApprovalRequirement::Ask);
+        let (_none_dir, none) = tool(&[("git ", PreApproved)], None);
+        assert!(blocked_reason(&none, "make test").contains("no shell rule allows"));
+    }
+
+    #[test]
+    fn commands_that_cannot_be_split_are_not_put_to_anyone() {
+        let (_t_dir, t) = tool(&[], Some(Ask));
+        for command in ["echo ${HOME}", "echo `whoami`", "a && b", "echo 'x", ""] {
+            assert_eq!(
+                approval(&t, command),
+                ApprovalRequirement::PreApproved,
+                "{command}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn shell_syntax_is_refused_before_anything_runs() {
+        let (_t_dir, t) = tool(&[], Some(PreApproved));
+        for command in [
+            "echo ${HOME}",
+            "echo `whoami`",
+            "a && b",
+            "ls | wc",
+            "cat < x",
+            "echo hi > f",
+            "a; b",
+            "sleep 1 &",
+        ] {
+            let err = execute_err(&t, json!({ "command": command })).await;
+            assert_eq!(err.code, ToolErrorCode::InvalidArguments, "{command}");
+            assert!(err.message.contains("without a shell"), "{}", err.message);
+        }
+        for (command, message) in [
+            ("echo 'x", "the single quote at character 6 is never closed"),
+            ("   ", "the command is empty"),
+        ] {
+            let err = execute_err(&t, json!({ "command": command })).await;
+            assert_eq!(
+                (err.code, err.message.as_str()),
+                (ToolErrorCode::InvalidArguments, message)
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_jail_that_cannot_be_built_is_an_execution_error() {
+        // The test jail's helper does not exist: the command gets as far as the jail.
+        let (_t_dir, t) = tool(&[("ls", PreApproved)], None);
+        let err = execute_err(&t, json!({"command": "ls -la"})).await;
+        assert_eq!(err.code, ToolErrorCode::ExecutionError);
+        assert!(err.message.contains("jail"), "{}", err.message);
+    }
+
+    #[tokio::test]
+    async fn execute_refuses_a_blocked_command_itself() {
+        let (_t_dir, t) = tool(&[("rm -rf", Blocked)], Some(PreApproved));
+        let err = execute_err(&t, json!({"command": "rm -rf /"})).await;
+        assert_eq!(err.code, ToolErrorCode::Blocked);
+        assert_eq!(
+            err.message,
+            "the command `rm -rf /` is blocked by the shell rule `rm -rf`"
+        );
+    }
+
+    #[test]
+    fn the_call_is_described_as_the_words_that_run() {
+        let (_t_dir, t) = tool(&[], Some(Ask));
+        assert_eq!(
+            t.describe_call(&json!({"command": "git  commit -m \"a; b\""})),
+            "Run `git commit -m 'a; b'` in /work"
+        );
+        assert_eq!(
+            t.describe_call(&json!({"command": "ls # ; rm -rf /"})),
+            "Run `ls` in /work"
+        );
+        assert_eq!(
+            t.describe_call(&json!({"command": "a && b"})),
+            "Run `a && b` in /work"
+        );
+        assert_eq!(t.risk(&json!({"command": "ls"})), Risk::Medium);
+    }
+
+    #[test]
+    fn schema_and_description_tell_the_model_the_limits_and_rules() {
+        let (_t_dir, t) = tool(&[("git ", PreApproved), ("rm ", Ask)], None);
+        let schema = t.input_schema();
+        assert_eq!(schema["required"], json!(["command"]));
+        assert_eq!(schema["additionalProperties"], json!(false));
+        assert_eq!(schema["properties"]["timeout"]["minimum"], json!(1));
+        let timeout = schema["properties"]["timeout"]["description"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(timeout.contains("default 60 s, at most 600 s"), "{timeout}");
+        insta::assert_snapshot!(t.description());
+        assert_eq!(
+            t.approval_policy().as_deref(),
+            Some("by rule: `git` pre-approved, `rm` ask; otherwise blocked")
+        );
+    }
+
+    #[test]
+    fn a_program_that_did_not_start_is_explained() {
+        let data = |exit_code, stderr: &str| CodeResultData {
+            command: "nope".into(),
+            stdout: String::new(),
+            stderr: stderr.into(),
+            exit_code,
+            signal: None,
+            duration_ms: 1,
+            timed_out: false,
+            weakened: vec![],
+        };
+        for (exit, stderr, expected) in [
+            (Some(127), "", "command not found: nope"),
+            (Some(126), "", "command not executable: nope"),
+            (Some(127), "bash: x: not found", "bash: x: not found"),
+            (Some(1), "", ""),
+            (None, "", ""),
+        ] {
+            let mut d = data(exit, stderr);
+            explain_start_failure(&mut d, "nope");
+            assert_eq!(d.stderr, expected, "{exit:?}");
+        }
+    }
+}
