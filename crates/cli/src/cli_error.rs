@@ -55,14 +55,6 @@ impl CommandError {
         self.hints.push(hint.into());
         self
     }
-
-    /// A command that a later issue brings: says so instead of pretending to work.
-    pub fn not_built(command: &str, issue: u32, what: &str) -> Self {
-        Self::usage(format!(
-            "`golem-forge {command}` is not available yet: it arrives with {what} (issue #{issue})"
-        ))
-        .with_hint("Run `golem-forge --help` to see what each command will do")
-    }
 }
 
 impl fmt::Display for CommandError {

@@ -1,6 +1,7 @@
 //! The `golem-forge` binary: parses the command line, sets up diagnostics and runs a command.
 //! Everything else lives in `commands/` (one file per subcommand).
 
+mod chat;
 mod cli_error;
 mod commands;
 mod frontend;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use golem_core::approval::{ApprovalController, ApprovalMode};
+use golem_core::approval::{ApprovalCallback, ApprovalController, ApprovalMode};
 use golem_core::bus::UiEventBus;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::CallOutcome;
@@ -18,6 +18,7 @@ use golem_runtime::launch::{LaunchError, SessionEnv, build_root};
 use golem_runtime::registry::{WorkerRegistry, resolve_worker_arg};
 use golem_runtime::runner::{RunObserver, WorkerRuntime};
 use golem_runtime::session::{SessionMeta, SessionStore, SessionWriter, TranscriptEntry};
+use golem_runtime::worker::WorkerDefinition;
 
 use crate::cli_error::CommandError;
 use crate::commands::common::WorkerOptions;
@@ -61,6 +62,27 @@ impl RunObserver for TranscriptObserver {
     }
 }
 
+/// Who answers approval requests in interactive mode.
+pub enum Prompter {
+    /// Nobody: interactive approval denies with the headless message.
+    None,
+    /// The plain terminal prompt of `run`.
+    Terminal,
+    /// A front end's own callback, given the session's interrupt (for "stop the run").
+    Custom(Box<dyn FnOnce(&InterruptSignal) -> ApprovalCallback>),
+}
+
+impl Prompter {
+    /// The terminal prompt when `yes`, else none.
+    pub fn terminal_if(yes: bool) -> Prompter {
+        if yes {
+            Prompter::Terminal
+        } else {
+            Prompter::None
+        }
+    }
+}
+
 /// A root worker ready to run, with its session around it.
 pub struct WorkerSession {
     runtime: Option<WorkerRuntime>,
@@ -72,6 +94,8 @@ pub struct WorkerSession {
     id: String,
     worker_name: String,
     model_name: String,
+    env: Arc<SessionEnv>,
+    definition: Arc<WorkerDefinition>,
 }
 
 fn launch_error(err: LaunchError) -> CommandError {
@@ -102,23 +126,17 @@ fn current_dir() -> Result<PathBuf, CommandError> {
 
 impl WorkerSession {
     /// Finds and builds the worker named on the command line, for a new session.
-    /// `prompt_at_terminal` lets interactive approval ask on this terminal.
+    /// `prompter` answers interactive approval requests.
     pub fn start(
         worker_arg: &str,
         options: &WorkerOptions,
         max_iterations: Option<u32>,
-        prompt_at_terminal: bool,
+        prompter: Prompter,
     ) -> Result<Self, CommandError> {
         let cwd = current_dir()?;
         let worker_path: PathBuf =
             resolve_worker_arg(worker_arg, &cwd).map_err(|e| CommandError::usage(e.to_string()))?;
-        Self::open(
-            &worker_path,
-            options,
-            max_iterations,
-            prompt_at_terminal,
-            None,
-        )
+        Self::open(&worker_path, options, max_iterations, prompter, None)
     }
 
     /// Reopens the recorded session `id` (found from the current directory): the same worker
@@ -127,7 +145,7 @@ impl WorkerSession {
         id: &str,
         options: &WorkerOptions,
         max_iterations: Option<u32>,
-        prompt_at_terminal: bool,
+        prompter: Prompter,
     ) -> Result<Self, CommandError> {
         let cwd = current_dir()?;
         let store = SessionStore::new(&crate::commands::program_root(&cwd));
@@ -143,7 +161,7 @@ impl WorkerSession {
             &transcript.meta.worker_path,
             &options,
             max_iterations,
-            prompt_at_terminal,
+            prompter,
             Some((store, transcript.id, history)),
         )
     }
@@ -152,7 +170,7 @@ impl WorkerSession {
         worker_path: &std::path::Path,
         options: &WorkerOptions,
         max_iterations: Option<u32>,
-        prompt_at_terminal: bool,
+        prompter: Prompter,
         resume: Option<(SessionStore, String, Vec<Message>)>,
     ) -> Result<Self, CommandError> {
         let cwd = current_dir()?;
@@ -175,8 +193,15 @@ impl WorkerSession {
             .or(config.approval.mode)
             .unwrap_or(ApprovalMode::Interactive);
         let mut controller = ApprovalController::new(mode);
-        if mode == ApprovalMode::Interactive && prompt_at_terminal {
-            controller = controller.with_callback(terminal_approval_callback(interrupt.clone()));
+        if mode == ApprovalMode::Interactive {
+            match prompter {
+                Prompter::None => {}
+                Prompter::Terminal => {
+                    controller =
+                        controller.with_callback(terminal_approval_callback(interrupt.clone()));
+                }
+                Prompter::Custom(make) => controller = controller.with_callback(make(&interrupt)),
+            }
         }
         let writer: Arc<Mutex<Option<SessionWriter>>> = Arc::new(Mutex::new(None));
         let observer = Arc::new(TranscriptObserver {
@@ -244,6 +269,8 @@ impl WorkerSession {
             id,
             worker_name: definition.name.clone(),
             model_name,
+            env,
+            definition,
         })
     }
 
@@ -270,6 +297,25 @@ impl WorkerSession {
     /// The model, as `provider:model`.
     pub fn model_name(&self) -> &str {
         &self.model_name
+    }
+
+    /// The root worker's definition.
+    pub fn definition(&self) -> &WorkerDefinition {
+        &self.definition
+    }
+
+    /// The interrupt shared with the runtime.
+    pub fn interrupt(&self) -> &InterruptSignal {
+        &self.interrupt
+    }
+
+    /// The model called `name`, if it exists, is usable (its key is set) and fits the root
+    /// worker's `compatible_models`: what a chat's `/model NAME` switches to.
+    pub fn resolve_model(&self, name: &str) -> Result<Arc<dyn golem_llm::Model>, String> {
+        self.definition
+            .check_compatible(name)
+            .map_err(|e| e.to_string())?;
+        self.env.resolver.resolve(name).map_err(|e| e.to_string())
     }
 
     /// The root worker's runtime (once).

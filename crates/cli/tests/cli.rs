@@ -31,12 +31,12 @@ fn version() {
 }
 
 #[test]
-fn commands_not_built_yet_say_so_and_fail() {
+fn chat_without_a_terminal_and_serve_say_why_they_cannot_run() {
     let env = TestEnv::new();
     assert_snapshot!(env.run(&["chat", "greeter"]), @r"
     [stderr]
-    Error: `golem-forge chat` is not available yet: it arrives with the terminal front end (issue #7)
-    Hint: Run `golem-forge --help` to see what each command will do
+    Error: chat needs a terminal on stdin
+    Hint: Use `golem-forge run WORKER INPUT` (or --json) from scripts
     [exit status: 2]
     ");
     let out = env.run(&["serve", "greeter"]);

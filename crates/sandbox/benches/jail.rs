@@ -46,7 +46,11 @@ const CASES: &[(&str, &[&str])] = &[("bash", &["-c", "true"]), ("python3", &["-c
 #[divan::bench(args = ["bash -c true", "python3 -c pass"], sample_count = 40)]
 fn bare(case: &str) {
     let (program, args) = CASES.iter().find(|(p, _)| case.starts_with(p)).unwrap();
-    let status = Command::new(program).args(*args).status().unwrap();
+    // The same binaries the jail finds on its PATH (not, say, a pyenv shim earlier on ours).
+    let status = Command::new(format!("/usr/bin/{program}"))
+        .args(*args)
+        .status()
+        .unwrap();
     assert!(status.success());
 }
 

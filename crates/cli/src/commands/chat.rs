@@ -1,4 +1,5 @@
-//! `golem-forge chat`: an interactive session with a worker.
+//! `golem-forge chat`: an interactive session with a worker (the session itself is in
+//! `crate::chat`).
 
 use std::process::ExitCode;
 
@@ -19,6 +20,5 @@ pub struct ChatArgs {
 
 /// Runs `golem-forge chat`.
 pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
-    tracing::debug!(worker = %args.worker, "chat requested");
-    Err(CommandError::not_built("chat", 7, "the terminal front end"))
+    crate::chat::cmd_chat(args)
 }

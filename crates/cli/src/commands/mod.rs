@@ -1,7 +1,7 @@
 //! The subcommands: one file each, one enum, one `match`. Each `…Args` struct's doc comment is
 //! its help text.
 
-mod chat;
+pub mod chat;
 mod check;
 pub mod common;
 mod init;

@@ -11,7 +11,7 @@ use golem_runtime::runner::RunStatus;
 use super::common::{TraceLevel, WorkerOptions};
 use crate::cli_error::{CommandError, ErrorKind};
 use crate::frontend;
-use crate::session::WorkerSession;
+use crate::session::{Prompter, WorkerSession};
 
 /// Input and output options of the commands that run a worker once.
 #[derive(Debug, Args)]
@@ -94,7 +94,7 @@ fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, CommandError
 pub fn cmd_run(args: RunArgs) -> Result<ExitCode, CommandError> {
     let input = args.run.read()?;
     block_on(async {
-        let prompt = args.run.prompt_at_terminal();
+        let prompt = Prompter::terminal_if(args.run.prompt_at_terminal());
         let session =
             WorkerSession::start(&args.worker, &args.options, args.run.max_iterations, prompt)?;
         run(session, &input, args.run.json, args.options.trace).await
@@ -105,7 +105,7 @@ pub fn cmd_run(args: RunArgs) -> Result<ExitCode, CommandError> {
 pub fn cmd_resume(args: ResumeArgs, id: &str) -> Result<ExitCode, CommandError> {
     let input = args.run.read()?;
     block_on(async {
-        let prompt = args.run.prompt_at_terminal();
+        let prompt = Prompter::terminal_if(args.run.prompt_at_terminal());
         let session = WorkerSession::resume(id, &args.options, args.run.max_iterations, prompt)?;
         run(session, &input, args.run.json, args.options.trace).await
     })?

@@ -2,5 +2,7 @@
 //! stderr, and approval prompts at the terminal. Each subscribes to the event bus like any UI.
 
 pub mod json;
+pub mod markdown;
 pub mod prompt;
+pub mod render;
 pub mod trace;

@@ -3,6 +3,7 @@
 //! interrupt. Root workers in chat mode keep their conversation between runs; every other run
 //! starts fresh.
 
+mod manual;
 mod turn;
 
 use std::sync::Arc;

@@ -11,9 +11,8 @@ pub(crate) mod yaml;
 
 pub use definition::{
     CodeToolsetConfig, CustomToolsetConfig, DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS,
-    FilesystemToolsetConfig, ProcessLimitsConfig,
-    JailMode, ShellRule, ShellToolsetConfig, ToolsetsConfig, WorkerDefinition, WorkerMode,
-    WorkersToolsetConfig, is_valid_worker_name,
+    FilesystemToolsetConfig, JailMode, ProcessLimitsConfig, ShellRule, ShellToolsetConfig,
+    ToolsetsConfig, WorkerDefinition, WorkerMode, WorkersToolsetConfig, is_valid_worker_name,
 };
 pub use error::WorkerFileError;
 pub use models::glob_matches;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use golem_core::approval::{ApprovalDecisionType, ApprovalRequirement};
 use golem_core::text::fold;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
 use golem_protocol::{
     DisplayHints, PreferredView, Risk, ToolError, ToolErrorCode, ToolResultValue,
 };
@@ -126,6 +126,11 @@ impl RunCode {
 impl Tool for RunCode {
     fn name(&self) -> &str {
         NAME
+    }
+
+    /// The user may run it too (`/run_code …` in a chat).
+    fn execution(&self) -> ManualExecution {
+        ManualExecution::both("Run Python or bash code in the jail", Some("Code"))
     }
 
     fn description(&self) -> &str {

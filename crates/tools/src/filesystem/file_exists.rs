@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -53,6 +53,11 @@ fn check(fs: &Fs, args: &FileExistsArgs) -> Result<ToolResultValue, ToolError> {
 impl Tool for FileExists {
     fn name(&self) -> &str {
         NAME
+    }
+
+    /// The user may run it too (`/file_exists …` in a chat).
+    fn execution(&self) -> ManualExecution {
+        ManualExecution::both("Does a file exist?", Some("Files"))
     }
 
     fn description(&self) -> &str {

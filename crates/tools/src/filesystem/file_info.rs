@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
 use golem_protocol::{DisplayHints, PreferredView, Risk, ToolError, ToolResultValue};
 use golem_sandbox::ZoneMode;
 use schemars::JsonSchema;
@@ -79,6 +79,11 @@ fn info(fs: &Fs, args: &FileInfoArgs) -> Result<ToolResultValue, ToolError> {
 impl Tool for FileInfo {
     fn name(&self) -> &str {
         NAME
+    }
+
+    /// The user may run it too (`/file_info …` in a chat).
+    fn execution(&self) -> ManualExecution {
+        ManualExecution::both("File details", Some("Files"))
     }
 
     fn description(&self) -> &str {

@@ -10,7 +10,7 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
 use golem_protocol::result::FileEntryType;
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use golem_sandbox::{EntryInfo, EntryKind};
@@ -143,6 +143,11 @@ fn summary(files: usize, dirs: usize, links: usize, truncated: bool) -> String {
 impl Tool for ListFiles {
     fn name(&self) -> &str {
         NAME
+    }
+
+    /// The user may run it too (`/list_files …` in a chat).
+    fn execution(&self) -> ManualExecution {
+        ManualExecution::both("List files", Some("Files"))
     }
 
     fn description(&self) -> &str {

@@ -9,7 +9,7 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
 use golem_protocol::result::FileContentData;
 use golem_protocol::{DisplayHints, Risk, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::ZonePath;
@@ -228,6 +228,11 @@ fn result(
 impl Tool for ReadFile {
     fn name(&self) -> &str {
         NAME
+    }
+
+    /// The user may run it too (`/read_file …` in a chat).
+    fn execution(&self) -> ManualExecution {
+        ManualExecution::both("Read a file", Some("Files"))
     }
 
     fn description(&self) -> &str {

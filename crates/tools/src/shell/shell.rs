@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::text::fold;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
 use golem_protocol::result::CodeResultData;
 use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
 use schemars::JsonSchema;
@@ -83,6 +83,11 @@ fn explain_start_failure(data: &mut CodeResultData, program: &str) {
 impl Tool for Shell {
     fn name(&self) -> &str {
         NAME
+    }
+
+    /// The user may run it too (`/shell …` in a chat).
+    fn execution(&self) -> ManualExecution {
+        ManualExecution::both("Run a command in the jail", Some("Shell"))
     }
 
     fn description(&self) -> &str {

@@ -1,0 +1,176 @@
+//! Keys during a turn: while the model streams or a tool runs, the terminal is put in a mode
+//! without line buffering, echo or signals (output processing stays on), and a thread watches
+//! for Ctrl+C and a lone Esc, each of which interrupts the turn. An approval prompt pauses the
+//! watcher and gets the terminal back as it was; the watcher resumes after the answer.
+
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use golem_core::interrupt::InterruptSignal;
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::termios::{
+    LocalModes, OptionalActions, SpecialCodeIndex, Termios, tcgetattr, tcsetattr,
+};
+
+use super::screen::Screen;
+
+/// How long to wait after an Esc for the rest of an escape sequence (arrow keys and the like).
+const ESCAPE_SEQUENCE_GAP: Duration = Duration::from_millis(30);
+/// How often the watcher looks at its flags.
+const POLL_INTERVAL: Duration = Duration::from_millis(50);
+
+#[derive(Debug, Default)]
+struct Flags {
+    stop: bool,
+    paused: bool,
+    idle: bool,
+}
+
+type Shared = Arc<(Mutex<Flags>, Condvar)>;
+
+/// The watcher for one turn. Dropping it stops the watcher and restores the terminal.
+pub struct TurnKeys {
+    shared: Shared,
+    saved: Termios,
+    thread: Option<JoinHandle<()>>,
+}
+
+fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Flags> {
+    shared.0.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn watching_mode(saved: &Termios) -> Termios {
+    let mut mode = saved.clone();
+    mode.local_modes
+        .remove(LocalModes::ICANON | LocalModes::ECHO | LocalModes::ISIG);
+    mode.special_codes[SpecialCodeIndex::VMIN] = 1;
+    mode.special_codes[SpecialCodeIndex::VTIME] = 0;
+    mode
+}
+
+fn readable(timeout: Duration) -> bool {
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+    let timeout = Timespec {
+        tv_sec: 0,
+        tv_nsec: i64::from(timeout.subsec_nanos()),
+    };
+    matches!(poll(&mut fds, Some(&timeout)), Ok(n) if n > 0)
+}
+
+fn read_byte() -> Option<u8> {
+    let mut byte = [0u8; 1];
+    match rustix::io::read(std::io::stdin(), &mut byte) {
+        Ok(1) => Some(byte[0]),
+        _ => None,
+    }
+}
+
+impl TurnKeys {
+    /// Starts watching (`None` when stdin is not a terminal).
+    pub fn start(interrupt: InterruptSignal, screen: Arc<Mutex<Screen>>) -> Option<TurnKeys> {
+        let saved = tcgetattr(std::io::stdin()).ok()?;
+        tcsetattr(
+            std::io::stdin(),
+            OptionalActions::Now,
+            &watching_mode(&saved),
+        )
+        .ok()?;
+        let shared: Shared = Arc::new((Mutex::new(Flags::default()), Condvar::new()));
+        let flags = shared.clone();
+        let thread = std::thread::spawn(move || watch(&flags, &interrupt, &screen));
+        Some(TurnKeys {
+            shared,
+            saved,
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops reading keys and gives the terminal back as it was (for a prompt).
+    pub fn pause(&self) {
+        let mut flags = lock(&self.shared);
+        flags.paused = true;
+        self.shared.1.notify_all();
+        while !flags.idle && !flags.stop {
+            flags = self
+                .shared
+                .1
+                .wait(flags)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(flags);
+        let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, &self.saved);
+    }
+
+    /// Watches keys again after [`TurnKeys::pause`].
+    pub fn resume(&self) {
+        let _ = tcsetattr(
+            std::io::stdin(),
+            OptionalActions::Now,
+            &watching_mode(&self.saved),
+        );
+        let mut flags = lock(&self.shared);
+        flags.paused = false;
+        self.shared.1.notify_all();
+    }
+}
+
+impl Drop for TurnKeys {
+    fn drop(&mut self) {
+        {
+            let mut flags = lock(&self.shared);
+            flags.stop = true;
+            self.shared.1.notify_all();
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, &self.saved);
+    }
+}
+
+fn watch(shared: &Shared, interrupt: &InterruptSignal, screen: &Arc<Mutex<Screen>>) {
+    loop {
+        {
+            let mut flags = lock(shared);
+            while flags.paused && !flags.stop {
+                flags.idle = true;
+                shared.1.notify_all();
+                flags = shared.1.wait(flags).unwrap_or_else(PoisonError::into_inner);
+            }
+            if flags.stop {
+                flags.idle = true;
+                shared.1.notify_all();
+                return;
+            }
+            flags.idle = false;
+        }
+        if !readable(POLL_INTERVAL) {
+            continue;
+        }
+        let interrupting = match read_byte() {
+            Some(0x03) => true,
+            // A lone Esc; an escape sequence (arrow keys…) sends more bytes at once.
+            Some(0x1b) => {
+                let lone = !readable(ESCAPE_SEQUENCE_GAP);
+                while readable(Duration::ZERO) {
+                    let _ = read_byte();
+                }
+                lone
+            }
+            Some(_) => false,
+            None => {
+                // End of input or an error: stop watching rather than spin.
+                std::thread::sleep(POLL_INTERVAL);
+                false
+            }
+        };
+        if interrupting && !interrupt.is_interrupted() {
+            interrupt.interrupt();
+            let mut screen = screen.lock().unwrap_or_else(PoisonError::into_inner);
+            let text = screen.dim("⏹ interrupting…");
+            screen.line(&text);
+        }
+    }
+}

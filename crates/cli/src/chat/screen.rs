@@ -1,0 +1,185 @@
+//! The chat's output: one writer for everything the session prints, so streamed text, tool
+//! lines, the spinner and prompts never overwrite each other. The spinner is drawn only on an
+//! empty line and only on a terminal, and is erased before anything else is written.
+
+use std::io::{IsTerminal, Write};
+
+use crossterm::style::{ContentStyle, Stylize};
+
+/// The few text styles the chat uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Names and titles.
+    Bold,
+    /// Secondary information.
+    Dim,
+    /// Errors.
+    Red,
+    /// Warnings.
+    Yellow,
+}
+
+impl Tone {
+    fn style(self) -> ContentStyle {
+        let style = ContentStyle::new();
+        match self {
+            Tone::Bold => style.bold(),
+            Tone::Dim => style.dim(),
+            Tone::Red => style.red(),
+            Tone::Yellow => style.yellow(),
+        }
+    }
+}
+
+/// Spinner frames (braille dots).
+const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// What the spinner says and where it is.
+#[derive(Debug)]
+struct Spinner {
+    label: String,
+    frame: usize,
+    drawn: bool,
+}
+
+/// The terminal the chat writes to.
+#[derive(Debug)]
+pub struct Screen {
+    color: bool,
+    tty: bool,
+    width: usize,
+    at_line_start: bool,
+    spinner: Option<Spinner>,
+}
+
+impl Screen {
+    /// A screen on stdout: colour unless `NO_COLOR` is set or stdout is not a terminal.
+    pub fn stdout() -> Screen {
+        let tty = std::io::stdout().is_terminal();
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let width = crossterm::terminal::size()
+            .map(|(w, _)| usize::from(w))
+            .unwrap_or(80)
+            .max(20);
+        Screen {
+            color: tty && !no_color,
+            tty,
+            width,
+            at_line_start: true,
+            spinner: None,
+        }
+    }
+
+    /// Whether colour is on.
+    pub fn color(&self) -> bool {
+        self.color
+    }
+
+    /// The width in columns.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// `text` in `tone` when colour is on.
+    pub fn paint(&self, tone: Tone, text: &str) -> String {
+        if self.color {
+            tone.style().apply(text).to_string()
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// `text` dimmed when colour is on.
+    pub fn dim(&self, text: &str) -> String {
+        self.paint(Tone::Dim, text)
+    }
+
+    /// Writes `text` as it is (streamed text; may end mid-line).
+    pub fn write(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.erase_spinner();
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+        self.at_line_start = text.ends_with('\n');
+    }
+
+    /// Writes `text` as whole lines, starting on a fresh line.
+    pub fn line(&mut self, text: &str) {
+        let mut block = String::new();
+        if !self.at_line_start {
+            block.push('\n');
+        }
+        block.push_str(text);
+        if !text.ends_with('\n') {
+            block.push('\n');
+        }
+        self.write(&block);
+    }
+
+    /// Makes sure the next output starts on a fresh line.
+    pub fn end_line(&mut self) {
+        if !self.at_line_start {
+            self.write("\n");
+        }
+    }
+
+    /// Shows the spinner with `label` (on a terminal).
+    pub fn spin(&mut self, label: &str) {
+        if !self.tty {
+            return;
+        }
+        match &mut self.spinner {
+            Some(spinner) => spinner.label = label.to_owned(),
+            None => {
+                self.spinner = Some(Spinner {
+                    label: label.to_owned(),
+                    frame: 0,
+                    drawn: false,
+                });
+            }
+        }
+        self.tick();
+    }
+
+    /// Removes the spinner.
+    pub fn stop_spin(&mut self) {
+        self.erase_spinner();
+        self.spinner = None;
+    }
+
+    /// Advances the spinner one frame (called on a timer).
+    pub fn tick(&mut self) {
+        if !self.at_line_start {
+            return;
+        }
+        let color = self.color;
+        let Some(spinner) = &mut self.spinner else {
+            return;
+        };
+        spinner.frame = (spinner.frame + 1) % FRAMES.len();
+        let text = format!("{} {}…", FRAMES[spinner.frame], spinner.label);
+        let text = if color {
+            Tone::Dim.style().apply(text).to_string()
+        } else {
+            text
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "\r\x1b[2K{text}");
+        let _ = out.flush();
+        spinner.drawn = true;
+    }
+
+    fn erase_spinner(&mut self) {
+        if let Some(spinner) = &mut self.spinner
+            && spinner.drawn
+        {
+            let mut out = std::io::stdout().lock();
+            let _ = write!(out, "\r\x1b[2K");
+            let _ = out.flush();
+            spinner.drawn = false;
+        }
+    }
+}

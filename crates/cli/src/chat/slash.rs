@@ -1,0 +1,282 @@
+//! The chat's slash commands: `/help`, `/model [name]`, `/clear`, `/new`, `/status`, `/tools`,
+//! `/tool NAME …` (also `/t NAME …` and `/NAME …`, with `-i` for a form), `/approvals
+//! [forget N | clear]` and `/exit`. Parsing and classification are `golem_core::commands`;
+//! this module carries them out.
+
+use std::collections::BTreeMap;
+
+use golem_core::commands::{
+    BuiltinCommand, CommandKind, ParsedCommand, classify_command, missing_required,
+    options_to_args, parse_command,
+};
+use golem_protocol::ExecutionMode;
+use serde_json::Value;
+
+use super::Chat;
+use super::complete::ToolEntry;
+use super::form;
+
+/// What the chat does after a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next line.
+    Continue,
+    /// End the session.
+    Exit,
+}
+
+/// The tools the user may run (`manual` or `both`), for `/tools`, completion and `/NAME`.
+pub fn manual_tools(chat: &Chat) -> Vec<ToolEntry> {
+    chat.worker
+        .registry()
+        .all()
+        .filter(|tool| tool.execution().mode != ExecutionMode::Llm)
+        .map(|tool| {
+            let execution = tool.execution();
+            let options = tool
+                .input_schema()
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default();
+            ToolEntry {
+                name: tool.name().to_owned(),
+                description: execution
+                    .label
+                    .unwrap_or_else(|| tool.description().to_owned()),
+                options,
+            }
+        })
+        .collect()
+}
+
+/// Runs the command line `line` (which starts with `/`).
+pub fn handle(chat: &mut Chat, line: &str) -> Flow {
+    let parsed = match parse_command(line) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            chat.error(&e.to_string());
+            return Flow::Continue;
+        }
+    };
+    let tools = manual_tools(chat);
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    match classify_command(&parsed, &names) {
+        CommandKind::Builtin { command, parsed } => builtin(chat, command, &parsed),
+        CommandKind::Tool {
+            tool_name,
+            parsed,
+            interactive,
+        } => {
+            run_tool(chat, &tool_name, &parsed, interactive);
+            Flow::Continue
+        }
+        CommandKind::Unknown { name, suggestion } => {
+            let shown = if name.is_empty() {
+                "/tool needs a tool name (see /tools)".to_owned()
+            } else if matches!(parsed.name.to_lowercase().as_str(), "tool" | "t") {
+                format!("unknown tool {name}")
+            } else {
+                format!("unknown command /{name}")
+            };
+            let hint = match suggestion {
+                Some(s) if tools.iter().any(|t| t.name == s) || parsed.name == "tool" => {
+                    format!(" (did you mean /{s}?)")
+                }
+                Some(s) => format!(" (did you mean /{s}?)"),
+                None => " (type /help for the commands)".to_owned(),
+            };
+            chat.error(&format!("{shown}{hint}"));
+            Flow::Continue
+        }
+    }
+}
+
+fn builtin(chat: &mut Chat, command: BuiltinCommand, parsed: &ParsedCommand) -> Flow {
+    match command {
+        BuiltinCommand::Help => {
+            let mut text = String::from("Commands:\n");
+            for command in BuiltinCommand::ALL {
+                text.push_str(&format!(
+                    "  {:<22} {}\n",
+                    command.usage(),
+                    command.summary()
+                ));
+            }
+            text.push_str(&format!(
+                "  {:<22} {}\n  {:<22} {}\n",
+                "/tool NAME [--opt v]",
+                "run a manual tool (also /t NAME, /NAME)",
+                "/tool NAME -i",
+                "fill in the tool's arguments one by one"
+            ));
+            text.push_str(
+                "Keys: Tab completes; Ctrl+C or Esc interrupts a turn; Ctrl+D (or Ctrl+C twice) exits.",
+            );
+            chat.say(&text);
+        }
+        BuiltinCommand::Model => match parsed.args.first() {
+            None => chat.say(&format!("model: {}", chat.model_name)),
+            Some(name) => match chat.session.resolve_model(name) {
+                Ok(model) => {
+                    chat.worker.set_model(model);
+                    chat.model_name = name.clone();
+                    chat.say(&format!("model: {name}"));
+                }
+                Err(e) => chat.error(&format!("cannot switch to {name}: {e}")),
+            },
+        },
+        BuiltinCommand::Clear => {
+            chat.worker.clear_history();
+            chat.say("conversation cleared (remembered approvals are kept)");
+        }
+        BuiltinCommand::New => {
+            chat.worker.clear_history();
+            chat.worker.controller().memory().clear();
+            chat.totals = Default::default();
+            chat.say("new conversation: history, remembered approvals and token counts cleared");
+        }
+        BuiltinCommand::Status => status(chat),
+        BuiltinCommand::Tools => list_tools(chat),
+        BuiltinCommand::Approvals => approvals(chat, parsed),
+        BuiltinCommand::Exit => return Flow::Exit,
+    }
+    Flow::Continue
+}
+
+fn status(chat: &Chat) {
+    let definition = chat.session.definition();
+    let zones: Vec<String> = definition
+        .zones
+        .iter()
+        .map(|z| format!("/{} ({})", z.name, z.mode.as_str()))
+        .collect();
+    let usage = &chat.totals;
+    let text = format!(
+        "worker: {} (depth 0)\nmodel: {}\nzones: {}\ntokens: {} in · {} out\nconversation: {} messages\napprovals remembered: {}\nsession: {}",
+        chat.session.worker_name(),
+        chat.model_name,
+        if zones.is_empty() {
+            "none".to_owned()
+        } else {
+            zones.join(", ")
+        },
+        usage.input_tokens,
+        usage.output_tokens,
+        chat.worker.history().len(),
+        chat.worker.controller().memory().entries().len(),
+        chat.session.id(),
+    );
+    chat.say(&text);
+}
+
+fn list_tools(chat: &Chat) {
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for tool in chat.worker.registry().all() {
+        let execution = tool.execution();
+        if execution.mode == ExecutionMode::Llm {
+            continue;
+        }
+        let category = execution.category.unwrap_or_else(|| "Other".to_owned());
+        let label = execution.label.unwrap_or_default();
+        groups
+            .entry(category)
+            .or_default()
+            .push(format!("  /{:<14} {label}", tool.name()));
+    }
+    if groups.is_empty() {
+        chat.say("no tools for manual use");
+        return;
+    }
+    let mut text = String::new();
+    for (category, tools) in groups {
+        text.push_str(&format!("{category}\n{}\n", tools.join("\n")));
+    }
+    text.push_str("Run one with /NAME --option value, or /NAME -i for a form.");
+    chat.say(&text);
+}
+
+fn approvals(chat: &Chat, parsed: &ParsedCommand) {
+    let memory = chat.worker.controller().memory();
+    let entries = memory.entries();
+    match parsed
+        .args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [] => {
+            if entries.is_empty() {
+                chat.say("no approvals remembered this session");
+                return;
+            }
+            let mut text = String::from("Remembered for this session:\n");
+            for (index, (tool, args)) in entries.iter().enumerate() {
+                text.push_str(&format!(
+                    "  {}. {tool} {}\n",
+                    index + 1,
+                    golem_core::text::fold(&args.to_string(), 80)
+                ));
+            }
+            text.push_str("Forget one with /approvals forget N, all with /approvals clear.");
+            chat.say(&text);
+        }
+        ["clear"] => {
+            memory.clear();
+            chat.say("forgot every remembered approval");
+        }
+        ["forget", n] => match n
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| entries.get(n.wrapping_sub(1)))
+        {
+            Some((tool, args)) => {
+                memory.forget(tool, args);
+                chat.say(&format!("forgot {tool} {args}"));
+            }
+            None => chat.error(&format!("no remembered approval number {n}")),
+        },
+        _ => chat.error("usage: /approvals [forget N | clear]"),
+    }
+}
+
+fn run_tool(chat: &mut Chat, name: &str, parsed: &ParsedCommand, interactive: bool) {
+    let Some(schema) = chat
+        .worker
+        .registry()
+        .get(name)
+        .map(|tool| tool.input_schema().clone())
+    else {
+        chat.error(&format!("unknown tool {name}"));
+        return;
+    };
+    let args = if interactive {
+        let mut print = |text: &str| chat.say(text);
+        match form::fill(&schema, &mut print) {
+            Some(args) => args,
+            None => {
+                chat.say("cancelled");
+                return;
+            }
+        }
+    } else {
+        match options_to_args(parsed, &schema) {
+            Ok(args) => args,
+            Err(e) => {
+                chat.error(&e.to_string());
+                return;
+            }
+        }
+    };
+    let missing = missing_required(&args, &schema);
+    if !missing.is_empty() {
+        let options: Vec<String> = missing.iter().map(|m| format!("--{m}")).collect();
+        chat.error(&format!(
+            "{name} needs {} (or run /{name} -i)",
+            options.join(", ")
+        ));
+        return;
+    }
+    chat.invoke(name, Value::Object(args));
+}
