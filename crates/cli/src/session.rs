@@ -208,6 +208,7 @@ impl WorkerSession {
             writer: writer.clone(),
         });
         let store = SessionStore::new(&config.root);
+        let redactor = SessionEnv::secrets_of(&config);
         let env = Arc::new(SessionEnv {
             resolver: ModelResolver::new(config.providers.clone()),
             max_depth: config.delegation.max_depth,
@@ -223,6 +224,7 @@ impl WorkerSession {
                 .filter(|m| !m.trim().is_empty()),
             max_iterations,
             record: options.record.clone(),
+            redactor,
             jail_helper: std::env::current_exe().ok(),
         });
         let (mut runtime, definition, model_name) =

@@ -8,6 +8,7 @@
 )]
 
 mod architecture;
+mod chat;
 mod cli;
 mod common;
 mod run;

@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalController, ApprovalOutcome, ApprovalRequirement};
+use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 use crate::tool::{Tool, ToolContext};
 use crate::ui::RuntimeUI;
@@ -124,6 +125,7 @@ pub struct ToolCallOrchestrator {
     controller: ApprovalController,
     ui: RuntimeUI,
     worker: Option<WorkerOrigin>,
+    redactor: Option<Arc<SecretRedactor>>,
 }
 
 impl std::fmt::Debug for ToolCallOrchestrator {
@@ -187,7 +189,14 @@ impl ToolCallOrchestrator {
             controller,
             ui,
             worker: None,
+            redactor: None,
         }
+    }
+
+    /// Replaces secret values in every result and error before they leave the call.
+    pub fn with_redactor(mut self, redactor: Arc<SecretRedactor>) -> Self {
+        self.redactor = Some(redactor).filter(|r| !r.is_empty());
+        self
     }
 
     /// Marks events as coming from a delegated worker.
@@ -216,7 +225,7 @@ impl ToolCallOrchestrator {
             worker: self.worker.clone(),
             cancel: cancel.child_token(),
         };
-        let (status, value, error, approved_args, executed_args, decided_by) =
+        let (status, mut value, mut error, approved_args, executed_args, decided_by) =
             match self.clear(&call, &ctx).await {
                 Err(stopped) => (
                     stopped.status,
@@ -239,6 +248,12 @@ impl ToolCallOrchestrator {
                     )
                 }
             };
+        if let Some(redactor) = &self.redactor {
+            redactor.redact_result(&mut value);
+            if let Some(error) = &mut error {
+                redactor.redact_error(error);
+            }
+        }
         let duration = started.elapsed();
         self.ui.emit(DisplayEvent::ToolResult {
             tool_call_id: call.id.clone(),

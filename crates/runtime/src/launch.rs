@@ -9,6 +9,7 @@ use std::sync::Arc;
 use golem_core::approval::ApprovalController;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::ToolCallOrchestrator;
+use golem_core::redact::SecretRedactor;
 use golem_core::ui::RuntimeUI;
 use golem_llm::Model;
 use golem_llm::record::RecordingModel;
@@ -61,9 +62,24 @@ pub struct SessionEnv {
     pub max_depth: u32,
     /// `--record FILE`: record the root model's exchanges.
     pub record: Option<PathBuf>,
+    /// Secret values kept out of every tool result (see [`SessionEnv::secrets_of`]).
+    pub redactor: Arc<SecretRedactor>,
     /// The binary that runs the process jail's helper mode (`golem-forge` itself); `None`
     /// makes the `code` and `shell` toolsets a configuration error.
     pub jail_helper: Option<PathBuf>,
+}
+
+impl SessionEnv {
+    /// The redactor for this process: the values of its secret-named environment variables
+    /// (`*_API_KEY`, `*_TOKEN`, …) and of every provider's configured `api_key_env`.
+    pub fn secrets_of(config: &ProgramConfig) -> Arc<SecretRedactor> {
+        let names: Vec<&str> = config
+            .providers
+            .values()
+            .filter_map(|p| p.api_key_env.as_deref())
+            .collect();
+        Arc::new(SecretRedactor::from_vars(std::env::vars(), &names))
+    }
 }
 
 /// Where a worker stands when it is built: its depth, its ancestors, and its caller's sandbox
@@ -174,7 +190,8 @@ fn assemble(
         depth,
     };
     let mut orchestrator =
-        ToolCallOrchestrator::new(Arc::new(registry), env.controller.clone(), env.ui.clone());
+        ToolCallOrchestrator::new(Arc::new(registry), env.controller.clone(), env.ui.clone())
+            .with_redactor(env.redactor.clone());
     if depth > 0 {
         orchestrator = orchestrator.with_worker(origin);
     }

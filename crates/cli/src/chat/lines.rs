@@ -12,6 +12,7 @@ use reedline::{
 };
 
 use super::complete::ChatCompleter;
+use super::screen::use_color;
 
 /// What a read produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,6 +79,8 @@ impl ChatEditor {
         );
         let menu = ColumnarMenu::default().with_name("completion_menu");
         let mut editor = Reedline::create()
+            .with_ansi_colors(use_color())
+            .with_quick_completions(true)
             .with_completer(Box::new(completer))
             .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
             .with_edit_mode(Box::new(Emacs::new(keybindings)));
@@ -100,7 +103,7 @@ impl ChatEditor {
 
 /// Asks one question on its own line (`prompt` like `answer› `), with `prefill` already typed.
 pub fn ask(prompt: &str, prefill: &str) -> Input {
-    let mut editor = Reedline::create();
+    let mut editor = Reedline::create().with_ansi_colors(use_color());
     if !prefill.is_empty() {
         editor.run_edit_commands(&[EditCommand::InsertString(prefill.to_owned())]);
     }

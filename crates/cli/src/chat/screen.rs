@@ -42,6 +42,11 @@ struct Spinner {
     drawn: bool,
 }
 
+/// Whether output may be coloured: stdout is a terminal and `NO_COLOR` is unset or empty.
+pub fn use_color() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
 /// The terminal the chat writes to.
 #[derive(Debug)]
 pub struct Screen {
@@ -56,13 +61,12 @@ impl Screen {
     /// A screen on stdout: colour unless `NO_COLOR` is set or stdout is not a terminal.
     pub fn stdout() -> Screen {
         let tty = std::io::stdout().is_terminal();
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let width = crossterm::terminal::size()
             .map(|(w, _)| usize::from(w))
             .unwrap_or(80)
             .max(20);
         Screen {
-            color: tty && !no_color,
+            color: use_color(),
             tty,
             width,
             at_line_start: true,

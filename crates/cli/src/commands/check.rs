@@ -138,6 +138,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     print_jail_support(&worker);
 
     let bus = UiEventBus::new();
+    let redactor = SessionEnv::secrets_of(&config);
     let env = Arc::new(SessionEnv {
         resolver,
         max_depth: config.delegation.max_depth,
@@ -151,6 +152,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         env_model: None,
         max_iterations: None,
         record: None::<PathBuf>,
+        redactor,
         jail_helper: std::env::current_exe().ok(),
     });
     let frame = WorkerFrame {

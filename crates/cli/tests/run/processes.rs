@@ -230,3 +230,44 @@ fn check_reports_the_kernels_jail_support_and_the_shell_rules() {
     let shell = text.lines().find(|l| l.contains("│ shell")).unwrap();
     assert!(shell.contains("git"), "{shell}");
 }
+
+#[test]
+fn secret_values_found_in_files_are_redacted_from_tool_output() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(
+        &env,
+        &[(
+            "main.worker",
+            process_worker("  filesystem: {}\n  code: {}\n"),
+        )],
+    );
+    // The key golem-forge itself holds (see `provider_env`), planted in a zone file.
+    env.write("proj/out/leak.txt", "key=sk-ant-mock\n");
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[
+            ("call_1", "read_file", json!({"path": "/out/leak.txt"})),
+            (
+                "call_2",
+                "run_code",
+                json!({"language": "bash", "code": "cat leak.txt"}),
+            ),
+        ]),
+        wire.text("Done."),
+    ]);
+    let output = run(&env, wire, &server, &["proj/main.worker", "go", "--json"]);
+    assert_exit(&output, 0);
+    let results = results_sent(wire, &server, 1);
+    for result in &results {
+        assert!(result.content.contains("key=[redacted]"), "{results:?}");
+        assert!(!result.content.contains("sk-ant-mock"), "{results:?}");
+    }
+    assert!(
+        !stdout(&output).contains("sk-ant-mock"),
+        "the --json events"
+    );
+    let transcripts = env.transcripts("proj");
+    let text = serde_json::to_string(&transcripts).unwrap();
+    assert!(!text.contains("sk-ant-mock"), "the transcript");
+    assert!(text.contains("[redacted]"));
+}

@@ -1,0 +1,537 @@
+//! End-to-end tests of `golem-forge chat` in a real pseudo-terminal (120×40) against a local mock
+//! model server: keys go in as bytes, the output is fed to a `vt100` terminal, and tests wait for
+//! text to appear on it. The harness and fixtures are here; the cases are in `chat/`, one
+//! concern each.
+//!
+//! The terminal answers the queries a line editor sends (cursor position, device attributes),
+//! keeps the rows that scroll off the top, and remembers where the cursor was when the test last
+//! typed, so that [`Chat::wait_for`] only accepts text that appeared since then.
+
+mod approval;
+mod basics;
+mod edit;
+mod interrupt;
+mod manual;
+mod model;
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use golem_testkit::Wire;
+use golem_testkit::mock::{Chunk, MockServer, Reply};
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use serde_json::{Value, json};
+
+use crate::common::{TestEnv, model_for, provider_env};
+
+/// How long a test waits for anything (never reached when things work).
+const LIMIT: Duration = Duration::from_secs(15);
+const ROWS: u16 = 40;
+const COLS: u16 = 120;
+
+/// The worker of the fixtures and its prompt.
+const WORKER: &str = "scribe";
+const PROMPT: &str = "scribe› ";
+/// The last line of every approval box.
+const CHOICES: &str = "[y] yes  [s] yes for this session  [n] no  [e] edit  [q] stop";
+const ANSWER: &str = "answer› ";
+const NOTE: &str = "note for the model› ";
+
+// ---- fixtures ----
+
+/// The worker `scribe` with `front_matter` (YAML lines, each ending in a newline).
+fn worker(front_matter: &str) -> String {
+    format!(
+        "---\nname: {WORKER}\ndescription: the {WORKER} worker\n{front_matter}---\nYou are the {WORKER} worker.\n"
+    )
+}
+
+/// `scribe` with one read-write zone `out` whose writes ask, and the filesystem tools.
+fn fs_worker() -> String {
+    worker(
+        "sandbox:\n  zones:\n    - name: out\n      mode: rw\n      approval: { write: ask }\ntoolsets:\n  filesystem: {}\n",
+    )
+}
+
+/// `scribe` with no tools at all.
+fn plain_worker() -> String {
+    worker("")
+}
+
+/// Writes the project `proj/`: a program config, the zone directory `out` and `scribe.worker`.
+fn project(env: &TestEnv, worker_text: &str) {
+    env.write(
+        "proj/golem-forge.config.yaml",
+        "delegation:\n  max_depth: 5\n",
+    );
+    env.mkdir("proj/out");
+    env.write(&format!("proj/{WORKER}.worker"), worker_text);
+}
+
+/// A streamed answer that stops after its first half and never ends (until interrupted).
+fn stalled(wire: Wire, text: &str) -> Reply {
+    let mut reply = wire.text(text);
+    // After the first text delta: Anthropic sends message_start, content_block_start and a
+    // ping before it, OpenAI only the role chunk.
+    let at = match wire {
+        Wire::Anthropic => 4,
+        Wire::OpenAi => 2,
+    };
+    reply.chunks.insert(at, Chunk::Hang);
+    reply
+}
+
+/// The JSON bodies of the requests the mock received, for failure messages.
+fn bodies(server: &MockServer) -> Vec<Value> {
+    server.requests().into_iter().map(|r| r.body).collect()
+}
+
+// ---- the terminal ----
+
+/// One row of the terminal: its text (trailing spaces trimmed) and whether it wraps on.
+#[derive(Debug, Clone)]
+struct Row {
+    text: String,
+    wrapped: bool,
+}
+
+/// The `vt100` callbacks: rows scrolled off the top, and answers to the terminal's queries.
+#[derive(Default)]
+struct Capture {
+    scrolled: Vec<Row>,
+    state: vt100::capture::BasicFormattedCaptureState,
+    replies: Vec<u8>,
+}
+
+impl vt100::Callbacks for Capture {
+    fn on_scroll(&mut self, contents: vt100::capture::RowContents<'_>, alternate_screen: bool) {
+        if alternate_screen {
+            return;
+        }
+        let mut formatted = String::new();
+        let _ = contents.write_formatted_basic(&mut formatted, &mut self.state);
+        // A leading newline means the previous row did not wrap.
+        let text = match formatted.strip_prefix('\n') {
+            Some(rest) => {
+                if let Some(last) = self.scrolled.last_mut() {
+                    last.wrapped = false;
+                }
+                rest.to_owned()
+            }
+            None => {
+                if let Some(last) = self.scrolled.last_mut() {
+                    last.wrapped = true;
+                }
+                formatted
+            }
+        };
+        let text: String = vt100::capture::basic_formatted_to_plain(&text).collect();
+        self.scrolled.push(Row {
+            text: text.trim_end().to_owned(),
+            wrapped: false,
+        });
+    }
+
+    fn unhandled_csi(
+        &mut self,
+        screen: &mut vt100::Screen,
+        i1: Option<u8>,
+        _i2: Option<u8>,
+        params: &[&[u16]],
+        c: char,
+    ) {
+        let first = params.first().and_then(|p| p.first()).copied();
+        match (i1, c, first) {
+            // Device status report: the cursor position (1-based).
+            (None, 'n', Some(6)) => {
+                let (row, col) = screen.cursor_position();
+                self.replies
+                    .extend(format!("\x1b[{};{}R", row + 1, col + 1).as_bytes());
+            }
+            (None, 'n', Some(5)) => self.replies.extend(b"\x1b[0n"),
+            // Primary device attributes: a VT102-ish terminal (ends crossterm's feature probes).
+            (None, 'c', _) => self.replies.extend(b"\x1b[?1;2c"),
+            _ => {}
+        }
+    }
+}
+
+/// What the reader thread maintains.
+struct Terminal {
+    parser: vt100::Parser<Capture>,
+    raw: Vec<u8>,
+}
+
+/// The terminal's text at one moment.
+struct View {
+    /// Every row so far: those scrolled off, then the visible ones.
+    rows: Vec<Row>,
+    /// The cursor: absolute row (an index into `rows`) and column.
+    cursor: (usize, u16),
+    /// The visible rows only, as `vt100` shows them.
+    screen: String,
+}
+
+impl View {
+    fn of(terminal: &Terminal) -> Self {
+        let screen = terminal.parser.screen();
+        let scrolled = &terminal.parser.callbacks().scrolled;
+        let mut rows = scrolled.clone();
+        for (index, text) in screen.rows(0, COLS).enumerate() {
+            rows.push(Row {
+                text: text.trim_end().to_owned(),
+                wrapped: screen.row_wrapped(index as u16),
+            });
+        }
+        let (row, col) = screen.cursor_position();
+        Self {
+            rows,
+            cursor: (scrolled.len() + usize::from(row), col),
+            screen: screen.contents(),
+        }
+    }
+
+    /// The text of the rows from `from` on, wrapped rows joined.
+    fn text_from(&self, from: usize) -> String {
+        let mut text = String::new();
+        for row in self.rows.iter().skip(from) {
+            text.push_str(&row.text);
+            if !row.wrapped {
+                text.push('\n');
+            }
+        }
+        text
+    }
+
+    fn cursor_line(&self) -> &str {
+        self.rows
+            .get(self.cursor.0)
+            .map_or("", |row| row.text.as_str())
+    }
+}
+
+/// `golem-forge chat` running in a pseudo-terminal; killed on drop.
+struct Chat {
+    child: Box<dyn Child + Send + Sync>,
+    _master: Box<dyn MasterPty + Send>,
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
+    terminal: Arc<Mutex<Terminal>>,
+    /// The absolute row the cursor was on when the test last typed.
+    from: usize,
+    /// The temp dir, redacted in snapshots.
+    home: String,
+    exit: Option<i32>,
+}
+
+/// `golem-forge chat proj/scribe.worker --model …` with `wire`'s provider pointed at `server`.
+fn start(env: &TestEnv, wire: Wire, server: &MockServer) -> Chat {
+    let worker = format!("proj/{WORKER}.worker");
+    let envs: Vec<(&str, String)> = provider_env(wire, server).into_iter().collect();
+    Chat::start(env, &["chat", &worker, "--model", model_for(wire)], &envs)
+}
+
+impl Chat {
+    /// Runs the binary with `args` in the temp dir, with a clean environment (HOME there, no
+    /// provider keys, `TERM=xterm-256color`, no `NO_COLOR`) plus `envs`.
+    fn start(env: &TestEnv, args: &[&str], envs: &[(&str, String)]) -> Chat {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("open a pty");
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_golem-forge"));
+        cmd.args(args);
+        cmd.cwd(env.path());
+        cmd.env_clear();
+        cmd.env("HOME", env.path());
+        cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
+        cmd.env("TERM", "xterm-256color");
+        for (key, value) in envs {
+            cmd.env(key, value);
+        }
+        let child = pair
+            .slave
+            .spawn_command(cmd)
+            .expect("spawn golem-forge chat");
+        // Only the child holds the slave now, so the reader sees the end when it exits.
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("pty reader");
+        let writer: Arc<Mutex<Box<dyn Write + Send>>> =
+            Arc::new(Mutex::new(pair.master.take_writer().expect("pty writer")));
+        let terminal = Arc::new(Mutex::new(Terminal {
+            parser: vt100::Parser::new_with_callbacks(
+                ROWS.try_into().expect("rows"),
+                COLS.try_into().expect("cols"),
+                0,
+                Capture::default(),
+            ),
+            raw: Vec::new(),
+        }));
+        let (thread_terminal, thread_writer) = (terminal.clone(), writer.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                let n = match reader.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                };
+                let replies = {
+                    let mut terminal = thread_terminal.lock().unwrap();
+                    terminal.raw.extend_from_slice(&buf[..n]);
+                    terminal.parser.process(&buf[..n]);
+                    std::mem::take(&mut terminal.parser.callbacks_mut().replies)
+                };
+                if !replies.is_empty() {
+                    let mut writer = thread_writer.lock().unwrap();
+                    let _ = writer.write_all(&replies);
+                    let _ = writer.flush();
+                }
+            }
+        });
+        Chat {
+            child,
+            _master: pair.master,
+            writer,
+            terminal,
+            from: 0,
+            home: env.path().display().to_string(),
+            exit: None,
+        }
+    }
+
+    // ---- typing ----
+
+    /// Types `text` (bytes as they are). Later waits only accept text from the cursor's row on.
+    fn send(&mut self, text: &str) {
+        self.from = self.view().cursor.0;
+        let mut writer = self.writer.lock().unwrap();
+        writer.write_all(text.as_bytes()).expect("write to the pty");
+        writer.flush().expect("flush the pty");
+    }
+
+    /// Types `text` and Enter.
+    fn send_line(&mut self, text: &str) {
+        self.send(&format!("{text}\r"));
+    }
+
+    fn key_ctrl_c(&mut self) {
+        self.send("\x03");
+    }
+
+    fn key_esc(&mut self) {
+        self.send("\x1b");
+    }
+
+    fn key_ctrl_d(&mut self) {
+        self.send("\x04");
+    }
+
+    /// Ctrl+U: clears the input line (the line editor's cut to the start).
+    fn key_clear_line(&mut self) {
+        self.send("\x15");
+    }
+
+    fn key_up(&mut self) {
+        self.send("\x1b[A");
+    }
+
+    // ---- looking ----
+
+    fn view(&self) -> View {
+        View::of(&self.terminal.lock().unwrap())
+    }
+
+    /// The visible screen, trailing spaces and blank lines trimmed, the temp dir and the version
+    /// redacted: for snapshots.
+    fn screen(&self) -> String {
+        let screen = self.view().screen;
+        let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
+        let end = lines
+            .iter()
+            .rposition(|l| !l.is_empty())
+            .map_or(0, |i| i + 1);
+        lines[..end]
+            .join("\n")
+            .replace(&self.home, "[TMP]")
+            .replace(env!("CARGO_PKG_VERSION"), "[VERSION]")
+    }
+
+    /// Everything shown since the test last typed.
+    fn since(&self) -> String {
+        self.view().text_from(self.from)
+    }
+
+    /// Everything shown since the start (rows scrolled off included).
+    fn history(&self) -> String {
+        self.view().text_from(0)
+    }
+
+    /// The raw bytes the chat wrote, lossily as text.
+    fn raw(&self) -> String {
+        String::from_utf8_lossy(&self.terminal.lock().unwrap().raw).into_owned()
+    }
+
+    /// The screen and the end of the raw output, for failure messages.
+    fn dump(&self) -> String {
+        let raw = self.raw();
+        let tail: String = {
+            let chars: Vec<char> = raw.chars().collect();
+            chars[chars.len().saturating_sub(6000)..].iter().collect()
+        };
+        format!(
+            "---- history (from row {}) ----\n{}\n---- screen ----\n{}\n---- raw output (tail) ----\n{tail:?}",
+            self.from,
+            self.history(),
+            self.view().screen
+        )
+    }
+
+    /// Polls the terminal until `check` returns something; panics with the screen after
+    /// [`LIMIT`], or soon after the chat exits.
+    fn poll<T>(&mut self, what: &str, mut check: impl FnMut(&View, usize) -> Option<T>) -> T {
+        let deadline = Instant::now() + LIMIT;
+        let mut exited_at: Option<Instant> = None;
+        loop {
+            if let Some(found) = check(&self.view(), self.from) {
+                return found;
+            }
+            if exited_at.is_none() && self.try_exit().is_some() {
+                exited_at = Some(Instant::now());
+            }
+            let gone = exited_at.is_some_and(|at| at.elapsed() > Duration::from_millis(300));
+            if gone || Instant::now() >= deadline {
+                let why = match self.exit {
+                    Some(code) => format!("the chat exited with status {code}"),
+                    None => format!("nothing after {LIMIT:?}"),
+                };
+                panic!("waiting for {what}: {why}\n{}", self.dump());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Waits until `text` is shown on a row at or below the one the cursor was on when the test
+    /// last typed.
+    fn wait_for(&mut self, text: &str) {
+        self.poll(&format!("{text:?}"), |view, from| {
+            view.text_from(from).contains(text).then_some(())
+        });
+    }
+
+    /// Waits for the first of `texts` to show (as [`Chat::wait_for`]); returns its index.
+    fn wait_for_any(&mut self, texts: &[&str]) -> usize {
+        self.poll(&format!("any of {texts:?}"), |view, from| {
+            let shown = view.text_from(from);
+            texts.iter().position(|t| shown.contains(t))
+        })
+    }
+
+    /// Waits until the cursor sits right after `prompt`, with nothing typed, on a row below the
+    /// one where the test last typed (a fresh prompt, not the one just answered).
+    fn wait_prompt_text(&mut self, prompt: &str) {
+        let width = prompt.chars().count();
+        self.poll(&format!("the prompt {prompt:?}"), |view, from| {
+            let fresh = view.cursor.0 > from || from == 0;
+            (fresh
+                && view.cursor_line() == prompt.trim_end()
+                && usize::from(view.cursor.1) == width)
+                .then_some(())
+        });
+    }
+
+    /// Waits until the cursor is on a fresh row that starts with `prompt` (which may come
+    /// with text already filled in).
+    fn wait_prompt_prefilled(&mut self, prompt: &str) {
+        self.poll(&format!("the prompt {prompt:?}"), |view, from| {
+            (view.cursor.0 > from && view.cursor_line().starts_with(prompt.trim_end()))
+                .then_some(())
+        });
+    }
+
+    /// Waits for the worker's prompt, ready for input.
+    fn wait_prompt(&mut self) {
+        self.wait_prompt_text(PROMPT);
+    }
+
+    /// Waits for the banner and the first prompt.
+    fn ready(&mut self) {
+        self.wait_for("Type /help for commands");
+        self.wait_prompt();
+    }
+
+    /// Sends `line` at the prompt, waits for the turn or command to finish and the prompt to
+    /// come back; returns what was shown in between.
+    fn turn(&mut self, line: &str) -> String {
+        self.send_line(line);
+        self.wait_prompt();
+        self.since()
+    }
+
+    // ---- ending ----
+
+    fn try_exit(&mut self) -> Option<i32> {
+        if self.exit.is_none()
+            && let Ok(Some(status)) = self.child.try_wait()
+        {
+            self.exit = Some(match status.signal() {
+                Some(signal) => panic!("golem-forge chat was killed by {signal}"),
+                None => status.exit_code() as i32,
+            });
+        }
+        self.exit
+    }
+
+    /// Waits for the chat to exit and returns its exit code.
+    fn wait_exit(&mut self, timeout: Duration) -> i32 {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(code) = self.try_exit() {
+                return code;
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "golem-forge chat did not exit within {timeout:?}\n{}",
+                    self.dump()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Chat {
+    fn drop(&mut self) {
+        if self.exit.is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+// ---- small assertions ----
+
+/// How many times `needle` occurs in `haystack`.
+fn count(haystack: &str, needle: &str) -> usize {
+    haystack.matches(needle).count()
+}
+
+/// The request at `index` as text, with a readable failure if it is missing.
+fn request_text(server: &MockServer, index: usize) -> String {
+    let requests = server.requests();
+    requests
+        .get(index)
+        .unwrap_or_else(|| panic!("only {} requests: {:#?}", requests.len(), bodies(server)))
+        .body
+        .to_string()
+}
+
+/// Arguments `{path, content}` of a `write_file` call.
+fn write_args(path: &str, content: &str) -> Value {
+    json!({"path": path, "content": content})
+}

@@ -1,0 +1,243 @@
+//! The approval prompt of a model's file write: the box (tool, arguments, diff preview,
+//! choices), `y` once, `s` for the session (a second identical call in a later turn is not
+//! asked, and `/approvals` lists it), `n` with a note the model receives, empty or unknown
+//! answers denying, and `q` stopping the turn.
+
+use super::*;
+
+/// The text of the approval box, from its top line to the choices line.
+fn approval_box(shown: &str) -> &str {
+    let start = shown
+        .find("┌ Approve")
+        .unwrap_or_else(|| panic!("no approval box:\n{shown}"));
+    let end = shown[start..]
+        .find(CHOICES)
+        .unwrap_or_else(|| panic!("the box has no choices line:\n{shown}"));
+    &shown[start..start + end + CHOICES.len()]
+}
+
+/// Sends `line` and waits until the approval prompt is ready for an answer.
+fn until_asked(chat: &mut Chat, line: &str) -> String {
+    chat.send_line(line);
+    chat.wait_for(CHOICES);
+    chat.wait_prompt_text(ANSWER);
+    chat.since()
+}
+
+#[test]
+fn y_approves_once_and_the_file_is_written() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    env.write("proj/out/a.txt", "old line\n");
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[(
+            "call_1",
+            "write_file",
+            write_args("/out/a.txt", "new line\n"),
+        )]),
+        wire.text("Saved."),
+    ]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    let shown = until_asked(&mut chat, "update a.txt");
+    let boxed = approval_box(&shown);
+    assert!(boxed.starts_with("┌ Approve write_file?"), "{boxed}");
+    for expected in ["/out/a.txt", "old line", "new line"] {
+        assert!(
+            boxed.contains(expected),
+            "{expected} missing from the box (arguments and diff preview):\n{boxed}"
+        );
+    }
+    assert_eq!(
+        env.read("proj/out/a.txt").as_deref(),
+        Some("old line\n"),
+        "nothing is written before the answer"
+    );
+    insta::assert_snapshot!(chat.screen());
+
+    chat.send_line("y");
+    chat.wait_prompt();
+    let shown = chat.since();
+    assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("new line\n"));
+    assert!(shown.contains("⏺ write_file"), "{}", chat.dump());
+    assert!(shown.contains("Saved."), "{}", chat.dump());
+    let status = shown
+        .lines()
+        .rfind(|l| l.trim_start().starts_with("──"))
+        .unwrap_or_else(|| panic!("no status line\n{}", chat.dump()));
+    assert!(
+        status.contains("tool"),
+        "the status counts the tool: {status}"
+    );
+
+    let results = wire.tool_results(&server.requests()[1]);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0].tool_call_id, "call_1");
+    assert!(!wire.is_error(&results[0]), "{results:?}");
+}
+
+#[test]
+fn s_remembers_so_an_identical_call_in_a_later_turn_is_not_asked() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    env.write("proj/out/a.txt", "original\n");
+    let call = |id| wire.tool_calls(&[(id, "write_file", write_args("/out/a.txt", "same\n"))]);
+    let server = MockServer::start_blocking(vec![
+        call("call_1"),
+        wire.text("Wrote it."),
+        call("call_2"),
+        wire.text("Wrote it again."),
+    ]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    until_asked(&mut chat, "write it");
+    chat.send_line("s");
+    chat.wait_prompt();
+    assert!(chat.since().contains("Wrote it."), "{}", chat.dump());
+    assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("same\n"));
+
+    env.write("proj/out/a.txt", "changed behind its back\n");
+    let shown = chat.turn("write it again");
+    assert!(
+        !shown.contains("Approve"),
+        "the remembered approval answers the second call:\n{shown}"
+    );
+    assert!(shown.contains("⏺ write_file"), "{}", chat.dump());
+    assert!(shown.contains("Wrote it again."), "{}", chat.dump());
+    assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("same\n"));
+    assert_eq!(count(&chat.history(), "┌ Approve write_file?"), 1);
+    let results = wire.tool_results(&server.requests()[3]);
+    let last = results.last().unwrap();
+    assert_eq!(last.tool_call_id, "call_2");
+    assert!(!wire.is_error(last), "{results:?}");
+
+    let shown = chat.turn("/approvals");
+    assert!(
+        shown.contains("write_file"),
+        "/approvals lists the remembered approval:\n{shown}"
+    );
+}
+
+#[test]
+fn n_with_a_note_denies_and_the_model_receives_the_note() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &fs_worker());
+        env.write("proj/out/a.txt", "original\n");
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[(
+                "call_1",
+                "write_file",
+                write_args("/out/a.txt", "overwritten\n"),
+            )]),
+            wire.text("Understood, I will not."),
+        ]);
+        let mut chat = start(&env, wire, &server);
+        chat.ready();
+        until_asked(&mut chat, "change a.txt");
+        chat.send_line("n");
+        chat.wait_prompt_text(NOTE);
+        chat.send_line("please write b.txt instead");
+        chat.wait_prompt();
+        assert!(
+            chat.since().contains("Understood, I will not."),
+            "{wire:?}\n{}",
+            chat.dump()
+        );
+        assert_eq!(
+            env.read("proj/out/a.txt").as_deref(),
+            Some("original\n"),
+            "{wire:?}"
+        );
+        let results = wire.tool_results(&server.requests()[1]);
+        assert_eq!(results.len(), 1, "{wire:?}: {results:?}");
+        assert!(wire.is_error(&results[0]), "{wire:?}: {results:?}");
+        let text = wire.result_text(&results[0]);
+        assert!(text.starts_with("[DENIED]"), "{wire:?}: {text}");
+        assert!(
+            text.contains("please write b.txt instead"),
+            "{wire:?}: the note reaches the model: {text}"
+        );
+    }
+}
+
+#[test]
+fn n_with_an_empty_note_denies_without_one() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[("call_1", "write_file", write_args("/out/new.txt", "x"))]),
+        wire.text("Fine."),
+    ]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    until_asked(&mut chat, "make a file");
+    chat.send_line("n");
+    chat.wait_prompt_text(NOTE);
+    chat.send_line("");
+    chat.wait_prompt();
+    assert_eq!(env.read("proj/out/new.txt"), None);
+    let results = wire.tool_results(&server.requests()[1]);
+    let text = wire.result_text(&results[0]);
+    assert!(text.starts_with("[DENIED]"), "{text}");
+    assert!(!text.contains("note"), "no empty note is passed on: {text}");
+}
+
+#[test]
+fn an_empty_or_unknown_answer_denies() {
+    let wire = Wire::Anthropic;
+    for answer in ["", "maybe", "Y E S"] {
+        let env = TestEnv::new();
+        project(&env, &fs_worker());
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[("call_1", "write_file", write_args("/out/new.txt", "x"))]),
+            wire.text("Not written."),
+        ]);
+        let mut chat = start(&env, wire, &server);
+        chat.ready();
+        until_asked(&mut chat, "make a file");
+        chat.send_line(answer);
+        // A denial may ask for a note; an empty one adds nothing.
+        if chat.wait_for_any(&[NOTE.trim_end(), "Not written."]) == 0 {
+            chat.wait_prompt_text(NOTE);
+            chat.send_line("");
+        }
+        chat.wait_prompt();
+        assert_eq!(env.read("proj/out/new.txt"), None, "answer {answer:?}");
+        let results = wire.tool_results(&server.requests()[1]);
+        assert!(
+            wire.result_text(&results[0]).starts_with("[DENIED]"),
+            "answer {answer:?}: {results:?}"
+        );
+    }
+}
+
+#[test]
+fn q_stops_the_turn_and_the_prompt_comes_back() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![wire.tool_calls(&[
+        ("call_1", "write_file", write_args("/out/one.txt", "1")),
+        ("call_2", "write_file", write_args("/out/two.txt", "2")),
+    ])]);
+    server.set_fallback(wire.text("Back again."));
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    until_asked(&mut chat, "make two files");
+    chat.send_line("q");
+    chat.wait_for("interrupted");
+    chat.wait_prompt();
+    let shown = chat.since();
+    assert!(
+        !shown.contains("Approve"),
+        "the second call is not asked after q:\n{shown}"
+    );
+    assert_eq!(env.read("proj/out/one.txt"), None);
+    assert_eq!(env.read("proj/out/two.txt"), None);
+    let shown = chat.turn("still there?");
+    assert!(shown.contains("Back again."), "{}", chat.dump());
+}

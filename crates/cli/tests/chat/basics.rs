@@ -1,0 +1,399 @@
+//! The session itself: the banner, a message and its streamed answer with the status line, the
+//! built-in commands that only show things (`/help`, `/status`, an unknown command), ending with
+//! `/exit`, `/quit` or Ctrl+D, history kept across sessions, and `NO_COLOR`.
+
+use super::*;
+
+#[test]
+fn the_banner_names_worker_and_model_then_the_prompt_waits() {
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![]);
+    let mut chat = start(&env, Wire::Anthropic, &server);
+    chat.ready();
+    let history = chat.history();
+    let first = history.lines().find(|l| !l.trim().is_empty()).unwrap();
+    assert!(first.contains("golem-forge chat"), "{first}");
+    assert!(first.contains(WORKER), "{first}");
+    assert!(first.contains("anthropic:claude-mock"), "{first}");
+    assert!(
+        server.requests().is_empty(),
+        "nothing is asked before the user types"
+    );
+    insta::assert_snapshot!(chat.screen());
+}
+
+#[test]
+fn a_message_streams_the_answer_then_a_status_line() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &fs_worker());
+        let server = MockServer::start_blocking(vec![
+            wire.text("Hello there, friend of the forge. This answer came in two pieces."),
+        ]);
+        let mut chat = start(&env, wire, &server);
+        chat.ready();
+        let shown = chat.turn("hello golem");
+        assert!(
+            shown.contains("hello golem"),
+            "{wire:?}: the input echoes\n{shown}"
+        );
+        assert!(
+            shown.contains("Hello there, friend of the forge. This answer came in two pieces."),
+            "{wire:?}: both halves of the stream are shown in order\n{}",
+            chat.dump()
+        );
+        let status = shown
+            .lines()
+            .find(|l| l.trim_start().starts_with("──"))
+            .unwrap_or_else(|| panic!("{wire:?}: no status line\n{}", chat.dump()));
+        assert!(
+            status.contains("in ·") && status.contains("out"),
+            "{wire:?}: {status}"
+        );
+        assert!(
+            !status.contains("tool"),
+            "{wire:?}: no tool ran, so no tool count: {status}"
+        );
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1, "{wire:?}: {:#?}", bodies(&server));
+        assert_eq!(requests[0].path, wire.path());
+        assert!(
+            requests[0].body.to_string().contains("hello golem"),
+            "{wire:?}: the message reaches the model"
+        );
+    }
+}
+
+#[test]
+fn a_second_message_carries_the_first_exchange() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![
+        wire.text("First answer."),
+        wire.text("Second answer."),
+    ]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    assert!(
+        chat.turn("one").contains("First answer."),
+        "{}",
+        chat.dump()
+    );
+    assert!(
+        chat.turn("two").contains("Second answer."),
+        "{}",
+        chat.dump()
+    );
+    let second = request_text(&server, 1);
+    assert!(
+        second.contains("First answer.") && second.contains("\"two\""),
+        "the conversation goes on: {second}"
+    );
+}
+
+#[test]
+fn exit_ends_the_session_with_status_0() {
+    for command in ["/exit", "/quit"] {
+        let env = TestEnv::new();
+        project(&env, &fs_worker());
+        let server = MockServer::start_blocking(vec![]);
+        let mut chat = start(&env, Wire::Anthropic, &server);
+        chat.ready();
+        chat.send_line(command);
+        assert_eq!(chat.wait_exit(LIMIT), 0, "{command}\n{}", chat.dump());
+        assert!(server.requests().is_empty(), "{command}");
+    }
+}
+
+#[test]
+fn ctrl_d_at_an_empty_prompt_exits_0() {
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![]);
+    let mut chat = start(&env, Wire::Anthropic, &server);
+    chat.ready();
+    chat.key_ctrl_d();
+    assert_eq!(chat.wait_exit(LIMIT), 0, "{}", chat.dump());
+}
+
+#[test]
+fn help_lists_the_commands() {
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![]);
+    let mut chat = start(&env, Wire::Anthropic, &server);
+    chat.ready();
+    let shown = chat.turn("/help");
+    for command in [
+        "/help",
+        "/model",
+        "/clear",
+        "/new",
+        "/status",
+        "/tools",
+        "/tool",
+        "/approvals",
+        "/exit",
+    ] {
+        assert!(
+            shown.contains(command),
+            "{command} missing from /help:\n{shown}"
+        );
+    }
+    assert!(
+        server.requests().is_empty(),
+        "/help is not sent to the model"
+    );
+}
+
+#[test]
+fn an_unknown_command_gets_a_suggestion_and_nothing_is_sent() {
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![]);
+    let mut chat = start(&env, Wire::Anthropic, &server);
+    chat.ready();
+    let shown = chat.turn("/tols");
+    assert!(
+        shown.contains("unknown command /tols (did you mean /tools?)"),
+        "{}",
+        chat.dump()
+    );
+    assert!(server.requests().is_empty(), "{:#?}", bodies(&server));
+    // The session goes on.
+    chat.send_line("/exit");
+    assert_eq!(chat.wait_exit(LIMIT), 0);
+}
+
+#[test]
+fn status_shows_worker_model_zones_and_tokens() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![wire.text("Counted.")]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    chat.turn("count my tokens");
+    let shown = chat.turn("/status");
+    for expected in [WORKER, "anthropic:claude-mock", "out", "rw"] {
+        assert!(shown.contains(expected), "{expected} missing:\n{shown}");
+    }
+    assert!(
+        shown.contains("10") && shown.contains('5'),
+        "the mock's usage (10 in, 5 out) is shown:\n{shown}"
+    );
+}
+
+#[test]
+fn history_is_kept_in_home_across_sessions() {
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![]);
+    {
+        let mut chat = start(&env, Wire::Anthropic, &server);
+        chat.ready();
+        chat.turn("/tools");
+        chat.send_line("/exit");
+        assert_eq!(chat.wait_exit(LIMIT), 0);
+    }
+    let mut chat = start(&env, Wire::Anthropic, &server);
+    chat.ready();
+    // Up walks back through the earlier session's lines (`/exit` may or may not be kept).
+    for _ in 0..3 {
+        chat.key_up();
+        std::thread::sleep(Duration::from_millis(100));
+        if chat.view().cursor_line().contains("/tools") {
+            return;
+        }
+    }
+    panic!("/tools was not recalled from history\n{}", chat.dump());
+}
+
+/// The SGR sequences in `raw` that set a foreground or background colour (30–49, 90–107,
+/// 38;…/48;…), each with the text that follows it.
+fn colour_codes(raw: &str) -> Vec<String> {
+    raw.split("\x1b[")
+        .skip(1)
+        .filter(|seq| {
+            let end = seq
+                .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+                .unwrap_or(seq.len());
+            seq[end..].starts_with('m')
+                && seq[..end].split(';').any(|p| {
+                    p.parse::<u32>()
+                        .is_ok_and(|n| (30..=49).contains(&n) || (90..=107).contains(&n))
+                })
+        })
+        .map(|seq| format!("ESC[{}", seq.chars().take(20).collect::<String>()))
+        .collect()
+}
+
+#[test]
+fn no_color_turns_colours_off() {
+    let wire = Wire::Anthropic;
+    let mut raws = Vec::new();
+    for no_color in [false, true] {
+        let env = TestEnv::new();
+        project(&env, &fs_worker());
+        env.write("proj/out/a.txt", "old line\n");
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[("call_1", "read_file", json!({"path": "/out/a.txt"}))]),
+            wire.text("# Title\n\nSome **bold** text and `code`."),
+        ]);
+        let mut envs: Vec<(&str, String)> = provider_env(wire, &server).into_iter().collect();
+        if no_color {
+            envs.push(("NO_COLOR", "1".to_owned()));
+        }
+        let worker = format!("proj/{WORKER}.worker");
+        let mut chat = Chat::start(&env, &["chat", &worker, "--model", model_for(wire)], &envs);
+        chat.ready();
+        let shown = chat.turn("read a.txt");
+        assert!(shown.contains("bold"), "{}", chat.dump());
+        raws.push(chat.raw());
+    }
+    assert!(
+        !colour_codes(&raws[0]).is_empty(),
+        "without NO_COLOR the chat uses colour (else this test proves nothing)"
+    );
+    let codes = colour_codes(&raws[1]);
+    assert!(
+        codes.is_empty(),
+        "NO_COLOR=1 but colours were set: {codes:#?}\nraw output: {:?}",
+        raws[1]
+    );
+}
+
+#[test]
+fn the_answer_is_rendered_as_markdown() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![wire.text(
+        "## Plan\n\nSome **bold** words and *emphasis*:\n\n- first item\n- second item\n\n```rust\nfn main() {}\n```\n",
+    )]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    let shown = chat.turn("plan it");
+    for text in [
+        "Plan",
+        "bold",
+        "emphasis",
+        "first item",
+        "second item",
+        "fn main() {}",
+    ] {
+        assert!(shown.contains(text), "{text} missing\n{}", chat.dump());
+    }
+    for markup in ["**bold**", "*emphasis*", "## "] {
+        assert!(
+            !shown.contains(markup),
+            "{markup:?} is markup, not text\n{}",
+            chat.dump()
+        );
+    }
+}
+
+#[test]
+fn an_empty_line_sends_nothing() {
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![]);
+    let mut chat = start(&env, Wire::Anthropic, &server);
+    chat.ready();
+    chat.turn("");
+    chat.turn("   ");
+    assert!(server.requests().is_empty(), "{:#?}", bodies(&server));
+}
+
+#[test]
+fn unicode_input_reaches_the_model_intact() {
+    let wire = Wire::OpenAi;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![wire.text("Grüße zurück ✓")]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    let shown = chat.turn("héllo wörld ✓ 世界");
+    assert!(shown.contains("Grüße zurück ✓"), "{}", chat.dump());
+    let sent = &server.requests()[0].body;
+    assert!(sent.to_string().contains("héllo wörld ✓ 世界"), "{sent}");
+}
+
+#[test]
+fn a_model_error_is_shown_and_the_session_goes_on() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![
+        Reply::json(
+            400,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}"#,
+        ),
+        wire.text("Recovered."),
+    ]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    let shown = chat.turn("first try");
+    assert!(
+        shown.contains("prompt is too long"),
+        "the provider's message is shown:\n{}",
+        chat.dump()
+    );
+    assert!(
+        chat.turn("second try").contains("Recovered."),
+        "{}",
+        chat.dump()
+    );
+}
+
+#[test]
+fn tab_completes_a_command_name() {
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![]);
+    let mut chat = start(&env, Wire::Anthropic, &server);
+    chat.ready();
+    chat.send("/appr\t");
+    // The single candidate is either filled in at once or offered in a menu (Enter takes it).
+    let filled = |view: &View| view.cursor_line().contains("/approvals");
+    let menu = chat.poll("a completion", |view, from| {
+        if filled(view) {
+            Some(false)
+        } else {
+            view.text_from(from).contains("approvals").then_some(true)
+        }
+    });
+    if menu {
+        chat.send("\r");
+        chat.poll("/approvals taken from the menu", |view, _| {
+            filled(view).then_some(())
+        });
+    }
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_long_answer_scrolls_and_everything_stays_readable() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let items: String = (1..=60).map(|n| format!("- item number {n}\n")).collect();
+    let server = MockServer::start_blocking(vec![wire.text(&items), wire.text("Short.")]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    let shown = chat.turn("list sixty things");
+    for n in [1, 30, 60] {
+        assert!(
+            shown.contains(&format!("item number {n}\n")),
+            "item {n}\n{}",
+            chat.dump()
+        );
+    }
+    assert!(
+        chat.history().starts_with("golem-forge chat"),
+        "rows scrolled off the top are kept"
+    );
+    assert!(chat.turn("and now?").contains("Short."), "{}", chat.dump());
+}

@@ -1,0 +1,116 @@
+//! `/model`: showing the current model, switching (the next message goes to the new one, the
+//! conversation kept), and refusing a name that does not resolve while keeping the old model.
+
+use super::*;
+
+/// Both providers pointed at `server`, so a switch between them can be seen in its requests.
+fn both_providers(server: &MockServer) -> Vec<(&'static str, String)> {
+    Wire::ALL
+        .into_iter()
+        .flat_map(|wire| provider_env(wire, server))
+        .collect()
+}
+
+fn start_anthropic(env: &TestEnv, server: &MockServer) -> Chat {
+    let worker = format!("proj/{WORKER}.worker");
+    Chat::start(
+        env,
+        &["chat", &worker, "--model", model_for(Wire::Anthropic)],
+        &both_providers(server),
+    )
+}
+
+#[test]
+fn model_without_a_name_shows_the_current_one() {
+    let env = TestEnv::new();
+    project(&env, &plain_worker());
+    let server = MockServer::start_blocking(vec![]);
+    let mut chat = start_anthropic(&env, &server);
+    chat.ready();
+    let shown = chat.turn("/model");
+    assert!(shown.contains("anthropic:claude-mock"), "{}", chat.dump());
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn model_switches_and_the_next_message_goes_to_the_new_model() {
+    let env = TestEnv::new();
+    project(&env, &plain_worker());
+    let server = MockServer::start_blocking(vec![
+        Wire::Anthropic.text("Anthropic here."),
+        Wire::OpenAi.text("OpenAI here."),
+    ]);
+    let mut chat = start_anthropic(&env, &server);
+    chat.ready();
+    assert!(
+        chat.turn("first").contains("Anthropic here."),
+        "{}",
+        chat.dump()
+    );
+    let shown = chat.turn("/model openai:gpt-mock");
+    assert!(shown.contains("model: openai:gpt-mock"), "{}", chat.dump());
+    assert!(
+        chat.turn("second").contains("OpenAI here."),
+        "{}",
+        chat.dump()
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{:#?}", bodies(&server));
+    assert_eq!(requests[0].path, Wire::Anthropic.path());
+    assert_eq!(requests[1].path, Wire::OpenAi.path());
+    let second = requests[1].body.to_string();
+    assert!(
+        second.contains("Anthropic here.") && second.contains("second"),
+        "the conversation moves to the new model: {second}"
+    );
+    assert!(
+        chat.turn("/model").contains("openai:gpt-mock"),
+        "{}",
+        chat.dump()
+    );
+}
+
+#[test]
+fn model_switches_to_the_offline_test_model() {
+    let env = TestEnv::new();
+    project(&env, &plain_worker());
+    let server = MockServer::start_blocking(vec![]);
+    let mut chat = start_anthropic(&env, &server);
+    chat.ready();
+    let shown = chat.turn("/model test:default");
+    assert!(shown.contains("model: test:default"), "{}", chat.dump());
+    let shown = chat.turn("hi");
+    assert!(
+        shown.contains("Test model: you said"),
+        "the test model answers:\n{}",
+        chat.dump()
+    );
+    assert!(server.requests().is_empty(), "{:#?}", bodies(&server));
+}
+
+#[test]
+fn an_unknown_model_is_refused_and_the_old_one_kept() {
+    let env = TestEnv::new();
+    project(&env, &plain_worker());
+    let server = MockServer::start_blocking(vec![Wire::Anthropic.text("Still Anthropic.")]);
+    let mut chat = start_anthropic(&env, &server);
+    chat.ready();
+    let shown = chat.turn("/model nope:x");
+    assert!(
+        shown.contains("nope"),
+        "the error names the model:\n{}",
+        chat.dump()
+    );
+    assert!(!shown.contains("model: nope:x"), "{shown}");
+    assert!(
+        chat.turn("/model").contains("anthropic:claude-mock"),
+        "{}",
+        chat.dump()
+    );
+    assert!(
+        chat.turn("hello").contains("Still Anthropic."),
+        "{}",
+        chat.dump()
+    );
+    assert_eq!(server.requests()[0].path, Wire::Anthropic.path());
+}
