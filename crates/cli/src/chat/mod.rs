@@ -116,6 +116,8 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         return Err(CommandError::usage("chat needs a terminal on stdin")
             .with_hint("Use `golem-forge run WORKER INPUT` (or --json) from scripts"));
     }
+    // Syntax data takes tens of milliseconds to load: do it while the session starts.
+    std::thread::spawn(crate::frontend::syntax::preload);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

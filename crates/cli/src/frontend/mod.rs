@@ -1,8 +1,11 @@
-//! The command line's front ends for a run: JSON lines on stdout (`--json`), a progress trace on
-//! stderr, and approval prompts at the terminal. Each subscribes to the event bus like any UI.
+//! The command line's front ends: JSON lines on stdout (`--json`), a progress trace on stderr,
+//! approval prompts at the terminal for `run`, and what the chat draws with — result renderers
+//! (`render`), the streaming markdown renderer (`markdown`) and their shared syntax data
+//! (`syntax`). Each front end subscribes to the event bus like any UI.
 
 pub mod json;
 pub mod markdown;
 pub mod prompt;
 pub mod render;
+pub mod syntax;
 pub mod trace;

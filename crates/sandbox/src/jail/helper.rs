@@ -59,6 +59,13 @@ fn open_report(path: &Path) -> Option<File> {
     OpenOptions::new().append(true).create(true).open(path).ok()
 }
 
+/// The spec, or `None` after saying why on stderr (there is no report to write to yet).
+fn read_spec(path: &Path) -> Option<Spec> {
+    Spec::read(path)
+        .map_err(|message| eprintln!("golem-forge {HELPER_ARG}: {message}"))
+        .ok()
+}
+
 fn setup_failed(report: &mut Option<File>, message: String) -> i32 {
     if let Some(report) = report {
         append(report, &ReportLine::SetupError(message));
@@ -90,12 +97,8 @@ fn namespace_flags(network: bool) -> rustix::thread::UnshareFlags {
 }
 
 fn stage1(spec_path: &Path) -> i32 {
-    let spec = match Spec::read(spec_path) {
-        Ok(spec) => spec,
-        Err(message) => {
-            eprintln!("golem-forge {HELPER_ARG}: {message}");
-            return SETUP_FAILED;
-        }
+    let Some(spec) = read_spec(spec_path) else {
+        return SETUP_FAILED;
     };
     let mut report = open_report(&spec.report);
     if let Some(procs) = &spec.cgroup_procs
@@ -192,12 +195,8 @@ fn stage2(spec_path: &Path, namespaced: bool) -> i32 {
     if parent_gone() {
         return SETUP_FAILED;
     }
-    let spec = match Spec::read(spec_path) {
-        Ok(spec) => spec,
-        Err(message) => {
-            eprintln!("golem-forge {HELPER_ARG}: {message}");
-            return SETUP_FAILED;
-        }
+    let Some(spec) = read_spec(spec_path) else {
+        return SETUP_FAILED;
     };
     let mut report = open_report(&spec.report);
     let mut weakened = Vec::new();

@@ -113,10 +113,15 @@ fn deny_filter(network: bool) -> Result<BpfProgram, String> {
             ])?],
         );
     }
+    compile(rules, libc::EPERM)
+}
+
+/// A program that fails the calls `rules` match with `errno` and allows everything else.
+fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, String> {
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
+        SeccompAction::Errno(errno as u32),
         arch()?,
     )
     .map_err(|e| e.to_string())?;
@@ -125,15 +130,10 @@ fn deny_filter(network: bool) -> Result<BpfProgram, String> {
 
 /// The `ENOSYS` filter for `clone3`.
 fn clone3_filter() -> Result<BpfProgram, String> {
-    let rules = BTreeMap::from([(libc::SYS_clone3, Vec::new())]);
-    let filter = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::ENOSYS as u32),
-        arch()?,
+    compile(
+        BTreeMap::from([(libc::SYS_clone3, Vec::new())]),
+        libc::ENOSYS,
     )
-    .map_err(|e| e.to_string())?;
-    BpfProgram::try_from(filter).map_err(|e| e.to_string())
 }
 
 /// Installs both filters on this process (inherited across `fork` and `exec`).

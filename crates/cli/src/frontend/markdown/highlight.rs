@@ -1,52 +1,15 @@
 //! Syntax highlighting of code-block lines with syntect, one complete line at a time (the parse
-//! state carries over between the lines of a block). The syntaxes and theme are loaded once, on
-//! first use or by [`preload`]. The result renderers keep their own copy of this setup in
-//! `render/highlight.rs`, which is private to them; both use the same theme.
-
-use std::sync::LazyLock;
+//! state carries over between the lines of a block). The syntaxes and theme are the ones the
+//! result renderers use (`frontend::syntax`), loaded once, on first use or by `syntax::preload`.
 
 use syntect::easy::HighlightLines;
-use syntect::highlighting::{Color, FontStyle, Theme, ThemeSet};
-use syntect::parsing::SyntaxSet;
+use syntect::highlighting::{Color, FontStyle};
 
 use super::style::{Fg, Painter, Style};
+use crate::frontend::syntax;
 
-/// The theme (the one the result renderers use).
-const THEME: &str = "base16-ocean.dark";
 /// Lines longer than this (in bytes) are shown plain and not parsed.
 const MAX_LINE_BYTES: usize = 2_000;
-
-struct Assets {
-    syntaxes: SyntaxSet,
-    theme: Option<Theme>,
-}
-
-static ASSETS: LazyLock<Assets> = LazyLock::new(|| Assets {
-    syntaxes: SyntaxSet::load_defaults_newlines(),
-    theme: ThemeSet::load_defaults().themes.remove(THEME),
-});
-
-/// Language names models write that the default syntaxes know under another token.
-const ALIASES: &[(&str, &str)] = &[
-    ("typescript", "js"),
-    ("ts", "js"),
-    ("tsx", "js"),
-    ("jsx", "js"),
-    ("jsonc", "json"),
-    ("shell", "bash"),
-    ("sh", "bash"),
-    ("zsh", "bash"),
-    ("console", "bash"),
-    ("yml", "yaml"),
-    ("golang", "go"),
-    ("py", "python"),
-    ("rs", "rust"),
-];
-
-/// Loads the syntaxes and the theme now (they take tens of milliseconds to load).
-pub(super) fn preload() {
-    LazyLock::force(&ASSETS);
-}
 
 /// Highlights the lines of one code block.
 pub(super) struct CodeHighlighter {
@@ -56,16 +19,8 @@ pub(super) struct CodeHighlighter {
 impl CodeHighlighter {
     /// A highlighter for `language` (a name or an extension); plain when no syntax matches.
     pub fn new(language: Option<&str>) -> Self {
-        let assets = &*ASSETS;
-        let syntax = language.and_then(|name| {
-            let lower = name.to_ascii_lowercase();
-            let token = ALIASES
-                .iter()
-                .find(|(alias, _)| *alias == lower)
-                .map_or(lower.as_str(), |(_, token)| token);
-            assets.syntaxes.find_syntax_by_token(token)
-        });
-        let state = match (syntax, assets.theme.as_ref()) {
+        let syntax = language.and_then(syntax::by_language);
+        let state = match (syntax, syntax::theme()) {
             (Some(syntax), Some(theme)) => Some(HighlightLines::new(syntax, theme)),
             _ => None,
         };
@@ -79,9 +34,8 @@ impl CodeHighlighter {
             painter.push(Style::PLAIN, text);
             return painter.finish();
         };
-        let assets = &*ASSETS;
-        let default = assets.theme.as_ref().and_then(|t| t.settings.foreground);
-        match state.highlight_line(&format!("{text}\n"), &assets.syntaxes) {
+        let default = syntax::theme().and_then(|t| t.settings.foreground);
+        match state.highlight_line(&format!("{text}\n"), syntax::syntaxes()) {
             Ok(pieces) => {
                 for (style, piece) in pieces {
                     let piece = piece.strip_suffix('\n').unwrap_or(piece);

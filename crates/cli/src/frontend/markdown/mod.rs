@@ -142,12 +142,6 @@ impl std::fmt::Debug for MarkdownStream {
     }
 }
 
-/// Loads the syntax definitions and theme used for code blocks now rather than at the first
-/// code block (that takes tens of milliseconds); call it on a background thread at startup.
-pub fn preload() {
-    highlight::preload();
-}
-
 impl MarkdownStream {
     /// A stream drawing with `style`.
     pub fn new(style: MarkdownStyle) -> Self {

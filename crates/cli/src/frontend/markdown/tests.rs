@@ -405,8 +405,8 @@ fn tabs_become_spaces_to_the_next_stop() {
 
 #[test]
 fn preloading_is_harmless() {
-    preload();
-    preload();
+    crate::frontend::syntax::preload();
+    crate::frontend::syntax::preload();
     assert!(render("```rust\nfn x() {}\n```\n", true, 80).contains("\x1b[38;2;"));
 }
 

@@ -1,82 +1,20 @@
-//! Syntax highlighting with syntect: the default syntaxes and one theme, loaded once on first
-//! use, and a line-by-line highlighter with a budget so a huge file or a minified line cannot
+//! Syntax highlighting with syntect (the data shared with the markdown renderer is in
+//! `frontend::syntax`): a line-by-line highlighter with a budget so a huge file or a minified line cannot
 //! stall the terminal (past the budget, lines are shown plain).
-
-use std::sync::LazyLock;
 
 use crossterm::style::{Attribute, Color, ContentStyle};
 use syntect::easy::HighlightLines;
-use syntect::highlighting::{FontStyle, Theme, ThemeSet};
-use syntect::parsing::{SyntaxReference, SyntaxSet};
+use syntect::highlighting::FontStyle;
+use syntect::parsing::SyntaxReference;
 
 use super::canvas::{Line, palette};
 use super::layout::clean;
+use crate::frontend::syntax;
 
-/// The theme used for code (a dark base16 theme, as most terminals are dark).
-const THEME: &str = "base16-ocean.dark";
 /// Lines longer than this (in bytes) are shown plain and not parsed.
 const MAX_LINE_BYTES: usize = 2_000;
 /// Lines highlighted per render; the rest are shown plain.
 const MAX_LINES: usize = 500;
-
-struct Assets {
-    syntaxes: SyntaxSet,
-    theme: Option<Theme>,
-}
-
-static ASSETS: LazyLock<Assets> = LazyLock::new(|| Assets {
-    syntaxes: SyntaxSet::load_defaults_newlines(),
-    theme: ThemeSet::load_defaults().themes.remove(THEME),
-});
-
-/// Language names people write that the default syntaxes know under another token.
-const ALIASES: &[(&str, &str)] = &[
-    ("typescript", "js"),
-    ("ts", "js"),
-    ("tsx", "js"),
-    ("jsx", "js"),
-    ("jsonc", "json"),
-    ("shell", "bash"),
-    ("sh", "bash"),
-    ("zsh", "bash"),
-    ("console", "bash"),
-    ("yml", "yaml"),
-    ("golang", "go"),
-    ("py", "python"),
-    ("rs", "rust"),
-];
-
-/// The syntax for a language name (`rust`, `py`), else a path's extension, else a first line
-/// (`#!/bin/sh`); `None` for plain text.
-fn find_syntax(
-    language: Option<&str>,
-    path: Option<&str>,
-    first_line: &str,
-) -> Option<&'static SyntaxReference> {
-    let set = &ASSETS.syntaxes;
-    let by_token = |name: &str| {
-        let lower = name.trim().to_ascii_lowercase();
-        let name = ALIASES
-            .iter()
-            .find(|(alias, _)| *alias == lower)
-            .map_or(lower.as_str(), |(_, token)| token);
-        set.find_syntax_by_token(name)
-    };
-    let found = language
-        .filter(|l| !l.trim().is_empty())
-        .and_then(by_token)
-        .or_else(|| {
-            let name = path?.rsplit('/').next()?;
-            match name.rsplit_once('.') {
-                Some((_, extension)) => set
-                    .find_syntax_by_extension(extension)
-                    .or_else(|| by_token(extension)),
-                None => set.find_syntax_by_extension(name),
-            }
-        })
-        .or_else(|| set.find_syntax_by_first_line(first_line))?;
-    (found.name != set.find_syntax_plain_text().name).then_some(found)
-}
 
 /// Highlights a file or a code block line by line, in order.
 pub(super) struct Highlighter {
@@ -89,7 +27,7 @@ impl Highlighter {
     /// A highlighter for code in `language` (a name or extension), else guessed from `path`
     /// and `first_line`; it draws plain text when `color` is off or no syntax matches.
     pub fn new(language: Option<&str>, path: Option<&str>, first_line: &str, color: bool) -> Self {
-        let syntax = find_syntax(language, path, first_line);
+        let syntax = syntax::find(language, path, first_line);
         Self {
             state: Self::start(syntax, color),
             syntax,
@@ -101,7 +39,7 @@ impl Highlighter {
         syntax: Option<&'static SyntaxReference>,
         color: bool,
     ) -> Option<HighlightLines<'static>> {
-        match (color, syntax, ASSETS.theme.as_ref()) {
+        match (color, syntax, syntax::theme()) {
             (true, Some(syntax), Some(theme)) => Some(HighlightLines::new(syntax, theme)),
             _ => None,
         }
@@ -142,7 +80,7 @@ impl Highlighter {
         }
         self.budget -= 1;
         let with_newline = format!("{text}\n");
-        match state.highlight_line(&with_newline, &ASSETS.syntaxes) {
+        match state.highlight_line(&with_newline, syntax::syntaxes()) {
             Ok(pieces) => {
                 let mut line = Line::new();
                 for (style, piece) in pieces {
@@ -162,7 +100,7 @@ impl Highlighter {
 /// The theme's text colour, which is drawn in the terminal's own colour instead (so plain code
 /// stays readable on light backgrounds too).
 fn default_foreground() -> Option<syntect::highlighting::Color> {
-    ASSETS.theme.as_ref().and_then(|t| t.settings.foreground)
+    syntax::theme().and_then(|t| t.settings.foreground)
 }
 
 fn to_content_style(
@@ -196,7 +134,7 @@ mod tests {
 
     #[test]
     fn finds_syntaxes_by_language_extension_and_first_line() {
-        let name = |l, p, f| find_syntax(l, p, f).map(|s| s.name.as_str());
+        let name = |l, p, f| syntax::find(l, p, f).map(|s| s.name.as_str());
         assert_eq!(name(Some("rust"), None, ""), Some("Rust"));
         assert_eq!(name(Some("Python"), None, ""), Some("Python"));
         assert_eq!(name(Some("ts"), None, ""), Some("JavaScript"));
