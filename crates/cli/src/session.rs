@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use golem_core::approval::{ApprovalCallback, ApprovalController, ApprovalMode};
+use golem_core::approval::{ApprovalController, ApprovalMode, ui_approval_callback};
 use golem_core::bus::UiEventBus;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::CallOutcome;
@@ -68,8 +68,9 @@ pub enum Prompter {
     None,
     /// The plain terminal prompt of `run`.
     Terminal,
-    /// A front end's own callback, given the session's interrupt (for "stop the run").
-    Custom(Box<dyn FnOnce(&InterruptSignal) -> ApprovalCallback>),
+    /// A front end on the event bus: requests go out as `approvalRequired` events and are
+    /// answered with `approvalResponse` actions (as the chat and the browser do).
+    EventBus,
 }
 
 impl Prompter {
@@ -200,7 +201,9 @@ impl WorkerSession {
                     controller =
                         controller.with_callback(terminal_approval_callback(interrupt.clone()));
                 }
-                Prompter::Custom(make) => controller = controller.with_callback(make(&interrupt)),
+                Prompter::EventBus => {
+                    controller = controller.with_callback(ui_approval_callback(ui.clone()));
+                }
             }
         }
         let writer: Arc<Mutex<Option<SessionWriter>>> = Arc::new(Mutex::new(None));

@@ -1,4 +1,4 @@
-//! The approval prompt of the chat: shows the tool, what it will do and its risk, the
+//! The approval prompt of the chat, the terminal's answer to an `approvalRequired` event: shows the tool, what it will do and its risk, the
 //! arguments (pretty, long values folded) and the preview (a diff for file writes, rendered
 //! like a result), then takes the answer: `y` once, `s` for the session, `n` to deny (then an
 //! optional note for the model), `e` to edit the arguments (in `$VISUAL`/`$EDITOR`, or inline
@@ -7,10 +7,8 @@
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use golem_core::approval::{ApprovalCallback, CallbackError};
-use golem_core::interrupt::InterruptSignal;
 use golem_core::registry::ToolRegistry;
-use golem_protocol::{ApprovalRequest, ApprovalResponse, RememberScope, Risk};
+use golem_protocol::{ActionEvent, ApprovalRequest, ApprovalResponse, RememberScope, Risk};
 use serde_json::Value;
 
 use super::keys::TurnKeys;
@@ -84,40 +82,34 @@ pub fn render_request(request: &ApprovalRequest, screen: &Screen) -> String {
     text
 }
 
-/// A callback that asks at the chat's terminal.
-pub fn callback(context: PromptContext) -> impl FnOnce(&InterruptSignal) -> ApprovalCallback {
-    move |interrupt: &InterruptSignal| {
-        let interrupt = interrupt.clone();
-        let one_at_a_time = Arc::new(tokio::sync::Mutex::new(()));
-        Arc::new(move |request, _cancel| {
-            let context = context.clone();
-            let interrupt = interrupt.clone();
-            let one_at_a_time = one_at_a_time.clone();
-            Box::pin(async move {
-                let _turn = one_at_a_time.lock().await;
-                let keys = context
-                    .keys
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .clone();
-                let answer = tokio::task::spawn_blocking(move || {
-                    if let Some(keys) = &keys {
-                        keys.pause();
-                    }
-                    let answer = prompt(&request, &context);
-                    if let Some(keys) = &keys {
-                        keys.resume();
-                    }
-                    answer
-                })
-                .await
-                .map_err(|e| CallbackError::Unavailable(format!("the prompt failed: {e}")))?;
-                if answer.is_err() {
-                    interrupt.interrupt();
-                }
-                answer
-            })
-        })
+/// Answers an `approvalRequired` event the way every front end does: with an action event —
+/// `approvalResponse` for y/s/n/e and an empty or unknown answer, `interrupt` for `q` or
+/// Ctrl+C (the pending request is then cancelled and the call ends as interrupted).
+pub async fn answer(request: ApprovalRequest, context: PromptContext) -> ActionEvent {
+    let keys = context
+        .keys
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    let answer = tokio::task::spawn_blocking(move || {
+        if let Some(keys) = &keys {
+            keys.pause();
+        }
+        let answer = prompt(&request, &context);
+        if let Some(keys) = &keys {
+            keys.resume();
+        }
+        answer
+    })
+    .await;
+    match answer {
+        Ok(Some(response)) => ActionEvent::ApprovalResponse(response),
+        Ok(None) => ActionEvent::Interrupt {
+            reason: Some("stopped at the approval prompt".to_owned()),
+        },
+        Err(e) => ActionEvent::Interrupt {
+            reason: Some(format!("the approval prompt failed: {e}")),
+        },
     }
 }
 
@@ -128,11 +120,8 @@ fn screen(context: &PromptContext) -> std::sync::MutexGuard<'_, Screen> {
         .unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Shows `request` and reads answers until one decides it (blocking).
-fn prompt(
-    request: &ApprovalRequest,
-    context: &PromptContext,
-) -> Result<ApprovalResponse, CallbackError> {
+/// Shows `request` and reads answers until one decides it (blocking); `None` stops the run.
+fn prompt(request: &ApprovalRequest, context: &PromptContext) -> Option<ApprovalResponse> {
     {
         let mut screen = screen(context);
         screen.stop_spin();
@@ -143,32 +132,32 @@ fn prompt(
     loop {
         let answer = match ask("answer› ", "") {
             Input::Line(line) => line.trim().to_lowercase(),
-            Input::CtrlC | Input::CtrlD => return Err(CallbackError::Cancelled),
+            Input::CtrlC | Input::CtrlD => return None,
         };
         return match answer.as_str() {
-            "y" | "yes" => Ok(ApprovalResponse::approve(id)),
+            "y" | "yes" => Some(ApprovalResponse::approve(id)),
             "s" | "session" => {
                 let mut response = ApprovalResponse::approve(id);
                 response.remember = RememberScope::Session;
-                Ok(response)
+                Some(response)
             }
             "n" | "no" => {
                 let note = match ask("note for the model› ", "") {
                     Input::Line(note) => Some(note.trim().to_owned()).filter(|n| !n.is_empty()),
                     Input::CtrlC | Input::CtrlD => None,
                 };
-                Ok(ApprovalResponse::deny(id, note))
+                Some(ApprovalResponse::deny(id, note))
             }
             "e" | "edit" => match edit_arguments(request, context) {
                 Some(args) => {
                     let mut response = ApprovalResponse::approve(id);
                     response.modified_args = Some(args);
-                    Ok(response)
+                    Some(response)
                 }
                 None => continue,
             },
-            "q" | "quit" | "stop" => Err(CallbackError::Cancelled),
-            _ => Ok(ApprovalResponse::deny(
+            "q" | "quit" | "stop" => None,
+            _ => Some(ApprovalResponse::deny(
                 id,
                 Some("denied at the prompt".to_owned()),
             )),

@@ -1,15 +1,16 @@
-//! The chat's terminal adapter: subscribes to the display events like any front end and draws
-//! them — assistant text as streamed markdown, a spinner while the model thinks or a tool
+//! The chat's terminal adapter: subscribes to the display events like any front end, answers
+//! approval requests with action events (`approval.rs` asks), and draws the rest — assistant text as streamed markdown, a spinner while the model thinks or a tool
 //! runs, each tool call and its rendered result, sub-workers starting and ending — at the
 //! chosen trace level. It also counts what a turn did, for the status line.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use golem_core::bus::DisplaySubscription;
+use golem_core::bus::{DisplaySubscription, UiEventBus};
 use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
 use tokio::sync::{mpsc, oneshot};
 
+use super::approval::{self, PromptContext};
 use super::screen::{Screen, Tone};
 use crate::commands::common::TraceLevel;
 use crate::frontend::markdown::{MarkdownStream, MarkdownStyle};
@@ -37,14 +38,14 @@ pub struct EventRenderer {
 
 impl EventRenderer {
     /// Starts drawing the events of `events` on `screen`.
-    pub fn spawn(
-        events: DisplaySubscription,
-        screen: Arc<Mutex<Screen>>,
-        trace: TraceLevel,
-    ) -> EventRenderer {
+    pub fn spawn(bus: &UiEventBus, prompts: PromptContext, trace: TraceLevel) -> EventRenderer {
+        let events = bus.subscribe();
+        let screen = prompts.screen.clone();
         let (flush, requests) = mpsc::unbounded_channel();
         let stats = Arc::new(Mutex::new(TurnStats::default()));
         let adapter = Adapter {
+            bus: bus.clone(),
+            prompts,
             screen,
             trace,
             markdown: None,
@@ -70,6 +71,8 @@ impl EventRenderer {
 }
 
 struct Adapter {
+    bus: UiEventBus,
+    prompts: PromptContext,
     screen: Arc<Mutex<Screen>>,
     trace: TraceLevel,
     markdown: Option<MarkdownStream>,
@@ -92,6 +95,13 @@ impl Adapter {
                 // Events first: a flush is answered only when every event before it is drawn.
                 biased;
                 event = events.recv() => match event {
+                    Some(DisplayEvent::ApprovalRequired(request)) => {
+                        // Answered like any front end answers: with an action event.
+                        self.end_text();
+                        self.screen().stop_spin();
+                        let action = approval::answer(request, self.prompts.clone()).await;
+                        self.bus.send_action(action);
+                    }
                     Some(event) => self.draw(&event),
                     None => return,
                 },

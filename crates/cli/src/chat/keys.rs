@@ -1,13 +1,14 @@
 //! Keys during a turn: while the model streams or a tool runs, the terminal is put in a mode
 //! without line buffering, echo or signals (output processing stays on), and a thread watches
-//! for Ctrl+C and a lone Esc, each of which interrupts the turn. An approval prompt pauses the
+//! for Ctrl+C and a lone Esc, each of which sends an `interrupt` action. An approval prompt pauses the
 //! watcher and gets the terminal back as it was; the watcher resumes after the answer.
 
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use golem_core::interrupt::InterruptSignal;
+use golem_core::bus::UiEventBus;
+use golem_protocol::ActionEvent;
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::termios::{
     LocalModes, OptionalActions, SpecialCodeIndex, Termios, tcgetattr, tcsetattr,
@@ -69,7 +70,7 @@ fn read_byte() -> Option<u8> {
 
 impl TurnKeys {
     /// Starts watching (`None` when stdin is not a terminal).
-    pub fn start(interrupt: InterruptSignal, screen: Arc<Mutex<Screen>>) -> Option<TurnKeys> {
+    pub fn start(bus: UiEventBus, screen: Arc<Mutex<Screen>>) -> Option<TurnKeys> {
         let saved = tcgetattr(std::io::stdin()).ok()?;
         tcsetattr(
             std::io::stdin(),
@@ -79,7 +80,7 @@ impl TurnKeys {
         .ok()?;
         let shared: Shared = Arc::new((Mutex::new(Flags::default()), Condvar::new()));
         let flags = shared.clone();
-        let thread = std::thread::spawn(move || watch(&flags, &interrupt, &screen));
+        let thread = std::thread::spawn(move || watch(&flags, &bus, &screen));
         Some(TurnKeys {
             shared,
             saved,
@@ -130,7 +131,8 @@ impl Drop for TurnKeys {
     }
 }
 
-fn watch(shared: &Shared, interrupt: &InterruptSignal, screen: &Arc<Mutex<Screen>>) {
+fn watch(shared: &Shared, bus: &UiEventBus, screen: &Arc<Mutex<Screen>>) {
+    let mut interrupted = false;
     loop {
         {
             let mut flags = lock(shared);
@@ -149,25 +151,30 @@ fn watch(shared: &Shared, interrupt: &InterruptSignal, screen: &Arc<Mutex<Screen
         if !readable(POLL_INTERVAL) {
             continue;
         }
-        let interrupting = match read_byte() {
-            Some(0x03) => true,
+        let reason = match read_byte() {
+            Some(0x03) => Some("Ctrl+C"),
             // A lone Esc; an escape sequence (arrow keys…) sends more bytes at once.
             Some(0x1b) => {
                 let lone = !readable(ESCAPE_SEQUENCE_GAP);
                 while readable(Duration::ZERO) {
                     let _ = read_byte();
                 }
-                lone
+                lone.then_some("Esc")
             }
-            Some(_) => false,
+            Some(_) => None,
             None => {
                 // End of input or an error: stop watching rather than spin.
                 std::thread::sleep(POLL_INTERVAL);
-                false
+                None
             }
         };
-        if interrupting && !interrupt.is_interrupted() {
-            interrupt.interrupt();
+        if let Some(reason) = reason
+            && !interrupted
+        {
+            interrupted = true;
+            bus.send_action(ActionEvent::Interrupt {
+                reason: Some(reason.to_owned()),
+            });
             let mut screen = screen.lock().unwrap_or_else(PoisonError::into_inner);
             let text = screen.dim("⏹ interrupting…");
             screen.line(&text);

@@ -3,10 +3,12 @@
 //! The loop reads a line with reedline (`lines.rs`: history, Tab completion from
 //! `complete.rs`). A slash command is carried out by `slash.rs` (manual tools through the same
 //! orchestrator and approval path as the model's calls, `-i` forms from `form.rs`); anything
-//! else is a turn of the conversation. During a turn `keys.rs` watches for Ctrl+C and Esc,
-//! which interrupt it; the terminal adapter (`events.rs`) draws the display events on the shared
-//! `screen.rs` — streamed markdown, spinner, tool calls and rendered results — and approval
-//! requests are asked by `approval.rs`. After each turn a status line says what it cost.
+//! else is a turn of the conversation. The terminal adapter (`events.rs`) speaks the event
+//! protocol like every front end: it draws the display events on the shared `screen.rs` —
+//! streamed markdown, spinner, tool calls and rendered results — and answers `approvalRequired`
+//! with an `approvalResponse` action (asked by `approval.rs`); during a turn `keys.rs` turns
+//! Ctrl+C and Esc into `interrupt` actions. Input and manual tools go to the root worker's
+//! runtime directly (the chat owns it). After each turn a status line says what it cost.
 
 mod approval;
 mod complete;
@@ -68,9 +70,8 @@ impl Chat {
     /// One turn of the conversation.
     fn turn(&mut self, input: &str) {
         let started = Instant::now();
-        let interrupt = self.session.interrupt().clone();
-        interrupt.reset();
-        let keys = TurnKeys::start(interrupt, self.screen.clone()).map(Arc::new);
+        self.session.interrupt().reset();
+        let keys = TurnKeys::start(self.session.bus().clone(), self.screen.clone()).map(Arc::new);
         *self.keys.lock().unwrap_or_else(PoisonError::into_inner) = keys.clone();
         let outcome = self.runtime.block_on(self.worker.run(input));
         *self.keys.lock().unwrap_or_else(PoisonError::into_inner) = None;
@@ -131,24 +132,16 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         keys: keys.clone(),
         registry: registry.clone(),
     };
-    let session = runtime.block_on(async {
-        WorkerSession::start(
-            &args.worker,
-            &args.options,
-            None,
-            Prompter::Custom(Box::new(approval::callback(context))),
-        )
+    let mut session = runtime.block_on(async {
+        WorkerSession::start(&args.worker, &args.options, None, Prompter::EventBus)
     })?;
-    let mut session = session;
     let worker = session.take_runtime().with_history(Vec::new());
     let _ = registry.set(worker.registry().clone());
     let renderer = {
         let _guard = runtime.enter();
-        EventRenderer::spawn(
-            session.bus().subscribe(),
-            screen.clone(),
-            args.options.trace,
-        )
+        // `interrupt` actions (Ctrl+C, Esc, `q` at a prompt) reach the runtime through the bus.
+        session.interrupt().interrupt_on_action(session.bus());
+        EventRenderer::spawn(session.bus(), context, args.options.trace)
     };
     session.ui().emit(DisplayEvent::SessionStarted {
         protocol_version: PROTOCOL_VERSION.to_owned(),
@@ -157,10 +150,12 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         model: session.model_name().to_owned(),
     });
     // Ctrl+C outside a turn's key watcher and outside the line editor interrupts, never kills.
-    let interrupt = session.interrupt().clone();
+    let bus = session.bus().clone();
     runtime.spawn(async move {
         while tokio::signal::ctrl_c().await.is_ok() {
-            interrupt.interrupt();
+            bus.send_action(golem_protocol::ActionEvent::Interrupt {
+                reason: Some("SIGINT".to_owned()),
+            });
         }
     });
     let model_name = session.model_name().to_owned();
