@@ -2,6 +2,7 @@
 //! (`behaviour`) and the escape suite (`escapes`), each case asserting the jail held.
 
 mod behaviour;
+mod best_effort;
 mod escapes;
 
 use std::collections::BTreeMap;
