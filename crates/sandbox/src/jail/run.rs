@@ -227,6 +227,7 @@ pub(super) async fn run(
     {
         Ok(pair) => pair,
         Err(_) => {
+            // Something still holds the pipes, so the group still has members: kill them.
             kill_group();
             (
                 stdout.await.unwrap_or_default(),
@@ -234,10 +235,13 @@ pub(super) async fn run(
             )
         }
     };
-    kill_group();
+    // (No last kill here: once the group is empty its id may be reused by a stranger.)
     let duration = started.elapsed();
 
-    drop(cgroup);
+    // Removing the cgroup may wait a little for the namespace's last processes to go.
+    if let Some(cgroup) = cgroup {
+        let _ = tokio::task::spawn_blocking(move || drop(cgroup)).await;
+    }
     let report = read_report(&dir.path().join("report.jsonl"));
     let mut reported_exit = None;
     for line in report {
