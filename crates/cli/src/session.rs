@@ -323,6 +323,36 @@ impl WorkerSession {
         self.env.resolver.resolve(name).map_err(|e| e.to_string())
     }
 
+    /// Closes this session's transcript and starts a new one for the same worker with `model`
+    /// (a chat's `/new`); events from now on go to the new transcript. Returns the new id.
+    pub fn start_new_transcript(&mut self, model: &str) -> Result<String, String> {
+        let store = SessionStore::new(&self.env.config.root);
+        let meta = SessionMeta::new(
+            &self.definition.name,
+            &self.definition.path,
+            model,
+            self.definition.mode.as_str(),
+        );
+        let fresh = store.create(meta).map_err(|e| e.to_string())?;
+        let id = fresh.id().to_owned();
+        let old = self
+            .writer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .replace(fresh);
+        if let Some(mut old) = old {
+            let ended = TranscriptEntry::Ended {
+                reason: SessionEndReason::Completed,
+                message: Some(format!("continued as session {id}")),
+            };
+            if let Err(e) = old.append(&ended).and_then(|()| old.finish()) {
+                tracing::error!(error = %e, "cannot close the session transcript");
+            }
+        }
+        self.id = id.clone();
+        Ok(id)
+    }
+
     /// The root worker's runtime (once).
     pub fn take_runtime(&mut self) -> WorkerRuntime {
         // Invariant: `start` always sets the runtime, and callers take it once.

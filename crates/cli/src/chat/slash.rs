@@ -131,10 +131,18 @@ fn builtin(chat: &mut Chat, command: BuiltinCommand, parsed: &ParsedCommand) -> 
             chat.say("conversation cleared (remembered approvals are kept)");
         }
         BuiltinCommand::New => {
-            chat.worker.clear_history();
-            chat.worker.controller().memory().clear();
-            chat.totals = Default::default();
-            chat.say("new conversation: history, remembered approvals and token counts cleared");
+            let model = chat.model_name.clone();
+            match chat.session.start_new_transcript(&model) {
+                Ok(id) => {
+                    chat.worker.clear_history();
+                    chat.worker.controller().memory().clear();
+                    chat.totals = Default::default();
+                    chat.say(&format!(
+                        "new session {id}: history, remembered approvals and token counts cleared"
+                    ));
+                }
+                Err(e) => chat.error(&format!("cannot start a new session: {e}")),
+            }
         }
         BuiltinCommand::Status => status(chat),
         BuiltinCommand::Tools => list_tools(chat),

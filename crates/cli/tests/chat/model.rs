@@ -114,3 +114,35 @@ fn an_unknown_model_is_refused_and_the_old_one_kept() {
     );
     assert_eq!(server.requests()[0].path, Wire::Anthropic.path());
 }
+
+#[test]
+fn new_starts_a_fresh_conversation_in_a_new_transcript() {
+    let env = TestEnv::new();
+    project(&env, &plain_worker());
+    let server = MockServer::start_blocking(vec![
+        Wire::Anthropic.text("First answer."),
+        Wire::Anthropic.text("Second answer."),
+    ]);
+    let mut chat = start_anthropic(&env, &server);
+    chat.ready();
+    assert!(
+        chat.turn("remember the word marmalade")
+            .contains("First answer.")
+    );
+    let shown = chat.turn("/new");
+    assert!(shown.contains("new session"), "{}", chat.dump());
+    assert!(chat.turn("hello again").contains("Second answer."));
+    let requests = bodies(&server);
+    assert_eq!(requests.len(), 2);
+    assert!(
+        !requests[1].to_string().contains("marmalade"),
+        "the new conversation starts empty: {}",
+        requests[1]
+    );
+    let transcripts = env.transcripts("proj");
+    assert_eq!(transcripts.len(), 2, "one transcript per session");
+    let first = serde_json::to_string(&transcripts[0]).unwrap();
+    let second = serde_json::to_string(&transcripts[1]).unwrap();
+    assert!(first.contains("marmalade") && first.contains("continued as session"));
+    assert!(second.contains("hello again") && !second.contains("marmalade"));
+}
