@@ -14,7 +14,9 @@ use super::approval::{self, PromptContext};
 use super::screen::{Screen, Tone};
 use crate::commands::common::TraceLevel;
 use crate::frontend::markdown::{MarkdownStream, MarkdownStyle};
-use crate::frontend::render::{RenderStyle, detect_image_protocol, render_lines, summary_line};
+use crate::frontend::render::{
+    RenderStyle, detect_image_protocol, human_duration, render_lines, summary_line,
+};
 
 /// How often the spinner moves.
 const SPINNER_TICK: Duration = Duration::from_millis(100);
@@ -171,7 +173,7 @@ impl Adapter {
                 screen.stop_spin();
                 if *depth > 0 && self.trace != TraceLevel::Quiet {
                     let outcome = match (success, error) {
-                        (true, _) => format!("done in {}", duration(*duration_ms)),
+                        (true, _) => format!("done in {}", human_duration(*duration_ms)),
                         (false, Some(error)) => format!("failed: {error}"),
                         (false, None) => "failed".to_owned(),
                     };
@@ -256,7 +258,7 @@ impl Adapter {
                 let width = screen.width().saturating_sub(pad.len() + 4).max(20);
                 // Room for the mark before and the duration after the summary.
                 let summary = summary_line(value, width.saturating_sub(24).max(20));
-                let head = format!("{pad}⎿ {mark} {summary} ({})", duration(*duration_ms));
+                let head = format!("{pad}⎿ {mark} {summary} ({})", human_duration(*duration_ms));
                 let head = match status {
                     ToolStatus::Success => screen.dim(&head),
                     _ => screen.paint(Tone::Red, &head),
@@ -303,14 +305,5 @@ impl Adapter {
             | DisplayEvent::ManualToolsAvailable { .. }
             | DisplayEvent::SessionEnded { .. } => {}
         }
-    }
-}
-
-/// `41 ms`, `2.3 s`.
-pub fn duration(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else {
-        format!("{:.1} s", ms as f64 / 1000.0)
     }
 }

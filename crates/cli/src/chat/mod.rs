@@ -30,9 +30,10 @@ use golem_runtime::runner::{RunStatus, WorkerRuntime};
 use crate::cli_error::CommandError;
 use crate::commands::chat::ChatArgs;
 use crate::commands::common::TraceLevel;
+use crate::frontend::render::human_duration;
 use crate::session::{Prompter, WorkerSession};
 use complete::ChatCompleter;
-use events::{EventRenderer, duration};
+use events::EventRenderer;
 use keys::TurnKeys;
 use lines::{ChatEditor, Input};
 use screen::{Screen, Tone};
@@ -94,7 +95,7 @@ impl Chat {
                 if stats.tools == 1 { "" } else { "s" }
             ));
         }
-        parts.push(duration(
+        parts.push(human_duration(
             u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         ));
         let mut screen = self.screen();

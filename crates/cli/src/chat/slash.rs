@@ -80,9 +80,6 @@ pub fn handle(chat: &mut Chat, line: &str) -> Flow {
                 format!("unknown command /{name}")
             };
             let hint = match suggestion {
-                Some(s) if tools.iter().any(|t| t.name == s) || parsed.name == "tool" => {
-                    format!(" (did you mean /{s}?)")
-                }
                 Some(s) => format!(" (did you mean /{s}?)"),
                 None => " (type /help for the commands)".to_owned(),
             };

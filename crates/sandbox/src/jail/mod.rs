@@ -216,9 +216,14 @@ impl Jail {
     /// [`JailError::Unsupported`] naming it; in best-effort mode that is never an error.
     pub fn preflight(&self) -> Result<(), JailError> {
         run::zones(self)?;
+        self.check_support()
+    }
+
+    /// The kernel part of [`Jail::preflight`].
+    fn check_support(&self) -> Result<(), JailError> {
         let support = KernelSupport::detect(&self.helper);
         match self.policy.mode {
-            JailMode::Strict => match support.missing(self.policy.network) {
+            JailMode::Strict => match support.missing() {
                 missing if missing.is_empty() => Ok(()),
                 missing => Err(JailError::Unsupported(missing.join("; "))),
             },

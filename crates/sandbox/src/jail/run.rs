@@ -120,8 +120,8 @@ pub(super) async fn run(
     cancel: &CancellationToken,
 ) -> Result<JailOutput, JailError> {
     check_command(jail, command)?;
-    jail.preflight()?;
     let zones = zones(jail)?;
+    jail.check_support()?;
     let io = io_error(jail);
     let dir = tempfile::Builder::new()
         .prefix("golem-jail-")

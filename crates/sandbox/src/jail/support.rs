@@ -91,7 +91,7 @@ impl KernelSupport {
     }
 
     /// What a strict jail needs and this kernel lacks, one sentence each.
-    pub fn missing(&self, _network: bool) -> Vec<String> {
+    pub fn missing(&self) -> Vec<String> {
         self.layers()
             .into_iter()
             .filter_map(|(name, layer)| match layer {

@@ -275,7 +275,7 @@ pub(super) fn human_size(bytes: u64) -> String {
 }
 
 /// A duration for people: `41 ms`, `1.2 s`, `2 min 5 s`.
-pub(super) fn human_duration(ms: u64) -> String {
+pub(crate) fn human_duration(ms: u64) -> String {
     match ms {
         0..1_000 => format!("{ms} ms"),
         1_000..60_000 => format!("{:.1} s", ms as f64 / 1000.0),
