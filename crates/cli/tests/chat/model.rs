@@ -139,10 +139,37 @@ fn new_starts_a_fresh_conversation_in_a_new_transcript() {
         "the new conversation starts empty: {}",
         requests[1]
     );
-    let transcripts = env.transcripts("proj");
+    // Both sessions may start within one second, so tell them apart by what they hold, not by
+    // their (time-sortable, then random) ids.
+    let transcripts: Vec<String> = env
+        .transcripts("proj")
+        .iter()
+        .map(|t| serde_json::to_string(t).unwrap())
+        .collect();
     assert_eq!(transcripts.len(), 2, "one transcript per session");
-    let first = serde_json::to_string(&transcripts[0]).unwrap();
-    let second = serde_json::to_string(&transcripts[1]).unwrap();
-    assert!(first.contains("marmalade") && first.contains("continued as session"));
-    assert!(second.contains("hello again") && !second.contains("marmalade"));
+    let (first, second) = if transcripts[0].contains("marmalade") {
+        (&transcripts[0], &transcripts[1])
+    } else {
+        (&transcripts[1], &transcripts[0])
+    };
+    assert!(
+        first.contains("marmalade") && first.contains("continued as session"),
+        "{first}"
+    );
+    assert!(
+        second.contains("hello again") && !second.contains("marmalade"),
+        "{second}"
+    );
+    let output = env
+        .command()
+        .current_dir(env.path().join("proj"))
+        .args(["sessions", "list"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&output.stdout);
+    let (new_at, old_at) = (listed.find("hello again"), listed.find("marmalade"));
+    assert!(
+        new_at.is_some() && old_at.is_some() && new_at < old_at,
+        "newest first:\n{listed}"
+    );
 }

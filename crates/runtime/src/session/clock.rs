@@ -3,7 +3,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// A UTC calendar time, to the second.
+/// A UTC calendar time, to the millisecond.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct UtcTime {
     year: i64,
@@ -12,16 +12,26 @@ pub(crate) struct UtcTime {
     hour: u32,
     minute: u32,
     second: u32,
+    millis: u32,
 }
 
 impl UtcTime {
     /// The current time; a clock set before 1970 reads as the epoch.
     pub(crate) fn now() -> Self {
-        let secs = SystemTime::now()
+        let millis = SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
+            .map(|d| d.as_millis())
             .unwrap_or(0);
-        Self::from_unix(i64::try_from(secs).unwrap_or(i64::MAX))
+        Self::from_unix_millis(i64::try_from(millis).unwrap_or(i64::MAX))
+    }
+
+    /// The calendar time of `millis` milliseconds after 1970-01-01T00:00:00Z.
+    pub(crate) fn from_unix_millis(millis: i64) -> Self {
+        Self {
+            // In 0..1000, so it fits in u32.
+            millis: millis.rem_euclid(1000) as u32,
+            ..Self::from_unix(millis.div_euclid(1000))
+        }
     }
 
     /// The calendar time of `secs` seconds after 1970-01-01T00:00:00Z.
@@ -38,14 +48,16 @@ impl UtcTime {
             hour: rem / 3600,
             minute: rem % 3600 / 60,
             second: rem % 60,
+            millis: 0,
         }
     }
 
-    /// `2026-11-22T02:45:12Z`.
+    /// `2026-11-22T02:45:12.345Z`: milliseconds, so that sessions started within one second
+    /// (a chat's `/new`) still sort in the order they were started.
     pub(crate) fn rfc3339(&self) -> String {
         format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-            self.year, self.month, self.day, self.hour, self.minute, self.second
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            self.year, self.month, self.day, self.hour, self.minute, self.second, self.millis
         )
     }
 
@@ -58,7 +70,7 @@ impl UtcTime {
     }
 }
 
-/// The current UTC time as RFC 3339 (`2026-11-22T02:45:12Z`), for [`SessionMeta::started`].
+/// The current UTC time as RFC 3339 (`2026-11-22T02:45:12.345Z`), for [`SessionMeta::started`].
 ///
 /// [`SessionMeta::started`]: super::SessionMeta::started
 pub fn now_rfc3339() -> String {
@@ -92,12 +104,24 @@ mod tests {
             assert_eq!(t.rfc3339(), rfc, "{secs}");
             assert_eq!(t.compact(), compact, "{secs}");
         };
-        check(0, "1970-01-01T00:00:00Z", "19700101-000000");
-        check(951_782_400, "2000-02-29T00:00:00Z", "20000229-000000");
-        check(1_700_000_000, "2023-11-14T22:13:20Z", "20231114-221320");
-        check(1_795_315_512, "2026-11-22T02:45:12Z", "20261122-024512");
-        check(4_102_444_799, "2099-12-31T23:59:59Z", "20991231-235959");
-        check(-1, "1969-12-31T23:59:59Z", "19691231-235959");
+        check(0, "1970-01-01T00:00:00.000Z", "19700101-000000");
+        check(951_782_400, "2000-02-29T00:00:00.000Z", "20000229-000000");
+        check(1_700_000_000, "2023-11-14T22:13:20.000Z", "20231114-221320");
+        check(1_795_315_512, "2026-11-22T02:45:12.000Z", "20261122-024512");
+        check(4_102_444_799, "2099-12-31T23:59:59.000Z", "20991231-235959");
+        check(-1, "1969-12-31T23:59:59.000Z", "19691231-235959");
+    }
+
+    #[test]
+    fn milliseconds_keep_instants_within_a_second_in_order() {
+        let a = UtcTime::from_unix_millis(1_795_315_512_009).rfc3339();
+        let b = UtcTime::from_unix_millis(1_795_315_512_010).rfc3339();
+        assert_eq!(a, "2026-11-22T02:45:12.009Z");
+        assert!(a < b, "{a} < {b}");
+        assert_eq!(
+            UtcTime::from_unix_millis(-1).rfc3339(),
+            "1969-12-31T23:59:59.999Z"
+        );
     }
 
     #[test]

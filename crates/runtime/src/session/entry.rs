@@ -22,7 +22,8 @@ pub struct SessionMeta {
     pub model: String,
     /// The worker's mode (`single` or `chat`).
     pub mode: String,
-    /// When the session started, RFC 3339 in UTC (`2026-11-22T02:45:12Z`).
+    /// When the session started, RFC 3339 in UTC (`2026-11-22T02:45:12.345Z`; older transcripts
+    /// have whole seconds).
     pub started: String,
 }
 
