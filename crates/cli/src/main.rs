@@ -1,32 +1,8 @@
-//! The `golem-forge` binary: parses the command line, sets up diagnostics and runs a command.
-//! Everything else lives in `commands/` (one file per subcommand).
-
-mod chat;
-mod cli_error;
-mod commands;
-mod frontend;
-mod input;
-mod logging;
-mod session;
+//! The `golem-forge` binary. Everything lives in the library (`lib.rs`): the command line,
+//! the front ends and the jail helper mode.
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    // The jail helper mode runs before anything else starts (no threads, no runtime).
-    let mut args = std::env::args_os().skip(1);
-    if args.next().as_deref() == Some(golem_sandbox::jail::HELPER_ARG.as_ref()) {
-        let code = golem_sandbox::jail::helper_main(args.collect());
-        return ExitCode::from(u8::try_from(code).unwrap_or(1));
-    }
-    let cli = commands::Cli::parse();
-    let _log_guard = match logging::init() {
-        Ok(guard) => guard,
-        Err(err) => return cli_error::report(&err),
-    };
-    match commands::run(cli) {
-        Ok(code) => code,
-        Err(err) => cli_error::report(&err),
-    }
+    golem_forge::main()
 }

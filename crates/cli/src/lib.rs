@@ -1,0 +1,37 @@
+//! The `golem-forge` command line as a library: [`main`] is the whole program (the binary in
+//! `main.rs` only calls it). The terminal renderers are public too, so that benchmarks
+//! (`benches/`) measure the code the chat draws with.
+
+mod chat;
+mod cli_error;
+mod commands;
+mod frontend;
+mod input;
+mod logging;
+mod session;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use frontend::{markdown, render};
+
+/// Runs `golem-forge` with the process's arguments: the jail helper mode when the first
+/// argument asks for it, otherwise the command line (`commands/`, one file per subcommand).
+pub fn main() -> ExitCode {
+    // The jail helper mode runs before anything else starts (no threads, no runtime).
+    let mut args = std::env::args_os().skip(1);
+    if args.next().as_deref() == Some(golem_sandbox::jail::HELPER_ARG.as_ref()) {
+        let code = golem_sandbox::jail::helper_main(args.collect());
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    let cli = commands::Cli::parse();
+    let _log_guard = match logging::init() {
+        Ok(guard) => guard,
+        Err(err) => return cli_error::report(&err),
+    };
+    match commands::run(cli) {
+        Ok(code) => code,
+        Err(err) => cli_error::report(&err),
+    }
+}
