@@ -147,6 +147,52 @@ async fn files_outside_the_zones_cannot_be_read() {
 }
 
 #[tokio::test]
+async fn no_hard_link_to_a_file_outside_the_rw_zones_can_be_made_in_one() {
+    // A hard link in /output to a read-only or system file would let a later write through
+    // /output change that file (Landlock checks the path used, and the zone layer cannot tell
+    // such a link from a real file). Every visible tree is a mount of its own, so the kernel
+    // refuses links across them (EXDEV).
+    let env = JailEnv::new();
+    let sources = [
+        "/input/data.txt",
+        "/etc/passwd",
+        "/usr/bin/bash",
+        "/tmp/mine",
+    ];
+    let mut script = String::from("echo mine > /tmp/mine\n");
+    for (i, source) in sources.iter().enumerate() {
+        script.push_str(&format!(
+            "if ln '{source}' /output/link{i} 2>/dev/null; then echo 'LINKED {source}'; else echo refused; fi\n"
+        ));
+    }
+    script.push_str(
+        "echo in-zone > /output/own && ln /output/own /output/own2 && echo same-zone-ok\n",
+    );
+    let out = env.bash(&script).await;
+    assert_exit(&out, 0);
+    assert!(!out.stdout.text.contains("LINKED"), "{}", out.stdout.text);
+    assert_eq!(
+        out.stdout.text.matches("refused").count(),
+        sources.len(),
+        "{}",
+        out.stdout.text
+    );
+    // Links within one rw zone are ordinary files of that zone, and still work.
+    assert!(
+        out.stdout.text.contains("same-zone-ok"),
+        "{}",
+        out.stdout.text
+    );
+    for i in 0..sources.len() {
+        assert!(!env.output(&format!("link{i}")).exists());
+    }
+    assert_eq!(
+        std::fs::read_to_string(env.tmp.path().join("work/input/data.txt")).unwrap(),
+        "input data\n"
+    );
+}
+
+#[tokio::test]
 async fn only_the_jails_own_processes_are_visible() {
     let env = JailEnv::new();
     let out = env
