@@ -164,17 +164,7 @@ impl ShellRules {
     /// The policy in words, for listings: `by rule: `git` pre-approved, `rm -rf` blocked;
     /// otherwise ask`.
     pub fn describe(&self) -> String {
-        let rules: Vec<String> = self
-            .rules
-            .iter()
-            .map(|c| {
-                format!(
-                    "`{}` {}",
-                    shell_words::join(&c.words),
-                    decision_name(c.rule.approval)
-                )
-            })
-            .collect();
+        let rules = self.each_rule(decision_name);
         let otherwise = match self.default {
             Some(decision) => decision_name(decision),
             None => "blocked",
@@ -201,21 +191,24 @@ impl ShellRules {
         if self.rules.is_empty() {
             return format!("Every command {otherwise}.");
         }
-        let rules: Vec<String> = self
-            .rules
+        format!(
+            "Rules, first match wins: {}; any other command {otherwise}.",
+            self.each_rule(effect).join(", ")
+        )
+    }
+
+    /// Each rule as `` `words` `` and its decision in the words of `decision`.
+    fn each_rule(&self, decision: impl Fn(ApprovalDecisionType) -> &'static str) -> Vec<String> {
+        self.rules
             .iter()
             .map(|c| {
                 format!(
                     "`{}` {}",
                     shell_words::join(&c.words),
-                    effect(c.rule.approval)
+                    decision(c.rule.approval)
                 )
             })
-            .collect();
-        format!(
-            "Rules, first match wins: {}; any other command {otherwise}.",
-            rules.join(", ")
-        )
+            .collect()
     }
 }
 
