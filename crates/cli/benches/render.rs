@@ -13,8 +13,8 @@ use divan::Bencher;
 use golem_forge::markdown::{MarkdownStream, MarkdownStyle};
 use golem_forge::render::{RenderStyle, render_lines};
 use golem_protocol::ToolResultValue;
-use golem_protocol::result::{DiffData, DiffHunk};
-use similar::TextDiff;
+use golem_protocol::result::DiffData;
+use golem_tools::filesystem::{DiffLimits, diff_result};
 
 fn main() {
     divan::main();
@@ -44,52 +44,43 @@ static TEXTS: LazyLock<(String, String)> = LazyLock::new(|| {
     (original, modified)
 });
 
-/// Hunks as a producer computes them (unified, 3 lines of context).
-fn hunks(original: &str, modified: &str) -> Vec<DiffHunk> {
-    let diff = TextDiff::from_lines(original, modified);
-    diff.unified_diff()
-        .context_radius(3)
-        .iter_hunks()
-        .map(|hunk| {
-            let ops = hunk.ops();
-            let (first, last) = (ops.first().unwrap(), ops.last().unwrap());
-            let old = first.old_range().start..last.old_range().end;
-            let new = first.new_range().start..last.new_range().end;
-            let lines = hunk
-                .iter_changes()
-                .map(|change| format!("{}{}", change.tag(), change.value().trim_end_matches('\n')))
-                .collect();
-            DiffHunk {
-                old_start: old.start as u32 + 1,
-                old_lines: old.len() as u32,
-                new_start: new.start as u32 + 1,
-                new_lines: new.len() as u32,
-                lines,
-            }
-        })
-        .collect()
+/// The `diff` result `write_file` sends for this change (hunks from the filesystem toolset's
+/// own diff), with its size limits lifted so that all 10,000 lines stay in it.
+fn written(original: Option<&str>, modified: &str) -> ToolResultValue {
+    let unbounded = DiffLimits {
+        max_text_bytes: usize::MAX,
+        max_hunk_lines: usize::MAX,
+        ..DiffLimits::default()
+    };
+    diff_result(
+        "/src/big.rs",
+        original.map(str::as_bytes),
+        modified.as_bytes(),
+        Some(modified.len() as u64),
+        &unbounded,
+    )
 }
 
-fn diff_value(original: Option<&str>, modified: &str, with_hunks: bool) -> ToolResultValue {
-    let hunks = with_hunks.then(|| hunks(original.unwrap_or(""), modified));
+/// The same change as a producer without hunks would send it: the renderer diffs the texts.
+fn texts_only(original: &str, modified: &str) -> ToolResultValue {
     ToolResultValue::diff(DiffData {
         path: "/src/big.rs".into(),
-        original: original.map(str::to_owned),
+        original: Some(original.to_owned()),
         modified: modified.to_owned(),
-        is_new: original.is_none(),
+        is_new: false,
         bytes_written: Some(modified.len() as u64),
-        hunks,
+        hunks: None,
     })
 }
 
 /// Every tenth of 10,000 lines changed (2,000 changed lines and their context in 1,000 hunks).
 static EDITED_WITH_HUNKS: LazyLock<ToolResultValue> =
-    LazyLock::new(|| diff_value(Some(&TEXTS.0), &TEXTS.1, true));
+    LazyLock::new(|| written(Some(&TEXTS.0), &TEXTS.1));
 /// The same change without hunks: the renderer diffs the texts itself.
 static EDITED_TEXTS_ONLY: LazyLock<ToolResultValue> =
-    LazyLock::new(|| diff_value(Some(&TEXTS.0), &TEXTS.1, false));
+    LazyLock::new(|| texts_only(&TEXTS.0, &TEXTS.1));
 /// A new 10,000-line file: one hunk of 10,000 added lines.
-static NEW_FILE: LazyLock<ToolResultValue> = LazyLock::new(|| diff_value(None, &TEXTS.0, true));
+static NEW_FILE: LazyLock<ToolResultValue> = LazyLock::new(|| written(None, &TEXTS.0));
 
 fn style(color: bool, max_height: Option<usize>) -> RenderStyle {
     RenderStyle {

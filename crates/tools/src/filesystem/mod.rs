@@ -55,7 +55,7 @@ use golem_protocol::{ToolError, ToolErrorCode};
 use golem_sandbox::Sandbox;
 
 pub use content::ReadLimits;
-pub use diff::DiffLimits;
+pub use diff::{DiffLimits, diff_result};
 
 /// Size limits of the filesystem tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
