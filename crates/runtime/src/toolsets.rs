@@ -145,6 +145,11 @@ impl ProcessToolset<'_> {
             output_bytes: self.limits.output_kb.map_or(defaults.output_bytes, |kb| {
                 usize::try_from(kb << 10).unwrap_or(usize::MAX)
             }),
+            run_memory_bytes: mib(self.limits.run_memory_mb, defaults.run_memory_bytes),
+            tmp_bytes: mib(self.limits.tmp_mb, defaults.tmp_bytes),
+            tmp_files: self.limits.tmp_files.unwrap_or(defaults.tmp_files),
+            zone_write_bytes: mib(self.limits.zone_write_mb, defaults.zone_write_bytes),
+            zone_files: self.limits.zone_files.unwrap_or(defaults.zone_files),
         };
         JailPolicy {
             network: self.network,

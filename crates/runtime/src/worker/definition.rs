@@ -145,6 +145,21 @@ pub struct ProcessLimitsConfig {
     /// Output kept per stream, in KiB (default 1024); the rest is counted and dropped.
     #[serde(default)]
     pub output_kb: Option<u64>,
+    /// Memory of all processes of one run together, in MiB (default 2048).
+    #[serde(default)]
+    pub run_memory_mb: Option<u64>,
+    /// Size of the private `/tmp` (and of `/dev/shm`), in MiB (default 512).
+    #[serde(default)]
+    pub tmp_mb: Option<u64>,
+    /// Files the private `/tmp` (and `/dev/shm`) may hold (default 65536).
+    #[serde(default)]
+    pub tmp_files: Option<u64>,
+    /// How much one run may write into the zones, in MiB (default 1024).
+    #[serde(default)]
+    pub zone_write_mb: Option<u64>,
+    /// How many files one run may add to the zones (default 20000).
+    #[serde(default)]
+    pub zone_files: Option<u64>,
 }
 
 /// The code toolset's options.

@@ -68,6 +68,18 @@ pub struct JailLimits {
     pub file_size_bytes: u64,
     /// The most bytes kept of stdout, and again of stderr; the rest is counted and dropped.
     pub output_bytes: usize,
+    /// Memory of all the run's processes together (a memory cgroup, where one can be made).
+    pub run_memory_bytes: u64,
+    /// The size of the private `/tmp`, and again of `/dev/shm` (size-limited tmpfs mounts).
+    pub tmp_bytes: u64,
+    /// Files and directories the private `/tmp` (and again `/dev/shm`) may hold.
+    pub tmp_files: u64,
+    /// How much the file systems of the read-write zones may grow during one run before the
+    /// run is stopped.
+    pub zone_write_bytes: u64,
+    /// How many files and directories a run may add to the read-write zones' file systems
+    /// before it is stopped (where the file system counts them).
+    pub zone_files: u64,
 }
 
 impl Default for JailLimits {
@@ -79,6 +91,11 @@ impl Default for JailLimits {
             open_files: 1024,
             file_size_bytes: 256 << 20,
             output_bytes: 1 << 20,
+            run_memory_bytes: 2 << 30,
+            tmp_bytes: 512 << 20,
+            tmp_files: 65_536,
+            zone_write_bytes: 1 << 30,
+            zone_files: 20_000,
         }
     }
 }
@@ -132,7 +149,7 @@ pub struct JailCommand {
 }
 
 /// How the process ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JailExit {
     /// It exited with this code (127: command not found; 126: not executable).
     Code(i32),
@@ -142,6 +159,9 @@ pub enum JailExit {
     TimedOut,
     /// The interrupt killed it (and everything it started).
     Interrupted,
+    /// A limit of the run as a whole was passed (what it wrote into the zones), so it was
+    /// killed with everything it started; the text says which limit.
+    LimitExceeded(String),
 }
 
 /// The result of one jailed run.

@@ -4,10 +4,17 @@
 //! `pivot_root` into it — nothing else of the host exists there. Without namespaces (best
 //! effort): the host's tree, with the same paths listed for Landlock.
 //!
-//! Read-only is enforced by Landlock (`landlock_rules.rs`), not by remounting: a read-only bind
-//! remount must repeat the source mount's locked flags, which differ between systems.
+//! Every mount of the view is `nosuid`, and every one but the device nodes `nodev` (a device
+//! node cannot be opened on a `nodev` mount). System paths, `ro` zones and the device nodes are
+//! read-only mounts, so the kernel answers `EROFS` to any change of their contents *or*
+//! metadata (`chmod`, `chown`, times, attributes, inode flags), which Landlock does not cover;
+//! Landlock still limits what may be opened. The attributes are added with `mount_setattr(2)`
+//! (recursively, and only ever adding restrictions, so the source mount's locked flags never
+//! need repeating). `/tmp` and `/dev/shm` are fresh tmpfs mounts limited in size and inodes.
 
+use std::ffi::CString;
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
@@ -79,7 +86,7 @@ impl View {
     /// The view without namespaces: host paths.
     pub fn host(spec: &Spec) -> View {
         let mut read_only: Vec<PathBuf> = existing_system_paths().collect();
-        let mut read_write = vec![spec.tmp.clone()];
+        let mut read_write = vec![spec.script_dir.clone()];
         for zone in &spec.zones {
             if zone.writable {
                 read_write.push(zone.host.clone());
@@ -89,13 +96,13 @@ impl View {
         }
         let cwd = cwd_zone(spec)
             .map(|zone| zone.host.clone())
-            .unwrap_or_else(|| spec.tmp.clone());
+            .unwrap_or_else(|| spec.script_dir.clone());
         View {
             read_only,
             read_write,
             devices: DEVICES.iter().map(PathBuf::from).collect(),
             list_only: Vec::new(),
-            tmp: spec.tmp.clone(),
+            tmp: spec.script_dir.clone(),
             cwd,
         }
     }
@@ -131,6 +138,95 @@ fn existing_system_paths() -> impl Iterator<Item = PathBuf> {
         .filter(|path| fs::symlink_metadata(path).is_ok())
 }
 
+/// `mount_setattr(2)` attribute bits (`linux/mount.h`).
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+
+/// What a mount of the view may be used for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Read-only, no set-id programs, no device nodes.
+    ReadOnly,
+    /// Writable, no set-id programs, no device nodes.
+    ReadWrite,
+    /// A device node: usable, but its own metadata is read-only.
+    Device,
+}
+
+impl Access {
+    fn attributes(self) -> u64 {
+        match self {
+            Access::ReadOnly => MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+            Access::ReadWrite => MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+            Access::Device => MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
+        }
+    }
+}
+
+/// `struct mount_attr` of `mount_setattr(2)`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// Adds `attributes` to the mount at `path`, and with `recursive` to every mount below it.
+#[allow(unsafe_code)]
+fn restrict_mount(path: &Path, attributes: u64, recursive: bool) -> Result<(), String> {
+    let c_path = CString::new(path.as_os_str().as_bytes())
+        .map_err(|e| err("restricting the mount", path, e))?;
+    let attr = MountAttr {
+        attr_set: attributes,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let flags = if recursive {
+        libc::AT_RECURSIVE | libc::AT_SYMLINK_NOFOLLOW
+    } else {
+        libc::AT_SYMLINK_NOFOLLOW
+    };
+    // SAFETY: `c_path` is a NUL-terminated string and `attr` a `struct mount_attr` laid out as
+    // the kernel expects, both alive for the whole call; the kernel only reads them.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            c_path.as_ptr(),
+            flags as libc::c_uint,
+            &raw const attr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if result == 0 {
+        Ok(())
+    } else {
+        Err(err(
+            "restricting the mount",
+            path,
+            std::io::Error::last_os_error(),
+        ))
+    }
+}
+
+/// Mounts a tmpfs of at most `bytes` and `files` inodes on `target`.
+fn mount_tmpfs(target: &Path, mode: &str, bytes: u64, files: u64) -> Result<(), String> {
+    fs::create_dir_all(target).map_err(|e| err("creating", target, e))?;
+    let data = CString::new(format!("mode={mode},size={bytes},nr_inodes={files}"))
+        .map_err(|e| err("mounting a tmpfs on", target, e))?;
+    rustix::mount::mount(
+        "tmpfs",
+        target,
+        "tmpfs",
+        MountFlags::NOSUID | MountFlags::NODEV,
+        Some(data.as_c_str()),
+    )
+    .map_err(|e| err("mounting a tmpfs on", target, e))
+}
+
 fn err(what: &str, path: &Path, error: impl std::fmt::Display) -> String {
     format!("{what} {}: {error}", path.display())
 }
@@ -140,8 +236,8 @@ fn under(root: &Path, target: &Path) -> PathBuf {
     root.join(target.strip_prefix("/").unwrap_or(target))
 }
 
-/// Makes `host` visible at `target` (same kind: directory, file or symbolic link).
-fn expose(root: &Path, host: &Path, target: &Path) -> Result<(), String> {
+/// Makes `host` visible at `target` (same kind: directory, file or symbolic link), for `access`.
+fn expose(root: &Path, host: &Path, target: &Path, access: Access) -> Result<(), String> {
     let inside = under(root, target);
     let meta = fs::symlink_metadata(host).map_err(|e| err("inspecting", host, e))?;
     if let Some(parent) = inside.parent() {
@@ -156,7 +252,8 @@ fn expose(root: &Path, host: &Path, target: &Path) -> Result<(), String> {
     } else {
         fs::File::create(&inside).map_err(|e| err("creating", &inside, e))?;
     }
-    rustix::mount::mount_bind_recursive(host, &inside).map_err(|e| err("mounting", host, e))
+    rustix::mount::mount_bind_recursive(host, &inside).map_err(|e| err("mounting", host, e))?;
+    restrict_mount(&inside, access.attributes(), true)
 }
 
 /// Builds the new root on `spec.root` and moves into it. Returns the view and notes about
@@ -180,17 +277,24 @@ pub(crate) fn build(spec: &Spec) -> Result<(View, Vec<String>), String> {
 
     let mut read_only = Vec::new();
     for path in existing_system_paths() {
-        expose(root, &path, &path)?;
+        expose(root, &path, &path, Access::ReadOnly)?;
         read_only.push(path);
     }
     let mut read_write = vec![PathBuf::from("/tmp")];
-    expose(root, &spec.tmp, Path::new("/tmp"))?;
+    let tmp = under(root, Path::new("/tmp"));
+    let limits = &spec.limits;
+    mount_tmpfs(&tmp, "1777", limits.tmp_bytes, limits.tmp_files)?;
+    if let Some(script) = &spec.script {
+        let (from, to) = (spec.script_dir.join(script), tmp.join(script));
+        fs::copy(&from, &to).map_err(|e| err("copying the script to", &to, e))?;
+    }
     for zone in &spec.zones {
         let target = PathBuf::from("/").join(&zone.name);
-        expose(root, &zone.host, &target)?;
         if zone.writable {
+            expose(root, &zone.host, &target, Access::ReadWrite)?;
             read_write.push(target);
         } else {
+            expose(root, &zone.host, &target, Access::ReadOnly)?;
             read_only.push(target);
         }
     }
@@ -198,7 +302,7 @@ pub(crate) fn build(spec: &Spec) -> Result<(View, Vec<String>), String> {
     for device in DEVICES {
         let device = Path::new(device);
         if device.exists() {
-            expose(root, device, device)?;
+            expose(root, device, device, Access::Device)?;
             devices.push(device.to_path_buf());
         }
     }
@@ -214,14 +318,7 @@ pub(crate) fn build(spec: &Spec) -> Result<(View, Vec<String>), String> {
         symlink(target, &link).map_err(|e| err("creating link", &link, e))?;
     }
     let shm = under(root, Path::new("/dev/shm"));
-    fs::create_dir_all(&shm).map_err(|e| err("creating", &shm, e))?;
-    match rustix::mount::mount(
-        "tmpfs",
-        &shm,
-        "tmpfs",
-        MountFlags::NOSUID | MountFlags::NODEV,
-        Some(c"mode=1777,size=64m"),
-    ) {
+    match mount_tmpfs(&shm, "1777", limits.tmp_bytes, limits.tmp_files) {
         Ok(()) => read_write.push(PathBuf::from("/dev/shm")),
         Err(e) => notes.push(format!("no /dev/shm: {e}")),
     }
@@ -243,9 +340,9 @@ pub(crate) fn build(spec: &Spec) -> Result<(View, Vec<String>), String> {
     rustix::mount::unmount(".", UnmountFlags::DETACH)
         .map_err(|e| format!("detaching the old root: {e}"))?;
     std::env::set_current_dir("/").map_err(|e| format!("entering the new root: {e}"))?;
-    // The root itself holds only mount points: make it read-only (Landlock denies writes there
-    // anyway; a failure here weakens nothing).
-    let _ = rustix::mount::mount_remount("/", MountFlags::RDONLY | MountFlags::BIND, "");
+    // The root itself holds only mount points: make it read-only (not recursively: the mounts
+    // on it keep their own access).
+    restrict_mount(Path::new("/"), Access::ReadOnly.attributes(), false)?;
 
     let cwd = spec
         .cwd_zone

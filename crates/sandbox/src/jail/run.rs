@@ -149,7 +149,7 @@ pub(super) async fn run(
         env,
         zones,
         cwd_zone: command.cwd_zone.clone(),
-        tmp,
+        script_dir: tmp,
         root,
         report: dir.path().join("report.jsonl"),
         cgroup_procs: cgroup.as_ref().map(PidsCgroup::procs_file),
@@ -161,6 +161,8 @@ pub(super) async fn run(
             processes: limits.processes,
             open_files: limits.open_files,
             file_size_bytes: limits.file_size_bytes,
+            tmp_bytes: limits.tmp_bytes,
+            tmp_files: limits.tmp_files,
         },
     };
     let spec_path = dir.path().join("spec.json");

@@ -1,9 +1,22 @@
 //! The seccomp filter of the jailed program: system calls that reach across the jail's walls
 //! fail with `EPERM` — tracing and reading other processes' memory, io_uring (which bypasses
 //! other filters), BPF, kernel keyrings, modules, mounting, new namespaces, handle-based opens,
-//! terminal injection — and with the network off every socket family but `AF_UNIX`. `clone3`
-//! fails with `ENOSYS` (its flags cannot be inspected) so the C library falls back to `clone`,
-//! whose namespace flags are refused.
+//! terminal injection, and any mode with the set-user-ID or set-group-ID bit (`chmod` family,
+//! `open`/`creat`/`mknod` with such a mode): a file the jail leaves in an rw zone belongs to the
+//! user who ran golem-forge outside, so a set-id bit there would hand that user's identity
+//! (root, in a container) to whoever runs it. Setting extended attributes fails with
+//! `EOPNOTSUPP`, as on a file system without them: the filter cannot read the attribute's
+//! name, and `security.capability` would grant capabilities the same way.
+//!
+//! With the network off, every socket family but `AF_UNIX` is refused, and of UNIX sockets only
+//! stream and seqpacket ones may be made (a datagram socket names its destination in every
+//! `sendto`/`sendmsg`), and `connect` is refused: named UNIX sockets belong to no network
+//! namespace, so without this a program could reach a host service listening on a socket file
+//! in a zone. Socket pairs work. (Landlock ABI 9 can scope this per path; the kernels we run
+//! on today do not have it.)
+//!
+//! `clone3` fails with `ENOSYS` (its flags cannot be inspected) so the C library falls back to
+//! `clone`, whose namespace flags are refused.
 
 use std::collections::BTreeMap;
 
@@ -54,6 +67,47 @@ const DENIED: &[i64] = &[
     libc::SYS_syslog,
 ];
 
+/// System calls whose argument (by index) is a file mode that must not carry a set-id bit.
+#[cfg(target_arch = "x86_64")]
+const MODE_ARGUMENTS: &[(i64, u8)] = &[
+    (libc::SYS_chmod, 1),
+    (libc::SYS_fchmod, 1),
+    (libc::SYS_fchmodat, 2),
+    (libc::SYS_fchmodat2, 2),
+    (libc::SYS_open, 2),
+    (libc::SYS_openat, 3),
+    (libc::SYS_creat, 1),
+    (libc::SYS_mknod, 1),
+    (libc::SYS_mknodat, 2),
+];
+/// System calls whose argument (by index) is a file mode that must not carry a set-id bit.
+#[cfg(not(target_arch = "x86_64"))]
+const MODE_ARGUMENTS: &[(i64, u8)] = &[
+    (libc::SYS_fchmod, 1),
+    (libc::SYS_fchmodat, 2),
+    (libc::SYS_fchmodat2, 2),
+    (libc::SYS_openat, 3),
+    (libc::SYS_mknodat, 2),
+];
+
+/// The set-user-ID and set-group-ID bits.
+const SET_ID_BITS: &[u64] = &[libc::S_ISUID as u64, libc::S_ISGID as u64];
+
+/// `setxattrat(2)` (Linux 6.13; the same number on every architecture).
+const SYS_SETXATTRAT: i64 = 463;
+
+/// Setting an extended attribute: refused with `EOPNOTSUPP`.
+const SET_XATTR: &[i64] = &[
+    libc::SYS_setxattr,
+    libc::SYS_lsetxattr,
+    libc::SYS_fsetxattr,
+    SYS_SETXATTRAT,
+];
+
+/// The socket types (`type & 0xf`) a UNIX socket may have with the network off: stream and
+/// seqpacket, whose sends never name a destination.
+const CONNECTED_SOCKET_TYPES: &[u64] = &[libc::SOCK_STREAM as u64, libc::SOCK_SEQPACKET as u64];
+
 /// `clone` flags that create namespaces.
 const NAMESPACE_FLAGS: &[u64] = &[
     libc::CLONE_NEWUSER as u64,
@@ -78,6 +132,37 @@ fn condition(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, 
     SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(|e| e.to_string())
 }
 
+/// A condition on a 32-bit argument (`int`, `mode_t`).
+fn condition32(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(|e| e.to_string())
+}
+
+/// One rule per set-id bit: the mode argument `arg` has it.
+fn set_id_rules(arg: u8) -> Result<Vec<SeccompRule>, String> {
+    SET_ID_BITS
+        .iter()
+        .map(|&bit| rule(vec![condition32(arg, SeccompCmpOp::MaskedEq(bit), bit)?]))
+        .collect()
+}
+
+/// With the network off, `socket` and `socketpair` are refused for any family but `AF_UNIX`
+/// and for any type but the connected ones.
+fn unix_only_socket_rules() -> Result<Vec<SeccompRule>, String> {
+    let mut rules = vec![rule(vec![condition32(
+        0,
+        SeccompCmpOp::Ne,
+        libc::AF_UNIX as u64,
+    )?])?];
+    for kind in (0..16u64).filter(|kind| !CONNECTED_SOCKET_TYPES.contains(kind)) {
+        rules.push(rule(vec![condition32(
+            1,
+            SeccompCmpOp::MaskedEq(0xf),
+            kind,
+        )?])?);
+    }
+    Ok(rules)
+}
+
 fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
     SeccompRule::new(conditions).map_err(|e| e.to_string())
 }
@@ -99,19 +184,13 @@ fn deny_filter(network: bool) -> Result<BpfProgram, String> {
             libc::TIOCSTI,
         )?])?],
     );
+    for &(nr, arg) in MODE_ARGUMENTS {
+        rules.insert(nr, set_id_rules(arg)?);
+    }
     if !network {
-        rules.insert(
-            libc::SYS_socket,
-            vec![rule(vec![
-                SeccompCondition::new(
-                    0,
-                    SeccompCmpArgLen::Dword,
-                    SeccompCmpOp::Ne,
-                    libc::AF_UNIX as u64,
-                )
-                .map_err(|e| e.to_string())?,
-            ])?],
-        );
+        rules.insert(libc::SYS_socket, unix_only_socket_rules()?);
+        rules.insert(libc::SYS_socketpair, unix_only_socket_rules()?);
+        rules.insert(libc::SYS_connect, Vec::new());
     }
     compile(rules, libc::EPERM)
 }
@@ -136,12 +215,21 @@ fn clone3_filter() -> Result<BpfProgram, String> {
     )
 }
 
-/// Installs both filters on this process (inherited across `fork` and `exec`).
+/// The `EOPNOTSUPP` filter for setting extended attributes.
+fn xattr_filter() -> Result<BpfProgram, String> {
+    compile(
+        SET_XATTR.iter().map(|&nr| (nr, Vec::new())).collect(),
+        libc::EOPNOTSUPP,
+    )
+}
+
+/// Installs the filters on this process (inherited across `fork` and `exec`).
 pub(crate) fn apply(network: bool) -> Result<(), String> {
     let fail = |e: String| format!("the seccomp filter could not be installed: {e}");
     for program in [
         deny_filter(network).map_err(fail)?,
         clone3_filter().map_err(fail)?,
+        xattr_filter().map_err(fail)?,
     ] {
         seccompiler::apply_filter(&program).map_err(|e| fail(e.to_string()))?;
     }
@@ -157,5 +245,6 @@ mod tests {
         assert!(!deny_filter(false).unwrap().is_empty());
         assert!(!deny_filter(true).unwrap().is_empty());
         assert!(!clone3_filter().unwrap().is_empty());
+        assert!(!xattr_filter().unwrap().is_empty());
     }
 }

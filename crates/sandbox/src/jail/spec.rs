@@ -1,6 +1,6 @@
 //! What the parent tells the helper (the spec, a JSON file in the private run directory) and
 //! what the helper tells the parent back (the report, JSON lines appended by both stages).
-//! Neither is visible inside the jail: only the run directory's `tmp/` is mounted there.
+//! Neither is visible inside the jail (only the script is copied in).
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -26,6 +26,8 @@ pub(crate) struct SpecLimits {
     pub processes: u64,
     pub open_files: u64,
     pub file_size_bytes: u64,
+    pub tmp_bytes: u64,
+    pub tmp_files: u64,
 }
 
 /// Everything the helper needs to build the jail and start the program.
@@ -39,8 +41,9 @@ pub(crate) struct Spec {
     pub env: Vec<(String, String)>,
     pub zones: Vec<SpecZone>,
     pub cwd_zone: Option<String>,
-    /// The host directory that becomes `/tmp`.
-    pub tmp: PathBuf,
+    /// The host directory holding the script. With namespaces the script is copied into the
+    /// jail's own size-limited `/tmp`; without (best effort) this directory is `/tmp`.
+    pub script_dir: PathBuf,
     /// An empty host directory the new root is mounted on.
     pub root: PathBuf,
     /// The report file (JSON lines).

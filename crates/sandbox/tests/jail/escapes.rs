@@ -2,6 +2,11 @@
 //! ever sends a packet off this machine: where the jail must refuse a socket, the program stops
 //! as soon as the socket exists instead of connecting.
 
+mod limits;
+mod metadata;
+mod setid;
+mod sockets;
+
 use std::io::Read;
 use std::time::{Duration, Instant};
 

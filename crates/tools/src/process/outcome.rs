@@ -1,7 +1,9 @@
 //! What a jailed run becomes for the model and the UI: a `code_result` when the process ended
 //! by itself (any exit code, or a signal such as the CPU limit's), a `TIMEOUT` error carrying
-//! the partial output when the wall-clock limit killed it, `INTERRUPTED` when the user did, and
-//! `EXECUTION_ERROR` with the jail's own words when it could not run at all.
+//! the partial output when the wall-clock limit killed it, `INTERRUPTED` when the user did,
+//! `EXECUTION_ERROR` with the limit's name and the partial output when a limit of the whole run
+//! (what it wrote into the zones) stopped it, and `EXECUTION_ERROR` with the jail's own words
+//! when it could not run at all.
 
 use std::time::Duration;
 
@@ -19,11 +21,12 @@ pub fn outcome(
     limit: Duration,
     output: JailOutput,
 ) -> Result<CodeResultData, ToolError> {
-    let (exit_code, signal) = match output.exit {
-        JailExit::Code(code) => (Some(code), None),
-        JailExit::Signal(signal) => (None, Some(signal)),
+    let (exit_code, signal) = match &output.exit {
+        JailExit::Code(code) => (Some(*code), None),
+        JailExit::Signal(signal) => (None, Some(*signal)),
         JailExit::TimedOut => return Err(timed_out(command, limit, &output)),
         JailExit::Interrupted => return Err(interrupted(command, &output)),
+        JailExit::LimitExceeded(why) => return Err(over_limit(command, why, &output)),
     };
     Ok(CodeResultData {
         command: command.to_owned(),
@@ -50,6 +53,15 @@ fn timed_out(command: &str, limit: Duration, output: &JailOutput) -> ToolError {
         output_so_far(output)
     );
     ToolError::new(ToolErrorCode::Timeout, message).with_details(details(command, output))
+}
+
+/// `EXECUTION_ERROR`: a limit of the whole run stopped it; the limit, and the output so far.
+fn over_limit(command: &str, why: &str, output: &JailOutput) -> ToolError {
+    let message = format!(
+        "`{command}` was stopped, with everything it started: {why}. {}",
+        output_so_far(output)
+    );
+    ToolError::new(ToolErrorCode::ExecutionError, message).with_details(details(command, output))
 }
 
 /// `INTERRUPTED`: the user stopped it; what it printed is kept in `details`.
@@ -167,6 +179,20 @@ mod tests {
         assert_eq!((data.exit_code, data.signal), (None, Some(24)));
         assert_eq!(data.weakened, ["landlock: not supported"]);
         assert_eq!(data.stdout, "partial");
+    }
+
+    #[test]
+    fn a_run_over_its_zone_write_cap_is_an_error_naming_the_limit() {
+        let why = "it wrote more than 16.0 MiB into the zones (the run's cap)";
+        let e = err(output(JailExit::LimitExceeded(why.into()), "1\n", ""));
+        assert_eq!(e.code, ToolErrorCode::ExecutionError);
+        assert_eq!(
+            e.message,
+            format!(
+                "`python3 main.py` was stopped, with everything it started: {why}. Output so \
+                 far:\n--- stdout ---\n1"
+            )
+        );
     }
 
     #[test]
