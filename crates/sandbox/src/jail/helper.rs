@@ -1,5 +1,7 @@
-//! The helper: our own binary in its jail mode. The parent runs `<binary> __jail SPEC`
-//! (stage 1), which enters new namespaces and starts `<binary> __jail --stage2 SPEC MODE`
+//! The helper: our own binary in its jail mode. The parent starts `<binary> __jail --standby
+//! DIR PROCS…` ahead of the run (`standby.rs`), which joins the run's cgroups and waits; on
+//! `go` it reads `DIR/spec.json` and is stage 1, which enters new namespaces and starts
+//! `<binary> __jail --stage2 SPEC MODE`
 //! (stage 2, PID 1 of the new PID namespace), which builds the filesystem view, applies every
 //! restriction and starts the program. `<binary> __jail --probe` reports what the kernel
 //! supports (see `support.rs`). Stage 2 then stays as the namespace's init, reaping orphans
@@ -20,6 +22,7 @@ use super::limits;
 use super::mounts::{self, View};
 use super::seccomp;
 use super::spec::{ReportLine, ReportedExit, Spec, append};
+use super::standby::{self, STANDBY_ARG};
 use super::support;
 
 /// The first argument that puts the binary in jail-helper mode.
@@ -47,7 +50,10 @@ pub fn helper_main(args: Vec<OsString>) -> i32 {
     {
         ["--probe"] => support::probe(),
         ["--stage2", spec, mode] => stage2(Path::new(spec), *mode == "ns"),
-        [spec] => stage1(Path::new(spec)),
+        [STANDBY_ARG, dir, procs @ ..] => {
+            let procs: Vec<String> = procs.iter().map(|p| (*p).to_owned()).collect();
+            standby::wait_then_run(Path::new(dir), &procs)
+        }
         _ => {
             eprintln!("golem-forge {HELPER_ARG}: internal helper; not for direct use");
             2
@@ -55,7 +61,9 @@ pub fn helper_main(args: Vec<OsString>) -> i32 {
     }
 }
 
-fn open_report(path: &Path) -> Option<File> {
+/// The report file, opened for appending (`None` when it cannot be: the parent then falls back
+/// to the helper's exit status).
+pub(crate) fn open_report(path: &Path) -> Option<File> {
     OpenOptions::new().append(true).create(true).open(path).ok()
 }
 
@@ -66,7 +74,8 @@ fn read_spec(path: &Path) -> Option<Spec> {
         .ok()
 }
 
-fn setup_failed(report: &mut Option<File>, message: String) -> i32 {
+/// Reports that the jail could not be built and returns the helper's exit code for that.
+pub(crate) fn setup_failed(report: &mut Option<File>, message: String) -> i32 {
     if let Some(report) = report {
         append(report, &ReportLine::SetupError(message));
     }
@@ -96,22 +105,14 @@ fn namespace_flags(network: bool) -> rustix::thread::UnshareFlags {
     if network { flags } else { flags | F::NEWNET }
 }
 
-fn stage1(spec_path: &Path) -> i32 {
+/// Stage 1 (already in the run's cgroups): namespaces, then stage 2, then its exit status.
+pub(crate) fn stage1(spec_path: &Path, mut report: Option<File>) -> i32 {
     let Some(spec) = read_spec(spec_path) else {
-        return SETUP_FAILED;
-    };
-    let mut report = open_report(&spec.report);
-    if let Some(procs) = &spec.cgroup_procs
-        && let Err(err) = super::cgroup::join(procs)
-    {
         return setup_failed(
             &mut report,
-            format!(
-                "joining the process-limit cgroup {}: {err}",
-                procs.display()
-            ),
+            format!("the spec {} cannot be read", spec_path.display()),
         );
-    }
+    };
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
     let namespaced =

@@ -33,10 +33,13 @@ mod output;
 mod run;
 mod seccomp;
 mod spec;
+mod standby;
 mod support;
+mod zone_watch;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 pub use helper::{HELPER_ARG, helper_main};
@@ -201,12 +204,14 @@ pub enum JailError {
     },
 }
 
-/// A jail for one toolset: the helper binary, the zones to show, and the policy.
+/// A jail for one toolset: the helper binary, the zones to show, the policy, and a helper
+/// started ahead of the next run (shared by clones; see `standby.rs`).
 #[derive(Debug, Clone)]
 pub struct Jail {
     helper: PathBuf,
     sandbox: crate::Sandbox,
     policy: JailPolicy,
+    standby: Arc<Mutex<Option<standby::Standby>>>,
 }
 
 impl Jail {
@@ -218,7 +223,42 @@ impl Jail {
             helper,
             sandbox,
             policy,
+            standby: Arc::default(),
         }
+    }
+
+    /// The helper waiting for the next run, if one is ready.
+    fn take_standby(&self) -> Option<standby::Standby> {
+        self.standby
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// Starts a helper for the next run in the background, when there is a runtime to start it
+    /// on and none is waiting yet. A failure leaves no standby: the next run starts its own and
+    /// reports the failure then.
+    fn refill_standby(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let jail = self.clone();
+        runtime.spawn_blocking(move || {
+            if jail
+                .standby
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_some()
+            {
+                return;
+            }
+            if let Ok(standby) = standby::Standby::start(&jail) {
+                let mut slot = jail.standby.lock().unwrap_or_else(PoisonError::into_inner);
+                if slot.is_none() {
+                    *slot = Some(standby);
+                }
+            }
+        });
     }
 
     /// The policy.
@@ -236,7 +276,9 @@ impl Jail {
     /// [`JailError::Unsupported`] naming it; in best-effort mode that is never an error.
     pub fn preflight(&self) -> Result<(), JailError> {
         run::zones(self)?;
-        self.check_support()
+        self.check_support()?;
+        self.refill_standby();
+        Ok(())
     }
 
     /// The kernel part of [`Jail::preflight`].

@@ -38,6 +38,17 @@ impl CapturedOutput {
     }
 }
 
+impl CapturedOutput {
+    /// Appends a line of the jail's own (a limit the run reached) after what was captured.
+    pub(crate) fn push_note(&mut self, note: &str) {
+        if !self.text.is_empty() && !self.text.ends_with('\n') {
+            self.text.push('\n');
+        }
+        self.text.push_str(note);
+        self.text.push('\n');
+    }
+}
+
 /// `1.5 MB`, `312 bytes`.
 pub(crate) fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];

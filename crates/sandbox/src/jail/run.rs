@@ -1,20 +1,23 @@
-//! The parent side of a jailed run: check the request, prepare a private run directory (spec,
-//! report, the jail's `/tmp`, the mount point of its root), start the helper in a process group
-//! of its own with an empty environment, capture its output with caps, and end it — by itself,
-//! at the wall-clock timeout, or on interrupt — by killing the whole group.
+//! The parent side of a jailed run: check the request, take the jail's waiting helper (or
+//! start one: `standby.rs`), write the spec and the script into its private run directory and
+//! let it go, capture its output with caps, watch what it writes into the zones
+//! (`zone_watch.rs`), and end it — by itself, at the wall-clock timeout, on interrupt, or past
+//! the zones' write cap — by killing the whole group.
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
-use super::cgroup::PidsCgroup;
 use super::mounts::RESERVED_NAMES;
 use super::output::capture;
-use super::spec::{ReportLine, ReportedExit, Spec, SpecLimits, SpecZone, read_report};
-use super::{HELPER_ARG, Jail, JailCommand, JailError, JailExit, JailMode, JailOutput};
+use super::spec::{
+    REPORT_FILE, ReportLine, ReportedExit, SPEC_FILE, Spec, SpecLimits, SpecZone, human_mib,
+    read_report,
+};
+use super::standby::Standby;
+use super::zone_watch::ZoneWatch;
+use super::{Jail, JailCommand, JailError, JailExit, JailMode, JailOutput};
 use crate::ZoneMode;
 
 /// Variables passed through from the caller's environment (nothing secret).
@@ -85,31 +88,6 @@ fn check_command(jail: &Jail, command: &JailCommand) -> Result<(), JailError> {
     Ok(())
 }
 
-/// The pids cgroup that enforces the process limit, when the kernel will not do it through
-/// `RLIMIT_NPROC` alone: for `root`, whose processes are exempt from it. Without one, strict
-/// mode refuses and best effort says so.
-fn process_limit(jail: &Jail, weakened: &mut Vec<String>) -> Result<Option<PidsCgroup>, JailError> {
-    let max = jail.policy.limits.processes;
-    let is_root = rustix::process::getuid().is_root();
-    match PidsCgroup::create(max) {
-        Ok(cgroup) => Ok(Some(cgroup)),
-        Err(_) if !is_root => Ok(None),
-        Err(why) => {
-            let message = format!(
-                "the process limit cannot be enforced: golem-forge runs as root, whom the \
-                 kernel exempts from RLIMIT_NPROC, and no pids cgroup could be made ({why})"
-            );
-            match jail.policy.mode {
-                JailMode::Strict => Err(JailError::Unsupported(message)),
-                JailMode::BestEffort => {
-                    weakened.push(message);
-                    Ok(None)
-                }
-            }
-        }
-    }
-}
-
 fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     std::fs::write(path, contents)
 }
@@ -123,25 +101,26 @@ pub(super) async fn run(
     let zones = zones(jail)?;
     jail.check_support()?;
     let io = io_error(jail);
-    let dir = tempfile::Builder::new()
-        .prefix("golem-jail-")
-        .tempdir()
-        .map_err(&io)?;
-    let tmp = dir.path().join("tmp");
-    let root = dir.path().join("root");
-    std::fs::create_dir(&tmp).map_err(&io)?;
+    let mut standby = match jail.take_standby() {
+        Some(standby) => standby,
+        None => Standby::start(jail)?,
+    };
+    let dir = standby.path().to_path_buf();
+    let script_dir = dir.join("script");
+    let root = dir.join("root");
+    std::fs::create_dir(&script_dir).map_err(&io)?;
     std::fs::create_dir(&root).map_err(&io)?;
     if let Some(script) = &command.script {
-        write_private(&tmp.join(&script.file_name), &script.contents).map_err(&io)?;
+        write_private(&script_dir.join(&script.file_name), &script.contents).map_err(&io)?;
     }
     let limits = &jail.policy.limits;
-    let mut weakened = Vec::new();
-    let cgroup = process_limit(jail, &mut weakened)?;
+    let mut weakened = std::mem::take(&mut standby.weakened);
     let mut env: Vec<(String, String)> = PASSED_THROUGH
         .iter()
         .filter_map(|name| std::env::var(name).ok().map(|v| ((*name).to_owned(), v)))
         .collect();
     env.extend(command.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let mut watch = ZoneWatch::start(&zones, limits);
     let spec = Spec {
         program: command.program.clone(),
         script: command.script.as_ref().map(|s| s.file_name.clone()),
@@ -149,10 +128,9 @@ pub(super) async fn run(
         env,
         zones,
         cwd_zone: command.cwd_zone.clone(),
-        script_dir: tmp,
+        script_dir,
         root,
-        report: dir.path().join("report.jsonl"),
-        cgroup_procs: cgroup.as_ref().map(PidsCgroup::procs_file),
+        report: dir.join(REPORT_FILE),
         network: jail.policy.network,
         best_effort: jail.policy.mode == JailMode::BestEffort,
         limits: SpecLimits {
@@ -165,22 +143,14 @@ pub(super) async fn run(
             tmp_files: limits.tmp_files,
         },
     };
-    let spec_path = dir.path().join("spec.json");
     let spec_json = serde_json::to_vec(&spec).map_err(|e| io(std::io::Error::other(e)))?;
-    write_private(&spec_path, &spec_json).map_err(&io)?;
+    write_private(&dir.join(SPEC_FILE), &spec_json).map_err(&io)?;
 
     let started = Instant::now();
-    let mut child = Command::new(&jail.helper)
-        .arg(HELPER_ARG)
-        .arg(&spec_path)
-        .env_clear()
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(&io)?;
+    // A helper that already failed (it could not join its cgroups) has closed the pipe: its
+    // report says why, so a failed `go` is not an error of its own.
+    let _ = standby.go();
+    let child = &mut standby.child;
     let group = child
         .id()
         .and_then(|pid| rustix::process::Pid::from_raw(pid as i32));
@@ -209,6 +179,7 @@ pub(super) async fn run(
         status = child.wait() => Ok(status.map_err(&io)?),
         () = tokio::time::sleep(command.timeout) => Err(JailExit::TimedOut),
         () = cancel.cancelled() => Err(JailExit::Interrupted),
+        why = watch.exceeded() => Err(JailExit::LimitExceeded(why)),
     };
     let (status, killed) = match ended {
         Ok(status) => (Some(status), None),
@@ -219,7 +190,7 @@ pub(super) async fn run(
         }
     };
     // Collect the output; anything still holding the pipes after a grace period is killed.
-    let (out, err) = match tokio::time::timeout(DRAIN_GRACE, async {
+    let (out, mut err) = match tokio::time::timeout(DRAIN_GRACE, async {
         (
             (&mut stdout).await.unwrap_or_default(),
             (&mut stderr).await.unwrap_or_default(),
@@ -239,12 +210,23 @@ pub(super) async fn run(
     };
     // (No last kill here: once the group is empty its id may be reused by a stranger.)
     let duration = started.elapsed();
+    watch.stop();
 
-    // Removing the cgroup may wait a little for the namespace's last processes to go.
-    if let Some(cgroup) = cgroup {
-        let _ = tokio::task::spawn_blocking(move || drop(cgroup)).await;
+    let kills = standby.cgroups.memory_kills();
+    if kills > 0 {
+        err.push_note(&format!(
+            "[golem-forge: the memory limit of the run ({}) was reached: the kernel killed {} \
+             {}]",
+            human_mib(limits.run_memory_bytes),
+            kills,
+            if kills == 1 { "process" } else { "processes" }
+        ));
     }
-    let report = read_report(&dir.path().join("report.jsonl"));
+    let report = read_report(&dir.join(REPORT_FILE));
+    // The cgroups are removed (which may wait a little for the namespace's last processes to
+    // go) and the next helper is started in the background, off this run's path.
+    tokio::task::spawn_blocking(move || drop(standby));
+    jail.refill_standby();
     let mut reported_exit = None;
     for line in report {
         match line {

@@ -7,6 +7,16 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+/// The spec's file name in the run directory.
+pub(crate) const SPEC_FILE: &str = "spec.json";
+/// The report's file name in the run directory.
+pub(crate) const REPORT_FILE: &str = "report.jsonl";
+
+/// `256.0 MiB`: a limit in binary units, as limits are configured.
+pub(crate) fn human_mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
+}
+
 /// One zone as the helper mounts it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct SpecZone {
@@ -48,8 +58,6 @@ pub(crate) struct Spec {
     pub root: PathBuf,
     /// The report file (JSON lines).
     pub report: PathBuf,
-    /// The `cgroup.procs` file of the run's pids cgroup, when one could be made.
-    pub cgroup_procs: Option<PathBuf>,
     pub network: bool,
     pub best_effort: bool,
     pub limits: SpecLimits,
