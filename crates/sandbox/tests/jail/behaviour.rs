@@ -21,7 +21,13 @@ async fn bash_runs_in_the_output_zone_and_sees_zones_at_virtual_paths() {
         std::fs::read_to_string(env.output("made.txt")).unwrap(),
         "made\n"
     );
-    assert!(out.weakened.is_empty(), "{:?}", out.weakened);
+    // Strict mode: nothing is weakened, but for an ordinary user who may not make cgroups,
+    // the run-wide memory limit, which the result says is missing.
+    let allowed = |note: &String| {
+        !rustix::process::getuid().is_root()
+            && note.starts_with("no memory limit for the run as a whole")
+    };
+    assert!(out.weakened.iter().all(allowed), "{:?}", out.weakened);
 }
 
 #[tokio::test]

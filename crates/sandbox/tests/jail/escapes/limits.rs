@@ -77,6 +77,16 @@ async fn all_processes_of_a_run_share_one_memory_limit() {
         .run(&command, &CancellationToken::new())
         .await
         .unwrap();
+    if let Some(note) = out
+        .weakened
+        .iter()
+        .find(|note| note.starts_with("no memory limit for the run as a whole"))
+    {
+        // No cgroup could be made (an ordinary user without a delegated cgroup): the result
+        // says so, which is the documented behaviour.
+        assert!(!rustix::process::getuid().is_root(), "{note}");
+        return;
+    }
     assert!(
         !out.stdout.text.contains("alive 4"),
         "{}\n{}",

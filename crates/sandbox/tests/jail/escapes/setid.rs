@@ -1,7 +1,8 @@
 //! Set-id programs and file capabilities (review finding 1): jailed code copied `id` into an
 //! rw zone and made it set-uid; on the host the file ran as root. Every way to put a set-uid
-//! or set-gid bit or a `security.capability` attribute on a file must fail, nothing the run
-//! leaves behind may carry one, and every mount of the jail's view must be `nosuid`.
+//! or set-gid bit or a `security.capability` attribute on a file (or to make a device node)
+//! must fail, nothing the run leaves behind may carry one, and every mount of the jail's view
+//! must be `nosuid`.
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -37,6 +38,7 @@ attempt('open-creat', lambda: os.close(os.open('/output/created', os.O_CREAT | o
 attempt('open-syscall', sys(2, b'/output/created2', os.O_CREAT | os.O_WRONLY, 0o2755))
 attempt('creat', sys(85, b'/output/created3', 0o4755))
 attempt('mknod', lambda: os.mknod('/output/node', 0o104755))
+attempt('mknod-device', lambda: os.mknod('/output/mem', 0o20666, os.makedev(1, 1)))
 attempt('fcaps', lambda: os.setxattr('/output/suid_id', 'security.capability',
         bytes([1, 0, 0, 2]) + bytes(16)))
 attempt('fcaps-fd', lambda: os.setxattr(fd, 'security.capability', bytes([1, 0, 0, 2]) + bytes(16)))
@@ -58,7 +60,7 @@ async fn no_set_id_bit_or_file_capability_can_be_set() {
             assert!(!done, "{line}\n{text}");
         }
     }
-    assert_eq!(text.lines().count(), 13, "{text}\n{}", out.stderr.text);
+    assert_eq!(text.lines().count(), 14, "{text}\n{}", out.stderr.text);
     // Nothing the run left on the host carries a set-id bit.
     for entry in std::fs::read_dir(env.output("")).unwrap() {
         let entry = entry.unwrap();
