@@ -124,9 +124,10 @@ pub(crate) fn stage1(spec_path: &Path, mut report: Option<File>) -> i32 {
                         report,
                         &ReportLine::Weakened(format!(
                             "no user, mount, PID or network namespaces ({err}): the program sees \
-                         the host's file tree (Landlock still limits what it may open), \
-                         background processes that leave the process group outlive it, and \
-                         the network is cut only by seccomp"
+                         the host's file tree (Landlock still limits what it may open, but not \
+                         the metadata of read-only zones: no read-only mounts), /tmp is a host \
+                         directory without a size limit, background processes that leave the \
+                         process group outlive it, and the network is cut only by seccomp"
                         )),
                     );
                 }

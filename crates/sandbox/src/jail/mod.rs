@@ -44,7 +44,7 @@ use std::time::Duration;
 
 pub use helper::{HELPER_ARG, helper_main};
 pub use output::CapturedOutput;
-pub use support::{KernelSupport, LayerSupport};
+pub use support::{KernelSupport, LayerSupport, NETWORK_OFF_LIMITS, RunLimitSupport};
 
 /// How strictly to jail.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -39,6 +39,66 @@ pub struct KernelSupport {
     pub seccomp: LayerSupport,
 }
 
+/// How the limits of a run as a whole can be enforced for this process: a pids and a memory
+/// cgroup per run, made (and removed) here to find out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunLimitSupport {
+    /// The process limit: a pids cgroup, or `RLIMIT_NPROC` for every user but `root`.
+    pub processes: LayerSupport,
+    /// One memory limit for all processes of a run: a memory cgroup.
+    pub memory: LayerSupport,
+}
+
+impl RunLimitSupport {
+    /// Tries to make a run's cgroups now.
+    pub fn detect() -> RunLimitSupport {
+        use super::cgroup::{Controller, RunCgroups};
+        let (cgroups, missing) =
+            RunCgroups::create(&[(Controller::Pids, 1 << 20), (Controller::Memory, 1 << 40)]);
+        drop(cgroups);
+        let why = |controller| {
+            missing
+                .iter()
+                .find(|(c, _)| *c == controller)
+                .map(|(_, why)| why.clone())
+        };
+        let processes = match why(Controller::Pids) {
+            None => LayerSupport::Available("a pids cgroup per run".into()),
+            Some(_) if !rustix::process::getuid().is_root() => LayerSupport::Available(
+                "RLIMIT_NPROC (no pids cgroup, not needed: not root)".into(),
+            ),
+            Some(why) => LayerSupport::Missing(format!(
+                "running as root, whom RLIMIT_NPROC does not hold, and no pids cgroup can be \
+                 made ({why})"
+            )),
+        };
+        let memory = match why(Controller::Memory) {
+            None => LayerSupport::Available("a memory cgroup per run".into()),
+            Some(why) => LayerSupport::Missing(format!(
+                "no memory cgroup can be made ({why}): each process is limited, the run as a \
+                 whole is not"
+            )),
+        };
+        RunLimitSupport { processes, memory }
+    }
+
+    /// Each limit with its name, for reports such as `golem-forge check`.
+    pub fn limits(&self) -> [(&'static str, &LayerSupport); 2] {
+        [
+            ("process limit", &self.processes),
+            ("run memory limit", &self.memory),
+        ]
+    }
+}
+
+/// What the jail cannot do on any kernel it runs on today, for reports such as `golem-forge
+/// check`: with the network off, UNIX sockets are limited to socket pairs and servers a
+/// program never connects to, because named sockets belong to no network namespace and the
+/// kernel cannot tell the jail's own from a host service's (Landlock ABI 9 will).
+pub const NETWORK_OFF_LIMITS: &str = "with the network off, programs cannot connect to named \
+     UNIX sockets (not even their own) nor use datagram UNIX sockets, so that no host service \
+     listening on a socket file in a zone is reachable; socket pairs work";
+
 /// Findings per helper binary (normally one per process).
 static DETECTED: Mutex<Vec<(PathBuf, &'static KernelSupport)>> = Mutex::new(Vec::new());
 
