@@ -21,7 +21,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 struct Env {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     orchestrator: ToolCallOrchestrator,
     asked: Arc<Mutex<Vec<ApprovalRequest>>>,
 }
@@ -29,6 +29,11 @@ struct Env {
 impl Env {
     /// `git ` pre-approved, `rm -rf` blocked, `rm ` ask, nothing else; prompts are denied.
     fn new() -> Env {
+        Env::with_mode(ApprovalMode::Interactive)
+    }
+
+    /// [`Env::new`] with the approval mode `mode` (the prompt still denies and records).
+    fn with_mode(mode: ApprovalMode) -> Env {
         let dir = tempfile::tempdir().unwrap();
         let zones = [ZoneConfig::new("work", ZoneMode::Rw)];
         let sandbox = Sandbox::open(dir.path(), &zones).unwrap();
@@ -69,14 +74,14 @@ impl Env {
                 Box::pin(async move { Ok(response) })
             })
         };
-        let controller = ApprovalController::new(ApprovalMode::Interactive).with_callback(callback);
+        let controller = ApprovalController::new(mode).with_callback(callback);
         let orchestrator = ToolCallOrchestrator::new(
             Arc::new(registry),
             controller,
             RuntimeUI::new(UiEventBus::new()),
         );
         Env {
-            _dir: dir,
+            dir,
             orchestrator,
             asked,
         }
@@ -93,6 +98,11 @@ impl Env {
 
     fn asked(&self) -> Vec<ApprovalRequest> {
         self.asked.lock().unwrap().clone()
+    }
+
+    /// The zone `work` on the host, where a command that ran could leave traces.
+    fn work(&self) -> std::path::PathBuf {
+        self.dir.path().join("work")
     }
 }
 
@@ -150,4 +160,63 @@ async fn pre_approved_commands_go_straight_to_the_jail() {
     assert!(env.asked().is_empty());
     // The helper does not exist, so the jail reports that it cannot run.
     assert_eq!(outcome.error.unwrap().code, ToolErrorCode::ExecutionError);
+}
+
+/// The review's case (issue #11 item 4): `git ` is pre-approved and the mode is `auto_deny`,
+/// yet `git -c alias.x='!…' x` makes git run a shell. The table of programs that run others
+/// turns the rule's pre-approval into a question, which `auto_deny` denies: nothing runs.
+#[tokio::test]
+async fn under_auto_deny_a_git_alias_on_the_command_line_is_denied_and_never_runs() {
+    let env = Env::with_mode(ApprovalMode::AutoDeny);
+    let victim = env.work().join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    for command in [
+        "git -c alias.x='!rm -f /work/victim.txt; true' x",
+        "git -c core.sshCommand='rm -f /work/victim.txt' fetch origin",
+        "git --no-pager -calias.x=!id x",
+        "git fetch --upload-pack='rm -f /work/victim.txt' origin",
+        "git config alias.x '!rm -f /work/victim.txt'",
+    ] {
+        let outcome = env.shell(command).await;
+        assert_eq!(outcome.status, ToolStatus::Denied, "{command}");
+        assert_eq!(outcome.decided_by, Some(DecidedBy::Mode), "{command}");
+        assert!(outcome.executed_args.is_none(), "{command}");
+        let error = outcome.error.unwrap();
+        assert_eq!(
+            error.code,
+            ToolErrorCode::Denied,
+            "{command}: {}",
+            error.message
+        );
+        assert!(error.message.contains("auto_deny"), "{}", error.message);
+    }
+    assert!(
+        env.asked().is_empty(),
+        "auto_deny puts nothing to the prompt"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    // The narrow form is still pre-approved and goes to the jail (which cannot start here).
+    let outcome = env.shell("git status").await;
+    assert_eq!(outcome.decided_by, Some(DecidedBy::Policy));
+    assert_eq!(outcome.error.unwrap().code, ToolErrorCode::ExecutionError);
+}
+
+/// When the prompt does ask, it says why the pre-approval did not hold.
+#[tokio::test]
+async fn the_prompt_says_why_a_pre_approved_command_is_asked() {
+    let env = Env::new();
+    let outcome = env
+        .shell("git -c alias.x='!rm -f /work/victim.txt; true' x")
+        .await;
+    assert_eq!(outcome.status, ToolStatus::Denied);
+    assert!(outcome.executed_args.is_none());
+    let asked = env.asked();
+    assert_eq!(asked.len(), 1);
+    let description = &asked[0].description;
+    assert!(
+        description.starts_with("Run `git -c 'alias.x=!rm -f /work/victim.txt; true' x` in /work"),
+        "{description}"
+    );
+    assert!(description.contains("`-c`"), "{description}");
+    assert!(description.contains("configuration"), "{description}");
 }

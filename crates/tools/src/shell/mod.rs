@@ -10,6 +10,10 @@
 //!   the command, else the toolset's `default`, else blocked. A blocked command is
 //!   `ApprovalRequirement::Blocked` from `Tool::approval`, so it never reaches a prompt, and
 //!   `execute` checks the rules again before running anything.
+//! - `dangerous/` is the table of programs whose words can make them run other programs, load
+//!   other configuration or write files (`git -c`, `find -exec`, `env`, interpreters, …): a
+//!   pre-approval that does not name those words becomes `ask`, with the reason in the
+//!   approval prompt.
 //! - `shell.rs` is the tool: the program is the first word (the jail looks it up in its `PATH`),
 //!   the arguments the rest, the working directory the toolset's (`crate::process`).
 //!
@@ -17,6 +21,7 @@
 //! pre-approved by `approval` and refused by `execute` with `INVALID_ARGUMENTS`: there is no
 //! command to decide about, and nothing runs.
 
+mod dangerous;
 mod rules;
 #[allow(
     clippy::module_inception,
@@ -36,6 +41,14 @@ use crate::process::{Runner, Timeouts};
 pub use crate::process::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
 pub use rules::{ShellRule, ShellRuleError, ShellRules, Verdict};
 pub(crate) use words::is_name;
+
+/// A warning for a rule whose pattern is only the name of a program that can run others (`git `,
+/// `find `, `python3 `), saying what it can do and which narrow rules to use instead; `None`
+/// for narrow patterns and other programs. The rule pre-approves less than it seems: such
+/// commands ask anyway.
+pub fn bare_program_warning(pattern: &str) -> Option<String> {
+    dangerous::bare_program(pattern)
+}
 
 /// The options of the `shell` toolset.
 #[derive(Debug, Clone, PartialEq, Eq)]

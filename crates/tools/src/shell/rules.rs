@@ -10,11 +10,20 @@
 //! `/usr/bin/git status` does not match `git `, so a script called `git` in a zone is never
 //! pre-approved by that rule.
 //!
+//! A rule's consent reaches as far as its words. When the words of a command make the program
+//! run other programs, load other configuration or write files (`git -c alias.x='!…' x`,
+//! `find -exec`, `env rm …`, an interpreter; the table is `dangerous.rs`) and the rule that
+//! matched (or the default) does not name those words itself, a pre-approval becomes `ask`,
+//! and [`ShellRules::caution`] says why for the approval prompt. `ask` stays `ask` (with the
+//! reason), `blocked` stays blocked.
+//!
 //! Rules are consent, not containment: a `blocked` rule stops the spellings it names and no
 //! other (`rm -fr`, `find -delete` and any interpreter can still delete). What a command can
 //! touch is bounded by the jail.
 
 use golem_core::approval::{ApprovalDecisionType, ApprovalRequirement};
+
+use super::dangerous;
 
 /// One rule: commands whose first words are `pattern`'s words take `approval`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,19 +116,51 @@ impl ShellRules {
         self.default
     }
 
+    /// The first rule whose words begin `words`.
+    fn matched(&self, words: &[String]) -> Option<&Compiled> {
+        self.rules.iter().find(|c| words.starts_with(&c.words))
+    }
+
     /// Which rule decides the command made of `words`.
     pub fn verdict(&self, words: &[String]) -> Verdict<'_> {
-        let matched = self.rules.iter().find(|c| words.starts_with(&c.words));
-        match (matched, self.default) {
+        match (self.matched(words), self.default) {
             (Some(c), _) => Verdict::Rule(&c.rule),
             (None, Some(default)) => Verdict::Default(default),
             (None, None) => Verdict::NoRule,
         }
     }
 
+    /// Why the command made of `words` is asked about although its rule (or the default)
+    /// would let it run or ask without a reason: its words make the program run other
+    /// programs, load other configuration or write files, and the rule does not name them.
+    /// `None` for commands that are blocked, and for commands with nothing to say.
+    pub fn caution(&self, words: &[String]) -> Option<String> {
+        let (decision, covered) = match self.matched(words) {
+            Some(c) => (Some(c.rule.approval), c.words.len()),
+            None => (self.default, 0),
+        };
+        match decision? {
+            ApprovalDecisionType::Blocked => None,
+            ApprovalDecisionType::PreApproved | ApprovalDecisionType::Ask => {
+                dangerous::uncovered(words, covered).map(|finding| finding.why)
+            }
+        }
+    }
+
     /// The approval the command made of `words` needs; a blocked one says which rule (or the
-    /// lack of one) blocks it, naming the command.
+    /// lack of one) blocks it, naming the command. A pre-approved command asks when
+    /// [`ShellRules::caution`] has something to say.
     pub fn requirement(&self, words: &[String]) -> ApprovalRequirement {
+        match self.by_rules(words) {
+            ApprovalRequirement::PreApproved if self.caution(words).is_some() => {
+                ApprovalRequirement::Ask
+            }
+            requirement => requirement,
+        }
+    }
+
+    /// The requirement of the rules alone.
+    fn by_rules(&self, words: &[String]) -> ApprovalRequirement {
         let command = shell_words::join(words);
         match self.verdict(words) {
             Verdict::Rule(rule) => match rule.approval {
@@ -188,13 +229,28 @@ impl ShellRules {
             ApprovalDecisionType::Blocked => "is blocked",
         };
         let otherwise = effect(self.default.unwrap_or(ApprovalDecisionType::Blocked));
-        if self.rules.is_empty() {
-            return format!("Every command {otherwise}.");
+        let rules = if self.rules.is_empty() {
+            format!("Every command {otherwise}.")
+        } else {
+            format!(
+                "Rules, first match wins: {}; any other command {otherwise}.",
+                self.each_rule(effect).join(", ")
+            )
+        };
+        let pre_approves = self.default == Some(ApprovalDecisionType::PreApproved)
+            || self
+                .rules
+                .iter()
+                .any(|c| c.rule.approval == ApprovalDecisionType::PreApproved);
+        if pre_approves {
+            format!(
+                "{rules} A command whose words make a program run other programs, load other \
+                 configuration or write files (`git -c …`, `find -exec`, `env …`, `bash -c`, a \
+                 script) asks the user first unless a rule names those words."
+            )
+        } else {
+            rules
         }
-        format!(
-            "Rules, first match wins: {}; any other command {otherwise}.",
-            self.each_rule(effect).join(", ")
-        )
     }
 
     /// Each rule as `` `words` `` and its decision in the words of `decision`.
@@ -221,181 +277,4 @@ fn decision_name(decision: ApprovalDecisionType) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
-    use ApprovalDecisionType::{Ask, Blocked, PreApproved};
-
-    use super::*;
-    use crate::shell::words::split_command;
-
-    fn rules(
-        list: &[(&str, ApprovalDecisionType)],
-        default: Option<ApprovalDecisionType>,
-    ) -> ShellRules {
-        let list = list
-            .iter()
-            .map(|(pattern, approval)| ShellRule {
-                pattern: (*pattern).to_owned(),
-                approval: *approval,
-            })
-            .collect();
-        match ShellRules::new(list, default) {
-            Ok(rules) => rules,
-            Err(err) => panic!("{err}"),
-        }
-    }
-
-    fn decide(rules: &ShellRules, command: &str) -> ApprovalRequirement {
-        match split_command(command) {
-            Ok(words) => rules.requirement(&words),
-            Err(err) => panic!("{command:?}: {err}"),
-        }
-    }
-
-    fn is_blocked(requirement: &ApprovalRequirement) -> bool {
-        matches!(requirement, ApprovalRequirement::Blocked { .. })
-    }
-
-    #[test]
-    fn the_cases_of_the_issue() {
-        let git = rules(&[("git ", PreApproved)], None);
-        assert_eq!(decide(&git, "git status"), ApprovalRequirement::PreApproved);
-        assert!(is_blocked(&decide(&git, "gitx status")));
-
-        let rm = rules(&[("rm -rf", Blocked), ("rm ", Ask)], None);
-        assert!(is_blocked(&decide(&rm, "rm -rf /")));
-        assert_eq!(decide(&rm, "rm file.txt"), ApprovalRequirement::Ask);
-
-        let ask = rules(&[("git ", PreApproved)], Some(Ask));
-        assert_eq!(decide(&ask, "ls -la"), ApprovalRequirement::Ask);
-        assert!(is_blocked(&decide(&git, "ls -la")));
-    }
-
-    #[test]
-    fn patterns_match_whole_leading_words() {
-        let r = rules(
-            &[
-                ("git status", PreApproved),
-                ("rm -rf", Blocked),
-                ("rm ", Ask),
-            ],
-            None,
-        );
-        for (command, expected) in [
-            ("git status", Some(PreApproved)),
-            ("git status -s", Some(PreApproved)),
-            ("git   status", Some(PreApproved)),
-            ("'git' \"status\"", Some(PreApproved)),
-            ("git stash", None),
-            ("git statusx", None),
-            ("git", None),
-            ("rm -rf /", Some(Blocked)),
-            ("rm -rf x", Some(Blocked)),
-            ("rm -rf", Some(Blocked)),
-            ("rm -r -f /", Some(Ask)),
-            ("rm -fr /", Some(Ask)),
-            ("rm file.txt", Some(Ask)),
-            ("rm", Some(Ask)),
-            ("rmdir x", None),
-            ("/bin/rm -rf /", None),
-            ("./git status", None),
-        ] {
-            let words = split_command(command).unwrap_or_default();
-            let got = match r.verdict(&words) {
-                Verdict::Rule(rule) => Some(rule.approval),
-                Verdict::Default(_) | Verdict::NoRule => None,
-            };
-            assert_eq!(got, expected, "{command}");
-        }
-    }
-
-    #[test]
-    fn first_match_wins_even_when_a_later_rule_is_stricter() {
-        let r = rules(&[("rm ", Ask), ("rm -rf", Blocked)], None);
-        assert_eq!(decide(&r, "rm -rf /"), ApprovalRequirement::Ask);
-    }
-
-    #[test]
-    fn a_trailing_space_or_quotes_in_a_pattern_are_word_syntax() {
-        let r = rules(
-            &[("git", PreApproved), ("git commit -m 'a b'", Blocked)],
-            None,
-        );
-        assert_eq!(decide(&r, "git"), ApprovalRequirement::PreApproved);
-        let r = rules(&[("git commit -m 'a b'", Blocked)], Some(PreApproved));
-        assert!(is_blocked(&decide(&r, "git commit -m \"a b\" --amend")));
-        assert_eq!(
-            decide(&r, "git commit -m a b"),
-            ApprovalRequirement::PreApproved
-        );
-    }
-
-    #[test]
-    fn defaults() {
-        assert_eq!(
-            decide(&rules(&[], Some(PreApproved)), "ls"),
-            ApprovalRequirement::PreApproved
-        );
-        assert!(is_blocked(&decide(&rules(&[], Some(Blocked)), "ls")));
-        assert!(is_blocked(&decide(&rules(&[], None), "ls")));
-        assert!(is_blocked(&decide(&ShellRules::default(), "ls")));
-    }
-
-    #[test]
-    fn bad_patterns_are_refused_when_the_rules_are_built() {
-        let rule = |pattern: &str| ShellRule {
-            pattern: pattern.to_owned(),
-            approval: Ask,
-        };
-        assert_eq!(
-            ShellRules::new(vec![rule("git"), rule("  ")], None),
-            Err(ShellRuleError::Empty { index: 2 })
-        );
-        assert_eq!(
-            ShellRules::new(vec![rule("# comment")], None),
-            Err(ShellRuleError::Empty { index: 1 })
-        );
-        assert_eq!(
-            ShellRules::new(vec![rule("git commit -m 'x")], None),
-            Err(ShellRuleError::Unterminated {
-                index: 1,
-                pattern: "git commit -m 'x".into()
-            })
-        );
-    }
-
-    #[test]
-    fn messages() {
-        let r = rules(
-            &[("git ", PreApproved), ("rm -rf", Blocked), ("rm ", Ask)],
-            None,
-        );
-        let with_default = rules(&[("rm -rf", Blocked)], Some(Blocked));
-        let mut out = String::new();
-        for (rules, command) in [
-            (&r, "rm -rf /"),
-            (&r, "gitx status"),
-            (&with_default, "ls"),
-            (&rules(&[], None), "ls 'a b'"),
-        ] {
-            let reason = match decide(rules, command) {
-                ApprovalRequirement::Blocked { reason } => reason,
-                other => panic!("{command}: {other:?}"),
-            };
-            out.push_str(&format!("{command}\n  {reason}\n"));
-        }
-        for rules in [&r, &with_default, &rules(&[], None), &rules(&[], Some(Ask))] {
-            out.push_str(&format!("policy: {}\n", rules.describe()));
-            out.push_str(&format!("guide: {}\n", rules.guide()));
-        }
-        for err in [
-            ShellRuleError::Empty { index: 2 },
-            ShellRuleError::Unterminated {
-                index: 1,
-                pattern: "git commit -m 'x".into(),
-            },
-        ] {
-            out.push_str(&format!("error: {err}\n"));
-        }
-        insta::assert_snapshot!(out);
-    }
-}
+mod tests;

@@ -115,11 +115,15 @@ impl Tool for Shell {
         let Some(args) = peek(args) else {
             return "Run a command".to_owned();
         };
-        let command = match split_command(&args.command) {
-            Ok(words) => shell_words::join(&words),
-            Err(_) => args.command,
+        let (command, caution) = match split_command(&args.command) {
+            Ok(words) => (shell_words::join(&words), self.rules.caution(&words)),
+            Err(_) => (args.command, None),
         };
-        format!("Run `{}` in {}", fold(&command, 200), self.runner.workdir())
+        let run = format!("Run `{}` in {}", fold(&command, 200), self.runner.workdir());
+        match caution {
+            Some(why) => format!("{run}. Asked because {why}."),
+            None => run,
+        }
     }
 
     fn risk(&self, _args: &Value) -> Risk {
