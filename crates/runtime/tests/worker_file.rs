@@ -239,7 +239,8 @@ fn toolset_defaults() {
     );
     check(
         "name: greeter\ntoolsets:\n  code:\n    workdir: out\n    approval: ask\n    max_timeout: 30\n    \
-         limits: { cpu_seconds: 5, memory_mb: 512, processes: 16, open_files: 64, file_size_mb: 8, output_kb: 64 }\n",
+         limits: { cpu_seconds: 5, memory_mb: 512, processes: 16, open_files: 64, file_size_mb: 8, output_kb: 64, \
+         run_memory_mb: 1024, tmp_mb: 32, tmp_files: 1000, zone_write_mb: 100, zone_files: 500 }\n",
         |w| {
             w.toolsets.code = Some(CodeToolsetConfig {
                 workdir: Some("out".into()),
@@ -252,6 +253,11 @@ fn toolset_defaults() {
                     open_files: Some(64),
                     file_size_mb: Some(8),
                     output_kb: Some(64),
+                    run_memory_mb: Some(1024),
+                    tmp_mb: Some(32),
+                    tmp_files: Some(1000),
+                    zone_write_mb: Some(100),
+                    zone_files: Some(500),
                 },
                 ..CodeToolsetConfig::default()
             });
