@@ -108,3 +108,34 @@ fn a_missing_api_key_is_a_configuration_error_with_a_hint() {
     );
     assert!(out.ends_with("[exit status: 2]\n"), "{out}");
 }
+
+/// A rule that pre-approves a bare program that can run others (`git `, `find `) is a
+/// warning with narrow rules to use instead; narrow rules and harmless programs are not.
+#[test]
+fn check_warns_about_rules_that_pre_approve_a_program_that_runs_others() {
+    let env = TestEnv::new();
+    env.mkdir("work");
+    env.write(
+        "w.worker",
+        "---\nname: w\nmodel: test:default\nsandbox:\n  zones:\n    - { name: work, mode: rw }\n\
+         toolsets:\n  shell:\n    rules:\n\
+         \x20     - { pattern: \"git status\", approval: preApproved }\n\
+         \x20     - { pattern: \"git \", approval: preApproved }\n\
+         \x20     - { pattern: \"find\", approval: preApproved }\n\
+         \x20     - { pattern: \"python3 \", approval: ask }\n\
+         \x20     - { pattern: \"wc \", approval: preApproved }\n\
+         \x20     - { pattern: \"rm \", approval: blocked }\n\
+         ---\nHi\n",
+    );
+    let out = env.run(&["check", "w.worker"]);
+    assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+    let warnings: Vec<&str> = out
+        .lines()
+        .filter(|line| line.starts_with("warning:"))
+        .collect();
+    assert!(
+        out.contains("warning: shell rule 2 (`git`) pre-approves every `git` command"),
+        "{out}"
+    );
+    assert_snapshot!(warnings.join("\n"));
+}

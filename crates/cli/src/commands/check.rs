@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
-use golem_core::approval::{ApprovalController, ApprovalMode};
+use golem_core::approval::{ApprovalController, ApprovalDecisionType, ApprovalMode};
 use golem_core::bus::UiEventBus;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::ui::RuntimeUI;
@@ -16,7 +16,7 @@ use golem_protocol::ExecutionMode;
 use golem_runtime::config::{ProgramConfig, choose_model};
 use golem_runtime::launch::{SessionEnv, WorkerFrame};
 use golem_runtime::registry::{WorkerRegistry, resolve_worker_arg};
-use golem_runtime::worker::load_worker;
+use golem_runtime::worker::{WorkerDefinition, load_worker};
 use golem_sandbox::jail::{KernelSupport, LayerSupport};
 use golem_sandbox::{Sandbox, ZoneMode, ZoneOperation};
 
@@ -67,6 +67,29 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
         table.add_row([name.to_owned(), state]);
     }
     println!("\nJail (for {})\n{table}", users.join(", "));
+}
+
+/// Warnings about shell rules that pre-approve every command of a program that can run other
+/// programs or load other configuration (`git `, `find `): such commands ask anyway
+/// (`golem_tools::shell`'s table), and a narrow rule says what is meant.
+fn shell_rule_warnings(worker: &WorkerDefinition) -> Vec<String> {
+    let Some(shell) = &worker.toolsets.shell else {
+        return Vec::new();
+    };
+    shell
+        .rules
+        .iter()
+        .enumerate()
+        .filter(|(_, rule)| rule.approval == ApprovalDecisionType::PreApproved)
+        .filter_map(|(i, rule)| {
+            let warning = golem_tools::shell::bare_program_warning(&rule.pattern)?;
+            Some(format!(
+                "warning: shell rule {} (`{}`) {warning}",
+                i + 1,
+                rule.pattern.trim()
+            ))
+        })
+        .collect()
 }
 
 /// Runs `golem-forge check`.
@@ -180,6 +203,13 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
             table.add_row([tool.name().to_owned(), who.to_owned(), policy]);
         }
         println!("\nTools\n{table}");
+    }
+    let warnings = shell_rule_warnings(&worker);
+    if !warnings.is_empty() {
+        println!();
+    }
+    for warning in warnings {
+        println!("{warning}");
     }
     println!("\nOK");
     Ok(ExitCode::SUCCESS)
