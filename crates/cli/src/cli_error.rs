@@ -4,6 +4,8 @@
 use std::fmt;
 use std::process::ExitCode;
 
+use crate::frontend::clean::clean_text;
+
 /// What went wrong, which fixes the exit code (DESIGN.md §3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -80,10 +82,11 @@ impl From<anyhow::Error> for CommandError {
     }
 }
 
-/// Prints the error to stderr and returns its exit code.
+/// Prints the error to stderr (its controls drawn visibly: a message may quote a model, a
+/// tool or a file) and returns its exit code.
 pub fn report(err: &CommandError) -> ExitCode {
     if !err.quiet {
-        eprintln!("{err}");
+        eprintln!("{}", clean_text(&err.to_string()));
     }
     ExitCode::from(err.kind.exit_code())
 }

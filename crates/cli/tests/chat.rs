@@ -10,6 +10,7 @@
 mod approval;
 mod basics;
 mod edit;
+mod escapes;
 mod interrupt;
 mod manual;
 mod model;
@@ -96,15 +97,27 @@ struct Row {
     wrapped: bool,
 }
 
-/// The `vt100` callbacks: rows scrolled off the top, and answers to the terminal's queries.
+/// The `vt100` callbacks: rows scrolled off the top, answers to the terminal's queries, and
+/// the window titles and icon names set (none, unless text drove the terminal).
 #[derive(Default)]
 struct Capture {
     scrolled: Vec<Row>,
     state: vt100::capture::BasicFormattedCaptureState,
     replies: Vec<u8>,
+    titles: Vec<String>,
 }
 
 impl vt100::Callbacks for Capture {
+    fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
+        self.titles
+            .push(String::from_utf8_lossy(title).into_owned());
+    }
+
+    fn set_window_icon_name(&mut self, _: &mut vt100::Screen, icon_name: &[u8]) {
+        self.titles
+            .push(String::from_utf8_lossy(icon_name).into_owned());
+    }
+
     fn on_scroll(&mut self, contents: vt100::capture::RowContents<'_>, alternate_screen: bool) {
         if alternate_screen {
             return;
@@ -370,6 +383,17 @@ impl Chat {
     /// Everything shown since the start (rows scrolled off included).
     fn history(&self) -> String {
         self.view().text_from(0)
+    }
+
+    /// The window titles (and icon names) the output set, in order.
+    fn titles(&self) -> Vec<String> {
+        self.terminal
+            .lock()
+            .unwrap()
+            .parser
+            .callbacks()
+            .titles
+            .clone()
     }
 
     /// The raw bytes the chat wrote, lossily as text.

@@ -11,6 +11,7 @@ mod architecture;
 mod chat;
 mod cli;
 mod common;
+mod escapes;
 mod run;
 mod scaffold;
 mod sessions;

@@ -140,6 +140,12 @@ pub enum FileEntryType {
     Directory,
     /// A symbolic link.
     Symlink,
+    /// A named pipe (FIFO): listed, never read.
+    Fifo,
+    /// A UNIX domain socket: listed, never read.
+    Socket,
+    /// A character or block device node: listed, never read.
+    Device,
 }
 
 /// One entry of a `file_list` result.

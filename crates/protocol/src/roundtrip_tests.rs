@@ -129,6 +129,19 @@ fn file_content_and_list_results() {
 }
 
 #[test]
+fn special_entry_types_have_their_own_names() {
+    for (entry_type, name) in [
+        (FileEntryType::Fifo, "fifo"),
+        (FileEntryType::Socket, "socket"),
+        (FileEntryType::Device, "device"),
+    ] {
+        assert_eq!(serde_json::to_value(entry_type).unwrap(), json!(name));
+        let back: FileEntryType = serde_json::from_value(json!(name)).unwrap();
+        assert_eq!(back, entry_type);
+    }
+}
+
+#[test]
 fn table_image_structured_results() {
     let mut row = serde_json::Map::new();
     row.insert("name".into(), json!("a"));

@@ -3,9 +3,10 @@
 
 use std::time::SystemTime;
 
-use cap_std::fs::{FileType, Metadata};
+use cap_std::fs::{FileType, FileTypeExt, Metadata};
 
-/// The kind of a directory entry.
+/// The kind of a directory entry. Only [`EntryKind::File`] is ever opened for reading; the
+/// special kinds are reported from their metadata alone (opening a FIFO would block).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EntryKind {
     /// A regular file.
@@ -14,18 +15,25 @@ pub enum EntryKind {
     Directory,
     /// A symbolic link (not followed).
     Symlink,
-    /// A FIFO, socket or device node: listed, never read.
-    Other,
+    /// A named pipe (FIFO).
+    Fifo,
+    /// A UNIX domain socket.
+    Socket,
+    /// A character or block device node (and, never on Linux, a file type the kernel does
+    /// not name: it is special, so it is treated like a device).
+    Device,
 }
 
 impl EntryKind {
-    /// `file`, `directory`, `symlink` or `other`.
+    /// `file`, `directory`, `symlink`, `fifo`, `socket` or `device`.
     pub fn as_str(self) -> &'static str {
         match self {
             EntryKind::File => "file",
             EntryKind::Directory => "directory",
             EntryKind::Symlink => "symlink",
-            EntryKind::Other => "other",
+            EntryKind::Fifo => "fifo",
+            EntryKind::Socket => "socket",
+            EntryKind::Device => "device",
         }
     }
 
@@ -36,8 +44,13 @@ impl EntryKind {
             EntryKind::Directory
         } else if file_type.is_file() {
             EntryKind::File
+        } else if file_type.is_fifo() {
+            EntryKind::Fifo
+        } else if file_type.is_socket() {
+            EntryKind::Socket
         } else {
-            EntryKind::Other
+            // Character and block devices, and the type cap-std calls unknown.
+            EntryKind::Device
         }
     }
 }
@@ -45,7 +58,7 @@ impl EntryKind {
 /// Metadata of one entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EntryInfo {
-    /// File, directory, symlink or other.
+    /// File, directory, symlink, FIFO, socket or device.
     pub kind: EntryKind,
     /// Size in bytes (for a symlink, the length of its target).
     pub size: u64,

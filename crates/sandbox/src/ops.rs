@@ -214,11 +214,17 @@ impl Sandbox {
         }
     }
 
-    /// Opens a regular file for reading, without blocking on FIFOs; anything but a regular file
-    /// is refused.
+    /// Opens a regular file for reading; anything else is refused before it is opened (opening
+    /// a FIFO blocks, opening a device can have effects of its own). The type is checked again
+    /// on the open file, which is opened non-blocking, in case the entry was replaced between.
     fn open_regular(&self, p: &ZonePath) -> Result<(File, Metadata), ToolError> {
         let zone = self.zone_for(p, "read")?;
         let vpath = p.virtual_path();
+        let before = zone
+            .dir()
+            .metadata(p.rel_or_dot())
+            .map_err(|err| io_error(&err, Op::Read, &vpath))?;
+        check_regular(&before, &vpath)?;
         let mut options = OpenOptions::new();
         options.read(true).nonblock(true);
         let file = zone
@@ -228,18 +234,7 @@ impl Sandbox {
         let meta = file
             .metadata()
             .map_err(|err| io_error(&err, Op::Read, &vpath))?;
-        if meta.is_dir() {
-            return Err(ToolError::new(
-                ToolErrorCode::InvalidPath,
-                format!("cannot read {vpath}: it is a directory; list it instead"),
-            ));
-        }
-        if !meta.is_file() {
-            return Err(ToolError::new(
-                ToolErrorCode::InvalidPath,
-                format!("cannot read {vpath}: it is not a regular file (a FIFO, socket or device)"),
-            ));
-        }
+        check_regular(&meta, &vpath)?;
         Ok((file, meta))
     }
 
@@ -328,4 +323,21 @@ pub(crate) fn split<'a>(p: &'a ZonePath, what: &str) -> Result<(&'a Path, &'a Os
             ),
         )),
     }
+}
+
+/// Refuses anything but a regular file for reading.
+fn check_regular(meta: &Metadata, vpath: &str) -> Result<(), ToolError> {
+    if meta.is_dir() {
+        return Err(ToolError::new(
+            ToolErrorCode::InvalidPath,
+            format!("cannot read {vpath}: it is a directory; list it instead"),
+        ));
+    }
+    if !meta.is_file() {
+        return Err(ToolError::new(
+            ToolErrorCode::InvalidPath,
+            format!("cannot read {vpath}: it is not a regular file (a FIFO, socket or device)"),
+        ));
+    }
+    Ok(())
 }

@@ -133,7 +133,11 @@ pub(crate) fn walk_dir(
                 .fd()
                 .ok()
                 .and_then(|fd| open_child(fd, &name, include_hidden)),
-            EntryKind::File | EntryKind::Symlink | EntryKind::Other => None,
+            EntryKind::File
+            | EntryKind::Symlink
+            | EntryKind::Fifo
+            | EntryKind::Socket
+            | EntryKind::Device => None,
         };
         if let Some((dir, entries)) = child {
             let mut prefix = path.clone();
@@ -204,11 +208,10 @@ fn info_from_stat(stat: &Stat) -> EntryInfo {
         FileType::RegularFile => EntryKind::File,
         FileType::Directory => EntryKind::Directory,
         FileType::Symlink => EntryKind::Symlink,
-        FileType::Fifo
-        | FileType::Socket
-        | FileType::CharacterDevice
-        | FileType::BlockDevice
-        | FileType::Unknown => EntryKind::Other,
+        FileType::Fifo => EntryKind::Fifo,
+        FileType::Socket => EntryKind::Socket,
+        // `Unknown` never comes from Linux; it is special, so it is treated like a device.
+        FileType::CharacterDevice | FileType::BlockDevice | FileType::Unknown => EntryKind::Device,
     };
     #[allow(
         clippy::useless_conversion,

@@ -266,8 +266,38 @@ fn reading_a_fifo_is_refused_without_blocking() {
             .metadata(&env.resolve("/scratch/pipe"))
             .unwrap()
             .kind,
-        EntryKind::Other
+        EntryKind::Fifo
     );
+}
+
+#[test]
+fn sockets_and_devices_have_their_own_kinds_and_are_never_read() {
+    let env = Env::new();
+    let _listener =
+        std::os::unix::net::UnixListener::bind(env.zone_dir("scratch").join("sock")).unwrap();
+    let sock = env.resolve("/scratch/sock");
+    assert_eq!(env.sandbox.metadata(&sock).unwrap().kind, EntryKind::Socket);
+    assert_code(env.sandbox.read(&sock), ToolErrorCode::InvalidPath, &env);
+    let (entries, _) = env
+        .sandbox
+        .walk(&env.resolve("/scratch"), true, 10)
+        .unwrap();
+    assert_eq!(entries[0].1.kind, EntryKind::Socket);
+
+    // /dev/null is a character device on every Linux system; a zone on /dev shows it.
+    let tmp = tempfile::tempdir().unwrap();
+    let dev = Sandbox::open(
+        tmp.path(),
+        &[ZoneConfig::new("dev", ZoneMode::Ro).with_path("/dev")],
+    )
+    .unwrap();
+    let null = dev.resolve("/dev/null").unwrap();
+    assert_eq!(dev.metadata(&null).unwrap().kind, EntryKind::Device);
+    let err = dev.read(&null).unwrap_err();
+    assert_eq!(err.code, ToolErrorCode::InvalidPath, "{}", err.message);
+    let listed = dev.read_dir(&dev.resolve("/dev").unwrap()).unwrap();
+    let kind = |name: &str| listed.iter().find(|(n, _)| n == name).map(|(_, i)| i.kind);
+    assert_eq!(kind("null"), Some(EntryKind::Device));
 }
 
 #[test]

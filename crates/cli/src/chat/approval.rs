@@ -3,7 +3,8 @@
 //! like a result), then takes the answer: `y` once, `s` for the session, `n` to deny (then an
 //! optional note for the model), `e` to edit the arguments (in `$VISUAL`/`$EDITOR`, or inline
 //! as JSON; validated against the tool's schema before they are accepted), `q` or Ctrl+C to
-//! interrupt the run. Empty or unknown input denies.
+//! interrupt the run. Empty or unknown input denies. Everything in a request may come from the
+//! model or a file: the box shows it cleaned (`frontend::clean`), styled only by us.
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -14,6 +15,7 @@ use serde_json::Value;
 use super::keys::TurnKeys;
 use super::lines::{Input, ask};
 use super::screen::{Screen, Tone};
+use crate::frontend::clean::{clean_text, escape_json_controls};
 use crate::frontend::render::{RenderStyle, render_lines};
 
 /// What the prompt needs from the chat around it.
@@ -44,19 +46,21 @@ pub fn render_request(request: &ApprovalRequest, screen: &Screen) -> String {
         "┌ Approve {}? {}\n{bar} {}\n",
         screen.paint(Tone::Bold, &request.tool_name),
         screen.dim(&format!("(risk: {risk})")),
-        request.description
+        clean_text(&request.description)
     );
     if let Some(worker) = &request.worker {
         text.push_str(&format!(
             "{bar} asked by worker {} (depth {})\n",
-            worker.name, worker.depth
+            clean_text(&worker.name),
+            worker.depth
         ));
     }
     let fold = screen.width().saturating_sub(4).max(20);
     let args = serde_json::to_string_pretty(&request.args).unwrap_or_default();
     let rows: Vec<&str> = args.lines().collect();
     for line in rows.iter().take(ARG_ROWS) {
-        text.push_str(&format!("{bar} {}\n", golem_core::text::fold(line, fold)));
+        let line = golem_core::text::fold(line, fold);
+        text.push_str(&format!("{bar} {}\n", clean_text(&line)));
     }
     if rows.len() > ARG_ROWS {
         text.push_str(&format!(
@@ -180,7 +184,7 @@ fn edit_arguments(request: &ApprovalRequest, context: &PromptContext) -> Option<
             .ok()?,
         None => {
             let current = serde_json::to_string(&request.args).unwrap_or_default();
-            match ask("arguments (JSON)› ", &current) {
+            match ask("arguments (JSON)› ", &escape_json_controls(&current)) {
                 Input::Line(line) => line,
                 Input::CtrlC | Input::CtrlD => return None,
             }

@@ -1,6 +1,7 @@
 //! Reading lines at the terminal with reedline: the chat prompt (history kept in the program's
 //! `.golem-forge/chat-history`, Tab completion menu) and the short prompts asked in between
 //! (approval answers, notes, form fields, edited arguments), which may start pre-filled.
+//! Prompts may name a worker or a tool's field, so they are cleaned (`frontend::clean`).
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -13,6 +14,7 @@ use reedline::{
 
 use super::complete::ChatCompleter;
 use super::screen::use_color;
+use crate::frontend::clean::clean_text;
 
 /// What a read produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +93,7 @@ impl ChatEditor {
         }
         Self {
             editor,
-            prompt: TextPrompt(prompt.to_owned()),
+            prompt: TextPrompt(clean_text(prompt).into_owned()),
         }
     }
 
@@ -107,5 +109,5 @@ pub fn ask(prompt: &str, prefill: &str) -> Input {
     if !prefill.is_empty() {
         editor.run_edit_commands(&[EditCommand::InsertString(prefill.to_owned())]);
     }
-    signal_to_input(editor.read_line(&TextPrompt(prompt.to_owned())))
+    signal_to_input(editor.read_line(&TextPrompt(clean_text(prompt).into_owned())))
 }

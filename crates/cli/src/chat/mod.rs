@@ -30,6 +30,7 @@ use golem_runtime::runner::{RunStatus, WorkerRuntime};
 use crate::cli_error::CommandError;
 use crate::commands::chat::ChatArgs;
 use crate::commands::common::TraceLevel;
+use crate::frontend::clean::clean_text;
 use crate::frontend::render::human_duration;
 use crate::session::{Prompter, WorkerSession};
 use complete::ChatCompleter;
@@ -56,12 +57,13 @@ impl Chat {
         self.screen.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Prints `text` (lines).
+    /// Prints `text` (lines), cleaned of control characters: it may name tools, workers,
+    /// models and files, or quote an error.
     pub fn say(&self, text: &str) {
-        self.screen().line(text);
+        self.screen().line(&clean_text(text));
     }
 
-    /// Prints `text` as an error.
+    /// Prints `text` as an error (cleaned, like [`Chat::say`]).
     pub fn error(&self, text: &str) {
         let mut screen = self.screen();
         let text = screen.paint(Tone::Red, text);
@@ -179,7 +181,7 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         .ok()
         .map(|()| history.join("chat-history"));
     let completer = ChatCompleter::new(slash::manual_tools(&chat));
-    let prompt = format!("{}› ", chat.session.worker_name());
+    let prompt = format!("{}› ", clean_text(chat.session.worker_name()));
     let mut editor = ChatEditor::new(&prompt, history_file.as_deref(), completer);
     let mut ctrl_c_pressed = false;
     loop {
@@ -191,8 +193,9 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
                     break;
                 }
                 ctrl_c_pressed = true;
-                let hint = chat.screen().dim("(Ctrl+C again or Ctrl+D to exit)");
-                chat.say(&hint);
+                let mut screen = chat.screen();
+                let hint = screen.dim("(Ctrl+C again or Ctrl+D to exit)");
+                screen.line(&hint);
                 continue;
             }
             Input::Line(line) => line,
@@ -216,19 +219,23 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
 
 impl Chat {
     fn banner(&self, trace: TraceLevel) {
-        let title = self.screen().paint(Tone::Bold, "golem-forge chat");
+        let mut screen = self.screen();
+        let title = screen.paint(Tone::Bold, "golem-forge chat");
         let mut text = format!(
-            "{title} · worker {} · model {}",
-            self.session.worker_name(),
-            self.model_name
+            "{title}{}",
+            clean_text(&format!(
+                " · worker {} · model {}",
+                self.session.worker_name(),
+                self.model_name
+            ))
         );
         if trace != TraceLevel::Normal {
             text.push_str(&format!(" · trace {trace:?}").to_lowercase());
         }
-        let hint = self.screen().dim(
+        let hint = screen.dim(
             "Type /help for commands, Tab to complete, Esc or Ctrl+C to interrupt, Ctrl+D to exit.",
         );
-        self.say(&format!("{text}\n{hint}"));
+        screen.line(&format!("{text}\n{hint}"));
     }
 
     fn close(self) {

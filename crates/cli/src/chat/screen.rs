@@ -1,10 +1,17 @@
 //! The chat's output: one writer for everything the session prints, so streamed text, tool
 //! lines, the spinner and prompts never overwrite each other. The spinner is drawn only on an
 //! empty line and only on a terminal, and is erased before anything else is written.
+//!
+//! Text from outside (the model, a tool, a file, a worker's config) reaches the terminal
+//! cleaned (`frontend::clean`): [`Screen::paint`], [`Screen::dim`] and the spinner clean the
+//! text they are given before styling it; [`Screen::write`] and [`Screen::line`] write as they
+//! are given, so their callers pass our own text, cleaned text or the result of `paint`/`dim`.
 
 use std::io::{IsTerminal, Write};
 
 use crossterm::style::{ContentStyle, Stylize};
+
+use crate::frontend::clean::clean_text;
 
 /// The few text styles the chat uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,21 +91,23 @@ impl Screen {
         self.width
     }
 
-    /// `text` in `tone` when colour is on.
+    /// `text` cleaned of control characters, in `tone` when colour is on.
     pub fn paint(&self, tone: Tone, text: &str) -> String {
+        let text = clean_text(text);
         if self.color {
             tone.style().apply(text).to_string()
         } else {
-            text.to_owned()
+            text.into_owned()
         }
     }
 
-    /// `text` dimmed when colour is on.
+    /// `text` cleaned of control characters, dimmed when colour is on.
     pub fn dim(&self, text: &str) -> String {
         self.paint(Tone::Dim, text)
     }
 
-    /// Writes `text` as it is (streamed text; may end mid-line).
+    /// Writes `text` as it is (streamed text; may end mid-line): our own text, cleaned text or
+    /// what [`Screen::paint`] made.
     pub fn write(&mut self, text: &str) {
         if text.is_empty() {
             return;
@@ -130,16 +139,17 @@ impl Screen {
         }
     }
 
-    /// Shows the spinner with `label` (on a terminal).
+    /// Shows the spinner with `label` (on a terminal; cleaned of control characters).
     pub fn spin(&mut self, label: &str) {
         if !self.tty {
             return;
         }
+        let label = clean_text(label).into_owned();
         match &mut self.spinner {
-            Some(spinner) => spinner.label = label.to_owned(),
+            Some(spinner) => spinner.label = label,
             None => {
                 self.spinner = Some(Spinner {
-                    label: label.to_owned(),
+                    label,
                     frame: 0,
                     drawn: false,
                 });

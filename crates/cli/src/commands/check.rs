@@ -1,5 +1,7 @@
 //! `golem-forge check`: validate a worker and its program config, and list its model, zones,
 //! tools and their approval policies — without running anything or needing an API key.
+//! Names, descriptions and paths come from files, so everything printed is cleaned
+//! (`frontend::clean`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,6 +23,17 @@ use golem_sandbox::jail::{KernelSupport, LayerSupport};
 use golem_sandbox::{Sandbox, ZoneMode, ZoneOperation};
 
 use crate::cli_error::CommandError;
+use crate::frontend::clean::{clean_line, clean_text};
+
+/// Prints `text` and a newline, its controls drawn visibly.
+fn say(text: &str) {
+    println!("{}", clean_text(text));
+}
+
+/// A table row, each cell cleaned before the table measures it.
+fn row<const N: usize>(cells: [String; N]) -> [String; N] {
+    cells.map(|cell| clean_line(&cell).into_owned())
+}
 
 /// Validate a worker and its program config; list its tools and their approval policies
 #[derive(Debug, Args)]
@@ -50,7 +63,7 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
         return;
     }
     let Ok(helper) = std::env::current_exe() else {
-        println!("\nJail: cannot be checked (the program's own path is unknown)");
+        say("\nJail: cannot be checked (the program's own path is unknown)");
         return;
     };
     let support = KernelSupport::detect(&helper);
@@ -64,9 +77,9 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
             LayerSupport::Available(detail) => format!("available ({detail})"),
             LayerSupport::Missing(why) => format!("missing: {why}"),
         };
-        table.add_row([name.to_owned(), state]);
+        table.add_row(row([name.to_owned(), state]));
     }
-    println!("\nJail (for {})\n{table}", users.join(", "));
+    say(&format!("\nJail (for {})\n{table}", users.join(", ")));
 }
 
 /// Warnings about shell rules that pre-approve every command of a program that can run other
@@ -115,19 +128,19 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         Err(e) => format!("not usable: {e}"),
     };
 
-    println!("Worker {} ({})", worker.name, path.display());
+    say(&format!("Worker {} ({})", worker.name, path.display()));
     if let Some(description) = &worker.description {
-        println!("  {description}");
+        say(&format!("  {description}"));
     }
-    println!(
+    say(&format!(
         "  mode: {} · max_iterations: {}",
         worker.mode.as_str(),
         worker.max_iterations
-    );
-    println!("  model: {model} ({model_state})");
+    ));
+    say(&format!("  model: {model} ({model_state})"));
     match &config.file {
-        Some(file) => println!("  program config: {}", file.display()),
-        None => println!("  program config: none (defaults)"),
+        Some(file) => say(&format!("  program config: {}", file.display())),
+        None => say("  program config: none (defaults)"),
     }
 
     let sandbox = Sandbox::open(worker.dir(), &worker.zones).map_err(usage)?;
@@ -143,7 +156,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         ]);
         for zone in sandbox.zones() {
             let approval = zone.approval();
-            table.add_row([
+            table.add_row(row([
                 format!("/{}", zone.name()),
                 match zone.mode() {
                     ZoneMode::Ro => "ro".to_owned(),
@@ -153,9 +166,9 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
                 approval.decision(ZoneOperation::Create).as_str().to_owned(),
                 approval.write.as_str().to_owned(),
                 approval.delete.as_str().to_owned(),
-            ]);
+            ]));
         }
-        println!("\nZones\n{table}");
+        say(&format!("\nZones\n{table}"));
     }
 
     print_jail_support(&worker);
@@ -187,7 +200,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     let tools =
         golem_runtime::toolsets::build_tools(&env, &worker, &sandbox, &frame).map_err(usage)?;
     if tools.is_empty() {
-        println!("\nTools: none");
+        say("\nTools: none");
     } else {
         let mut table = Table::new();
         table
@@ -200,17 +213,17 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
                 ExecutionMode::Both => "model, user",
             };
             let policy = tool.approval_policy().unwrap_or_else(|| "ask".to_owned());
-            table.add_row([tool.name().to_owned(), who.to_owned(), policy]);
+            table.add_row(row([tool.name().to_owned(), who.to_owned(), policy]));
         }
-        println!("\nTools\n{table}");
+        say(&format!("\nTools\n{table}"));
     }
     let warnings = shell_rule_warnings(&worker);
     if !warnings.is_empty() {
-        println!();
+        say("");
     }
     for warning in warnings {
-        println!("{warning}");
+        say(&warning);
     }
-    println!("\nOK");
+    say("\nOK");
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use crate::cli_error::CommandError;
+use crate::frontend::clean::clean_text;
 
 /// Create a worker project: a config, an example worker and its zone
 #[derive(Debug, Args)]
@@ -63,7 +64,8 @@ fn scaffold() -> [(&'static str, &'static str); 3] {
 pub fn cmd_init(args: InitArgs) -> Result<ExitCode, CommandError> {
     let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
     create_project(&dir)?;
-    let shown = dir.display();
+    let shown = dir.display().to_string();
+    let shown = clean_text(&shown);
     println!("Created a worker project in {shown}:");
     for (path, _) in scaffold() {
         println!("  {path}");

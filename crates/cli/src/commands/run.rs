@@ -11,6 +11,7 @@ use golem_runtime::runner::RunStatus;
 use super::common::{TraceLevel, WorkerOptions};
 use crate::cli_error::{CommandError, ErrorKind};
 use crate::frontend;
+use crate::frontend::clean::clean_text;
 use crate::session::{Prompter, WorkerSession};
 
 /// Input and output options of the commands that run a worker once.
@@ -177,7 +178,7 @@ async fn run(
     if !json {
         match &outcome.status {
             RunStatus::Completed | RunStatus::Interrupted => {
-                println!("{}", outcome.response.trim_end())
+                println!("{}", clean_text(outcome.response.trim_end()))
             }
             RunStatus::Failed(_) => {}
         }

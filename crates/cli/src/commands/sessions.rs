@@ -12,6 +12,7 @@ use comfy_table::{Table, presets};
 use golem_runtime::session::{SessionError, SessionStore, SessionSummary};
 
 use crate::cli_error::{CommandError, ErrorKind};
+use crate::frontend::clean::{clean_line, clean_text};
 
 /// List, show or resume recorded sessions
 ///
@@ -57,7 +58,7 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
                 }
                 other => session_error(other),
             })?;
-            print(&show::render(&transcript))
+            print(&clean_text(&show::render(&transcript)))
         }
         SessionsAction::Show { id, json: true } => show_json(&store, &id),
         SessionsAction::Resume(args) => {
@@ -83,10 +84,12 @@ pub fn program_root(start: &Path) -> PathBuf {
 fn list(store: &SessionStore) -> Result<ExitCode, CommandError> {
     let scan = store.scan().map_err(session_error)?;
     for skipped in &scan.skipped {
-        eprintln!("Warning: skipped {}: {}", skipped.name, skipped.reason);
+        let warning = format!("Warning: skipped {}: {}", skipped.name, skipped.reason);
+        eprintln!("{}", clean_text(&warning));
     }
     if scan.sessions.is_empty() {
-        return print(&format!("No sessions yet in {}\n", store.dir().display()));
+        let text = format!("No sessions yet in {}\n", store.dir().display());
+        return print(&clean_text(&text));
     }
     print(&format!("{}\n", table(&scan.sessions)))
 }
@@ -103,15 +106,19 @@ fn table(sessions: &[SessionSummary]) -> String {
         "FIRST INPUT",
     ]);
     for s in sessions {
-        table.add_row([
-            s.id.clone(),
-            show::display_time(&s.started),
-            s.worker.clone(),
-            s.model.clone(),
-            s.status.to_string(),
-            s.inputs.to_string(),
-            s.first_input.clone().unwrap_or_default(),
-        ]);
+        // Cells are cleaned before the table measures them, so columns stay aligned.
+        table.add_row(
+            [
+                s.id.clone(),
+                show::display_time(&s.started),
+                s.worker.clone(),
+                s.model.clone(),
+                s.status.to_string(),
+                s.inputs.to_string(),
+                s.first_input.clone().unwrap_or_default(),
+            ]
+            .map(|cell| clean_line(&cell).into_owned()),
+        );
     }
     for column in table.column_iter_mut() {
         column.set_padding((0, 2));
@@ -120,13 +127,14 @@ fn table(sessions: &[SessionSummary]) -> String {
 }
 
 /// Prints the transcript's lines as stored, without lines a killed process cut off (so the
-/// output is valid JSON lines). A damaged transcript is printed whole, with a warning.
+/// output is valid JSON lines). A damaged transcript is printed whole, with a warning. The
+/// lines are JSON, not a rendering, and are not cleaned.
 fn show_json(store: &SessionStore, id: &str) -> Result<ExitCode, CommandError> {
     let path = store.path(id).map_err(session_error)?;
     let skipped = match store.load(id) {
         Ok(transcript) => transcript.skipped_lines,
         Err(err @ (SessionError::Corrupt { .. } | SessionError::NotATranscript { .. })) => {
-            eprintln!("Warning: {err}");
+            eprintln!("{}", clean_text(&format!("Warning: {err}")));
             Vec::new()
         }
         Err(err) => return Err(session_error(err)),

@@ -1,11 +1,13 @@
 //! The progress trace on stderr for `golem-forge run`: what the worker does, at the chosen
-//! level. The final answer goes to stdout separately.
+//! level. The final answer goes to stdout separately. Names, arguments, summaries and messages
+//! come from the model and its tools, so every line is cleaned (`frontend::clean`).
 
 use std::io::Write;
 
 use golem_core::bus::DisplaySubscription;
 use golem_protocol::{DisplayEvent, StatusLevel, ToolStatus};
 
+use super::clean::clean_text;
 use crate::commands::common::TraceLevel;
 
 fn args_summary(args: &serde_json::Value) -> String {
@@ -23,8 +25,14 @@ fn status_word(status: ToolStatus) -> &'static str {
     }
 }
 
-/// One event as a trace line at `level`, or `None` to show nothing.
+/// One event as a trace line at `level` with every control character drawn visibly, or
+/// `None` to show nothing.
 pub fn render(event: &DisplayEvent, level: TraceLevel) -> Option<String> {
+    render_raw(event, level).map(|line| clean_text(&line).into_owned())
+}
+
+/// [`render`] before cleaning.
+fn render_raw(event: &DisplayEvent, level: TraceLevel) -> Option<String> {
     let indent = |depth: u32| "  ".repeat(depth as usize);
     let depth_of =
         |worker: &Option<golem_protocol::WorkerOrigin>| worker.as_ref().map_or(0, |w| w.depth);
@@ -212,5 +220,42 @@ mod tests {
         };
         assert_eq!(render(&info, TraceLevel::Summary), None);
         assert_eq!(render(&info, TraceLevel::Normal).as_deref(), Some("hi"));
+    }
+
+    #[test]
+    fn controls_from_the_model_and_its_tools_are_drawn_visibly() {
+        let started = DisplayEvent::ToolStarted {
+            tool_call_id: "c1".into(),
+            tool_name: "write\x1b[2J".into(),
+            args: json!({"content": "a\u{9b}b\x7f\u{202e}c"}),
+            invoked_by: InvokedBy::Model,
+            worker: None,
+        };
+        assert_eq!(
+            render(&started, TraceLevel::Normal).as_deref(),
+            Some("→ write␛[2J {\"content\":\"a\\u{9b}b␡\\u{202e}c\"}")
+        );
+        let mut finished = result(None);
+        if let DisplayEvent::ToolResult { value, .. } = &mut finished {
+            *value = ToolResultValue::text("x").with_summary("done\r\x1b]0;pwned\x07");
+        }
+        assert_eq!(
+            render(&finished, TraceLevel::Summary).as_deref(),
+            Some("write_file: denied (3 ms) — done␍␛]0;pwned␇")
+        );
+        let warning = DisplayEvent::Status {
+            level: StatusLevel::Warning,
+            message: "slow\x1b]2;title\x1b\\\nnext".into(),
+        };
+        assert_eq!(
+            render(&warning, TraceLevel::Summary).as_deref(),
+            Some("warning: slow␛]2;title␛\\\nnext")
+        );
+        // Debug lines are JSON, which escapes C0 itself; the rest is cleaned too.
+        let debug = render(&started, TraceLevel::Debug).unwrap();
+        assert!(
+            !debug.contains(['\x1b', '\u{9b}', '\x7f', '\u{202e}']),
+            "{debug}"
+        );
     }
 }

@@ -80,7 +80,11 @@ fn delete(fs: &Fs, call_id: &str, args: &DeleteFileArgs) -> Result<ToolResultVal
     )?;
     let deleted = match kind {
         EntryKind::Directory => fs.sandbox.remove_dir_all(&p)?,
-        EntryKind::File | EntryKind::Symlink | EntryKind::Other => {
+        EntryKind::File
+        | EntryKind::Symlink
+        | EntryKind::Fifo
+        | EntryKind::Socket
+        | EntryKind::Device => {
             fs.sandbox.remove_file(&p)?;
             vec![vpath.clone()]
         }

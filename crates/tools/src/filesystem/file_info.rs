@@ -1,6 +1,7 @@
 //! `file_info {path}` → a `structured` result `{path, name, type, size, modified, zone,
-//! writable}`; pre-approved. A symbolic link is described as itself. `/` is a directory with
-//! no zone.
+//! writable}`; pre-approved. A symbolic link is described as itself; a FIFO, socket or device
+//! by its type (`fifo`, `socket`, `device`), from its metadata: it is never opened. `/` is a
+//! directory with no zone.
 
 use std::sync::{Arc, LazyLock};
 
@@ -14,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::gate::peek;
-use super::list_files::entry_type;
+use super::list_files::{entry_type, type_name};
 use super::time::iso8601;
 use super::{Fs, blocking};
 
@@ -63,10 +64,7 @@ fn info(fs: &Fs, args: &FileInfoArgs) -> Result<ToolResultValue, ToolError> {
         "zone": p.zone_name(),
         "writable": writable,
     });
-    let kind = serde_json::to_value(entry_type)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
+    let kind = type_name(entry_type);
     Ok(ToolResultValue::structured(data)
         .with_summary(format!("{vpath}: {kind}, {} bytes", info.size))
         .with_display(DisplayHints {

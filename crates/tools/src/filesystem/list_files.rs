@@ -51,24 +51,34 @@ impl ListFiles {
     }
 }
 
-/// The protocol's entry type for a sandbox entry kind (FIFOs, sockets and devices are shown
-/// as files: the protocol has no other type).
+/// The protocol's entry type for a sandbox entry kind.
 pub(super) fn entry_type(kind: EntryKind) -> FileEntryType {
     match kind {
-        EntryKind::File | EntryKind::Other => FileEntryType::File,
+        EntryKind::File => FileEntryType::File,
         EntryKind::Directory => FileEntryType::Directory,
         EntryKind::Symlink => FileEntryType::Symlink,
+        EntryKind::Fifo => FileEntryType::Fifo,
+        EntryKind::Socket => FileEntryType::Socket,
+        EntryKind::Device => FileEntryType::Device,
+    }
+}
+
+/// The protocol's name of an entry type (its serialized form).
+pub(super) fn type_name(entry_type: FileEntryType) -> &'static str {
+    match entry_type {
+        FileEntryType::File => "file",
+        FileEntryType::Directory => "directory",
+        FileEntryType::Symlink => "symlink",
+        FileEntryType::Fifo => "fifo",
+        FileEntryType::Socket => "socket",
+        FileEntryType::Device => "device",
     }
 }
 
 /// One entry in the shape of `golem_protocol::result::FileEntry`, built as JSON directly (a
 /// listing can have many thousands of entries; this skips a typed copy and its serialization).
 fn entry_value(name: String, info: &EntryInfo) -> Value {
-    let entry_type = match entry_type(info.kind) {
-        FileEntryType::File => "file",
-        FileEntryType::Directory => "directory",
-        FileEntryType::Symlink => "symlink",
-    };
+    let entry_type = type_name(entry_type(info.kind));
     let mut map = Map::with_capacity(4);
     map.insert("name".to_owned(), Value::String(name));
     map.insert("type".to_owned(), Value::String(entry_type.to_owned()));
@@ -96,13 +106,9 @@ fn list(fs: &Fs, args: ListFilesArgs) -> Result<ToolResultValue, ToolError> {
         raw.truncate(max);
         (raw, truncated)
     };
-    let (mut files, mut dirs, mut links) = (0usize, 0usize, 0usize);
+    let mut counts = Counts::default();
     for (_, info) in &raw {
-        match info.kind {
-            EntryKind::File | EntryKind::Other => files += 1,
-            EntryKind::Directory => dirs += 1,
-            EntryKind::Symlink => links += 1,
-        }
+        counts.add(info.kind);
     }
     let entries: Vec<Value> = raw
         .into_iter()
@@ -115,23 +121,60 @@ fn list(fs: &Fs, args: ListFilesArgs) -> Result<ToolResultValue, ToolError> {
         data.insert("truncated".to_owned(), Value::Bool(true));
     }
     Ok(ToolResultValue::new("file_list", Value::Object(data))
-        .with_summary(summary(files, dirs, links, truncated)))
+        .with_summary(summary(&counts, truncated)))
 }
 
-/// `3 files, 1 directory` (and how the listing was cut).
-fn summary(files: usize, dirs: usize, links: usize, truncated: bool) -> String {
+/// How many entries of each kind a listing has.
+#[derive(Debug, Default)]
+struct Counts {
+    files: usize,
+    dirs: usize,
+    links: usize,
+    fifos: usize,
+    sockets: usize,
+    devices: usize,
+}
+
+impl Counts {
+    fn add(&mut self, kind: EntryKind) {
+        let count = match kind {
+            EntryKind::File => &mut self.files,
+            EntryKind::Directory => &mut self.dirs,
+            EntryKind::Symlink => &mut self.links,
+            EntryKind::Fifo => &mut self.fifos,
+            EntryKind::Socket => &mut self.sockets,
+            EntryKind::Device => &mut self.devices,
+        };
+        *count += 1;
+    }
+
+    fn total(&self) -> usize {
+        self.files + self.dirs + self.links + self.fifos + self.sockets + self.devices
+    }
+}
+
+/// `3 files, 1 directory` (links and special files only when there are some; and how the
+/// listing was cut).
+fn summary(counts: &Counts, truncated: bool) -> String {
     let count =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut parts = vec![
-        count(files, "file", "files"),
-        count(dirs, "directory", "directories"),
+        count(counts.files, "file", "files"),
+        count(counts.dirs, "directory", "directories"),
     ];
-    if links > 0 {
-        parts.push(count(links, "symlink", "symlinks"));
+    for (n, one, many) in [
+        (counts.links, "symlink", "symlinks"),
+        (counts.fifos, "fifo", "fifos"),
+        (counts.sockets, "socket", "sockets"),
+        (counts.devices, "device", "devices"),
+    ] {
+        if n > 0 {
+            parts.push(count(n, one, many));
+        }
     }
     let mut summary = parts.join(", ");
     if truncated {
-        let shown = files + dirs + links;
+        let shown = counts.total();
         summary.push_str(&format!(
             " (truncated after {shown} entries; list a subdirectory to see more)"
         ));
@@ -216,18 +259,47 @@ mod tests {
         );
         let dir = entry_value("d".to_owned(), &info(EntryKind::Directory, 4096));
         assert_eq!(dir.get("size"), None);
-        let other = entry_value("fifo".to_owned(), &info(EntryKind::Other, 0));
-        assert_eq!(other["type"], "file");
-        let list = serde_json::json!({"path": "/z", "entries": [dir, other]});
+        let special = [
+            (EntryKind::Fifo, "fifo"),
+            (EntryKind::Socket, "socket"),
+            (EntryKind::Device, "device"),
+        ]
+        .map(|(kind, name)| {
+            let value = entry_value(name.to_owned(), &info(kind, 0));
+            assert_eq!(value["type"], name);
+            value
+        });
+        let list =
+            serde_json::json!({"path": "/z", "entries": [dir, special[0], special[1], special[2]]});
         assert!(serde_json::from_value::<FileListData>(list).is_ok());
     }
 
     #[test]
     fn summaries_count_by_type() {
-        assert_eq!(summary(1, 0, 0, false), "1 file, 0 directories");
-        assert_eq!(summary(3, 1, 2, false), "3 files, 1 directory, 2 symlinks");
+        let counts = |files, dirs, links| Counts {
+            files,
+            dirs,
+            links,
+            ..Counts::default()
+        };
+        assert_eq!(summary(&counts(1, 0, 0), false), "1 file, 0 directories");
         assert_eq!(
-            summary(10, 0, 0, true),
+            summary(&counts(3, 1, 2), false),
+            "3 files, 1 directory, 2 symlinks"
+        );
+        let special = Counts {
+            fifos: 1,
+            sockets: 2,
+            devices: 1,
+            ..Counts::default()
+        };
+        assert_eq!(
+            summary(&special, true),
+            "0 files, 0 directories, 1 fifo, 2 sockets, 1 device (truncated after 4 entries; \
+             list a subdirectory to see more)"
+        );
+        assert_eq!(
+            summary(&counts(10, 0, 0), true),
             "10 files, 0 directories (truncated after 10 entries; list a subdirectory to see more)"
         );
     }

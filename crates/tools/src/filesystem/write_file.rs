@@ -63,7 +63,13 @@ pub(super) fn current_content(fs: &Fs, p: &ZonePath) -> Result<Option<Vec<u8>>, 
                     p.virtual_path()
                 ),
             )),
-            EntryKind::File | EntryKind::Symlink | EntryKind::Other => fs.sandbox.read(p).map(Some),
+            // The sandbox reads regular files only (opened non-blocking, so a FIFO never
+            // blocks); anything else is refused there.
+            EntryKind::File
+            | EntryKind::Symlink
+            | EntryKind::Fifo
+            | EntryKind::Socket
+            | EntryKind::Device => fs.sandbox.read(p).map(Some),
         },
     }
 }

@@ -115,3 +115,78 @@ fn the_toolset_has_eight_tools_in_order_with_design_argument_names() {
     ));
     let _keep: Vec<Arc<dyn golem_core::tool::Tool>> = again;
 }
+
+/// Makes a FIFO at `path` with mkfifo(1) (the tests have no libc binding of their own).
+fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+#[tokio::test]
+async fn info_and_listing_name_fifos_and_sockets_without_opening_them() {
+    let env = Env::new();
+    mkfifo(&env.host("scratch/pipe"));
+    let _listener = std::os::unix::net::UnixListener::bind(env.host("scratch/sock")).unwrap();
+    // Opening the FIFO for reading would block this test forever: the tools must only stat it.
+    let value = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        env.ok("file_info", json!({"path": "/scratch/pipe"})),
+    )
+    .await
+    .expect("file_info must not open a FIFO");
+    assert_eq!(value.data["type"], "fifo");
+    assert_eq!(
+        value.summary.as_deref(),
+        Some("/scratch/pipe: fifo, 0 bytes")
+    );
+    let value = env.ok("file_info", json!({"path": "/scratch/sock"})).await;
+    assert_eq!(value.data["type"], "socket");
+    let value = env.ok("file_info", json!({"path": "/scratch"})).await;
+    assert_eq!(value.data["type"], "directory");
+
+    for recursive in [false, true] {
+        let value = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            env.ok(
+                "list_files",
+                json!({"path": "/scratch", "recursive": recursive}),
+            ),
+        )
+        .await
+        .expect("list_files must not open a FIFO");
+        let types: Vec<(String, String)> = value.data["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["name"].as_str().unwrap().to_owned(),
+                    e["type"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            types,
+            [
+                ("pipe".to_owned(), "fifo".to_owned()),
+                ("sock".to_owned(), "socket".to_owned())
+            ],
+            "recursive: {recursive}"
+        );
+        // Neither is counted as a file.
+        assert_eq!(
+            value.summary.as_deref(),
+            Some("0 files, 0 directories, 1 fifo, 1 socket"),
+            "recursive: {recursive}"
+        );
+        // The typed view of a listing reads them too.
+        let typed: golem_protocol::result::FileListData =
+            serde_json::from_value(value.data.clone()).unwrap();
+        assert_eq!(typed.entries.len(), 2);
+    }
+    // A device node (only root may make one; /dev/null is a character device everywhere) is
+    // covered by the sandbox's own tests through a zone on /dev.
+}

@@ -1,6 +1,7 @@
 //! `golem-forge sessions show`: a transcript as text a person reads — a header, then blocks
 //! for user inputs, assistant messages, tool calls (status, who decided, the proposed,
-//! approved and executed arguments, the result) and the end.
+//! approved and executed arguments, the result) and the end. The text is the transcript's as
+//! it is: the caller cleans it before it reaches a terminal.
 
 use std::collections::HashMap;
 use std::fmt::Write;

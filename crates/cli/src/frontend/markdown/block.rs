@@ -1,40 +1,11 @@
 //! Block structure of one line of markdown, read from the line alone: the indentation and
 //! markers it starts with (quote bars, a heading's `#`s, a list bullet or number), code fences
-//! and thematic breaks; and the cleaning of model text before anything is laid out.
+//! and thematic breaks. (Model text is cleaned by `frontend::clean` before it is laid out.)
 //!
 //! Everything here works on a line that may still be growing: the prefix of a line is settled
 //! once the characters after its markers have arrived, so the streaming layout can rely on it.
 
 use super::style::{Painter, Style};
-
-/// Columns between tab stops.
-const TAB_WIDTH: usize = 4;
-
-/// A character of model text as it is shown: controls become visible pictures so the text
-/// cannot drive the terminal (`ESC` is `␛`, `BEL` is `␇`, `DEL` is `␡`; C1 controls and the
-/// bidirectional overrides are `�`), and a tab becomes spaces to the next stop after `column`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Cleaned {
-    /// The character itself or its stand-in.
-    Char(char),
-    /// A tab, as this many spaces.
-    Spaces(usize),
-}
-
-/// Cleans one character (never called with `\n` or `\r`, which end lines).
-pub(super) fn clean_char(c: char, column: usize) -> Cleaned {
-    match c {
-        '\t' => Cleaned::Spaces(TAB_WIDTH - column % TAB_WIDTH),
-        '\u{0}'..='\u{1f}' => {
-            Cleaned::Char(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'))
-        }
-        '\u{7f}' => Cleaned::Char('\u{2421}'),
-        '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
-            Cleaned::Char('\u{fffd}')
-        }
-        c => Cleaned::Char(c),
-    }
-}
 
 /// What a line's markers make it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -318,17 +289,5 @@ mod tests {
         assert!(!looks_like_fence("   ``") && looks_like_fence("  ```x"));
         assert!(is_rule("---") && is_rule(" * * *") && is_rule("_____"));
         assert!(!is_rule("--") && !is_rule("-*-") && !is_rule("- item") && !is_rule(""));
-    }
-
-    #[test]
-    fn cleaning() {
-        assert_eq!(clean_char('\x1b', 0), Cleaned::Char('␛'));
-        assert_eq!(clean_char('\x07', 0), Cleaned::Char('␇'));
-        assert_eq!(clean_char('\x7f', 0), Cleaned::Char('␡'));
-        assert_eq!(clean_char('\u{9b}', 0), Cleaned::Char('\u{fffd}'));
-        assert_eq!(clean_char('\u{202e}', 0), Cleaned::Char('\u{fffd}'));
-        assert_eq!(clean_char('\t', 0), Cleaned::Spaces(4));
-        assert_eq!(clean_char('\t', 6), Cleaned::Spaces(2));
-        assert_eq!(clean_char('é', 0), Cleaned::Char('é'));
     }
 }

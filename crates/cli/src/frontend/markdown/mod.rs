@@ -54,8 +54,8 @@
 //! # Safety
 //!
 //! Model text cannot drive the terminal: C0 controls (but `\n` and `\t`), `DEL`, C1 controls
-//! and bidirectional overrides are replaced by visible stand-ins (`ESC` is `␛`, C1 is `�`),
-//! tabs by spaces, `\r\n` and a lone `\r` end a line.
+//! and bidirectional overrides are replaced by visible stand-ins by `frontend::clean` (`ESC` is
+//! `␛`, the C1 CSI is `\u{9b}`), tabs by spaces, `\r\n` and a lone `\r` end a line.
 
 // The chat front end is the caller; some helpers are only used by tests.
 #![cfg_attr(not(test), allow(dead_code))]
@@ -70,7 +70,9 @@ mod tests;
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use block::{Cleaned, FenceOpen, Kind, Prefix};
+use block::{FenceOpen, Kind, Prefix};
+
+use crate::frontend::clean::{Cleaned, clean_char, escape_code};
 use highlight::CodeHighlighter;
 use style::{Painter, Style};
 
@@ -168,9 +170,10 @@ impl MarkdownStream {
                     self.end_line();
                     self.after_cr = true;
                 }
-                c => match block::clean_char(c, self.line_cols) {
+                c => match clean_char(c, self.line_cols) {
                     Cleaned::Char(c) => self.add(c),
                     Cleaned::Spaces(n) => (0..n).for_each(|_| self.add(' ')),
+                    Cleaned::Code(c) => escape_code(c).chars().for_each(|c| self.add(c)),
                 },
             }
         }

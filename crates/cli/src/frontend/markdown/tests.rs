@@ -372,7 +372,7 @@ fn control_characters_are_neutralised() {
             let shown = plain(&screen(&out));
             assert_eq!(
                 shown,
-                "evil ␛]0;title␇ ␛[2J␛[31mred\u{fffd}1m\u{fffd}rev ␈␡␀\n```\ncode ␛[H\n```\n",
+                "evil ␛]0;title␇ ␛[2J␛[31mred\\u{9b}1m\\u{202e}rev ␈␡␀\n```\ncode ␛[H\n```\n",
                 "colour {color}"
             );
             if !color {

@@ -5,14 +5,14 @@
 //! crossterm's `Display` impls: those consult `NO_COLOR` through a process-wide switch, and the
 //! renderers must do exactly what the caller's `color` flag says (and be deterministic in tests).
 //! Every piece of text enters a [`Line`] through [`Line::push`], which cleans it with
-//! [`clean`], so nothing a tool returns can reach the terminal as a control sequence.
+//! [`clean`] (`frontend::clean::clean_line`), so nothing a tool returns can reach the terminal as a control sequence.
 
 use std::fmt::Write as _;
 
 use crossterm::style::{Attribute, Color, ContentStyle};
 use unicode_width::UnicodeWidthStr;
 
-use super::layout::clean;
+use crate::frontend::clean::clean_line as clean;
 
 /// A run of text drawn in one style. The text holds no control characters.
 #[derive(Debug, Clone, PartialEq)]

@@ -34,14 +34,17 @@ pub(super) fn render(data: &Value, ctx: &Ctx) -> Option<Vec<Line>> {
     Some(out)
 }
 
-/// An entry's name drawn by its type: directories bold blue with `/`, links cyan with `@`.
+/// An entry's name drawn by its type: directories bold blue with `/`, links cyan with `@`,
+/// FIFOs with `|` and sockets with `=` (as `ls -F` marks them).
 fn name_cell(name: &str, entry_type: Option<FileEntryType>) -> Line {
     match entry_type {
         Some(FileEntryType::Directory) | None => {
             Line::styled(palette::directory(), &format!("{name}/"))
         }
         Some(FileEntryType::Symlink) => Line::styled(palette::symlink(), &format!("{name}@")),
-        Some(FileEntryType::File) => Line::plain(name),
+        Some(FileEntryType::Fifo) => Line::plain(&format!("{name}|")),
+        Some(FileEntryType::Socket) => Line::plain(&format!("{name}=")),
+        Some(FileEntryType::File | FileEntryType::Device) => Line::plain(name),
     }
 }
 

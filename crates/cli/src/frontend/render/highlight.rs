@@ -8,7 +8,7 @@ use syntect::highlighting::FontStyle;
 use syntect::parsing::SyntaxReference;
 
 use super::canvas::{Line, palette};
-use super::layout::clean;
+use crate::frontend::clean::clean_line as clean;
 use crate::frontend::syntax;
 
 /// Lines longer than this (in bytes) are shown plain and not parsed.

@@ -1,54 +1,10 @@
-//! Text layout for the renderers: neutralising control characters, display widths, wrapping
-//! and truncating styled lines to a width, folding long outputs, padding and human sizes.
-
-use std::borrow::Cow;
+//! Text layout for the renderers: display widths, wrapping and truncating styled lines to a
+//! width, folding long outputs, padding and human sizes. (Control characters are neutralised
+//! by `frontend::clean` as text enters a line.)
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::canvas::{Line, palette};
-
-/// Columns between tab stops when tabs are expanded.
-const TAB_WIDTH: usize = 4;
-
-/// `text` with tabs expanded to spaces and every control character made visible: C0 controls
-/// (including ESC and CR) become their Unicode control pictures (`␛`, `␍`), DEL `␡`, C1
-/// controls and bidirectional overrides `�`. Borrowed when there was nothing to change.
-pub(super) fn clean(text: &str) -> Cow<'_, str> {
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        return Cow::Borrowed(text);
-    }
-    if !text.chars().any(needs_cleaning) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut column = 0;
-    for c in text.chars() {
-        match c {
-            '\t' => {
-                let n = TAB_WIDTH - column % TAB_WIDTH;
-                out.extend(std::iter::repeat_n(' ', n));
-                column += n;
-                continue;
-            }
-            c if (c as u32) < 0x20 => {
-                out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'));
-            }
-            '\u{7f}' => out.push('\u{2421}'),
-            c if needs_cleaning(c) => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-        column += c.width().unwrap_or(1);
-    }
-    Cow::Owned(out)
-}
-
-fn needs_cleaning(c: char) -> bool {
-    matches!(c,
-        '\u{0}'..='\u{1f}'
-        | '\u{7f}'..='\u{9f}'
-        | '\u{202a}'..='\u{202e}'
-        | '\u{2066}'..='\u{2069}')
-}
 
 /// The display width of `text` in terminal columns.
 pub(super) fn width(text: &str) -> usize {
@@ -286,20 +242,6 @@ pub(crate) fn human_duration(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn clean_makes_controls_visible_and_expands_tabs() {
-        assert_eq!(clean("plain"), "plain");
-        assert!(matches!(clean("plain"), Cow::Borrowed(_)));
-        assert!(matches!(clean("naïve"), Cow::Borrowed(_)));
-        assert_eq!(clean("\x1b]0;pwned\x07"), "\u{241b}]0;pwned\u{2407}");
-        assert_eq!(clean("a\rb\x7f"), "a\u{240d}b\u{2421}");
-        assert_eq!(clean("\u{9b}31m"), "\u{fffd}31m");
-        assert_eq!(clean("abc\u{202e}def"), "abc\u{fffd}def");
-        assert_eq!(clean("a\tb\tc"), "a   b   c");
-        assert_eq!(clean("\tx"), "    x");
-        assert_eq!(clean("日\tx"), "日  x");
-    }
 
     #[test]
     fn split_lines_handles_crlf_and_final_newline() {
