@@ -12,7 +12,10 @@
 //! always has it (an interpreter, `make`, `env`): only a rule naming more than the program can.
 //!
 //! The table looks at the program's name (the last component of the first word, so
-//! `/usr/bin/git` and `./git` are read as git; a version suffix such as `3.12` is ignored).
+//! `/usr/bin/git` and `./git` are read as git; a version suffix such as `3.12` is ignored). A
+//! program given by a path outside the system directories (`./git`, `/work/build.sh`) is a
+//! file the model may have written: it is flagged itself, and only a rule that names that
+//! path covers it.
 //! It errs towards asking. It cannot see what a program reads from its files: a
 //! repository's `.git/config` and hooks, a `Makefile`, `package.json`, `.cargo/config.toml`.
 //! Those are bounded by the jail, not by the rules.
@@ -528,12 +531,33 @@ fn entry(word: &str) -> Option<&'static Entry> {
 /// The first finding in `words` that a rule of `covered` words does not name, if any.
 pub fn uncovered(words: &[String], covered: usize) -> Option<Finding> {
     let (program, _) = words.split_first()?;
-    let entry = entry(program)?;
-    entry
-        .powers
-        .iter()
-        .flat_map(|power| find(entry, power, words))
+    let outside = outside_system_dirs(program)
+        .then(|| Finding::new(0, 1, format!("`{program}` {OUTSIDE_SYSTEM_DIRS}")));
+    let table = entry(program).into_iter().flat_map(|entry| {
+        entry
+            .powers
+            .iter()
+            .flat_map(|power| find(entry, power, words))
+    });
+    outside
+        .into_iter()
+        .chain(table)
         .find(|finding| finding.end > covered)
+}
+
+/// Why a program given by a path outside the system directories is flagged.
+const OUTSIDE_SYSTEM_DIRS: &str = "is a program outside the system directories (in a zone or \
+                                   `/tmp`), which can be anything";
+
+/// Whether `program` is a path (it has a `/`) outside the read-only system directories of the
+/// jail: a file in a zone or in `/tmp`, which the model may have written (`./git`,
+/// `/work/build.sh`). Names without a `/` are looked up in the jail's `PATH`, which holds only
+/// system directories.
+fn outside_system_dirs(program: &str) -> bool {
+    const SYSTEM: &[&str] = &["/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/"];
+    let in_system = SYSTEM.iter().any(|dir| program.starts_with(dir))
+        && !program.split('/').any(|part| part == "..");
+    program.contains('/') && !in_system
 }
 
 /// Everything `power` flags in `words`.

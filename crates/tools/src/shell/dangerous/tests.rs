@@ -70,8 +70,23 @@ fn programs_are_known_by_their_last_path_component_and_without_a_version() {
     ] {
         assert!(span(command).is_some(), "{command}");
     }
-    for command in ["gitx -c a=b", "shx -c x", "mysed 1e f", "./mygit -c a=b x"] {
+    for command in [
+        "gitx -c a=b",
+        "shx -c x",
+        "mysed 1e f",
+        "/usr/bin/mygit -c a=b x",
+    ] {
         assert_eq!(span(command), None, "{command}");
+    }
+    // A program outside the system directories is flagged itself, whatever its name.
+    for command in [
+        "./mygit -c a=b x",
+        "/work/ls",
+        "../x",
+        "/usr/../work/ls",
+        "/tmp/x",
+    ] {
+        assert_eq!(span(command), Some((0, 1)), "{command}");
     }
 }
 

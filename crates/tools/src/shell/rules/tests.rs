@@ -134,6 +134,14 @@ const RUN_OTHERS: &[&str] = &[
     "git archive --remote=origin --exec=id HEAD",
     "/usr/bin/git -c alias.x=!id x",
     "./git -c alias.x=!id x",
+    // A program outside the system directories, and git aliases.
+    "./git status",
+    "/work/git status",
+    "/usr/bin/../../work/git status",
+    "/tmp/build.sh",
+    "bin/tool",
+    "git st",
+    "git --no-pager lg",
     // find: running, deleting, writing.
     "find . -exec rm {} \\;",
     "find . -execdir rm {} +",
@@ -265,6 +273,10 @@ const PLAIN: &[&str] = &[
     "git config --get user.name",
     "git config --list",
     "git config get user.name",
+    "git version",
+    "git rev-parse HEAD",
+    "/usr/bin/git status",
+    "/bin/ls -la",
     "find . -name '*.rs'",
     "find . -type f -executable",
     "find . -newer x -print",
@@ -375,6 +387,10 @@ fn a_rule_that_names_the_words_itself_covers_them_and_no_more() {
         ("sed -n", "sed -n 1p f", PreApproved),
         ("sed -n", "sed -n 1e f", Ask),
         ("less README.md", "less README.md", PreApproved),
+        ("git st", "git st -s", PreApproved),
+        ("./scripts/test.sh", "./scripts/test.sh -v", PreApproved),
+        ("./scripts/test.sh", "./scripts/test.sh", PreApproved),
+        ("/work/git status", "/work/git status", PreApproved),
     ] {
         let r = rules(&[(rule, PreApproved)], None);
         let expected = expected.requirement("");
