@@ -420,6 +420,51 @@ fn show_json_prints_the_stored_lines() {
 }
 
 #[test]
+fn line_separators_are_escaped_when_written_and_when_shown() {
+    let env = TestEnv::new();
+    let store = SessionStore::new(env.path());
+    let id = "20261124-080000-aaaa";
+    write(
+        &store,
+        id,
+        meta("main", "test:default", "single", "2026-11-24T08:00:00Z"),
+        &[input("one\u{2028}two\u{2029}three")],
+    );
+    let path = store.dir().join(format!("{id}.jsonl"));
+    let stored = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        !stored.contains(['\u{2028}', '\u{2029}']),
+        "the writer escapes them: {stored}"
+    );
+    assert!(stored.contains(r"one\u2028two\u2029three"), "{stored}");
+    // A transcript written before they were escaped holds them raw; --json escapes them.
+    let old = serde_json::to_string(&input("four\u{2028}five")).unwrap();
+    assert!(old.contains('\u{2028}'));
+    append_raw(&path, format!("{old}\n").as_bytes());
+    let out = env
+        .command()
+        .args(["sessions", "show", id, "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains(['\u{2028}', '\u{2029}']), "{text}");
+    let contents: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|v| v["kind"] == "input")
+        .map(|v| v["content"].clone())
+        .collect();
+    assert_eq!(
+        contents,
+        [
+            serde_json::json!("one\u{2028}two\u{2029}three"),
+            serde_json::json!("four\u{2028}five")
+        ]
+    );
+}
+
+#[test]
 fn unknown_and_ambiguous_ids_name_the_candidates() {
     let env = TestEnv::new();
     fixture(&env);

@@ -92,7 +92,8 @@ impl RecordingModel {
             golem_forge_recording: RECORDING_VERSION,
             model: inner.spec().to_string(),
         };
-        let line = serde_json::to_string(&header).map_err(|e| ModelError::Config(e.to_string()))?;
+        let line = golem_protocol::to_jsonl_line(&header)
+            .map_err(|e| ModelError::Config(e.to_string()))?;
         writeln!(file, "{line}")
             .and_then(|()| file.flush())
             .map_err(io)?;
@@ -105,7 +106,7 @@ impl RecordingModel {
 }
 
 fn append(file: &Mutex<File>, path: &Path, exchange: &Exchange) {
-    let Ok(line) = serde_json::to_string(exchange) else {
+    let Ok(line) = golem_protocol::to_jsonl_line(exchange) else {
         return;
     };
     let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());

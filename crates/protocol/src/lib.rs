@@ -9,6 +9,7 @@ pub mod approval;
 pub mod error;
 pub mod events;
 pub mod form;
+pub mod jsonl;
 pub mod kind;
 pub mod normalize;
 pub mod result;
@@ -23,6 +24,7 @@ pub use events::{
     SessionEndReason, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
 };
 pub use form::{ExecutionMode, FieldOption, FieldType, FormField, ManualToolInfo};
+pub use jsonl::{escape_line_breaks, to_jsonl_line};
 pub use kind::{WELL_KNOWN_KINDS, is_valid_kind, is_well_known_kind};
 pub use normalize::{NormalizeError, normalize_result};
 pub use result::{DisplayHints, PreferredView, ToolResultValue};

@@ -149,7 +149,8 @@ fn show_json(store: &SessionStore, id: &str) -> Result<ExitCode, CommandError> {
     let mut out = String::with_capacity(text.len());
     for (index, line) in text.lines().enumerate() {
         if !line.trim().is_empty() && !skipped.contains(&(index + 1)) {
-            out.push_str(line);
+            // Transcripts written before line breaks were escaped may hold them raw.
+            out.push_str(&golem_protocol::escape_line_breaks(line.to_owned()));
             out.push('\n');
         }
     }

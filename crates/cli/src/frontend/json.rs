@@ -1,4 +1,5 @@
-//! `--json`: every display event as one JSON object per line on stdout, and nothing else there.
+//! `--json`: every display event as one JSON object per line on stdout, and nothing else there
+//! (`golem_protocol::to_jsonl_line`: no line break but the `\n` that ends each line).
 
 use std::io::Write;
 
@@ -9,7 +10,7 @@ use golem_protocol::DisplayEvent;
 pub async fn print_events(mut events: DisplaySubscription) {
     while let Some(event) = events.recv().await {
         let last = matches!(event, DisplayEvent::SessionEnded { .. });
-        match serde_json::to_string(&event) {
+        match golem_protocol::to_jsonl_line(&event) {
             Ok(line) => {
                 let mut out = std::io::stdout().lock();
                 // A closed stdout (a reader that went away) ends the printing, not the run.

@@ -233,3 +233,75 @@ fn resume_continues_a_killed_chat_session_with_its_history() {
         (&json!("ended"), &json!("completed"))
     );
 }
+
+/// Every JSON lines file of a run — `--json` on stdout, the transcript, the `--record` file —
+/// escapes U+2028 and U+2029, which JavaScript and Python line readers take for line breaks.
+#[test]
+fn line_separators_never_reach_a_json_lines_file_raw() {
+    let wire = Wire::OpenAi;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", fs_worker(""))]);
+    let content = "para\u{2029}line\u{2028}end\u{85}";
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[(
+            "call_1",
+            "write_file",
+            json!({"path": "/out/sep.txt", "content": content}),
+        )]),
+        wire.text("Done\u{2028}now."),
+    ]);
+    let output = run(
+        &env,
+        wire,
+        &server,
+        &[
+            "proj/main.worker",
+            "write\u{2028}it",
+            "--json",
+            "-a",
+            "approve_all",
+            "--record",
+            "session.rec",
+        ],
+    );
+    assert_exit(&output, 0);
+    assert_eq!(env.read("proj/out/sep.txt").as_deref(), Some(content));
+
+    let raw = |name: &str, text: &str| {
+        for c in ['\u{85}', '\u{2028}', '\u{2029}'] {
+            assert!(!text.contains(c), "{name}: a raw {c:?}: {text}");
+        }
+    };
+    let out = stdout(&output);
+    raw("stdout", &out);
+    let events = events(&output);
+    let ended = events.last().unwrap();
+    assert_eq!(ended["type"], "sessionEnded");
+    assert_eq!(ended["message"], "Done\u{2028}now.", "read back unchanged");
+
+    let dir = env.path().join("proj/.golem-forge/sessions");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let transcript = std::fs::read_to_string(file).unwrap();
+    raw("transcript", &transcript);
+    let lines = &env.transcripts("proj")[0];
+    assert!(
+        transcript.contains(r"para\u2029line\u2028end\u0085"),
+        "{transcript}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["kind"] == "input" && l["content"] == "write\u{2028}it")
+    );
+
+    let recording = env.read("session.rec").unwrap();
+    raw("recording", &recording);
+    for line in recording.lines() {
+        serde_json::from_str::<Value>(line).unwrap();
+    }
+}

@@ -1,5 +1,6 @@
-//! Appending entries to one transcript: each entry is one JSON line handed to the kernel in a
-//! single write, so a killed process loses at most the entry being written.
+//! Appending entries to one transcript: each entry is one JSON line (U+2028 and U+2029
+//! escaped, `golem_protocol::to_jsonl_line`) handed to the kernel in a single write, so a killed
+//! process loses at most the entry being written.
 
 use std::fs::File;
 use std::io::Write;
@@ -42,16 +43,17 @@ impl SessionWriter {
 
     /// Writes `entry` as one line and hands it to the operating system before returning.
     pub fn append(&mut self, entry: &TranscriptEntry) -> Result<(), SessionError> {
-        let mut line = Vec::with_capacity(256);
-        if self.needs_newline {
-            line.push(b'\n');
-        }
-        serde_json::to_writer(&mut line, entry).map_err(|source| SessionError::Encode {
+        let json = golem_protocol::to_jsonl_line(entry).map_err(|source| SessionError::Encode {
             kind: entry.kind(),
             source,
         })?;
-        line.push(b'\n');
-        self.write(&line)
+        let mut line = String::with_capacity(json.len() + 2);
+        if self.needs_newline {
+            line.push('\n');
+        }
+        line.push_str(&json);
+        line.push('\n');
+        self.write(line.as_bytes())
     }
 
     /// Makes everything written so far durable (`fsync` of the data).
