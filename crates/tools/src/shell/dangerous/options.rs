@@ -1,7 +1,8 @@
 //! Reading a program's options the way getopt does, enough to find the flagged ones: short
 //! options alone or in clusters (`-avze ssh`: `e` takes the next word), a value attached to a
-//! short option (`-calias.x=…`), long options with `=` or a separate value, and whole words
-//! for programs whose options are words (`find -exec`).
+//! short option (`-calias.x=…`), long options with `=` or a separate value and their
+//! abbreviations (`--upload-pac=…`), and whole words for programs whose options are words
+//! (`find -exec`).
 
 use super::Finding;
 
@@ -89,9 +90,16 @@ impl Options {
     }
 }
 
-/// Whether `flagged` is the long option `name`.
+/// Real options that are prefixes of flagged ones (`git diff --text`, `tar --checkpoint`):
+/// written in full they mean themselves, not an abbreviation.
+const NOT_ABBREVIATIONS: &[&str] = &["text", "checkpoint"];
+
+/// Whether `name` is the long option of `flagged`, in full or abbreviated (getopt_long and
+/// git's parse-options accept any unambiguous prefix: `--upload-pac=…`, `--compress-prog=…`);
+/// prefixes of three characters or more count, except real options of their own.
 fn long_is(flagged: &Flagged, name: &str) -> bool {
-    matches!(flagged.opt, Opt::Long(long) if long == name)
+    matches!(flagged.opt, Opt::Long(long) if long == name
+        || (name.len() >= 3 && long.starts_with(name) && !NOT_ABBREVIATIONS.contains(&name)))
 }
 
 /// One word as options: what it is, and how many words it takes.
