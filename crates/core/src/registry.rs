@@ -214,8 +214,26 @@ impl ToolRegistry {
         };
         ToolError::new(
             ToolErrorCode::NotFound,
-            format!("Tool not found: {name} (available tools: {known})"),
+            format!(
+                "Tool not found: {} (available tools: {known})",
+                shown_name(name)
+            ),
         )
+    }
+}
+
+/// A tool name as an error message shows it: as it is when it looks like a name, else quoted
+/// with its control characters escaped (an empty or blank name stays visible, and a name from
+/// a model never carries terminal escapes into a message).
+fn shown_name(name: &str) -> String {
+    let plain = !name.is_empty()
+        && !name
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '"');
+    if plain {
+        name.to_owned()
+    } else {
+        format!("{name:?}")
     }
 }
 
@@ -255,6 +273,21 @@ mod tests {
             .register(tool("run_tests", ManualExecution::both("Run Tests", None)))
             .unwrap();
         registry
+    }
+
+    #[test]
+    fn unknown_names_are_shown_quoted_when_they_do_not_look_like_names() {
+        let registry = ToolRegistry::new();
+        let message = |name: &str| registry.not_found(name).message;
+        assert!(message("frobnicate").starts_with("Tool not found: frobnicate ("));
+        assert!(message("").starts_with(r#"Tool not found: "" ("#));
+        assert!(message(" \t").starts_with(r#"Tool not found: " \t" ("#));
+        let shown = message("ls\u{1b}[2J\u{7}");
+        assert!(
+            shown.starts_with(r#"Tool not found: "ls\u{1b}[2J\u{7}" ("#),
+            "{shown}"
+        );
+        assert!(!shown.contains('\u{1b}'));
     }
 
     #[test]

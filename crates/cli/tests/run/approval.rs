@@ -51,6 +51,64 @@ fn an_unknown_tool_gets_an_error_result_and_the_run_succeeds() {
 }
 
 #[test]
+fn empty_blank_and_control_character_tool_names_are_not_found_and_the_run_goes_on() {
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", fs_worker(""))]);
+        env.write("proj/out/note.txt", "hello from the zone");
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[
+                ("call_1", "", json!({})),
+                ("call_2", "   ", json!({})),
+                (
+                    "call_3",
+                    "read_file\u{7}\u{1b}[2J",
+                    json!({"path": "/out/note.txt"}),
+                ),
+                ("call_4", "read_file", json!({"path": "/out/note.txt"})),
+            ]),
+            wire.text("All done."),
+        ]);
+        let output = run(&env, wire, &server, &["proj/main.worker", "read", "--json"]);
+        assert_exit(&output, 0);
+        let events = events(&output);
+        let ended = events.last().unwrap();
+        assert_eq!(ended["type"], "sessionEnded", "{wire:?}");
+        assert_eq!(ended["reason"], "completed", "{wire:?}: {ended}");
+        assert_eq!(ended["message"], "All done.", "{wire:?}");
+
+        let results = results_sent(wire, &server, 1);
+        let ids: Vec<_> = results.iter().map(|r| r.tool_call_id.as_str()).collect();
+        assert_eq!(ids, ["call_1", "call_2", "call_3", "call_4"], "{wire:?}");
+        for (result, quoted) in
+            results
+                .iter()
+                .zip([r#""""#, r#""   ""#, r#""read_file\u{7}\u{1b}[2J""#])
+        {
+            assert!(wire.is_error(result), "{wire:?}: {result:?}");
+            assert!(
+                result.content.contains("NOT_FOUND")
+                    && result
+                        .content
+                        .contains(&format!("Tool not found: {quoted}")),
+                "{wire:?}: the name is quoted, its control characters escaped: {result:?}"
+            );
+            assert!(!result.content.contains('\u{1b}'), "{wire:?}: {result:?}");
+        }
+        assert!(!wire.is_error(&results[3]), "{wire:?}: {results:?}");
+        assert!(
+            results[3].content.contains("hello from the zone"),
+            "{wire:?}"
+        );
+        let not_found: Vec<&Value> = of_type(&events, "toolResult")
+            .into_iter()
+            .filter(|e| e["value"]["data"]["code"] == "NOT_FOUND")
+            .collect();
+        assert_eq!(not_found.len(), 3, "{wire:?}: {events:?}");
+    }
+}
+
+#[test]
 fn invalid_arguments_are_refused_and_the_tool_never_runs() {
     for wire in Wire::ALL {
         let env = TestEnv::new();

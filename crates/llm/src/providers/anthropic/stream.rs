@@ -190,10 +190,9 @@ impl AnthropicStreamDecoder {
                 Block::Text,
                 vec![StreamEvent::TextDelta { text: block.text }],
             ),
+            // A call without a name is passed on like any other: the orchestrator answers it
+            // with a `NOT_FOUND` result and the run goes on.
             "tool_use" => {
-                if block.name.is_empty() {
-                    return Err(self.protocol(format!("tool_use block {index} has no name")));
-                }
                 let initial = match block.input {
                     Some(Value::Object(map)) if !map.is_empty() => {
                         Some(Value::Object(map).to_string())
@@ -445,6 +444,31 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_tool_call_without_a_name_is_passed_on_for_the_orchestrator_to_refuse() {
+        for block in [
+            r#"{"type":"tool_use","id":"toolu_1","name":"","input":{}}"#,
+            r#"{"type":"tool_use","id":"toolu_1","input":{}}"#,
+        ] {
+            let start =
+                format!(r#"{{"type":"content_block_start","index":0,"content_block":{block}}}"#);
+            let out = run(&[
+                ("content_block_start", &start),
+                ("message_stop", r#"{"type":"message_stop"}"#),
+            ])
+            .unwrap();
+            assert_eq!(
+                out[0],
+                StreamEvent::ToolCallStart {
+                    index: 0,
+                    id: "toolu_1".into(),
+                    name: String::new()
+                },
+                "{block}"
+            );
+        }
     }
 
     #[test]
