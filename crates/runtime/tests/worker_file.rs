@@ -582,6 +582,63 @@ fn errors_deep_in_toolsets_and_zones_have_their_line() {
 }
 
 #[test]
+fn zones_of_different_modes_may_not_nest_either_way() {
+    let advice = "give the two zones the same mode, or point them at separate directories";
+    // A read-write zone inside a read-only one, and the reverse; in both orders in the file.
+    check_err(
+        "name: greeter\nsandbox:\n  zones:\n    - { name: data, mode: ro }\n    - { name: out, mode: rw, path: data/out }\n",
+        &format!(
+            "line 6: `sandbox.zones[1]` must not lie inside read-only zone `data`: `data` is \
+             read-only and could be changed through `out`; {advice}"
+        ),
+    );
+    check_err(
+        "name: greeter\nsandbox:\n  zones:\n    - { name: out, mode: rw, path: ./data/out }\n    - { name: data, mode: ro }\n",
+        &format!(
+            "line 6: `sandbox.zones[1]` must not contain read-write zone `out`: `data` is \
+             read-only and could be changed through `out`; {advice}"
+        ),
+    );
+    check_err(
+        "name: greeter\nsandbox:\n  zones:\n    - { name: data, mode: rw }\n    - { name: input, path: data/in }\n",
+        &format!(
+            "line 6: `sandbox.zones[1]` must not lie inside read-write zone `data`: `input` is \
+             read-only and could be changed through `data`; {advice}"
+        ),
+    );
+    check_err(
+        "name: greeter\nsandbox:\n  zones:\n    - { name: input, path: data/in }\n    - { name: data, mode: rw }\n",
+        &format!(
+            "line 6: `sandbox.zones[1]` must not contain read-only zone `input`: `input` is \
+             read-only and could be changed through `data`; {advice}"
+        ),
+    );
+    check_err(
+        "name: greeter\nsandbox:\n  zones:\n    - { name: a, mode: rw, path: shared }\n    - { name: b, path: x/../shared }\n",
+        &format!(
+            "line 6: `sandbox.zones[1]` must not use the directory of read-write zone `a`: `b` is \
+             read-only and could be changed through `a`; {advice}"
+        ),
+    );
+    let key_of = |yaml: &str| match parse(&worker(yaml, "")) {
+        Err(WorkerFileError::Invalid { key, .. }) => key,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        key_of("name: greeter\nsandbox:\n  zones:\n    - { name: data }\n    - { name: out, mode: rw, path: data/out }\n").as_deref(),
+        Some("sandbox.zones[1]")
+    );
+    // Zones of the same mode may nest, and zones side by side are fine.
+    for yaml in [
+        "name: greeter\nsandbox:\n  zones:\n    - { name: data, mode: rw }\n    - { name: out, mode: rw, path: data/out }\n",
+        "name: greeter\nsandbox:\n  zones:\n    - { name: data }\n    - { name: input, path: data/in }\n",
+        "name: greeter\nsandbox:\n  zones:\n    - { name: data }\n    - { name: out, mode: rw, path: database }\n",
+    ] {
+        parse(&worker(yaml, "Hello.")).unwrap();
+    }
+}
+
+#[test]
 fn errors_carry_the_key_and_quote_values_briefly() {
     let key_of = |yaml: &str| match parse(&worker(yaml, "")) {
         Err(WorkerFileError::Invalid { key, .. }) => key,

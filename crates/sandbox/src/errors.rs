@@ -64,6 +64,19 @@ pub enum SandboxError {
         /// The read-write zone containing it.
         rw_zone: String,
     },
+    /// A read-write zone inside a read-only one (the read-only zone could be changed through
+    /// it).
+    #[error(
+        "zone `{rw_zone}` is read-write but lies inside read-only zone `{ro_zone}`, \
+         so /{ro_zone} could be changed through /{rw_zone}; make `{ro_zone}` rw or `{rw_zone}` ro, \
+         or point the zones at separate directories"
+    )]
+    WritableInsideReadOnly {
+        /// The read-write zone.
+        rw_zone: String,
+        /// The read-only zone containing it.
+        ro_zone: String,
+    },
     /// A sub-worker asked for a zone its parent does not have.
     #[error("zone `{zone}` is not available to a sub-worker: the parent has {known}")]
     UnknownZone {

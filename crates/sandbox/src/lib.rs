@@ -36,5 +36,7 @@ pub use errors::SandboxError;
 pub use ops::MAX_READ_BYTES;
 pub use path::{MAX_COMPONENT_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{Sandbox, Zone};
-pub use zone::{ZoneApproval, ZoneConfig, ZoneMode, ZoneOperation, is_valid_zone_name};
+pub use zone::{
+    ZoneApproval, ZoneConfig, ZoneMode, ZoneOperation, ZoneOverlap, is_valid_zone_name,
+};
 pub use zone_path::ZonePath;

@@ -268,8 +268,10 @@ fn check_name(name: &str, seen: &[Zone]) -> Result<(), SandboxError> {
     Ok(())
 }
 
-/// Refuses a read-only zone inside (or equal to) a read-write one: it could be changed through
-/// the other zone, and `ro` would be a promise the sandbox cannot keep.
+/// Refuses zones of different modes whose directories overlap, either way round: a read-only
+/// zone inside (or equal to) a read-write one could be changed through the other zone, and so
+/// could the part of a read-only zone that holds a read-write one; `ro` would be a promise the
+/// sandbox cannot keep. Zones of the same mode may nest.
 fn check_overlaps(zones: &[Zone]) -> Result<(), SandboxError> {
     let canonical: Vec<Option<PathBuf>> = zones
         .iter()
@@ -283,14 +285,25 @@ fn check_overlaps(zones: &[Zone]) -> Result<(), SandboxError> {
             if rw.mode != ZoneMode::Rw {
                 continue;
             }
-            let inside = match (ro_path, rw_path) {
-                (Some(ro_path), Some(rw_path)) => ro_path.starts_with(rw_path),
-                (None, _) | (_, None) => ro.identity == rw.identity,
+            let (ro_inside, rw_inside) = match (ro_path, rw_path) {
+                (Some(ro_path), Some(rw_path)) => {
+                    (ro_path.starts_with(rw_path), rw_path.starts_with(ro_path))
+                }
+                (None, _) | (_, None) => {
+                    let same = ro.identity == rw.identity;
+                    (same, same)
+                }
             };
-            if inside {
+            if ro_inside {
                 return Err(SandboxError::ReadOnlyInsideWritable {
                     ro_zone: ro.name.clone(),
                     rw_zone: rw.name.clone(),
+                });
+            }
+            if rw_inside {
+                return Err(SandboxError::WritableInsideReadOnly {
+                    rw_zone: rw.name.clone(),
+                    ro_zone: ro.name.clone(),
                 });
             }
         }

@@ -1,10 +1,11 @@
 //! Zone configuration as written in a worker file's `sandbox.zones` (DESIGN.md §3.1): the zone's
 //! name, host directory, capability (`mode`) and consent (`approval`) per operation.
 //!
-//! Pure data and the approval table; nothing here touches the filesystem.
+//! Pure data, the approval table and how two configured zones overlap; nothing here touches the
+//! filesystem.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Component, PathBuf};
 
 use golem_core::approval::{ApprovalDecisionType, ApprovalRequirement};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -186,6 +187,67 @@ impl ZoneConfig {
         self.approval = approval;
         self
     }
+
+    /// How this zone's directory lies relative to `other`'s, judged from the configured paths
+    /// alone: `path` (or the name) with `.` and `..` resolved lexically, relative paths against
+    /// the same base. `None` when they are apart, or cannot be compared without the file
+    /// system (one path absolute, the other relative); [`crate::Sandbox::open`] compares the
+    /// real directories again, links included.
+    pub fn overlap(&self, other: &ZoneConfig) -> Option<ZoneOverlap> {
+        let (mine, theirs) = (self.lexical_dir(), other.lexical_dir());
+        if mine.is_absolute() != theirs.is_absolute() {
+            None
+        } else if mine == theirs {
+            Some(ZoneOverlap::Same)
+        } else if mine.starts_with(&theirs) {
+            Some(ZoneOverlap::Inside)
+        } else if theirs.starts_with(&mine) {
+            Some(ZoneOverlap::Contains)
+        } else {
+            None
+        }
+    }
+
+    /// The configured directory with `.` dropped and `..` applied to what precedes it.
+    fn lexical_dir(&self) -> PathBuf {
+        let configured = self
+            .path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(&self.name));
+        let mut dir = PathBuf::new();
+        for component in configured.components() {
+            match component {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    let last = dir.components().next_back();
+                    match last {
+                        Some(Component::Normal(_)) => {
+                            dir.pop();
+                        }
+                        Some(Component::RootDir | Component::Prefix(_)) => {}
+                        Some(Component::CurDir | Component::ParentDir) | None => {
+                            dir.push("..");
+                        }
+                    }
+                }
+                Component::Normal(_) | Component::RootDir | Component::Prefix(_) => {
+                    dir.push(component);
+                }
+            }
+        }
+        dir
+    }
+}
+
+/// Where one zone's directory lies relative to another's ([`ZoneConfig::overlap`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZoneOverlap {
+    /// Both are the same directory.
+    Same,
+    /// This zone's directory is inside the other's.
+    Inside,
+    /// The other zone's directory is inside this one's.
+    Contains,
 }
 
 /// Whether `name` is a valid zone name: `[a-z][a-z0-9_]*`.
@@ -218,6 +280,45 @@ fn deserialize_zone_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<S
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn overlaps_are_judged_from_the_configured_paths() {
+        let zone = |name: &str, path: Option<&str>| {
+            let zone = ZoneConfig::new(name, ZoneMode::Ro);
+            match path {
+                Some(path) => zone.with_path(path),
+                None => zone,
+            }
+        };
+        let data = zone("data", None);
+        assert_eq!(
+            zone("input", Some("data/in")).overlap(&data),
+            Some(ZoneOverlap::Inside)
+        );
+        assert_eq!(
+            data.overlap(&zone("input", Some("./data/x/../in/"))),
+            Some(ZoneOverlap::Contains)
+        );
+        assert_eq!(
+            zone("a", Some("./data")).overlap(&data),
+            Some(ZoneOverlap::Same)
+        );
+        assert_eq!(
+            zone("a", Some(".")).overlap(&data),
+            Some(ZoneOverlap::Contains)
+        );
+        assert_eq!(
+            zone("a", Some("../up/x")).overlap(&zone("b", Some("sub/../../up"))),
+            Some(ZoneOverlap::Inside)
+        );
+        assert_eq!(zone("a", Some("datax")).overlap(&data), None);
+        assert_eq!(zone("a", Some("../data")).overlap(&data), None);
+        assert_eq!(zone("a", Some("/srv/data")).overlap(&data), None);
+        assert_eq!(
+            zone("a", Some("/srv/data/x")).overlap(&zone("b", Some("/srv/../srv/data"))),
+            Some(ZoneOverlap::Inside)
+        );
+    }
 
     #[test]
     fn parses_the_design_example() {

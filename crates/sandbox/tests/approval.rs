@@ -255,6 +255,23 @@ fn narrow_only_narrows() {
         matches!(err, SandboxError::ReadOnlyInsideWritable { .. }),
         "{err}"
     );
+    // And the container read-only while the nested zone stays writable.
+    let err = nested
+        .narrow(&[
+            ZoneConfig::new("out", ZoneMode::Ro),
+            ZoneConfig::new("sub", ZoneMode::Rw),
+        ])
+        .unwrap_err();
+    assert!(
+        matches!(err, SandboxError::WritableInsideReadOnly { .. }),
+        "{err}"
+    );
+    nested
+        .narrow(&[
+            ZoneConfig::new("out", ZoneMode::Ro),
+            ZoneConfig::new("sub", ZoneMode::Ro),
+        ])
+        .unwrap();
 }
 
 #[test]

@@ -47,7 +47,7 @@ fn open_creates_rw_dirs_and_refuses_missing_ro() {
 }
 
 #[test]
-fn a_read_only_zone_inside_a_writable_one_is_refused() {
+fn zones_of_different_modes_may_not_overlap_either_way() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(tmp.path().join("data/in")).unwrap();
     let err = Sandbox::open(
@@ -79,15 +79,53 @@ fn a_read_only_zone_inside_a_writable_one_is_refused() {
         matches!(err, SandboxError::ReadOnlyInsideWritable { .. }),
         "{err}"
     );
-    // The other way round is fine: a writable area inside a read-only one.
-    Sandbox::open(
-        tmp.path(),
-        &[
+    // The other way round too: the read-only zone could be changed through the writable one.
+    for zones in [
+        [
             ZoneConfig::new("data", ZoneMode::Ro),
             ZoneConfig::new("out", ZoneMode::Rw).with_path("data/in"),
         ],
+        [
+            ZoneConfig::new("out", ZoneMode::Rw).with_path("data/in"),
+            ZoneConfig::new("data", ZoneMode::Ro),
+        ],
+    ] {
+        let err = Sandbox::open(tmp.path(), &zones).unwrap_err();
+        assert!(
+            matches!(err, SandboxError::WritableInsideReadOnly { .. }),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("`out` is read-write but lies inside read-only zone `data`"),
+            "{err}"
+        );
+    }
+    // Through a link, which a worker file's paths do not show.
+    std::os::unix::fs::symlink("data/in", tmp.path().join("link")).unwrap();
+    let err = Sandbox::open(
+        tmp.path(),
+        &[
+            ZoneConfig::new("data", ZoneMode::Ro),
+            ZoneConfig::new("out", ZoneMode::Rw).with_path("link"),
+        ],
     )
-    .unwrap();
+    .unwrap_err();
+    assert!(
+        matches!(err, SandboxError::WritableInsideReadOnly { .. }),
+        "{err}"
+    );
+    // Zones of the same mode may nest.
+    for mode in [ZoneMode::Ro, ZoneMode::Rw] {
+        Sandbox::open(
+            tmp.path(),
+            &[
+                ZoneConfig::new("data", mode),
+                ZoneConfig::new("inner", mode).with_path("data/in"),
+            ],
+        )
+        .unwrap();
+    }
 }
 
 #[test]

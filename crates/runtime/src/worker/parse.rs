@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 
-use golem_sandbox::ZoneConfig;
+use golem_sandbox::{ZoneConfig, ZoneMode, ZoneOverlap};
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
@@ -286,8 +286,35 @@ impl<'de> DeserializeSeed<'de> for NewZone<'_> {
                 zone.name
             )));
         }
+        for earlier in self.0.iter().filter(|earlier| earlier.mode != zone.mode) {
+            if let Some(overlap) = zone.overlap(earlier) {
+                return Err(serde::de::Error::custom(overlap_message(
+                    &zone, earlier, overlap,
+                )));
+            }
+        }
         Ok(zone)
     }
+}
+
+/// Why `zone` cannot lie where it does relative to `earlier`, a zone of the other mode: the
+/// read-only one of the two could be changed through the read-write one. (The sandbox checks
+/// the real directories again when it opens them.)
+fn overlap_message(zone: &ZoneConfig, earlier: &ZoneConfig, overlap: ZoneOverlap) -> String {
+    let place = match overlap {
+        ZoneOverlap::Same => "use the directory of",
+        ZoneOverlap::Inside => "lie inside",
+        ZoneOverlap::Contains => "contain",
+    };
+    let (ro, rw, other) = match earlier.mode {
+        ZoneMode::Ro => (&earlier.name, &zone.name, "read-only"),
+        ZoneMode::Rw => (&zone.name, &earlier.name, "read-write"),
+    };
+    format!(
+        "must not {place} {other} zone `{}`: `{ro}` is read-only and could be changed through \
+         `{rw}`; give the two zones the same mode, or point them at separate directories",
+        earlier.name
+    )
 }
 
 #[cfg(test)]
