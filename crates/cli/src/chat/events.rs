@@ -140,7 +140,7 @@ impl Adapter {
 
     fn draw(&mut self, event: &DisplayEvent) {
         if self.trace == TraceLevel::Debug
-            && let Ok(json) = serde_json::to_string(event)
+            && let Ok(json) = golem_protocol::to_jsonl_line(event)
         {
             let mut screen = self.screen();
             let line = screen.dim(&json);

@@ -38,7 +38,7 @@ fn render_raw(event: &DisplayEvent, level: TraceLevel) -> Option<String> {
         |worker: &Option<golem_protocol::WorkerOrigin>| worker.as_ref().map_or(0, |w| w.depth);
     match (level, event) {
         (TraceLevel::Quiet, _) => None,
-        (TraceLevel::Debug, event) => serde_json::to_string(event).ok(),
+        (TraceLevel::Debug, event) => golem_protocol::to_jsonl_line(event).ok(),
         (
             _,
             DisplayEvent::ToolResult {
