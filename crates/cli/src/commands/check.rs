@@ -19,7 +19,7 @@ use golem_runtime::config::{ProgramConfig, choose_model};
 use golem_runtime::launch::{SessionEnv, WorkerFrame};
 use golem_runtime::registry::{WorkerRegistry, resolve_worker_arg};
 use golem_runtime::worker::{WorkerDefinition, load_worker};
-use golem_sandbox::jail::{KernelSupport, LayerSupport};
+use golem_sandbox::jail::{KernelSupport, LayerSupport, NETWORK_OFF_LIMITS, RunLimitSupport};
 use golem_sandbox::{Sandbox, ZoneMode, ZoneOperation};
 
 use crate::cli_error::CommandError;
@@ -67,11 +67,12 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
         return;
     };
     let support = KernelSupport::detect(&helper);
+    let limits = RunLimitSupport::detect();
     let mut table = Table::new();
     table
         .load_style(UTF8_FULL_CONDENSED)
         .set_header(["jail layer", "kernel support"]);
-    for (name, layer) in support.layers() {
+    for (name, layer) in support.layers().into_iter().chain(limits.limits()) {
         let state = match layer {
             LayerSupport::Available(detail) if detail.is_empty() => "available".to_owned(),
             LayerSupport::Available(detail) => format!("available ({detail})"),
@@ -80,6 +81,21 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
         table.add_row(row([name.to_owned(), state]));
     }
     say(&format!("\nJail (for {})\n{table}", users.join(", ")));
+    let network_off = [
+        worker
+            .toolsets
+            .code
+            .as_ref()
+            .is_some_and(|code| !code.network),
+        worker
+            .toolsets
+            .shell
+            .as_ref()
+            .is_some_and(|shell| !shell.network),
+    ];
+    if network_off.contains(&true) {
+        say(&format!("Limit: {NETWORK_OFF_LIMITS}."));
+    }
 }
 
 /// Warnings about shell rules that pre-approve every command of a program that can run other

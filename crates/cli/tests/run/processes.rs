@@ -220,13 +220,28 @@ fn check_reports_the_kernels_jail_support_and_the_shell_rules() {
     assert_exit(&output, 0);
     let text = stdout(&output);
     assert!(text.contains("Jail (for run_code, shell)"), "{text}");
-    for layer in ["user namespaces", "Landlock", "seccomp"] {
+    for layer in ["user namespaces", "Landlock", "seccomp", "process limit"] {
         let row = text
             .lines()
             .find(|l| l.contains(layer))
             .unwrap_or_else(|| panic!("{text}"));
         assert!(row.contains("available"), "{row}");
     }
+    // The run-wide memory limit: a memory cgroup where one can be made (as root here, in CI),
+    // otherwise said to be missing, with what that means.
+    let memory = text
+        .lines()
+        .find(|l| l.contains("run memory limit"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        memory.contains("available (a memory cgroup per run)")
+            || memory.contains("missing: no memory cgroup"),
+        "{memory}"
+    );
+    assert!(
+        text.contains("Limit: with the network off, programs cannot connect to named UNIX sockets"),
+        "{text}"
+    );
     let shell = text.lines().find(|l| l.contains("│ shell")).unwrap();
     assert!(shell.contains("git"), "{shell}");
 }
