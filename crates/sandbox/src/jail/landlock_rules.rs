@@ -5,7 +5,7 @@
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus, Scope,
+    RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
 use super::mounts::View;
@@ -30,9 +30,9 @@ fn rules<'a>(
     })
 }
 
-/// Restricts this process (and what it `exec`s) to `view`. Returns notes on what the kernel
-/// could not enforce; an error when Landlock is not available at all.
-pub(crate) fn apply(view: &View, network: bool) -> Result<Vec<String>, String> {
+/// The ruleset for `view`, built but not yet in force (building opens every path of the view,
+/// so it is done before the run is known; see [`restrict`]).
+pub(crate) fn prepare(view: &View, network: bool) -> Result<RulesetCreated, String> {
     let fail = |e: landlock::RulesetError| format!("Landlock could not be applied: {e}");
     let read = AccessFs::from_read(ABI_USED);
     let all = AccessFs::from_all(ABI_USED);
@@ -43,7 +43,7 @@ pub(crate) fn apply(view: &View, network: bool) -> Result<Vec<String>, String> {
             .handle_access(AccessNet::from_all(ABI_USED))
             .map_err(fail)?;
     }
-    let created = ruleset
+    ruleset
         .scope(Scope::from_all(ABI_USED))
         .map_err(fail)?
         .create()
@@ -55,7 +55,13 @@ pub(crate) fn apply(view: &View, network: bool) -> Result<Vec<String>, String> {
         .add_rules(rules(&view.devices, device))
         .map_err(fail)?
         .add_rules(rules(&view.list_only, AccessFs::ReadDir.into()))
-        .map_err(fail)?;
+        .map_err(fail)
+}
+
+/// Restricts this process (and what it `exec`s) to the prepared ruleset. Returns notes on what
+/// the kernel could not enforce; an error when Landlock is not available at all.
+pub(crate) fn restrict(created: RulesetCreated) -> Result<Vec<String>, String> {
+    let fail = |e: landlock::RulesetError| format!("Landlock could not be applied: {e}");
     let status = created.restrict_self().map_err(fail)?;
     match status.ruleset {
         RulesetStatus::FullyEnforced => Ok(Vec::new()),

@@ -33,6 +33,7 @@ mod output;
 mod run;
 mod seccomp;
 mod spec;
+mod stage2;
 mod standby;
 mod support;
 mod zone_watch;

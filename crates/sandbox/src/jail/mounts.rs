@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::mount::{MountFlags, MountPropagationFlags, UnmountFlags};
 
-use super::spec::Spec;
+use super::spec::JailSpec;
 
 /// System directories and files made visible read-only (those that exist on the host).
 /// Directories under `/etc` are listed one by one: `/etc` as a whole holds secrets.
@@ -78,15 +78,15 @@ pub(crate) struct View {
     pub list_only: Vec<PathBuf>,
     /// The private temporary directory.
     pub tmp: PathBuf,
-    /// The working directory.
-    pub cwd: PathBuf,
+    /// Each zone's name and where the program sees it.
+    pub zones: Vec<(String, PathBuf)>,
 }
 
 impl View {
     /// The view without namespaces: host paths.
-    pub fn host(spec: &Spec) -> View {
+    pub fn host(spec: &JailSpec) -> View {
         let mut read_only: Vec<PathBuf> = existing_system_paths().collect();
-        let mut read_write = vec![spec.script_dir.clone()];
+        let mut read_write = vec![spec.script_dir()];
         for zone in &spec.zones {
             if zone.writable {
                 read_write.push(zone.host.clone());
@@ -94,17 +94,25 @@ impl View {
                 read_only.push(zone.host.clone());
             }
         }
-        let cwd = cwd_zone(spec)
-            .map(|zone| zone.host.clone())
-            .unwrap_or_else(|| spec.script_dir.clone());
         View {
             read_only,
             read_write,
             devices: DEVICES.iter().map(PathBuf::from).collect(),
             list_only: Vec::new(),
-            tmp: spec.script_dir.clone(),
-            cwd,
+            tmp: spec.script_dir(),
+            zones: spec
+                .zones
+                .iter()
+                .map(|zone| (zone.name.clone(), zone.host.clone()))
+                .collect(),
         }
+    }
+
+    /// The working directory: the zone `cwd_zone` where the program sees it, else `/tmp`.
+    pub fn cwd(&self, cwd_zone: Option<&str>) -> &Path {
+        cwd_zone
+            .and_then(|name| self.zones.iter().find(|(zone, _)| zone == name))
+            .map_or(self.tmp.as_path(), |(_, path)| path.as_path())
     }
 
     /// The fixed part of the environment (the call's own variables are added after it).
@@ -124,11 +132,6 @@ impl View {
             ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
         ]
     }
-}
-
-fn cwd_zone(spec: &Spec) -> Option<&super::spec::SpecZone> {
-    let name = spec.cwd_zone.as_deref()?;
-    spec.zones.iter().find(|zone| zone.name == name)
 }
 
 fn existing_system_paths() -> impl Iterator<Item = PathBuf> {
@@ -258,14 +261,15 @@ fn expose(root: &Path, host: &Path, target: &Path, access: Access) -> Result<(),
 
 /// Builds the new root on `spec.root` and moves into it. Returns the view and notes about
 /// what is missing (a `/proc` that could not be mounted).
-pub(crate) fn build(spec: &Spec) -> Result<(View, Vec<String>), String> {
+pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
     let mut notes = Vec::new();
     rustix::mount::mount_change(
         "/",
         MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
     )
     .map_err(|e| format!("making mounts private: {e}"))?;
-    let root = spec.root.as_path();
+    let root_dir = spec.root();
+    let root = root_dir.as_path();
     rustix::mount::mount(
         "tmpfs",
         root,
@@ -284,12 +288,10 @@ pub(crate) fn build(spec: &Spec) -> Result<(View, Vec<String>), String> {
     let tmp = under(root, Path::new("/tmp"));
     let limits = &spec.limits;
     mount_tmpfs(&tmp, "1777", limits.tmp_bytes, limits.tmp_files)?;
-    if let Some(script) = &spec.script {
-        let (from, to) = (spec.script_dir.join(script), tmp.join(script));
-        fs::copy(&from, &to).map_err(|e| err("copying the script to", &to, e))?;
-    }
+    let mut zones = Vec::new();
     for zone in &spec.zones {
         let target = PathBuf::from("/").join(&zone.name);
+        zones.push((zone.name.clone(), target.clone()));
         if zone.writable {
             expose(root, &zone.host, &target, Access::ReadWrite)?;
             read_write.push(target);
@@ -344,12 +346,6 @@ pub(crate) fn build(spec: &Spec) -> Result<(View, Vec<String>), String> {
     // on it keep their own access).
     restrict_mount(Path::new("/"), Access::ReadOnly.attributes(), false)?;
 
-    let cwd = spec
-        .cwd_zone
-        .as_ref()
-        .filter(|name| spec.zones.iter().any(|zone| &zone.name == *name))
-        .map(|name| PathBuf::from("/").join(name))
-        .unwrap_or_else(|| PathBuf::from("/tmp"));
     Ok((
         View {
             read_only,
@@ -357,7 +353,7 @@ pub(crate) fn build(spec: &Spec) -> Result<(View, Vec<String>), String> {
             devices,
             list_only: vec![PathBuf::from("/")],
             tmp: PathBuf::from("/tmp"),
-            cwd,
+            zones,
         },
         notes,
     ))

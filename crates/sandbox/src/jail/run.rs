@@ -12,12 +12,12 @@ use tokio_util::sync::CancellationToken;
 use super::mounts::RESERVED_NAMES;
 use super::output::capture;
 use super::spec::{
-    REPORT_FILE, ReportLine, ReportedExit, SPEC_FILE, Spec, SpecLimits, SpecZone, human_mib,
+    REPORT_FILE, RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SCRIPT_DIR, SpecZone, human_mib,
     read_report,
 };
 use super::standby::Standby;
 use super::zone_watch::ZoneWatch;
-use super::{Jail, JailCommand, JailError, JailExit, JailMode, JailOutput};
+use super::{Jail, JailCommand, JailError, JailExit, JailOutput};
 use crate::ZoneMode;
 
 /// Variables passed through from the caller's environment (nothing secret).
@@ -98,7 +98,6 @@ pub(super) async fn run(
     cancel: &CancellationToken,
 ) -> Result<JailOutput, JailError> {
     check_command(jail, command)?;
-    let zones = zones(jail)?;
     jail.check_support()?;
     let io = io_error(jail);
     let mut standby = match jail.take_standby() {
@@ -106,12 +105,12 @@ pub(super) async fn run(
         None => Standby::start(jail)?,
     };
     let dir = standby.path().to_path_buf();
-    let script_dir = dir.join("script");
-    let root = dir.join("root");
-    std::fs::create_dir(&script_dir).map_err(&io)?;
-    std::fs::create_dir(&root).map_err(&io)?;
     if let Some(script) = &command.script {
-        write_private(&script_dir.join(&script.file_name), &script.contents).map_err(&io)?;
+        write_private(
+            &dir.join(SCRIPT_DIR).join(&script.file_name),
+            &script.contents,
+        )
+        .map_err(&io)?;
     }
     let limits = &jail.policy.limits;
     let mut weakened = std::mem::take(&mut standby.weakened);
@@ -120,31 +119,16 @@ pub(super) async fn run(
         .filter_map(|name| std::env::var(name).ok().map(|v| ((*name).to_owned(), v)))
         .collect();
     env.extend(command.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let mut watch = ZoneWatch::start(&zones, limits);
-    let spec = Spec {
+    let mut watch = ZoneWatch::start(&standby.zones, limits);
+    let spec = RunSpec {
         program: command.program.clone(),
         script: command.script.as_ref().map(|s| s.file_name.clone()),
         args: command.args.clone(),
         env,
-        zones,
         cwd_zone: command.cwd_zone.clone(),
-        script_dir,
-        root,
-        report: dir.join(REPORT_FILE),
-        network: jail.policy.network,
-        best_effort: jail.policy.mode == JailMode::BestEffort,
-        limits: SpecLimits {
-            cpu_secs: limits.cpu_secs,
-            memory_bytes: limits.memory_bytes,
-            processes: limits.processes,
-            open_files: limits.open_files,
-            file_size_bytes: limits.file_size_bytes,
-            tmp_bytes: limits.tmp_bytes,
-            tmp_files: limits.tmp_files,
-        },
     };
     let spec_json = serde_json::to_vec(&spec).map_err(|e| io(std::io::Error::other(e)))?;
-    write_private(&dir.join(SPEC_FILE), &spec_json).map_err(&io)?;
+    write_private(&dir.join(RUN_SPEC_FILE), &spec_json).map_err(&io)?;
 
     let started = Instant::now();
     // A helper that already failed (it could not join its cgroups) has closed the pipe: its

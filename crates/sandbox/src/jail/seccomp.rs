@@ -223,17 +223,28 @@ fn xattr_filter() -> Result<BpfProgram, String> {
     )
 }
 
-/// Installs the filters on this process (inherited across `fork` and `exec`).
-pub(crate) fn apply(network: bool) -> Result<(), String> {
-    let fail = |e: String| format!("the seccomp filter could not be installed: {e}");
-    for program in [
+/// The compiled filters (compiled before the run is known; see [`install`]).
+pub(crate) fn compile_filters(network: bool) -> Result<Vec<BpfProgram>, String> {
+    let fail = |e: String| format!("the seccomp filter could not be compiled: {e}");
+    Ok(vec![
         deny_filter(network).map_err(fail)?,
         clone3_filter().map_err(fail)?,
         xattr_filter().map_err(fail)?,
-    ] {
-        seccompiler::apply_filter(&program).map_err(|e| fail(e.to_string()))?;
+    ])
+}
+
+/// Installs compiled filters on this process (inherited across `fork` and `exec`).
+pub(crate) fn install(filters: &[BpfProgram]) -> Result<(), String> {
+    for program in filters {
+        seccompiler::apply_filter(program)
+            .map_err(|e| format!("the seccomp filter could not be installed: {e}"))?;
     }
     Ok(())
+}
+
+/// Compiles and installs the filters on this process.
+pub(crate) fn apply(network: bool) -> Result<(), String> {
+    install(&compile_filters(network)?)
 }
 
 #[cfg(test)]

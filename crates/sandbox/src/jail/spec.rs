@@ -1,16 +1,26 @@
-//! What the parent tells the helper (the spec, a JSON file in the private run directory) and
-//! what the helper tells the parent back (the report, JSON lines appended by both stages).
-//! Neither is visible inside the jail (only the script is copied in).
+//! What the parent tells the helper and what the helper tells it back, as files of the private
+//! run directory: the jail spec (zones, network, limits: written when the helper starts, ahead
+//! of its run), the run spec (program, arguments, environment, working zone: written just
+//! before `go`), the script, and the report (JSON lines appended by both stages). None of it is
+//! visible inside the jail (only the script is copied in).
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// The spec's file name in the run directory.
-pub(crate) const SPEC_FILE: &str = "spec.json";
+/// The jail spec's file name in the run directory (written when the helper starts).
+pub(crate) const JAIL_SPEC_FILE: &str = "jail.json";
+/// The run spec's file name in the run directory (written just before `go`).
+pub(crate) const RUN_SPEC_FILE: &str = "run.json";
 /// The report's file name in the run directory.
 pub(crate) const REPORT_FILE: &str = "report.jsonl";
+/// The directory in the run directory that holds the script. With namespaces the script is
+/// copied into the jail's own size-limited `/tmp`; without (best effort) this directory is
+/// `/tmp`.
+pub(crate) const SCRIPT_DIR: &str = "script";
+/// The empty directory in the run directory that the jail's new root is mounted on.
+pub(crate) const ROOT_DIR: &str = "root";
 
 /// `256.0 MiB`: a limit in binary units, as limits are configured.
 pub(crate) fn human_mib(bytes: u64) -> String {
@@ -40,35 +50,54 @@ pub(crate) struct SpecLimits {
     pub tmp_files: u64,
 }
 
-/// Everything the helper needs to build the jail and start the program.
+/// The jail, as the helper builds it before its run is known: everything fixed by the
+/// toolset (zones, network, limits).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub(crate) struct Spec {
-    pub program: String,
-    /// A script file in the private tmp, passed as the first argument.
-    pub script: Option<String>,
-    pub args: Vec<String>,
-    /// Variables on top of the fixed base environment (`PATH`, `HOME`, `TMPDIR`, …).
-    pub env: Vec<(String, String)>,
+pub(crate) struct JailSpec {
+    /// The run directory (spec files, report, script, root mount point).
+    pub dir: PathBuf,
     pub zones: Vec<SpecZone>,
-    pub cwd_zone: Option<String>,
-    /// The host directory holding the script. With namespaces the script is copied into the
-    /// jail's own size-limited `/tmp`; without (best effort) this directory is `/tmp`.
-    pub script_dir: PathBuf,
-    /// An empty host directory the new root is mounted on.
-    pub root: PathBuf,
-    /// The report file (JSON lines).
-    pub report: PathBuf,
     pub network: bool,
     pub best_effort: bool,
     pub limits: SpecLimits,
 }
 
-impl Spec {
-    /// Reads a spec file.
-    pub fn read(path: &Path) -> Result<Spec, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-        serde_json::from_slice(&bytes).map_err(|e| format!("parsing {}: {e}", path.display()))
+impl JailSpec {
+    /// The report file (JSON lines).
+    pub fn report(&self) -> PathBuf {
+        self.dir.join(REPORT_FILE)
     }
+
+    /// The host directory holding the script.
+    pub fn script_dir(&self) -> PathBuf {
+        self.dir.join(SCRIPT_DIR)
+    }
+
+    /// The empty host directory the new root is mounted on.
+    pub fn root(&self) -> PathBuf {
+        self.dir.join(ROOT_DIR)
+    }
+}
+
+/// One run in a built jail: the program and what it gets.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct RunSpec {
+    pub program: String,
+    /// A script file in the script directory, passed as the first argument.
+    pub script: Option<String>,
+    pub args: Vec<String>,
+    /// Variables on top of the fixed base environment (`PATH`, `HOME`, `TMPDIR`, …).
+    pub env: Vec<(String, String)>,
+    pub cwd_zone: Option<String>,
+}
+
+/// Reads a JSON spec from `reader` (a path's file, or one opened beneath the run directory).
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
+    reader: impl std::io::Read,
+    what: &Path,
+) -> Result<T, String> {
+    serde_json::from_reader(std::io::BufReader::new(reader))
+        .map_err(|e| format!("parsing {}: {e}", what.display()))
 }
 
 /// How the program's process ended, as stage 1 saw it.

@@ -1,13 +1,15 @@
-//! A helper started ahead of its run. Moving a process into a cgroup is slow on cgroup v1
-//! (10–20 ms here: the kernel waits for an RCU grace period while it holds a lock that every
-//! `fork` and `exit` on the machine takes), and it must happen before the helper starts the
-//! program, so it is done ahead of time: a [`Standby`] is a private run directory, the run's
-//! cgroups, and the helper (`<binary> __jail --standby DIR PROCS…`) already inside them,
-//! waiting on a pipe. A run takes the jail's standby (or starts one on the spot), writes its
-//! spec into the directory and says `go`; stage 1 then carries on exactly as a fresh one would.
-//! After each run (and when the jail is first checked) the jail starts the next standby in
-//! the background, after the run rather than during it so that its cgroup move never stalls
-//! the run's own `fork`s.
+//! A jail built ahead of its run. Everything but the program is fixed by the toolset (zones,
+//! network, limits), and building it costs more than most programs take to run: moving a
+//! process into a cgroup (10–20 ms on cgroup v1: the kernel waits for an RCU grace period
+//! while it holds a lock that every `fork` and `exit` on the machine takes), new namespaces
+//! (~1 ms, the network namespace most), a second helper process and the new root (~3 ms). So a
+//! [`Standby`] is a private run directory with the jail spec, the run's cgroups, and the
+//! helper (`<binary> __jail --standby DIR PROCS…`) already inside them with its namespaces and
+//! view built, waiting on a pipe. A run takes the jail's standby (or starts one on the spot),
+//! writes its run spec and script into the directory and says `go`; what is left is dropping
+//! privileges, Landlock, seccomp and `exec`. After each run (and when the jail is first
+//! checked) the jail starts the next standby in the background, after the run rather than
+//! during it so that its cgroup move never stalls the run's own `fork`s.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -16,7 +18,9 @@ use rustix::fd::OwnedFd;
 use tokio::process::{Child, Command};
 
 use super::cgroup::{Controller, RunCgroups};
-use super::spec::human_mib;
+use super::spec::{
+    JAIL_SPEC_FILE, JailSpec, ROOT_DIR, SCRIPT_DIR, SpecLimits, SpecZone, human_mib,
+};
 use super::{HELPER_ARG, Jail, JailError, JailMode};
 
 /// The helper's argument for the standby mode.
@@ -25,8 +29,10 @@ pub(crate) const STANDBY_ARG: &str = "--standby";
 /// A helper waiting for its run.
 #[derive(Debug)]
 pub(crate) struct Standby {
-    /// The private run directory (spec, report, script).
+    /// The private run directory (specs, report, script).
     pub dir: tempfile::TempDir,
+    /// The zones the jail shows.
+    pub zones: Vec<SpecZone>,
     /// The run's cgroups, which the helper joins first.
     pub cgroups: RunCgroups,
     /// Limits that could not be applied (no cgroup), one sentence each.
@@ -45,11 +51,31 @@ impl Standby {
             helper: jail.helper.clone(),
             source,
         };
+        let zones = super::run::zones(jail)?;
         let dir = tempfile::Builder::new()
             .prefix("golem-jail-")
             .tempdir()
             .map_err(io)?;
         let limits = &jail.policy.limits;
+        std::fs::create_dir(dir.path().join(SCRIPT_DIR)).map_err(io)?;
+        std::fs::create_dir(dir.path().join(ROOT_DIR)).map_err(io)?;
+        let spec = JailSpec {
+            dir: dir.path().to_path_buf(),
+            zones: zones.clone(),
+            network: jail.policy.network,
+            best_effort: jail.policy.mode == JailMode::BestEffort,
+            limits: SpecLimits {
+                cpu_secs: limits.cpu_secs,
+                memory_bytes: limits.memory_bytes,
+                processes: limits.processes,
+                open_files: limits.open_files,
+                file_size_bytes: limits.file_size_bytes,
+                tmp_bytes: limits.tmp_bytes,
+                tmp_files: limits.tmp_files,
+            },
+        };
+        let json = serde_json::to_vec(&spec).map_err(|e| io(std::io::Error::other(e)))?;
+        std::fs::write(dir.path().join(JAIL_SPEC_FILE), json).map_err(io)?;
         let (cgroups, missing) = RunCgroups::create(&[
             (Controller::Pids, limits.processes),
             (Controller::Memory, limits.run_memory_bytes),
@@ -89,6 +115,7 @@ impl Standby {
             .map_err(io)?;
         Ok(Standby {
             dir,
+            zones,
             cgroups,
             weakened,
             child,
@@ -106,7 +133,7 @@ impl Standby {
         let Some(go) = self.go.take() else {
             return Err(std::io::Error::other("the helper was already started"));
         };
-        rustix::io::write(&go, b"go\n")?;
+        rustix::io::write(&go, super::helper::GO)?;
         Ok(())
     }
 }
@@ -139,9 +166,8 @@ fn process_limit_note(why: &str) -> Option<String> {
     })
 }
 
-/// The standby mode of the helper: join the cgroups, wait for `go` on stdin, then run stage 1
-/// with the spec in `dir`. Anything but `go` (stdin closed: the parent dropped the standby)
-/// ends it quietly.
+/// The standby mode of the helper: join the cgroups, then be stage 1 for the jail spec in
+/// `dir` (which builds the jail and waits for `go`).
 pub(crate) fn wait_then_run(dir: &Path, procs: &[String]) -> i32 {
     let mut report = super::helper::open_report(&dir.join(super::spec::REPORT_FILE));
     for procs in procs {
@@ -152,9 +178,5 @@ pub(crate) fn wait_then_run(dir: &Path, procs: &[String]) -> i32 {
             );
         }
     }
-    let mut line = String::new();
-    match std::io::stdin().read_line(&mut line) {
-        Ok(_) if line == "go\n" => super::helper::stage1(&dir.join(super::spec::SPEC_FILE), report),
-        _ => 0,
-    }
+    super::helper::stage1(dir, report)
 }
