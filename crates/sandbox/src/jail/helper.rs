@@ -187,5 +187,5 @@ pub(crate) const GO: &[u8] = b"go\n";
 /// Blocks until stdin says `go` (true) or closes (false).
 pub(crate) fn wait_for_go() -> bool {
     let mut line = String::new();
-    matches!(std::io::stdin().read_line(&mut line), Ok(_) if line.as_bytes() == GO)
+    std::io::stdin().read_line(&mut line).is_ok() && line.as_bytes() == GO
 }
