@@ -15,8 +15,9 @@
 //! in a zone. Socket pairs work. (Landlock ABI 9 can scope this per path; the kernels we run
 //! on today do not have it.)
 //!
-//! `clone3` fails with `ENOSYS` (its flags cannot be inspected) so the C library falls back to
-//! `clone`, whose namespace flags are refused.
+//! `clone3` and `openat2` fail with `ENOSYS` (their flags and mode cannot be inspected) so
+//! callers fall back to `clone`, whose namespace flags are refused, and `openat`, whose mode is
+//! checked.
 
 use std::collections::BTreeMap;
 
@@ -207,10 +208,14 @@ fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProg
     BpfProgram::try_from(filter).map_err(|e| e.to_string())
 }
 
-/// The `ENOSYS` filter for `clone3`.
+/// The `ENOSYS` filter for `clone3` and `openat2`, whose flags and mode are behind a pointer the
+/// filter cannot follow; callers fall back to `clone` and `openat`, which it can inspect.
 fn clone3_filter() -> Result<BpfProgram, String> {
     compile(
-        BTreeMap::from([(libc::SYS_clone3, Vec::new())]),
+        BTreeMap::from([
+            (libc::SYS_clone3, Vec::new()),
+            (libc::SYS_openat2, Vec::new()),
+        ]),
         libc::ENOSYS,
     )
 }
