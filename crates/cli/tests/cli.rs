@@ -138,3 +138,38 @@ fn an_unwritable_log_file_is_a_clear_error() {
     assert!(out.contains("GOLEM_FORGE_LOG_FILE"), "{out}");
     assert!(out.ends_with("[exit status: 2]\n"), "{out}");
 }
+
+#[test]
+fn a_bare_test_model_means_test_default_from_the_flag_and_the_environment() {
+    let env = TestEnv::new();
+    std::fs::write(env.path().join("w.worker"), "---\nname: w\n---\nHi\n").unwrap();
+    for (args, variable) in [
+        (&["run", "w.worker", "hello", "--model", "test"][..], None),
+        (&["run", "w.worker", "hello"][..], Some("test")),
+    ] {
+        let mut command = env.command();
+        command.args(args).env_remove("GOLEM_FORGE_MODEL");
+        if let Some(value) = variable {
+            command.env("GOLEM_FORGE_MODEL", value);
+        }
+        let output = command.output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(text.contains("Test model: you said \"hello\""), "{text}");
+    }
+    let output = env
+        .command()
+        .args(["run", "w.worker", "hello", "--model", "anthropic"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("model `anthropic` names only a provider: write anthropic:MODEL"),
+        "{stderr}"
+    );
+}

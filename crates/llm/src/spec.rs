@@ -1,5 +1,5 @@
 //! Model names: `provider:model`, split at the first colon (`openrouter:openai/gpt-4o:free`
-//! keeps the rest as the model).
+//! keeps the rest as the model); a bare `test` is `test:default`.
 
 use std::fmt;
 
@@ -16,6 +16,9 @@ pub const BUILTIN_PROVIDERS: &[&str] = &[
     "replay",
 ];
 
+/// Providers whose bare name means one model: `test` is `test:default`.
+const DEFAULT_MODELS: &[(&str, &str)] = &[("test", "default")];
+
 /// A parsed `provider:model`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ModelSpec {
@@ -30,10 +33,21 @@ impl ModelSpec {
     pub fn parse(text: &str, extra_providers: &[&str]) -> Result<Self, ModelError> {
         let text = text.trim();
         let Some((provider, model)) = text.split_once(':') else {
-            return Err(ModelError::Config(format!(
-                "model `{text}` needs a provider: write it as provider:model, e.g. \
-                 anthropic:claude-haiku-4-5 or test:default"
-            )));
+            if let Some((provider, model)) = DEFAULT_MODELS.iter().find(|(p, _)| *p == text) {
+                return Ok(Self {
+                    provider: (*provider).to_owned(),
+                    model: (*model).to_owned(),
+                });
+            }
+            let message = if BUILTIN_PROVIDERS.contains(&text) || extra_providers.contains(&text) {
+                format!("model `{text}` names only a provider: write {text}:MODEL")
+            } else {
+                format!(
+                    "model `{text}` needs a provider: write it as provider:model, e.g. \
+                     anthropic:claude-haiku-4-5 or test:default"
+                )
+            };
+            return Err(ModelError::Config(message));
         };
         if provider.is_empty() {
             return Err(ModelError::Config(format!(
@@ -80,6 +94,17 @@ mod tests {
         assert_eq!(
             (spec.provider.as_str(), spec.model.as_str()),
             ("anthropic", "claude-haiku-4-5")
+        );
+    }
+
+    #[test]
+    fn a_bare_test_means_the_default_test_model() {
+        let spec = ModelSpec::parse(" test ", &[]).unwrap();
+        assert_eq!(spec.to_string(), "test:default");
+        let err = ModelSpec::parse("anthropic", &[]).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "model `anthropic` names only a provider: write anthropic:MODEL"
         );
     }
 
