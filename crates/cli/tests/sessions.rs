@@ -264,8 +264,84 @@ fn list_without_sessions_says_where_it_looked() {
     let env = TestEnv::new();
     assert_snapshot!(run(&env, &["sessions"]), @r"
     No sessions yet in [ROOT]/.golem-forge/sessions
+    Sessions are recorded in the program's folder (the one with golem-forge.config.yaml or .golem-forge/): run this there.
     [exit status: 0]
     ");
+}
+
+/// A program root `dir` below the test root with one completed session `id`.
+fn program_with_session(env: &TestEnv, dir: &str, id: &str, input_text: &str) {
+    let root = env.path().join(dir);
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("golem-forge.config.yaml"),
+        "model: test:default\n",
+    )
+    .unwrap();
+    write(
+        &SessionStore::new(&root),
+        id,
+        meta("greeter", "test:default", "single", "2026-11-22T02:45:12Z"),
+        &[
+            input(input_text),
+            ended(SessionEndReason::Completed, Some("Hello!")),
+        ],
+    );
+}
+
+#[test]
+fn list_from_a_folder_above_a_program_lists_that_programs_sessions() {
+    let env = TestEnv::new();
+    program_with_session(&env, "work/examples", "20261122-024512-7f3a", "hi there");
+    let out = run(&env, &["sessions"]);
+    assert!(
+        out.contains("20261122-024512-7f3a") && out.contains("hi there"),
+        "{out}"
+    );
+    assert!(
+        out.contains("No program in this folder; sessions of the program in work/examples:"),
+        "{out}"
+    );
+    let shown = run(&env, &["sessions", "show", "20261122-024512"]);
+    assert!(shown.contains("Session 20261122-024512-7f3a"), "{shown}");
+}
+
+#[test]
+fn from_a_folder_above_several_programs_each_is_listed_and_ids_are_found() {
+    let env = TestEnv::new();
+    program_with_session(&env, "a", "20261122-024512-aaaa", "first program");
+    program_with_session(&env, "b/c", "20261122-030000-bbbb", "second program");
+    // Build output and hidden folders are not searched.
+    program_with_session(&env, "target/x", "20261122-040000-cccc", "build output");
+    let out = run(&env, &["sessions"]);
+    assert!(
+        out.contains("a:\n") && out.contains("first program"),
+        "{out}"
+    );
+    assert!(
+        out.contains("b/c:\n") && out.contains("second program"),
+        "{out}"
+    );
+    assert!(!out.contains("build output"), "{out}");
+    let shown = run(&env, &["sessions", "show", "20261122-030000-bbbb"]);
+    assert!(shown.contains("second program"), "{shown}");
+    let resumed = run(
+        &env,
+        &["sessions", "resume", "20261122-030000-bbbb", "again"],
+    );
+    assert!(
+        resumed.contains("Error: session `20261122-030000-bbbb` belongs to the program in b/c"),
+        "{resumed}"
+    );
+    assert!(
+        resumed.contains("Hint: Resume it from there: cd b/c"),
+        "{resumed}"
+    );
+    let unknown = run(&env, &["sessions", "show", "20991122"]);
+    assert!(
+        unknown.contains("no single program below it holds session `20991122`"),
+        "{unknown}"
+    );
 }
 
 #[test]

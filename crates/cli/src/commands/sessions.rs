@@ -46,8 +46,26 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
     tracing::debug!(action = ?args.action, "sessions requested");
     let cwd = std::env::current_dir()
         .map_err(|e| CommandError::usage(format!("cannot read the current directory: {e}")))?;
-    let store = SessionStore::new(&program_root(&cwd));
-    match args.action.unwrap_or(SessionsAction::List) {
+    let action = args.action.unwrap_or(SessionsAction::List);
+    let store = match find_program_root(&cwd) {
+        Some(root) => SessionStore::new(&root),
+        None => match programs_below(&cwd).as_slice() {
+            [] => SessionStore::new(&cwd),
+            [one] => {
+                let note = format!(
+                    "No program in this folder; sessions of the program in {}:",
+                    relative(one, &cwd)
+                );
+                eprintln!("{}", clean_text(&note));
+                SessionStore::new(one)
+            }
+            many => match several_programs(many, &cwd, &action)? {
+                Some(store) => store,
+                None => return Ok(ExitCode::SUCCESS),
+            },
+        },
+    };
+    match action {
         SessionsAction::List => list(&store),
         SessionsAction::Show { id, json: false } => {
             let transcript = store.load(&id).map_err(|err| match err {
@@ -68,17 +86,127 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
     }
 }
 
+/// Whether `dir` is a program root: it holds `golem-forge.config.yaml` or `.golem-forge/`.
+fn is_program_root(dir: &Path) -> bool {
+    dir.join(golem_runtime::config::CONFIG_FILE_NAME).is_file() || dir.join(".golem-forge").is_dir()
+}
+
+/// The nearest program root from `start` upwards.
+fn find_program_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|dir| is_program_root(dir))
+        .map(Path::to_path_buf)
+}
+
 /// The program root: the nearest directory from `start` upwards that holds
 /// `golem-forge.config.yaml` or `.golem-forge/`, else `start`.
 pub fn program_root(start: &Path) -> PathBuf {
-    start
-        .ancestors()
-        .find(|dir| {
-            dir.join(golem_runtime::config::CONFIG_FILE_NAME).is_file()
-                || dir.join(".golem-forge").is_dir()
-        })
-        .unwrap_or(start)
-        .to_owned()
+    find_program_root(start).unwrap_or_else(|| start.to_owned())
+}
+
+/// How deep below the current folder `sessions` looks for programs that recorded sessions.
+const SEARCH_DEPTH: usize = 3;
+
+/// Folders never searched for programs (build output, dependencies).
+const NOT_SEARCHED: &[&str] = &["target", "node_modules"];
+
+/// Program roots with recorded sessions below `start` (at most [`SEARCH_DEPTH`] levels, hidden
+/// folders and build output skipped), sorted.
+fn programs_below(start: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut level = vec![start.to_path_buf()];
+    for _ in 0..SEARCH_DEPTH {
+        let mut next = Vec::new();
+        for dir in &level {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+                if !is_dir || name.starts_with('.') || NOT_SEARCHED.contains(&name.as_ref()) {
+                    continue;
+                }
+                let path = entry.path();
+                if is_program_root(&path) {
+                    if SessionStore::new(&path).dir().is_dir() {
+                        found.push(path);
+                    }
+                } else {
+                    next.push(path);
+                }
+            }
+        }
+        level = next;
+    }
+    found.sort();
+    found
+}
+
+/// `path` relative to `base`, for messages.
+fn relative(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// No program here but several below: `list` lists each one's sessions under its folder (and
+/// gives `None`); `show` takes the store of the one program holding the id; `resume` says
+/// where to run it (a resumed session runs its worker from the program's folder).
+fn several_programs(
+    roots: &[PathBuf],
+    cwd: &Path,
+    action: &SessionsAction,
+) -> Result<Option<SessionStore>, CommandError> {
+    let id = match action {
+        SessionsAction::List => {
+            let mut text = String::new();
+            for root in roots {
+                let scan = SessionStore::new(root).scan().map_err(session_error)?;
+                text.push_str(&clean_text(&format!("{}:\n", relative(root, cwd))));
+                if scan.sessions.is_empty() {
+                    text.push_str("No sessions yet\n");
+                } else {
+                    text.push_str(&format!("{}\n", table(&scan.sessions)));
+                }
+                text.push('\n');
+            }
+            print(&text)?;
+            return Ok(None);
+        }
+        SessionsAction::Show { id, .. } => id,
+        SessionsAction::Resume(args) => &args.id,
+    };
+    let holding: Vec<&PathBuf> = roots
+        .iter()
+        .filter(|root| SessionStore::new(root).resolve(id).is_ok())
+        .collect();
+    match (holding.as_slice(), action) {
+        ([root], SessionsAction::Show { .. }) => Ok(Some(SessionStore::new(root))),
+        ([root], _) => Err(CommandError::usage(format!(
+            "session `{id}` belongs to the program in {}",
+            relative(root, cwd)
+        ))
+        .with_hint(format!(
+            "Resume it from there: cd {} && golem-forge sessions resume {id}",
+            relative(root, cwd)
+        ))),
+        _ => {
+            let names = roots
+                .iter()
+                .map(|root| relative(root, cwd))
+                .collect::<Vec<_>>()
+                .join(", ");
+            Err(CommandError::usage(format!(
+                "no program in this folder, and no single program below it holds session \
+                 `{id}` (programs with sessions: {names})"
+            ))
+            .with_hint("Run `golem-forge sessions` in the program's folder"))
+        }
+    }
 }
 
 fn list(store: &SessionStore) -> Result<ExitCode, CommandError> {
@@ -88,7 +216,11 @@ fn list(store: &SessionStore) -> Result<ExitCode, CommandError> {
         eprintln!("{}", clean_text(&warning));
     }
     if scan.sessions.is_empty() {
-        let text = format!("No sessions yet in {}\n", store.dir().display());
+        let text = format!(
+            "No sessions yet in {}\nSessions are recorded in the program's folder (the one with \
+             golem-forge.config.yaml or .golem-forge/): run this there.\n",
+            store.dir().display()
+        );
         return print(&clean_text(&text));
     }
     print(&format!("{}\n", table(&scan.sessions)))
