@@ -1,45 +1,58 @@
-//! SIGINT during a model request and during a slow tool: exit 130, the summary turn, calls not
-//! yet run, and a second SIGINT.
+//! SIGINT during a model request and during a slow tool: exit 130, the summary turn only after
+//! tool work, calls not yet run, and a second SIGINT.
+
+use golem_testkit::mock::Chunk;
 
 use super::*;
 
+/// A reply of `wire` that streams its first words of `text`, then waits `pause` before the rest.
+fn slow_stream(wire: Wire, text: &str, pause: Duration) -> Reply {
+    let mut reply = wire.text(text);
+    // After the first text delta: Anthropic sends message_start, content_block_start and a
+    // ping before it, OpenAI only the role chunk.
+    let at = match wire {
+        Wire::Anthropic => 4,
+        Wire::OpenAi => 2,
+    };
+    reply.chunks.insert(at, Chunk::Delay(pause));
+    reply
+}
+
 #[test]
-fn sigint_interrupts_the_model_asks_for_a_summary_and_exits_130() {
+fn sigint_while_the_model_streams_with_no_tool_run_exits_130_at_once_without_a_summary() {
+    // The model takes 20 s over every answer; the run must not wait for another one.
+    let pause = Duration::from_secs(20);
     for wire in Wire::ALL {
         let env = TestEnv::new();
         project(&env, &[("main.worker", fs_worker(""))]);
         let server = MockServer::start_blocking(vec![
-            wire.text("too late").delayed(Duration::from_secs(60)),
-            wire.text("Summary: nothing was done yet."),
+            slow_stream(wire, "Once upon a time, much later.", pause),
+            slow_stream(wire, "Summary: nothing was done yet.", pause),
         ]);
         let child = spawn(&env, wire, &server, &["proj/main.worker", "slow task"]);
         assert!(
             server.wait_for_requests(1, LIMIT),
             "{wire:?}: the model was never asked"
         );
+        let interrupted = std::time::Instant::now();
         send_signal(child.id(), "-INT");
         let output = wait_for_exit(child);
+        let took = interrupted.elapsed();
         assert_exit(&output, 130);
-        assert_eq!(
-            stdout(&output),
-            "Summary: nothing was done yet.\n",
-            "{wire:?}: the summary is the answer"
-        );
         assert!(
-            stderr(&output).to_lowercase().contains("interrupted"),
+            took < pause / 2,
+            "{wire:?}: the run waited {took:?} after the interrupt"
+        );
+        assert_eq!(
+            server.requests().len(),
+            1,
+            "{wire:?}: no summary request when no tool ran"
+        );
+        assert_eq!(stdout(&output), "[Interrupted]\n", "{wire:?}");
+        assert!(
+            !stderr(&output).contains("summarising"),
             "{wire:?}: {}",
             render(&output)
-        );
-        // The summary request: no tools, and the note saying what happened.
-        let requests = server.requests();
-        assert_eq!(requests.len(), 2, "{wire:?}");
-        let summary = requests[1].body.to_string();
-        assert!(summary.contains("interrupted"), "{wire:?}: {summary}");
-        assert!(
-            requests[1].body["tools"]
-                .as_array()
-                .is_none_or(|t| t.is_empty()),
-            "{wire:?}: the summary turn offers no tools"
         );
 
         let transcripts = env.transcripts("proj");
@@ -129,22 +142,32 @@ fn sigint_during_a_slow_tool_interrupts_it_and_skips_the_calls_not_yet_run() {
     }
 }
 
-/// Runs a worker whose model and summary both hang, and interrupts it twice: once while the
-/// model is asked, once while the summary is.
+/// Runs a worker that writes a file, then whose model and summary both hang, and interrupts
+/// it twice: once while the model is asked, once while the summary is.
 fn interrupt_twice(env: &TestEnv) -> Output {
     let wire = Wire::Anthropic;
     project(env, &[("main.worker", fs_worker(""))]);
     let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[(
+            "call_write",
+            "write_file",
+            json!({"path": "/out/a.txt", "content": "x"}),
+        )]),
         wire.text("too late").delayed(Duration::from_secs(60)),
         wire.text("summary too late")
             .delayed(Duration::from_secs(60)),
     ]);
-    let child = spawn(env, wire, &server, &["proj/main.worker", "slow task"]);
-    assert!(server.wait_for_requests(1, LIMIT));
+    let child = spawn(
+        env,
+        wire,
+        &server,
+        &["proj/main.worker", "slow task", "-a", "approve_all"],
+    );
+    assert!(server.wait_for_requests(2, LIMIT));
     send_signal(child.id(), "-INT");
     assert!(
-        server.wait_for_requests(2, LIMIT),
-        "the summary is asked for"
+        server.wait_for_requests(3, LIMIT),
+        "the summary is asked for after tool work"
     );
     send_signal(child.id(), "-INT");
     wait_for_exit(child)
@@ -175,4 +198,8 @@ fn a_second_sigint_exits_at_once_instead_of_interrupting_again() {
         "the second Ctrl+C is not a new first one: {stderr}"
     );
     assert!(stderr.contains("Interrupted twice"), "{stderr}");
+    assert!(
+        stderr.contains("summarising… (Ctrl+C again to stop)"),
+        "the summary is announced: {stderr}"
+    );
 }

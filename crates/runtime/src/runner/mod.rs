@@ -7,13 +7,14 @@ mod manual;
 mod turn;
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::{CallOutcome, ToolCallOrchestrator};
 use golem_core::ui::RuntimeUI;
 use golem_llm::{Message, Model, ModelError, ModelRequest, ToolResultMessage};
-use golem_protocol::{DisplayEvent, TokenUsage, ToolStatus, WorkerOrigin};
+use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
+use tokio_util::sync::CancellationToken;
 
 /// Receives what a run does, for transcripts: the root worker's input and conversation (what a
 /// resume continues), and the tool calls of every worker.
@@ -80,11 +81,21 @@ pub struct WorkerRuntime {
     parts: RuntimeParts,
     history: Vec<Message>,
     parent_call: Option<String>,
+    summary_timeout: Duration,
 }
 
 /// The note appended when asking the model to summarise after an interrupt.
 const INTERRUPT_NOTE: &str = "[The user interrupted this run. Do not call tools. In a few \
 sentences, summarise what was done so far and what remains.]";
+
+/// The response of a run interrupted without a summary.
+const INTERRUPTED: &str = "[Interrupted]";
+
+/// The status shown while the summary after an interrupt is asked for.
+pub const SUMMARISING: &str = "summarising… (Ctrl+C again to stop)";
+
+/// How long the summary asked for after an interrupt may take before the run ends without one.
+pub const SUMMARY_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl WorkerRuntime {
     /// A runtime from its parts.
@@ -93,7 +104,15 @@ impl WorkerRuntime {
             parts,
             history: Vec::new(),
             parent_call: None,
+            summary_timeout: SUMMARY_TIMEOUT,
         }
+    }
+
+    /// Bounds the summary asked for after an interrupt by `timeout` instead of
+    /// [`SUMMARY_TIMEOUT`].
+    pub fn with_summary_timeout(mut self, timeout: Duration) -> Self {
+        self.summary_timeout = timeout;
+        self
     }
 
     /// A runtime that continues `history` (resuming a session) and keeps it from now on.
@@ -200,10 +219,12 @@ impl WorkerRuntime {
         let mut usage = TokenUsage::default();
         let origin = self.origin();
         let mut turns = 0;
+        // Whether a tool call has got past the gate since the user's input.
+        let mut tools_ran = false;
         while turns < parts.max_iterations {
             let cancel = parts.interrupt.token();
             if cancel.is_cancelled() {
-                return self.interrupted(messages, usage, turns).await;
+                return self.interrupted(messages, usage, turns, tools_ran).await;
             }
             turns += 1;
             let request = ModelRequest::new(&parts.instructions, messages.clone(), tools.clone());
@@ -218,7 +239,7 @@ impl WorkerRuntime {
             {
                 Ok(response) => response,
                 Err(ModelError::Cancelled) => {
-                    return self.interrupted(messages, usage, turns).await;
+                    return self.interrupted(messages, usage, turns, tools_ran).await;
                 }
                 Err(error) => {
                     return RunOutcome {
@@ -258,11 +279,14 @@ impl WorkerRuntime {
                 if let Some(observer) = &parts.observer {
                     observer.tool_call(&outcome);
                 }
+                // Through the gate (decided, whatever the decision) or run: there is work to
+                // summarise if the run is interrupted.
+                tools_ran |= outcome.decided_by.is_some() || outcome.executed_args.is_some();
                 results.push(result_message(&outcome));
             }
             self.record(messages, Message::Tool { results });
             if cancel.is_cancelled() {
-                return self.interrupted(messages, usage, turns).await;
+                return self.interrupted(messages, usage, turns, tools_ran).await;
             }
         }
         let message = format!(
@@ -278,52 +302,88 @@ impl WorkerRuntime {
         }
     }
 
-    /// After an interrupt: the root clears it, asks the model once (without tools) to
-    /// summarise, and ends the run as interrupted either way. A sub-worker just stops: the
-    /// interrupt belongs to the root, which summarises for everyone.
+    /// After an interrupt. A sub-worker just stops: the interrupt belongs to the root, which
+    /// summarises for everyone. The root clears the interrupt; if no tool call has got past the
+    /// gate since the user's input there is nothing to summarise and the run ends at once.
+    /// Otherwise it tells the front ends ([`SUMMARISING`]) and asks the model once, without
+    /// tools, to summarise, for at most the summary timeout; a second interrupt stops that at
+    /// once. The run ends as interrupted either way, with `[Interrupted]` when no summary came.
     async fn interrupted(
         &self,
         messages: &mut Vec<Message>,
         mut usage: TokenUsage,
         turns: u32,
+        tools_ran: bool,
     ) -> RunOutcome {
         let parts = &self.parts;
+        let stopped = |usage| RunOutcome {
+            status: RunStatus::Interrupted,
+            response: INTERRUPTED.to_owned(),
+            usage,
+            turns,
+        };
         if parts.depth > 0 {
-            return RunOutcome {
-                status: RunStatus::Interrupted,
-                response: "[Interrupted]".to_owned(),
-                usage,
-                turns,
-            };
+            return stopped(usage);
         }
         parts.interrupt.reset();
+        if !tools_ran {
+            return stopped(usage);
+        }
         self.record(messages, Message::user(INTERRUPT_NOTE));
         let request = ModelRequest::new(&parts.instructions, messages.clone(), Vec::new());
         let cancel = parts.interrupt.token();
+        parts.ui.emit(DisplayEvent::Status {
+            level: StatusLevel::Info,
+            message: SUMMARISING.to_owned(),
+        });
+        let origin = self.origin();
         let summary = turn::model_turn(
             parts.model.as_ref(),
             &request,
             &parts.ui,
-            self.origin().as_ref(),
+            origin.as_ref(),
             &cancel,
-        )
-        .await;
-        let response = match summary {
+        );
+        let summary = bounded(summary, &cancel, self.summary_timeout).await;
+        match summary {
             Ok(response) if response.tool_calls.is_empty() && !response.text.trim().is_empty() => {
                 usage.add(&response.usage);
                 self.record(messages, Message::assistant(response.text.clone()));
-                response.text
+                RunOutcome {
+                    status: RunStatus::Interrupted,
+                    response: response.text,
+                    usage,
+                    turns,
+                }
             }
             Ok(_) | Err(_) => {
                 parts.interrupt.reset();
-                "[Interrupted]".to_owned()
+                stopped(usage)
             }
-        };
-        RunOutcome {
-            status: RunStatus::Interrupted,
-            response,
-            usage,
-            turns,
+        }
+    }
+}
+
+/// How long a turn cancelled at its bound may take to wind down (close its stream, end its
+/// text) before it is dropped.
+const WIND_DOWN: Duration = Duration::from_secs(1);
+
+/// Runs `turn` for at most `timeout`. At the bound `cancel` (the turn's token) is cancelled so
+/// the turn ends as if interrupted; a turn that does not end soon after is dropped.
+async fn bounded<T>(
+    turn: impl Future<Output = Result<T, ModelError>>,
+    cancel: &CancellationToken,
+    timeout: Duration,
+) -> Result<T, ModelError> {
+    let mut turn = std::pin::pin!(turn);
+    tokio::select! {
+        result = &mut turn => result,
+        () = tokio::time::sleep(timeout) => {
+            tracing::warn!(?timeout, "no summary after the interrupt within the bound");
+            cancel.cancel();
+            tokio::time::timeout(WIND_DOWN, turn)
+                .await
+                .unwrap_or(Err(ModelError::Cancelled))
         }
     }
 }

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures::StreamExt;
 use golem_core::approval::{ApprovalController, ApprovalMode, ApprovalRequirement};
 use golem_core::bus::UiEventBus;
 use golem_core::fn_tool::FnTool;
@@ -19,11 +20,13 @@ use super::*;
 type Script =
     Box<dyn Fn(&ModelRequest, usize) -> Result<Vec<StreamEvent>, ModelError> + Send + Sync>;
 
-/// A model that answers each turn from a script and records the requests it got.
+/// A model that answers each turn from a script and records the requests it got. The turns in
+/// `hang_after` stream their scripted events and then never end (a slow model).
 struct ScriptedModel {
     spec: ModelSpec,
     script: Script,
     requests: Mutex<Vec<ModelRequest>>,
+    hang_after: Vec<usize>,
 }
 
 impl ScriptedModel {
@@ -40,7 +43,21 @@ impl ScriptedModel {
             },
             script: Box::new(script),
             requests: Mutex::new(Vec::new()),
+            hang_after: Vec::new(),
         })
+    }
+
+    /// Like [`ScriptedModel::new`], but the turns in `hang_after` never end.
+    fn hanging(
+        hang_after: &[usize],
+        script: impl Fn(&ModelRequest, usize) -> Result<Vec<StreamEvent>, ModelError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Arc<Self> {
+        let mut model = Arc::into_inner(Self::new(script)).unwrap();
+        model.hang_after = hang_after.to_vec();
+        Arc::new(model)
     }
 
     fn requests(&self) -> Vec<ModelRequest> {
@@ -63,8 +80,12 @@ impl Model for ScriptedModel {
             requests.push(request.clone());
             requests.len() - 1
         };
-        let events = (self.script)(request, turn)?;
-        Ok(Box::pin(futures::stream::iter(events.into_iter().map(Ok))))
+        let events = futures::stream::iter((self.script)(request, turn)?.into_iter().map(Ok));
+        if self.hang_after.contains(&turn) {
+            Ok(Box::pin(events.chain(futures::stream::pending())))
+        } else {
+            Ok(Box::pin(events))
+        }
     }
 }
 
@@ -441,4 +462,157 @@ async fn worker_events_frame_the_run() {
     assert_eq!(kinds.first().map(String::as_str), Some("workerStarted"));
     assert_eq!(kinds.last().map(String::as_str), Some("workerFinished"));
     assert!(kinds.contains(&"usage".to_owned()));
+}
+
+/// Longer than any of the interrupt tests below takes when it works; shorter than the summary
+/// bound they do not set, so a run that waits for a summary it should not fails them.
+const HUNG: Duration = Duration::from_secs(5);
+
+/// Waits until `model` has been asked `count` times.
+async fn asked(model: &ScriptedModel, count: usize) {
+    while model.requests().len() < count {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// The `status` events among `events` so far.
+fn statuses(events: &mut golem_core::bus::DisplaySubscription) -> Vec<(StatusLevel, String)> {
+    let mut statuses = Vec::new();
+    while let Some(event) = events.try_recv() {
+        if let DisplayEvent::Status { level, message } = event {
+            statuses.push((level, message));
+        }
+    }
+    statuses
+}
+
+/// A model that calls `echo` once, then hangs on every later turn.
+fn echo_then_hang(hanging: &[usize]) -> Arc<ScriptedModel> {
+    ScriptedModel::hanging(hanging, |_, turn| {
+        Ok(match turn {
+            0 => calls(&[("echo", r#"{"say": "hi"}"#)]),
+            _ => Vec::new(),
+        })
+    })
+}
+
+#[tokio::test]
+async fn interrupt_during_the_model_turn_with_no_tool_run_ends_at_once_without_a_summary() {
+    let model = ScriptedModel::hanging(&[0], |_, _| {
+        Ok(vec![StreamEvent::TextDelta {
+            text: "Once upon".into(),
+        }])
+    });
+    let mut s = setup(model, vec![], true, 5);
+    let mut events = s.bus.subscribe();
+    let (interrupt, model) = (s.interrupt.clone(), s.model.clone());
+    tokio::spawn(async move {
+        asked(&model, 1).await;
+        interrupt.interrupt();
+    });
+    let outcome = tokio::time::timeout(HUNG, s.runtime.run("tell me a story"))
+        .await
+        .expect("the run ends at once");
+    assert_eq!(outcome.status, RunStatus::Interrupted);
+    assert_eq!(outcome.response, "[Interrupted]");
+    assert_eq!(
+        s.model.requests().len(),
+        1,
+        "no second request to the model"
+    );
+    assert_eq!(statuses(&mut events), []);
+    // The session stays usable, and the conversation holds only what was said.
+    assert!(!s.interrupt.is_interrupted());
+    assert_eq!(s.runtime.history(), [Message::user("tell me a story")]);
+}
+
+#[tokio::test]
+async fn interrupt_after_a_tool_ran_asks_for_one_summary_and_says_so() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let model = ScriptedModel::hanging(&[1], |request, turn| {
+        Ok(match turn {
+            0 => calls(&[("echo", r#"{"say": "hi"}"#)]),
+            1 => Vec::new(),
+            _ => {
+                assert!(request.tools.is_empty(), "no tools when summarising");
+                text("I echoed hi.")
+            }
+        })
+    });
+    let mut s = setup(model, vec![echo_tool(runs.clone())], false, 5);
+    let mut events = s.bus.subscribe();
+    let (interrupt, model) = (s.interrupt.clone(), s.model.clone());
+    tokio::spawn(async move {
+        asked(&model, 2).await;
+        interrupt.interrupt();
+    });
+    let outcome = tokio::time::timeout(HUNG, s.runtime.run("echo hi"))
+        .await
+        .expect("the run ends");
+    assert_eq!(outcome.status, RunStatus::Interrupted);
+    assert_eq!(outcome.response, "I echoed hi.");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    assert_eq!(s.model.requests().len(), 3, "one summary request");
+    assert_eq!(
+        statuses(&mut events),
+        [(
+            StatusLevel::Info,
+            "summarising… (Ctrl+C again to stop)".to_owned()
+        )]
+    );
+}
+
+#[tokio::test]
+async fn a_summary_that_never_comes_ends_after_the_bound() {
+    let model = echo_then_hang(&[1, 2]);
+    let s = setup(
+        model,
+        vec![echo_tool(Arc::new(AtomicUsize::new(0)))],
+        false,
+        5,
+    );
+    let mut runtime = s.runtime.with_summary_timeout(Duration::from_millis(200));
+    let (interrupt, model) = (s.interrupt.clone(), s.model.clone());
+    tokio::spawn(async move {
+        asked(&model, 2).await;
+        interrupt.interrupt();
+    });
+    let outcome = tokio::time::timeout(HUNG, runtime.run("echo hi"))
+        .await
+        .expect("the summary is bounded");
+    assert_eq!(outcome.status, RunStatus::Interrupted);
+    assert_eq!(outcome.response, "[Interrupted]");
+    assert_eq!(s.model.requests().len(), 3);
+    assert!(!s.interrupt.is_interrupted());
+}
+
+#[tokio::test]
+async fn a_second_interrupt_while_summarising_stops_at_once() {
+    let model = echo_then_hang(&[1, 2]);
+    let mut s = setup(
+        model,
+        vec![echo_tool(Arc::new(AtomicUsize::new(0)))],
+        false,
+        5,
+    );
+    let mut events = s.bus.subscribe();
+    let (interrupt, model) = (s.interrupt.clone(), s.model.clone());
+    tokio::spawn(async move {
+        asked(&model, 2).await;
+        interrupt.interrupt();
+        // The second Ctrl+C, once the front end shows that a summary is being asked for.
+        while let Some(event) = events.recv().await {
+            if matches!(&event, DisplayEvent::Status { message, .. } if message.starts_with("summarising"))
+            {
+                interrupt.interrupt();
+            }
+        }
+    });
+    let outcome = tokio::time::timeout(HUNG, s.runtime.run("echo hi"))
+        .await
+        .expect("the second interrupt stops the summary");
+    assert_eq!(outcome.status, RunStatus::Interrupted);
+    assert_eq!(outcome.response, "[Interrupted]");
+    assert_eq!(s.model.requests().len(), 3);
+    assert!(!s.interrupt.is_interrupted());
 }
