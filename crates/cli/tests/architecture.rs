@@ -135,6 +135,18 @@ fn crate_dependencies_point_downwards() {
 }
 
 #[test]
+fn the_model_clients_do_not_know_the_tool_core() {
+    // Tool definitions and text helpers live in golem-protocol; the runtime turns a model's
+    // tool call into the orchestrator's.
+    let deps = workspace_dependencies();
+    assert!(
+        !deps["golem-llm"].contains("golem-core"),
+        "golem-llm must not depend on golem-core: {:?}",
+        deps["golem-llm"]
+    );
+}
+
+#[test]
 fn the_protocol_crate_is_data_only() {
     let deps = workspace_dependencies();
     let protocol = &deps["golem-protocol"];

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use golem_protocol::{ManualToolInfo, ToolError, ToolErrorCode};
 use indexmap::IndexMap;
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::fields::derive_fields_from_schema;
@@ -31,36 +30,7 @@ pub enum RegistryError {
     },
 }
 
-/// A tool as the model sees it: name, description and argument schema.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolDefinition {
-    /// The name.
-    pub name: String,
-    /// The description.
-    pub description: String,
-    /// The JSON Schema of the arguments.
-    pub input_schema: Value,
-}
-
-impl ToolDefinition {
-    /// The OpenAI Chat Completions form: `{type: function, function: {name, description, parameters}}`.
-    pub fn to_openai(&self) -> Value {
-        json!({"type": "function", "function": {
-            "name": self.name, "description": self.description, "parameters": self.input_schema}})
-    }
-
-    /// The OpenAI Responses form: `{type: function, name, description, parameters}`.
-    pub fn to_openai_responses(&self) -> Value {
-        json!({"type": "function", "name": self.name, "description": self.description,
-               "parameters": self.input_schema})
-    }
-
-    /// The Anthropic Messages form: `{name, description, input_schema}`.
-    pub fn to_anthropic(&self) -> Value {
-        json!({"name": self.name, "description": self.description,
-               "input_schema": self.input_schema})
-    }
-}
+pub use golem_protocol::ToolDefinition;
 
 struct Registered {
     tool: Arc<dyn Tool>,
@@ -314,23 +284,6 @@ mod tests {
         assert_eq!(infos[0].label, "Deploy");
         assert_eq!(infos[0].category.as_deref(), Some("Ops"));
         assert_eq!(infos[0].fields.len(), 2);
-    }
-
-    #[test]
-    fn provider_definitions() {
-        let def = &registry().llm_definitions()[0];
-        let openai = def.to_openai();
-        assert_eq!(openai["type"], "function");
-        assert_eq!(openai["function"]["name"], "read_file");
-        assert_eq!(
-            openai["function"]["parameters"]["required"],
-            json!(["path"])
-        );
-        let anthropic = def.to_anthropic();
-        assert_eq!(anthropic["name"], "read_file");
-        assert_eq!(anthropic["input_schema"]["type"], "object");
-        assert!(anthropic.get("parameters").is_none());
-        assert_eq!(def.to_openai_responses()["parameters"]["type"], "object");
     }
 
     #[test]

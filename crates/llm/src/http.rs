@@ -69,7 +69,7 @@ pub fn error_message(body: &str) -> String {
     } else {
         text
     };
-    golem_core::text::fold(&text, 500)
+    golem_protocol::text::fold(&text, 500)
 }
 
 /// Whether a JSON error body says the provider is overloaded (Anthropic `overloaded_error`).

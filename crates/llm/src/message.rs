@@ -1,7 +1,7 @@
 //! The canonical conversation: our own message types, converted to each provider's wire format
 //! at the edge (in the provider's file) and nowhere else.
 
-use golem_core::registry::ToolDefinition;
+use golem_protocol::ToolDefinition;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -25,16 +25,6 @@ impl ModelToolCall {
             return Ok(Value::Object(serde_json::Map::new()));
         }
         serde_json::from_str(&self.arguments).map_err(|e| e.to_string())
-    }
-
-    /// The call as the orchestrator takes it; malformed argument JSON becomes a call that the
-    /// orchestrator answers with an `INVALID_ARGUMENTS` result instead of running it.
-    pub fn to_tool_call(&self) -> golem_core::orchestrator::ToolCall {
-        use golem_core::orchestrator::ToolCall;
-        match self.parsed_arguments() {
-            Ok(args) => ToolCall::from_model(&self.id, &self.name, args),
-            Err(error) => ToolCall::malformed(&self.id, &self.name, &self.arguments, error),
-        }
     }
 
     /// The arguments as a JSON object for providers that need one in the history
@@ -134,31 +124,5 @@ impl ModelRequest {
             max_tokens: 8192,
             temperature: None,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn converts_to_orchestrator_calls() {
-        let call = ModelToolCall {
-            id: "c".into(),
-            name: "t".into(),
-            arguments: r#"{"a": 1}"#.into(),
-        };
-        let converted = call.to_tool_call();
-        assert_eq!(converted.args, json!({"a": 1}));
-        assert_eq!(converted.malformed_args, None);
-        let bad = ModelToolCall {
-            id: "c".into(),
-            name: "t".into(),
-            arguments: r#"{"a": "#.into(),
-        };
-        let converted = bad.to_tool_call();
-        assert!(converted.malformed_args.is_some());
-        assert_eq!(converted.args, json!(r#"{"a": "#));
     }
 }

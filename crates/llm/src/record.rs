@@ -226,7 +226,7 @@ mod replay_tests {
     use crate::message::{Message, ModelToolCall, ToolResultMessage};
     use crate::providers::replay::ReplayModel;
     use crate::providers::test_model::TestModel;
-    use golem_core::registry::ToolDefinition;
+    use golem_protocol::ToolDefinition;
     use serde_json::json;
 
     fn spec(provider: &str, model: &str) -> ModelSpec {

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use golem_core::registry::ToolDefinition;
 use golem_llm::http::HttpSettings;
 use golem_llm::providers::anthropic::{AnthropicConfig, AnthropicModel};
 use golem_llm::retry::RetryPolicy;
@@ -13,6 +12,7 @@ use golem_llm::{
     FinishReason, Message, Model, ModelError, ModelRequest, ModelResponse, ModelSpec,
     ModelToolCall, StreamEvent, ToolResultMessage,
 };
+use golem_protocol::ToolDefinition;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

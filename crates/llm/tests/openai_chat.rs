@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use golem_core::registry::ToolDefinition;
 use golem_llm::http::HttpSettings;
 use golem_llm::providers::openai_chat::{ChatStreamDecoder, OpenAiChatModel};
 use golem_llm::providers::openai_common::OpenAiConfig;
@@ -15,6 +14,7 @@ use golem_llm::{
     FinishReason, Message, Model, ModelError, ModelRequest, ModelResponse, ModelSpec,
     ModelToolCall, StreamEvent, ToolResultMessage,
 };
+use golem_protocol::ToolDefinition;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

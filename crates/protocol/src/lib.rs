@@ -1,5 +1,6 @@
 //! Golem Forge wire types: the event protocol between the runtime and every front end, semantic
-//! tool results, approval requests and responses, tool errors, and manual-tool descriptors.
+//! tool results, approval requests and responses, tool errors, manual-tool descriptors, and
+//! the tool definitions that model clients send.
 //!
 //! This crate is data only: serde types, their JSON Schema, and pure helpers. It does no I/O,
 //! uses no async runtime, and depends on no other crate of ours. Wire types live here and
@@ -14,6 +15,8 @@ pub mod kind;
 pub mod normalize;
 pub mod result;
 pub mod schema;
+pub mod text;
+pub mod tool_definition;
 
 pub use approval::{
     ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, RememberScope, Risk,
@@ -28,6 +31,7 @@ pub use jsonl::{escape_line_breaks, to_jsonl_line};
 pub use kind::{WELL_KNOWN_KINDS, is_valid_kind, is_well_known_kind};
 pub use normalize::{NormalizeError, normalize_result};
 pub use result::{DisplayHints, PreferredView, ToolResultValue};
+pub use tool_definition::ToolDefinition;
 
 #[cfg(test)]
 mod roundtrip_tests;

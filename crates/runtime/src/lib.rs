@@ -3,6 +3,7 @@
 pub mod config;
 pub mod delegation;
 pub mod launch;
+pub mod model_calls;
 pub mod registry;
 pub mod runner;
 pub mod session;

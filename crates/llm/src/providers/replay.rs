@@ -118,8 +118,8 @@ impl Model for ReplayModel {
                 index + 1,
                 format!(
                     "the request differs at {at}: recorded {}, got {}",
-                    golem_core::text::fold(&recorded.to_string(), 120),
-                    golem_core::text::fold(&got.to_string(), 120)
+                    golem_protocol::text::fold(&recorded.to_string(), 120),
+                    golem_protocol::text::fold(&got.to_string(), 120)
                 ),
             ));
         }

@@ -105,7 +105,7 @@ fn current_turn(messages: &[Message]) -> Turn<'_> {
 }
 
 fn summary(input: &str, results: &[&ToolResultMessage]) -> String {
-    let input = golem_core::text::fold(input.trim(), 80);
+    let input = golem_protocol::text::fold(input.trim(), 80);
     if results.is_empty() {
         return format!("Test model: you said \"{input}\". No tools to call.");
     }
@@ -119,7 +119,7 @@ fn summary(input: &str, results: &[&ToolResultMessage]) -> String {
         text.push_str(&format!(
             "\n- {} ({outcome}): {}",
             result.tool_name,
-            golem_core::text::fold(first_line, 100)
+            golem_protocol::text::fold(first_line, 100)
         ));
     }
     text
@@ -180,7 +180,7 @@ impl Model for TestModel {
 mod tests {
     use super::*;
     use crate::message::ModelToolCall;
-    use golem_core::registry::ToolDefinition;
+    use golem_protocol::ToolDefinition;
     use serde_json::json;
 
     fn tools() -> Vec<ToolDefinition> {

@@ -275,7 +275,10 @@ impl WorkerRuntime {
             }
             let mut results = Vec::with_capacity(calls.len());
             for call in &calls {
-                let outcome = parts.orchestrator.call(call.to_tool_call(), &cancel).await;
+                let outcome = parts
+                    .orchestrator
+                    .call(crate::model_calls::tool_call(call), &cancel)
+                    .await;
                 if let Some(observer) = &parts.observer {
                     observer.tool_call(&outcome);
                 }

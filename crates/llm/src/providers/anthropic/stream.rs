@@ -137,7 +137,7 @@ impl AnthropicStreamDecoder {
             provider: self.provider.clone(),
             message: format!(
                 "malformed `{event}` event ({e}): {}",
-                golem_core::text::fold(data, 200)
+                golem_protocol::text::fold(data, 200)
             ),
         })
     }

@@ -7,6 +7,7 @@
 mod stream;
 
 use async_trait::async_trait;
+use golem_protocol::ToolDefinition;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -128,6 +129,13 @@ fn chat_messages(request: &ModelRequest) -> Vec<Value> {
     messages
 }
 
+/// A tool in the Chat Completions form: `{type: function, function: {name, description,
+/// parameters}}`.
+fn tool_json(tool: &ToolDefinition) -> Value {
+    json!({"type": "function", "function": {
+        "name": tool.name, "description": tool.description, "parameters": tool.input_schema}})
+}
+
 /// The request body. OpenAI itself takes `max_completion_tokens`; compatible servers
 /// (ollama, openrouter, configured ones) the older `max_tokens`.
 fn chat_body(model: &str, provider: &str, request: &ModelRequest) -> Value {
@@ -135,7 +143,7 @@ fn chat_body(model: &str, provider: &str, request: &ModelRequest) -> Value {
     body.insert("model".into(), model.into());
     body.insert("messages".into(), Value::Array(chat_messages(request)));
     if !request.tools.is_empty() {
-        let tools = request.tools.iter().map(|tool| tool.to_openai()).collect();
+        let tools = request.tools.iter().map(tool_json).collect();
         body.insert("tools".into(), Value::Array(tools));
     }
     body.insert("stream".into(), true.into());
@@ -152,4 +160,23 @@ fn chat_body(model: &str, provider: &str, request: &ModelRequest) -> Value {
         body.insert("temperature".into(), temperature_value(temperature));
     }
     Value::Object(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_are_sent_as_functions_with_their_schema_as_parameters() {
+        let tool = ToolDefinition {
+            name: "read_file".into(),
+            description: "Read a file".into(),
+            input_schema: json!({"type": "object"}),
+        };
+        assert_eq!(
+            tool_json(&tool),
+            json!({"type": "function", "function": {"name": "read_file",
+                   "description": "Read a file", "parameters": {"type": "object"}}})
+        );
+    }
 }

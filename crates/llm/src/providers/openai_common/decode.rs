@@ -125,7 +125,7 @@ pub(crate) fn stream_error(provider: &str, error: &Value) -> ModelError {
         Some(kind) if !message.contains(&kind) => format!("{kind}: {message}"),
         Some(_) | None => message,
     };
-    let message = golem_core::text::fold(&message, 500);
+    let message = golem_protocol::text::fold(&message, 500);
     let status = error
         .get("code")
         .and_then(Value::as_u64)
@@ -181,7 +181,7 @@ pub(crate) fn unreadable(
         provider: provider.to_owned(),
         message: format!(
             "cannot read {what} ({error}): {}",
-            golem_core::text::fold(data, 200)
+            golem_protocol::text::fold(data, 200)
         ),
     }
 }

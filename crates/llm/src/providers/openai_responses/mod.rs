@@ -7,6 +7,7 @@
 mod stream;
 
 use async_trait::async_trait;
+use golem_protocol::ToolDefinition;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -79,6 +80,12 @@ impl SseDecoder for ResponsesStreamDecoder {
 }
 
 /// The `input` items of the conversation.
+/// A tool in the Responses form: `{type: function, name, description, parameters}`.
+fn tool_json(tool: &ToolDefinition) -> Value {
+    json!({"type": "function", "name": tool.name, "description": tool.description,
+           "parameters": tool.input_schema})
+}
+
 fn input_items(request: &ModelRequest) -> Vec<Value> {
     let mut items = Vec::with_capacity(request.messages.len());
     for message in &request.messages {
@@ -121,11 +128,7 @@ fn responses_body(model: &str, request: &ModelRequest) -> Value {
     }
     body.insert("input".into(), Value::Array(input_items(request)));
     if !request.tools.is_empty() {
-        let tools = request
-            .tools
-            .iter()
-            .map(|tool| tool.to_openai_responses())
-            .collect();
+        let tools = request.tools.iter().map(tool_json).collect();
         body.insert("tools".into(), Value::Array(tools));
     }
     body.insert("stream".into(), true.into());
@@ -137,4 +140,23 @@ fn responses_body(model: &str, request: &ModelRequest) -> Value {
         body.insert("temperature".into(), temperature_value(temperature));
     }
     Value::Object(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_are_flat_functions_with_their_schema_as_parameters() {
+        let tool = ToolDefinition {
+            name: "read_file".into(),
+            description: "Read a file".into(),
+            input_schema: json!({"type": "object"}),
+        };
+        assert_eq!(
+            tool_json(&tool),
+            json!({"type": "function", "name": "read_file", "description": "Read a file",
+                   "parameters": {"type": "object"}})
+        );
+    }
 }
