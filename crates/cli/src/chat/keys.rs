@@ -168,16 +168,18 @@ fn watch(shared: &Shared, bus: &UiEventBus, screen: &Arc<Mutex<Screen>>) {
                 None
             }
         };
-        if let Some(reason) = reason
-            && !interrupted
-        {
-            interrupted = true;
+        if let Some(reason) = reason {
+            // Every press is sent: a second one stops the summary an interrupt asks for
+            // ("summarising… (Ctrl+C again to stop)"). The line is drawn once.
             bus.send_action(ActionEvent::Interrupt {
                 reason: Some(reason.to_owned()),
             });
-            let mut screen = screen.lock().unwrap_or_else(PoisonError::into_inner);
-            let text = screen.dim("⏹ interrupting…");
-            screen.line(&text);
+            if !interrupted {
+                interrupted = true;
+                let mut screen = screen.lock().unwrap_or_else(PoisonError::into_inner);
+                let text = screen.dim("⏹ interrupting…");
+                screen.line(&text);
+            }
         }
     }
 }

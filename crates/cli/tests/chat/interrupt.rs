@@ -114,3 +114,43 @@ fn ctrl_c_twice_at_an_empty_prompt_exits_0() {
     chat.key_ctrl_c();
     assert_eq!(chat.wait_exit(LIMIT), 0, "{}", chat.dump());
 }
+
+#[test]
+fn a_second_ctrl_c_stops_the_summary_after_tool_work() {
+    // The model lists a folder (pre-approved), then stalls; after Ctrl+C the runtime asks for
+    // a summary, which stalls too; a second Ctrl+C ends the turn at once.
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[("call_1", "list_files", json!({"path": "/out"}))]),
+        wire.text("too late").delayed(Duration::from_secs(60)),
+        wire.text("a summary too late")
+            .delayed(Duration::from_secs(60)),
+    ]);
+    server.set_fallback(wire.text("Second answer."));
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    chat.send_line("look around");
+    assert!(server.wait_for_requests(2, LIMIT), "{}", chat.dump());
+    chat.key_ctrl_c();
+    chat.wait_for("summarising… (Ctrl+C again to stop)");
+    assert!(server.wait_for_requests(3, LIMIT), "{}", chat.dump());
+    let second = std::time::Instant::now();
+    chat.key_ctrl_c();
+    chat.wait_for("interrupted");
+    chat.wait_prompt();
+    // Not a measurement: the summary's own bound is 10 s, and without the second interrupt
+    // the turn would end only then.
+    assert!(
+        second.elapsed() < Duration::from_secs(6),
+        "the second Ctrl+C did not stop the summary\n{}",
+        chat.dump()
+    );
+    assert!(!chat.history().contains("too late"), "{}", chat.dump());
+    assert!(
+        chat.turn("again").contains("Second answer."),
+        "{}",
+        chat.dump()
+    );
+}
