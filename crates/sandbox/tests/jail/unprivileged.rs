@@ -5,6 +5,7 @@
 //! from util-linux); when it is not, the suites in this very run already are that case.
 
 use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
 use std::process::Command;
 
 /// The unprivileged id the suites run as.
@@ -19,7 +20,16 @@ fn the_jail_suites_hold_for_an_ordinary_user() {
     }
     let home = tempfile::tempdir().unwrap();
     std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let exe = std::env::current_exe().unwrap();
+    // The build directory may sit below a folder only root can enter (a private checkout):
+    // the test binary and the helper run from copies in the shared temporary directory.
+    let copy = |from: PathBuf, name: &str| {
+        let to = home.path().join(name);
+        std::fs::copy(&from, &to).unwrap();
+        std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).unwrap();
+        to
+    };
+    let exe = copy(std::env::current_exe().unwrap(), "runner");
+    let jail_helper = copy(super::helper(), "golem-jail");
     let output = Command::new("setpriv")
         .args([
             &format!("--reuid={NOBODY}"),
@@ -32,6 +42,7 @@ fn the_jail_suites_hold_for_an_ordinary_user() {
         .args(["escapes", "jail::behaviour", "--test-threads=2"])
         .env("HOME", home.path())
         .env("TMPDIR", home.path())
+        .env(super::HELPER_COPY_VAR, &jail_helper)
         .output()
         .unwrap_or_else(|e| {
             panic!("setpriv could not run ({e}): install it with `apt-get install -y util-linux`")
