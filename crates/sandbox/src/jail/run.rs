@@ -12,8 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::mounts::RESERVED_NAMES;
 use super::output::capture;
 use super::spec::{
-    REPORT_FILE, RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SCRIPT_DIR, SpecZone, human_mib,
-    read_report,
+    RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SpecZone, human_mib, read_report,
 };
 use super::standby::Standby;
 use super::zone_watch::ZoneWatch;
@@ -104,10 +103,9 @@ pub(super) async fn run(
         Some(standby) => standby,
         None => Standby::start(jail)?,
     };
-    let dir = standby.path().to_path_buf();
     if let Some(script) = &command.script {
         write_private(
-            &dir.join(SCRIPT_DIR).join(&script.file_name),
+            &standby.spec.script_dir().join(&script.file_name),
             &script.contents,
         )
         .map_err(&io)?;
@@ -119,7 +117,7 @@ pub(super) async fn run(
         .filter_map(|name| std::env::var(name).ok().map(|v| ((*name).to_owned(), v)))
         .collect();
     env.extend(command.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let mut watch = ZoneWatch::start(&standby.zones, limits);
+    let mut watch = ZoneWatch::start(&standby.spec.zones, limits);
     let spec = RunSpec {
         program: command.program.clone(),
         script: command.script.as_ref().map(|s| s.file_name.clone()),
@@ -128,7 +126,7 @@ pub(super) async fn run(
         cwd_zone: command.cwd_zone.clone(),
     };
     let spec_json = serde_json::to_vec(&spec).map_err(|e| io(std::io::Error::other(e)))?;
-    write_private(&dir.join(RUN_SPEC_FILE), &spec_json).map_err(&io)?;
+    write_private(&standby.spec.dir.join(RUN_SPEC_FILE), &spec_json).map_err(&io)?;
 
     let started = Instant::now();
     // A helper that already failed (it could not join its cgroups) has closed the pipe: its
@@ -206,7 +204,7 @@ pub(super) async fn run(
             if kills == 1 { "process" } else { "processes" }
         ));
     }
-    let report = read_report(&dir.join(REPORT_FILE));
+    let report = read_report(&standby.spec.report());
     // The cgroups are removed (which may wait a little for the namespace's last processes to
     // go) and the next helper is started in the background, off this run's path.
     tokio::task::spawn_blocking(move || drop(standby));

@@ -18,9 +18,7 @@ use rustix::fd::OwnedFd;
 use tokio::process::{Child, Command};
 
 use super::cgroup::{Controller, RunCgroups};
-use super::spec::{
-    JAIL_SPEC_FILE, JailSpec, ROOT_DIR, SCRIPT_DIR, SpecLimits, SpecZone, human_mib,
-};
+use super::spec::{JAIL_SPEC_FILE, JailSpec, SpecLimits, human_mib};
 use super::{HELPER_ARG, Jail, JailError, JailMode};
 
 /// The helper's argument for the standby mode.
@@ -29,10 +27,10 @@ pub(crate) const STANDBY_ARG: &str = "--standby";
 /// A helper waiting for its run.
 #[derive(Debug)]
 pub(crate) struct Standby {
-    /// The private run directory (specs, report, script).
-    pub dir: tempfile::TempDir,
-    /// The zones the jail shows.
-    pub zones: Vec<SpecZone>,
+    /// The private run directory (specs, report, script), held so that it is removed on drop.
+    _dir: tempfile::TempDir,
+    /// The jail the helper builds (its zones, and the run directory's layout).
+    pub spec: JailSpec,
     /// The run's cgroups, which the helper joins first.
     pub cgroups: RunCgroups,
     /// Limits that could not be applied (no cgroup), one sentence each.
@@ -57,11 +55,9 @@ impl Standby {
             .tempdir()
             .map_err(io)?;
         let limits = &jail.policy.limits;
-        std::fs::create_dir(dir.path().join(SCRIPT_DIR)).map_err(io)?;
-        std::fs::create_dir(dir.path().join(ROOT_DIR)).map_err(io)?;
         let spec = JailSpec {
             dir: dir.path().to_path_buf(),
-            zones: zones.clone(),
+            zones,
             network: jail.policy.network,
             best_effort: jail.policy.mode == JailMode::BestEffort,
             limits: SpecLimits {
@@ -74,6 +70,8 @@ impl Standby {
                 tmp_files: limits.tmp_files,
             },
         };
+        std::fs::create_dir(spec.script_dir()).map_err(io)?;
+        std::fs::create_dir(spec.root()).map_err(io)?;
         let json = serde_json::to_vec(&spec).map_err(|e| io(std::io::Error::other(e)))?;
         std::fs::write(dir.path().join(JAIL_SPEC_FILE), json).map_err(io)?;
         let (cgroups, missing) = RunCgroups::create(&[
@@ -114,18 +112,13 @@ impl Standby {
             .spawn()
             .map_err(io)?;
         Ok(Standby {
-            dir,
-            zones,
+            _dir: dir,
+            spec,
             cgroups,
             weakened,
             child,
             go: Some(go_write),
         })
-    }
-
-    /// The run directory.
-    pub fn path(&self) -> &Path {
-        self.dir.path()
     }
 
     /// Tells the helper to read its spec and start the run.
