@@ -360,23 +360,10 @@ fn list_shows_sessions_newest_first() {
 #[test]
 fn list_finds_the_program_root_from_a_subdirectory() {
     let env = TestEnv::new();
+    program_with_session(&env, "project", "20261122-024512-7f3a", "hi");
     let root = env.path().join("project");
     let sub = root.join("workers/deep");
     std::fs::create_dir_all(&sub).unwrap();
-    std::fs::write(
-        root.join("golem-forge.config.yaml"),
-        "model: test:default\n",
-    )
-    .unwrap();
-    write(
-        &SessionStore::new(&root),
-        "20261122-024512-7f3a",
-        meta("greeter", "test:default", "single", "2026-11-22T02:45:12Z"),
-        &[
-            input("hi"),
-            ended(SessionEndReason::Completed, Some("Hello!")),
-        ],
-    );
     let out = normalize(
         &env,
         common_render(env.command().current_dir(&sub).arg("sessions")),
