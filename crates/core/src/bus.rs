@@ -56,6 +56,14 @@ pub fn action_type_name(action: &ActionEvent) -> &'static str {
         ActionEvent::ApprovalResponse(_) => "approvalResponse",
         ActionEvent::Interrupt { .. } => "interrupt",
         ActionEvent::ManualToolInvoke { .. } => "manualToolInvoke",
+        ActionEvent::SetModel { .. } => "setModel",
+        ActionEvent::NewSession { .. } => "newSession",
+        ActionEvent::ClearHistory { .. } => "clearHistory",
+        ActionEvent::ListManualTools { .. } => "listManualTools",
+        ActionEvent::ListApprovals { .. } => "listApprovals",
+        ActionEvent::ForgetApprovals { .. } => "forgetApprovals",
+        ActionEvent::GetStatus { .. } => "getStatus",
+        ActionEvent::EndSession { .. } => "endSession",
     }
 }
 

@@ -71,17 +71,9 @@ impl InterruptSignal {
         let signal = self.clone();
         tokio::spawn(async move {
             while let Some(action) = actions.recv().await {
-                match action {
-                    ActionEvent::Interrupt { reason } => {
-                        tracing::debug!(
-                            reason = reason.as_deref(),
-                            "interrupt requested by the UI"
-                        );
-                        signal.interrupt();
-                    }
-                    ActionEvent::UserInput { .. }
-                    | ActionEvent::ApprovalResponse(_)
-                    | ActionEvent::ManualToolInvoke { .. } => {}
+                if let ActionEvent::Interrupt { reason } = action {
+                    tracing::debug!(reason = reason.as_deref(), "interrupt requested by the UI");
+                    signal.interrupt();
                 }
             }
         })

@@ -94,9 +94,8 @@ impl RuntimeUI {
             .await?;
         match answer {
             ActionEvent::ApprovalResponse(response) => Ok(response),
-            other @ (ActionEvent::UserInput { .. }
-            | ActionEvent::Interrupt { .. }
-            | ActionEvent::ManualToolInvoke { .. }) => Err(RequestError::UnexpectedResponse {
+            // Any other action carrying this request's id answers it wrongly.
+            other => Err(RequestError::UnexpectedResponse {
                 request_id,
                 action: action_type_name(&other),
             }),
@@ -121,9 +120,8 @@ impl RuntimeUI {
             .await?;
         match answer {
             ActionEvent::UserInput { content, .. } => Ok(content),
-            other @ (ActionEvent::ApprovalResponse(_)
-            | ActionEvent::Interrupt { .. }
-            | ActionEvent::ManualToolInvoke { .. }) => Err(RequestError::UnexpectedResponse {
+            // Any other action carrying this request's id answers it wrongly.
+            other => Err(RequestError::UnexpectedResponse {
                 request_id,
                 action: action_type_name(&other),
             }),

@@ -9,9 +9,12 @@ use serde_json::Value;
 use crate::approval::{ApprovalRequest, ApprovalResolved, ApprovalResponse};
 use crate::form::ManualToolInfo;
 use crate::result::ToolResultValue;
+use crate::session::{ActionResult, RememberedApproval, SessionStatus, TurnStatus};
 
-/// The protocol version carried by `sessionStarted`; bumped on any incompatible change.
-pub const PROTOCOL_VERSION: &str = "1.0";
+/// The protocol version carried by `sessionStarted`: the major part changes on any incompatible
+/// change, the minor part when events are added (1.1: session actions, `turnEnded`,
+/// `actionResult`, `sessionStatus`, `approvalsRemembered`).
+pub const PROTOCOL_VERSION: &str = "1.1";
 
 /// Who started a tool call. The two paths never mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -214,8 +217,11 @@ pub enum DisplayEvent {
         /// The text.
         message: String,
     },
-    /// The tools the user may invoke by hand.
+    /// The tools the user may invoke by hand (also the answer to `listManualTools`).
     ManualToolsAvailable {
+        /// The `listManualTools` request's id, if it answers one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
         /// The tools.
         tools: Vec<ManualToolInfo>,
     },
@@ -258,6 +264,35 @@ pub enum DisplayEvent {
         /// The worker, for delegated workers.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worker: Option<WorkerOrigin>,
+    },
+    /// A turn started by `userInput` ended: every event of the turn came before this one.
+    TurnEnded {
+        /// The `userInput`'s `requestId`, if it had one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        /// How it ended.
+        status: TurnStatus,
+        /// The answer (after an interrupt, the model's summary or `[Interrupted]`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response: Option<String>,
+        /// Why it failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        /// Tokens the turn used, every worker's.
+        usage: TokenUsage,
+    },
+    /// The answer to a session action (`setModel`, `newSession`, `clearHistory`,
+    /// `forgetApprovals`), or the refusal of an action the session cannot take.
+    ActionResult(ActionResult),
+    /// The session as it stands (the answer to `getStatus`).
+    SessionStatus(SessionStatus),
+    /// The approvals remembered for the session (the answer to `listApprovals`).
+    ApprovalsRemembered {
+        /// The `listApprovals` request's id, if it had one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        /// The approvals, numbered from 1.
+        approvals: Vec<RememberedApproval>,
     },
     /// Last event of a session.
     SessionEnded {
@@ -306,6 +341,64 @@ pub enum ActionEvent {
         /// Its arguments.
         args: Value,
     },
+    /// Switch the root worker's model (kept for the rest of the session); answered by
+    /// `actionResult`.
+    SetModel {
+        /// Correlates the `actionResult`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        /// The model, as `provider:model` (or a name the model resolver knows).
+        model: String,
+    },
+    /// End this session's transcript and start a new one with the same worker and model:
+    /// history, remembered approvals and token counts start afresh. Answered by a new
+    /// `sessionStarted`, then `actionResult`.
+    NewSession {
+        /// Correlates the `actionResult`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+    },
+    /// Forget the conversation (remembered approvals are kept); answered by `actionResult`.
+    ClearHistory {
+        /// Correlates the `actionResult`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+    },
+    /// Ask for the tools the user may invoke; answered by `manualToolsAvailable`.
+    ListManualTools {
+        /// Correlates the `manualToolsAvailable`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+    },
+    /// Ask for the remembered approvals; answered by `approvalsRemembered`.
+    ListApprovals {
+        /// Correlates the `approvalsRemembered`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+    },
+    /// Forget remembered approval number `index` (as listed), or every one when `index` is
+    /// absent; answered by `actionResult`.
+    ForgetApprovals {
+        /// Correlates the `actionResult`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        /// The approval's number in `approvalsRemembered`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        index: Option<u32>,
+    },
+    /// Ask for the session's status; answered by `sessionStatus`.
+    GetStatus {
+        /// Correlates the `sessionStatus`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+    },
+    /// End the session: a running turn is interrupted, then `sessionEnded` is the last event.
+    /// Without a reason, the last turn's outcome decides it (`completed` when there was none).
+    EndSession {
+        /// Why the session ends.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<SessionEndReason>,
+    },
 }
 
 impl ActionEvent {
@@ -314,7 +407,16 @@ impl ActionEvent {
         match self {
             ActionEvent::UserInput { request_id, .. } => request_id.as_deref(),
             ActionEvent::ApprovalResponse(response) => Some(&response.request_id),
-            ActionEvent::Interrupt { .. } | ActionEvent::ManualToolInvoke { .. } => None,
+            ActionEvent::Interrupt { .. }
+            | ActionEvent::ManualToolInvoke { .. }
+            | ActionEvent::SetModel { .. }
+            | ActionEvent::NewSession { .. }
+            | ActionEvent::ClearHistory { .. }
+            | ActionEvent::ListManualTools { .. }
+            | ActionEvent::ListApprovals { .. }
+            | ActionEvent::ForgetApprovals { .. }
+            | ActionEvent::GetStatus { .. }
+            | ActionEvent::EndSession { .. } => None,
         }
     }
 }

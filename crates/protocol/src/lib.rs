@@ -15,6 +15,7 @@ pub mod kind;
 pub mod normalize;
 pub mod result;
 pub mod schema;
+pub mod session;
 pub mod text;
 pub mod tool_definition;
 
@@ -31,7 +32,12 @@ pub use jsonl::{escape_line_breaks, to_jsonl_line};
 pub use kind::{WELL_KNOWN_KINDS, is_valid_kind, is_well_known_kind};
 pub use normalize::{NormalizeError, normalize_result};
 pub use result::{DisplayHints, PreferredView, ToolResultValue};
+pub use session::{
+    ActionResult, RememberedApproval, SessionAction, SessionStatus, TurnStatus, ZoneSummary,
+};
 pub use tool_definition::ToolDefinition;
 
 #[cfg(test)]
 mod roundtrip_tests;
+#[cfg(test)]
+mod session_tests;

@@ -13,7 +13,7 @@ use crate::form::*;
 use crate::result::*;
 
 /// Asserts that `value` serializes to `expected` and that `expected` reads back to `value`.
-fn check<T>(value: T, expected: Value)
+pub(crate) fn check<T>(value: T, expected: Value)
 where
     T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug,
 {
@@ -408,7 +408,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.0", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.1", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(
@@ -606,7 +606,10 @@ fn manual_tools_available() {
         ],
     };
     check(
-        DisplayEvent::ManualToolsAvailable { tools: vec![info] },
+        DisplayEvent::ManualToolsAvailable {
+            request_id: None,
+            tools: vec![info],
+        },
         json!({"type": "manualToolsAvailable", "tools": [{
             "name": "git_push", "label": "Push to Remote", "description": "Push commits",
             "category": "Git", "mode": "manual", "fields": [

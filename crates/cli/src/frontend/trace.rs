@@ -127,6 +127,10 @@ fn render_raw(event: &DisplayEvent, level: TraceLevel) -> Option<String> {
             | DisplayEvent::ApprovalResolved(_)
             | DisplayEvent::InputRequired { .. }
             | DisplayEvent::ManualToolsAvailable { .. }
+            | DisplayEvent::TurnEnded { .. }
+            | DisplayEvent::ActionResult(_)
+            | DisplayEvent::SessionStatus(_)
+            | DisplayEvent::ApprovalsRemembered { .. }
             | DisplayEvent::WorkerStarted { .. }
             | DisplayEvent::WorkerFinished { .. }
             | DisplayEvent::Usage { .. }

@@ -1,0 +1,166 @@
+//! Wire-shape tests of the session actions (protocol 1.1) and their answers: each serializes to
+//! the exact JSON documented in ARCHITECTURE.md and reads back to the same value.
+
+use serde_json::json;
+
+use crate::events::*;
+use crate::roundtrip_tests::check;
+use crate::session::*;
+
+#[test]
+fn session_actions() {
+    check(
+        ActionEvent::SetModel {
+            request_id: Some("m1".into()),
+            model: "openai:gpt-4o".into(),
+        },
+        json!({"type": "setModel", "requestId": "m1", "model": "openai:gpt-4o"}),
+    );
+    check(
+        ActionEvent::NewSession { request_id: None },
+        json!({"type": "newSession"}),
+    );
+    check(
+        ActionEvent::ClearHistory {
+            request_id: Some("c".into()),
+        },
+        json!({"type": "clearHistory", "requestId": "c"}),
+    );
+    check(
+        ActionEvent::ListManualTools { request_id: None },
+        json!({"type": "listManualTools"}),
+    );
+    check(
+        ActionEvent::ListApprovals { request_id: None },
+        json!({"type": "listApprovals"}),
+    );
+    check(
+        ActionEvent::ForgetApprovals {
+            request_id: None,
+            index: Some(2),
+        },
+        json!({"type": "forgetApprovals", "index": 2}),
+    );
+    check(
+        ActionEvent::ForgetApprovals {
+            request_id: None,
+            index: None,
+        },
+        json!({"type": "forgetApprovals"}),
+    );
+    check(
+        ActionEvent::GetStatus {
+            request_id: Some("s".into()),
+        },
+        json!({"type": "getStatus", "requestId": "s"}),
+    );
+    check(
+        ActionEvent::EndSession {
+            reason: Some(SessionEndReason::Interrupted),
+        },
+        json!({"type": "endSession", "reason": "interrupted"}),
+    );
+    check(
+        ActionEvent::EndSession { reason: None },
+        json!({"type": "endSession"}),
+    );
+    // Requests, not answers: none of them answers a pending request.
+    assert_eq!(
+        ActionEvent::GetStatus {
+            request_id: Some("s".into())
+        }
+        .answers_request(),
+        None
+    );
+}
+
+#[test]
+fn session_answers() {
+    check(
+        DisplayEvent::TurnEnded {
+            request_id: None,
+            status: TurnStatus::Completed,
+            response: Some("Done.".into()),
+            error: None,
+            usage: TokenUsage {
+                input_tokens: 3,
+                output_tokens: 1,
+                ..TokenUsage::default()
+            },
+        },
+        json!({"type": "turnEnded", "status": "completed", "response": "Done.",
+               "usage": {"inputTokens": 3, "outputTokens": 1}}),
+    );
+    check(
+        DisplayEvent::TurnEnded {
+            request_id: Some("i1".into()),
+            status: TurnStatus::Failed,
+            response: None,
+            error: Some("max iterations".into()),
+            usage: TokenUsage::default(),
+        },
+        json!({"type": "turnEnded", "requestId": "i1", "status": "failed",
+               "error": "max iterations", "usage": {"inputTokens": 0, "outputTokens": 0}}),
+    );
+    check(
+        DisplayEvent::ActionResult(ActionResult {
+            request_id: Some("m1".into()),
+            action: SessionAction::SetModel,
+            ok: false,
+            message: "cannot switch to x: unknown provider".into(),
+        }),
+        json!({"type": "actionResult", "requestId": "m1", "action": "setModel", "ok": false,
+               "message": "cannot switch to x: unknown provider"}),
+    );
+    check(
+        DisplayEvent::SessionStatus(SessionStatus {
+            request_id: None,
+            session_id: "20261123-170000-abcd".into(),
+            worker: "greeter".into(),
+            model: "test:default".into(),
+            zones: vec![ZoneSummary {
+                name: "out".into(),
+                mode: "rw".into(),
+            }],
+            usage: TokenUsage::default(),
+            messages: 4,
+            approvals_remembered: 1,
+            busy: false,
+        }),
+        json!({"type": "sessionStatus", "sessionId": "20261123-170000-abcd",
+               "worker": "greeter", "model": "test:default",
+               "zones": [{"name": "out", "mode": "rw"}],
+               "usage": {"inputTokens": 0, "outputTokens": 0}, "messages": 4,
+               "approvalsRemembered": 1, "busy": false}),
+    );
+    check(
+        DisplayEvent::ApprovalsRemembered {
+            request_id: None,
+            approvals: vec![RememberedApproval {
+                index: 1,
+                tool_name: "write_file".into(),
+                args: json!({"path": "/out/a"}),
+            }],
+        },
+        json!({"type": "approvalsRemembered", "approvals": [
+            {"index": 1, "toolName": "write_file", "args": {"path": "/out/a"}}]}),
+    );
+    // Unknown actions stay errors, and a bad reason is not mapped to a default.
+    assert!(serde_json::from_value::<ActionEvent>(json!({"type": "reboot"})).is_err());
+    assert!(
+        serde_json::from_value::<ActionEvent>(json!({"type": "endSession", "reason": "bored"}))
+            .is_err()
+    );
+}
+
+#[test]
+fn mixed_streams_tell_the_new_events_apart() {
+    let action: ProtocolEvent =
+        serde_json::from_value(json!({"type": "setModel", "model": "test"})).unwrap();
+    assert!(matches!(action, ProtocolEvent::Action(_)));
+    let display: ProtocolEvent = serde_json::from_value(
+        json!({"type": "turnEnded", "status": "interrupted", "usage": {"inputTokens": 0, "outputTokens": 0}}),
+    )
+    .unwrap();
+    assert!(matches!(display, ProtocolEvent::Display(_)));
+}
