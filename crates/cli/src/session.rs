@@ -3,7 +3,7 @@
 //! interrupt (Ctrl+C) and the session transcript, and builds the root worker.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use golem_core::approval::{ApprovalController, ApprovalMode, ui_approval_callback};
 use golem_core::bus::UiEventBus;
@@ -22,7 +22,7 @@ use golem_runtime::worker::WorkerDefinition;
 
 use crate::cli_error::CommandError;
 use crate::commands::common::WorkerOptions;
-use crate::frontend::prompt::terminal_approval_callback;
+use crate::frontend::approval::terminal_approval_callback;
 
 /// Writes the root worker's conversation and tool calls to the transcript.
 struct TranscriptObserver {
@@ -194,12 +194,16 @@ impl WorkerSession {
             .or(config.approval.mode)
             .unwrap_or(ApprovalMode::Interactive);
         let mut controller = ApprovalController::new(mode);
+        // The root worker's tools, once built: the prompt validates edited arguments with them.
+        let tools = Arc::new(OnceLock::new());
         if mode == ApprovalMode::Interactive {
             match prompter {
                 Prompter::None => {}
                 Prompter::Terminal => {
-                    controller =
-                        controller.with_callback(terminal_approval_callback(interrupt.clone()));
+                    controller = controller.with_callback(terminal_approval_callback(
+                        interrupt.clone(),
+                        tools.clone(),
+                    ));
                 }
                 Prompter::EventBus => {
                     controller = controller.with_callback(ui_approval_callback(ui.clone()));
@@ -232,6 +236,7 @@ impl WorkerSession {
         });
         let (mut runtime, definition, model_name) =
             build_root(&env, &worker_path).map_err(launch_error)?;
+        let _ = tools.set(runtime.registry().clone());
 
         let session_writer = match resume {
             None => {

@@ -1,7 +1,7 @@
 //! End-to-end tests of `golem-forge chat` in a real pseudo-terminal (120×40) against a local mock
 //! model server: keys go in as bytes, the output is fed to a `vt100` terminal, and tests wait for
 //! text to appear on it. The harness and fixtures are here; the cases are in `chat/`, one
-//! concern each.
+//! concern each. `run`'s terminal tests (`run/prompt.rs`) use the same harness.
 //!
 //! The terminal answers the queries a line editor sends (cursor position, device attributes),
 //! keeps the rows that scroll off the top, and remembers where the cursor was when the test last
@@ -32,24 +32,24 @@ const ROWS: u16 = 40;
 const COLS: u16 = 120;
 
 /// The worker of the fixtures and its prompt.
-const WORKER: &str = "scribe";
+pub(crate) const WORKER: &str = "scribe";
 const PROMPT: &str = "scribe› ";
 /// The last line of every approval box.
-const CHOICES: &str = "[y] yes  [s] yes for this session  [n] no  [e] edit  [q] stop";
-const ANSWER: &str = "answer› ";
-const NOTE: &str = "note for the model› ";
+pub(crate) const CHOICES: &str = "[y] yes  [s] yes for this session  [n] no  [e] edit  [q] stop";
+pub(crate) const ANSWER: &str = "answer› ";
+pub(crate) const NOTE: &str = "note for the model› ";
 
 // ---- fixtures ----
 
 /// The worker `scribe` with `front_matter` (YAML lines, each ending in a newline).
-fn worker(front_matter: &str) -> String {
+pub(crate) fn worker(front_matter: &str) -> String {
     format!(
         "---\nname: {WORKER}\ndescription: the {WORKER} worker\n{front_matter}---\nYou are the {WORKER} worker.\n"
     )
 }
 
 /// `scribe` with one read-write zone `out` whose writes ask, and the filesystem tools.
-fn fs_worker() -> String {
+pub(crate) fn fs_worker() -> String {
     worker(
         "sandbox:\n  zones:\n    - name: out\n      mode: rw\n      approval: { write: ask }\ntoolsets:\n  filesystem: {}\n",
     )
@@ -61,7 +61,7 @@ fn plain_worker() -> String {
 }
 
 /// Writes the project `proj/`: a program config, the zone directory `out` and `scribe.worker`.
-fn project(env: &TestEnv, worker_text: &str) {
+pub(crate) fn project(env: &TestEnv, worker_text: &str) {
     env.write(
         "proj/golem-forge.config.yaml",
         "delegation:\n  max_depth: 5\n",
@@ -225,7 +225,7 @@ impl View {
 }
 
 /// `golem-forge chat` running in a pseudo-terminal; killed on drop.
-struct Chat {
+pub(crate) struct Chat {
     child: Box<dyn Child + Send + Sync>,
     _master: Box<dyn MasterPty + Send>,
     writer: Arc<Mutex<Box<dyn Write + Send>>>,
@@ -247,7 +247,18 @@ fn start(env: &TestEnv, wire: Wire, server: &MockServer) -> Chat {
 impl Chat {
     /// Runs the binary with `args` in the temp dir, with a clean environment (HOME there, no
     /// provider keys, `TERM=xterm-256color`, no `NO_COLOR`) plus `envs`.
-    fn start(env: &TestEnv, args: &[&str], envs: &[(&str, String)]) -> Chat {
+    pub(crate) fn start(env: &TestEnv, args: &[&str], envs: &[(&str, String)]) -> Chat {
+        Chat::start_program(env, env!("CARGO_BIN_EXE_golem-forge"), args, envs)
+    }
+
+    /// Like [`Chat::start`], but runs `program` (a shell that starts the binary with some
+    /// output redirected, say).
+    pub(crate) fn start_program(
+        env: &TestEnv,
+        program: &str,
+        args: &[&str],
+        envs: &[(&str, String)],
+    ) -> Chat {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -256,7 +267,7 @@ impl Chat {
                 pixel_height: 0,
             })
             .expect("open a pty");
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_golem-forge"));
+        let mut cmd = CommandBuilder::new(program);
         cmd.args(args);
         cmd.cwd(env.path());
         cmd.env_clear();
@@ -321,7 +332,7 @@ impl Chat {
     // ---- typing ----
 
     /// Types `text` (bytes as they are). Later waits only accept text from the cursor's row on.
-    fn send(&mut self, text: &str) {
+    pub(crate) fn send(&mut self, text: &str) {
         self.from = self.view().cursor.0;
         let mut writer = self.writer.lock().unwrap();
         writer.write_all(text.as_bytes()).expect("write to the pty");
@@ -329,11 +340,11 @@ impl Chat {
     }
 
     /// Types `text` and Enter.
-    fn send_line(&mut self, text: &str) {
+    pub(crate) fn send_line(&mut self, text: &str) {
         self.send(&format!("{text}\r"));
     }
 
-    fn key_ctrl_c(&mut self) {
+    pub(crate) fn key_ctrl_c(&mut self) {
         self.send("\x03");
     }
 
@@ -346,7 +357,7 @@ impl Chat {
     }
 
     /// Ctrl+U: clears the input line (the line editor's cut to the start).
-    fn key_clear_line(&mut self) {
+    pub(crate) fn key_clear_line(&mut self) {
         self.send("\x15");
     }
 
@@ -376,12 +387,12 @@ impl Chat {
     }
 
     /// Everything shown since the test last typed.
-    fn since(&self) -> String {
+    pub(crate) fn since(&self) -> String {
         self.view().text_from(self.from)
     }
 
     /// Everything shown since the start (rows scrolled off included).
-    fn history(&self) -> String {
+    pub(crate) fn history(&self) -> String {
         self.view().text_from(0)
     }
 
@@ -402,7 +413,7 @@ impl Chat {
     }
 
     /// The screen and the end of the raw output, for failure messages.
-    fn dump(&self) -> String {
+    pub(crate) fn dump(&self) -> String {
         let raw = self.raw();
         let tail: String = {
             let chars: Vec<char> = raw.chars().collect();
@@ -442,7 +453,7 @@ impl Chat {
 
     /// Waits until `text` is shown on a row at or below the one the cursor was on when the test
     /// last typed.
-    fn wait_for(&mut self, text: &str) {
+    pub(crate) fn wait_for(&mut self, text: &str) {
         self.poll(&format!("{text:?}"), |view, from| {
             view.text_from(from).contains(text).then_some(())
         });
@@ -458,7 +469,7 @@ impl Chat {
 
     /// Waits until the cursor sits right after `prompt`, with nothing typed, on a row below the
     /// one where the test last typed (a fresh prompt, not the one just answered).
-    fn wait_prompt_text(&mut self, prompt: &str) {
+    pub(crate) fn wait_prompt_text(&mut self, prompt: &str) {
         let width = prompt.chars().count();
         self.poll(&format!("the prompt {prompt:?}"), |view, from| {
             let fresh = view.cursor.0 > from || from == 0;
@@ -471,7 +482,7 @@ impl Chat {
 
     /// Waits until the cursor is on a fresh row that starts with `prompt` (which may come
     /// with text already filled in).
-    fn wait_prompt_prefilled(&mut self, prompt: &str) {
+    pub(crate) fn wait_prompt_prefilled(&mut self, prompt: &str) {
         self.poll(&format!("the prompt {prompt:?}"), |view, from| {
             (view.cursor.0 > from && view.cursor_line().starts_with(prompt.trim_end()))
                 .then_some(())
@@ -512,7 +523,7 @@ impl Chat {
     }
 
     /// Waits for the chat to exit and returns its exit code.
-    fn wait_exit(&mut self, timeout: Duration) -> i32 {
+    pub(crate) fn wait_exit(&mut self, timeout: Duration) -> i32 {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(code) = self.try_exit() {
@@ -555,7 +566,18 @@ fn request_text(server: &MockServer, index: usize) -> String {
         .to_string()
 }
 
+/// The text of the approval box in `shown`, from its top line to the choices line.
+pub(crate) fn approval_box(shown: &str) -> &str {
+    let start = shown
+        .find("┌ Approve")
+        .unwrap_or_else(|| panic!("no approval box:\n{shown}"));
+    let end = shown[start..]
+        .find(CHOICES)
+        .unwrap_or_else(|| panic!("the box has no choices line:\n{shown}"));
+    &shown[start..start + end + CHOICES.len()]
+}
+
 /// Arguments `{path, content}` of a `write_file` call.
-fn write_args(path: &str, content: &str) -> Value {
+pub(crate) fn write_args(path: &str, content: &str) -> Value {
     json!({"path": path, "content": content})
 }

@@ -1,13 +1,15 @@
 //! End-to-end runs of `golem-forge run` as a subprocess against a local mock model server that
 //! speaks the Anthropic and the OpenAI wire formats: files written, the tool results sent back
-//! to the model, the `--json` event stream, transcripts, exit codes, and SIGINT. The helpers
-//! are here; the cases are in `run/`, one concern each.
+//! to the model, the `--json` event stream, transcripts, exit codes, SIGINT, and the approval
+//! prompt at a terminal (in the chat's pseudo-terminal harness). The helpers are here; the
+//! cases are in `run/`, one concern each.
 
 mod approval;
 mod delegation;
 mod ending;
 mod interrupt;
 mod processes;
+mod prompt;
 mod transcript;
 
 use std::process::{Child, Output, Stdio};

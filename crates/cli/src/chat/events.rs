@@ -1,5 +1,5 @@
 //! The chat's terminal adapter: subscribes to the display events like any front end, answers
-//! approval requests with action events (`approval.rs` asks), and draws the rest — assistant text as streamed markdown, a spinner while the model thinks or a tool
+//! approval requests with action events (`frontend/approval.rs` asks), and draws the rest — assistant text as streamed markdown, a spinner while the model thinks or a tool
 //! runs, each tool call and its rendered result, sub-workers starting and ending — at the
 //! chosen trace level. It also counts what a turn did, for the status line.
 
@@ -10,13 +10,13 @@ use golem_core::bus::{DisplaySubscription, UiEventBus};
 use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
 use tokio::sync::{mpsc, oneshot};
 
-use super::approval::{self, PromptContext};
-use super::screen::{Screen, Tone};
 use crate::commands::common::TraceLevel;
+use crate::frontend::approval::{self, PromptContext};
 use crate::frontend::markdown::{MarkdownStream, MarkdownStyle};
 use crate::frontend::render::{
     RenderStyle, detect_image_protocol, human_duration, render_lines, summary_line,
 };
+use crate::frontend::screen::{Screen, Tone};
 
 /// How often the spinner moves.
 const SPINNER_TICK: Duration = Duration::from_millis(100);

@@ -7,7 +7,7 @@ use golem_core::fields::derive_fields_from_schema;
 use golem_protocol::{FieldType, FormField};
 use serde_json::{Map, Value};
 
-use super::lines::{Input, ask};
+use crate::frontend::ask::{Input, ask};
 
 /// How a field is asked for: `path (text, required)› `.
 pub fn field_prompt(field: &FormField) -> String {

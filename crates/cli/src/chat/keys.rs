@@ -1,7 +1,8 @@
 //! Keys during a turn: while the model streams or a tool runs, the terminal is put in a mode
 //! without line buffering, echo or signals (output processing stays on), and a thread watches
-//! for Ctrl+C and a lone Esc, each of which sends an `interrupt` action. An approval prompt pauses the
-//! watcher and gets the terminal back as it was; the watcher resumes after the answer.
+//! for Ctrl+C and a lone Esc, each of which sends an `interrupt` action. The approval prompt
+//! (`frontend::approval`) pauses the watcher and gets the terminal back as it was; the watcher
+//! resumes after the answer.
 
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
@@ -14,7 +15,8 @@ use rustix::termios::{
     LocalModes, OptionalActions, SpecialCodeIndex, Termios, tcgetattr, tcsetattr,
 };
 
-use super::screen::Screen;
+use crate::frontend::approval::KeyWatcher;
+use crate::frontend::screen::Screen;
 
 /// How long to wait after an Esc for the rest of an escape sequence (arrow keys and the like).
 const ESCAPE_SEQUENCE_GAP: Duration = Duration::from_millis(30);
@@ -114,6 +116,23 @@ impl TurnKeys {
         let mut flags = lock(&self.shared);
         flags.paused = false;
         self.shared.1.notify_all();
+    }
+}
+
+/// The watcher of the running turn, if any, is what the approval prompt pauses.
+impl KeyWatcher for Mutex<Option<Arc<TurnKeys>>> {
+    fn pause(&self) {
+        let keys = self.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if let Some(keys) = keys {
+            keys.pause();
+        }
+    }
+
+    fn resume(&self) {
+        let keys = self.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if let Some(keys) = keys {
+            keys.resume();
+        }
     }
 }
 

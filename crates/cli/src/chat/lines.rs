@@ -1,64 +1,19 @@
-//! Reading lines at the terminal with reedline: the chat prompt (history kept in the program's
-//! `.golem-forge/chat-history`, Tab completion menu) and the short prompts asked in between
-//! (approval answers, notes, form fields, edited arguments), which may start pre-filled.
-//! Prompts may name a worker or a tool's field, so they are cleaned (`frontend::clean`).
+//! The chat's own line editor: reedline with history kept in the program's
+//! `.golem-forge/chat-history` and a Tab completion menu. The short questions asked in between
+//! (approval answers, notes, form fields) are `frontend::ask`'s. The prompt may name a worker,
+//! so it is cleaned (`frontend::ask::TextPrompt`).
 
-use std::borrow::Cow;
 use std::path::Path;
 
 use reedline::{
-    ColumnarMenu, EditCommand, Emacs, FileBackedHistory, KeyCode, KeyModifiers, MenuBuilder,
-    Prompt, PromptEditMode, PromptHistorySearch, Reedline, ReedlineEvent, ReedlineMenu, Signal,
-    default_emacs_keybindings,
+    ColumnarMenu, Emacs, FileBackedHistory, KeyCode, KeyModifiers, MenuBuilder, Reedline,
+    ReedlineEvent, ReedlineMenu, default_emacs_keybindings,
 };
 
 use super::complete::ChatCompleter;
-use super::screen::use_color;
-use crate::frontend::clean::clean_text;
-
-/// What a read produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input {
-    /// A line (without its newline).
-    Line(String),
-    /// Ctrl+C.
-    CtrlC,
-    /// Ctrl+D (or the terminal closed).
-    CtrlD,
-}
-
-/// A prompt that is just a text.
-struct TextPrompt(String);
-
-impl Prompt for TextPrompt {
-    fn render_prompt_left(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.0)
-    }
-    fn render_prompt_right(&self) -> Cow<'_, str> {
-        Cow::Borrowed("")
-    }
-    fn render_prompt_indicator(&self, _mode: PromptEditMode) -> Cow<'_, str> {
-        Cow::Borrowed("")
-    }
-    fn render_prompt_multiline_indicator(&self) -> Cow<'_, str> {
-        Cow::Borrowed("… ")
-    }
-    fn render_prompt_history_search_indicator(
-        &self,
-        history_search: PromptHistorySearch,
-    ) -> Cow<'_, str> {
-        Cow::Owned(format!("(search: {}) ", history_search.term))
-    }
-}
-
-fn signal_to_input(signal: std::io::Result<Signal>) -> Input {
-    match signal {
-        Ok(Signal::Success(line)) => Input::Line(line),
-        Ok(Signal::CtrlC) => Input::CtrlC,
-        Ok(Signal::CtrlD) | Err(_) => Input::CtrlD,
-        Ok(_) => Input::Line(String::new()),
-    }
-}
+pub use crate::frontend::ask::Input;
+use crate::frontend::ask::{TextPrompt, signal_to_input};
+use crate::frontend::screen::use_color;
 
 /// The chat's own line editor.
 pub struct ChatEditor {
@@ -93,7 +48,7 @@ impl ChatEditor {
         }
         Self {
             editor,
-            prompt: TextPrompt(clean_text(prompt).into_owned()),
+            prompt: TextPrompt::new(prompt),
         }
     }
 
@@ -101,13 +56,4 @@ impl ChatEditor {
     pub fn read(&mut self) -> Input {
         signal_to_input(self.editor.read_line(&self.prompt))
     }
-}
-
-/// Asks one question on its own line (`prompt` like `answer› `), with `prefill` already typed.
-pub fn ask(prompt: &str, prefill: &str) -> Input {
-    let mut editor = Reedline::create().with_ansi_colors(use_color());
-    if !prefill.is_empty() {
-        editor.run_edit_commands(&[EditCommand::InsertString(prefill.to_owned())]);
-    }
-    signal_to_input(editor.read_line(&TextPrompt(clean_text(prompt).into_owned())))
 }

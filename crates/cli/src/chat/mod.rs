@@ -4,19 +4,18 @@
 //! `complete.rs`). A slash command is carried out by `slash.rs` (manual tools through the same
 //! orchestrator and approval path as the model's calls, `-i` forms from `form.rs`); anything
 //! else is a turn of the conversation. The terminal adapter (`events.rs`) speaks the event
-//! protocol like every front end: it draws the display events on the shared `screen.rs` —
-//! streamed markdown, spinner, tool calls and rendered results — and answers `approvalRequired`
-//! with an `approvalResponse` action (asked by `approval.rs`); during a turn `keys.rs` turns
-//! Ctrl+C and Esc into `interrupt` actions. Input and manual tools go to the root worker's
+//! protocol like every front end: it draws the display events on the shared screen
+//! (`frontend/screen.rs`) — streamed markdown, spinner, tool calls and rendered results — and
+//! answers `approvalRequired` with an `approvalResponse` action (asked by the prompt shared with
+//! `run`, `frontend/approval.rs`); during a turn `keys.rs` turns Ctrl+C and Esc into
+//! `interrupt` actions. Input and manual tools go to the root worker's
 //! runtime directly (the chat owns it). After each turn a status line says what it cost.
 
-mod approval;
 mod complete;
 mod events;
 mod form;
 mod keys;
 mod lines;
-mod screen;
 mod slash;
 
 use std::io::IsTerminal;
@@ -30,14 +29,15 @@ use golem_runtime::runner::{RunStatus, WorkerRuntime};
 use crate::cli_error::CommandError;
 use crate::commands::chat::ChatArgs;
 use crate::commands::common::TraceLevel;
+use crate::frontend::approval::PromptContext;
 use crate::frontend::clean::clean_text;
 use crate::frontend::render::human_duration;
+use crate::frontend::screen::{Screen, Tone};
 use crate::session::{Prompter, WorkerSession};
 use complete::ChatCompleter;
 use events::EventRenderer;
 use keys::TurnKeys;
 use lines::{ChatEditor, Input};
-use screen::{Screen, Tone};
 use slash::Flow;
 
 /// A chat in progress.
@@ -130,9 +130,9 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
     let screen = Arc::new(Mutex::new(Screen::stdout()));
     let keys = Arc::new(Mutex::new(None));
     let registry = Arc::new(OnceLock::new());
-    let context = approval::PromptContext {
+    let context = PromptContext {
         screen: screen.clone(),
-        keys: keys.clone(),
+        keys: Some(keys.clone()),
         registry: registry.clone(),
     };
     let mut session = runtime.block_on(async {

@@ -5,17 +5,6 @@
 
 use super::*;
 
-/// The text of the approval box, from its top line to the choices line.
-fn approval_box(shown: &str) -> &str {
-    let start = shown
-        .find("┌ Approve")
-        .unwrap_or_else(|| panic!("no approval box:\n{shown}"));
-    let end = shown[start..]
-        .find(CHOICES)
-        .unwrap_or_else(|| panic!("the box has no choices line:\n{shown}"));
-    &shown[start..start + end + CHOICES.len()]
-}
-
 /// Sends `line` and waits until the approval prompt is ready for an answer.
 fn until_asked(chat: &mut Chat, line: &str) -> String {
     chat.send_line(line);

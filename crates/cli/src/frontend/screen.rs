@@ -1,5 +1,7 @@
-//! The chat's output: one writer for everything the session prints, so streamed text, tool
-//! lines, the spinner and prompts never overwrite each other. The spinner is drawn only on an
+//! A terminal's output: one writer for everything a front end prints there, so streamed text,
+//! tool lines, the spinner and prompts never overwrite each other. A screen has a target —
+//! stdout for the chat, stderr for `run` (whose stdout keeps only the answer) — and decides
+//! colour, width and whether it is a terminal from that target. The spinner is drawn only on an
 //! empty line and only on a terminal, and is erased before anything else is written.
 //!
 //! Text from outside (the model, a tool, a file, a worker's config) reaches the terminal
@@ -13,7 +15,7 @@ use crossterm::style::{ContentStyle, Stylize};
 
 use crate::frontend::clean::clean_text;
 
-/// The few text styles the chat uses.
+/// The few text styles the front ends use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tone {
     /// Names and titles.
@@ -49,14 +51,67 @@ struct Spinner {
     drawn: bool,
 }
 
-/// Whether output may be coloured: stdout is a terminal and `NO_COLOR` is unset or empty.
-pub fn use_color() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+/// Where a screen writes.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// Standard output (the chat).
+    Stdout,
+    /// Standard error (`run`, whose stdout is the answer).
+    Stderr,
+    /// A buffer, for tests: never a terminal.
+    #[cfg(test)]
+    Memory(std::sync::Arc<std::sync::Mutex<Vec<u8>>>),
 }
 
-/// The terminal the chat writes to.
+impl Target {
+    /// Whether the target is a terminal.
+    pub fn is_terminal(&self) -> bool {
+        match self {
+            Target::Stdout => std::io::stdout().is_terminal(),
+            Target::Stderr => std::io::stderr().is_terminal(),
+            #[cfg(test)]
+            Target::Memory(_) => false,
+        }
+    }
+
+    /// Whether output to the target may be coloured: it is a terminal and `NO_COLOR` is unset
+    /// or empty.
+    pub fn use_color(&self) -> bool {
+        self.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    }
+
+    /// Writes `bytes` and flushes (errors are ignored: there is nowhere else to tell).
+    fn write_all(&self, bytes: &[u8]) {
+        match self {
+            Target::Stdout => {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(bytes);
+                let _ = out.flush();
+            }
+            Target::Stderr => {
+                let mut out = std::io::stderr().lock();
+                let _ = out.write_all(bytes);
+                let _ = out.flush();
+            }
+            #[cfg(test)]
+            Target::Memory(buffer) => buffer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .extend_from_slice(bytes),
+        }
+    }
+}
+
+/// Whether output on stdout may be coloured (what a line editor, which paints on stdout, is
+/// told): stdout is a terminal and `NO_COLOR` is unset or empty.
+pub fn use_color() -> bool {
+    Target::Stdout.use_color()
+}
+
+/// The terminal a front end writes to.
 #[derive(Debug)]
 pub struct Screen {
+    target: Target,
     color: bool,
     tty: bool,
     width: usize,
@@ -67,17 +122,41 @@ pub struct Screen {
 impl Screen {
     /// A screen on stdout: colour unless `NO_COLOR` is set or stdout is not a terminal.
     pub fn stdout() -> Screen {
-        let tty = std::io::stdout().is_terminal();
-        let width = crossterm::terminal::size()
-            .map(|(w, _)| usize::from(w))
-            .unwrap_or(80)
-            .max(20);
+        Screen::on(Target::Stdout)
+    }
+
+    /// A screen on stderr: colour unless `NO_COLOR` is set or stderr is not a terminal.
+    pub fn stderr() -> Screen {
+        Screen::on(Target::Stderr)
+    }
+
+    /// A screen on `target`, sized like the terminal when it is one (80 columns otherwise).
+    pub fn on(target: Target) -> Screen {
+        let tty = target.is_terminal();
+        let width = if tty {
+            crossterm::terminal::size()
+                .map(|(w, _)| usize::from(w))
+                .unwrap_or(80)
+        } else {
+            80
+        }
+        .max(20);
         Screen {
-            color: use_color(),
+            color: target.use_color(),
             tty,
             width,
             at_line_start: true,
             spinner: None,
+            target,
+        }
+    }
+
+    /// A screen writing into `buffer`, `width` columns wide, without colour: for tests.
+    #[cfg(test)]
+    pub fn memory(buffer: std::sync::Arc<std::sync::Mutex<Vec<u8>>>, width: usize) -> Screen {
+        Screen {
+            width,
+            ..Screen::on(Target::Memory(buffer))
         }
     }
 
@@ -113,10 +192,14 @@ impl Screen {
             return;
         }
         self.erase_spinner();
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        self.target.write_all(text.as_bytes());
         self.at_line_start = text.ends_with('\n');
+    }
+
+    /// Notes that the user ended a line the terminal echoed (an answer typed after a prompt
+    /// written with [`Screen::write`]): the next output starts on that fresh line.
+    pub fn input_ended(&mut self) {
+        self.at_line_start = true;
     }
 
     /// Writes `text` as whole lines, starting on a fresh line.
@@ -180,9 +263,7 @@ impl Screen {
         } else {
             text
         };
-        let mut out = std::io::stdout().lock();
-        let _ = write!(out, "\r\x1b[2K{text}");
-        let _ = out.flush();
+        self.target.write_all(format!("\r\x1b[2K{text}").as_bytes());
         spinner.drawn = true;
     }
 
@@ -190,10 +271,8 @@ impl Screen {
         if let Some(spinner) = &mut self.spinner
             && spinner.drawn
         {
-            let mut out = std::io::stdout().lock();
-            let _ = write!(out, "\r\x1b[2K");
-            let _ = out.flush();
             spinner.drawn = false;
+            self.target.write_all(b"\r\x1b[2K");
         }
     }
 }

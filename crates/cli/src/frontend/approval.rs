@@ -1,0 +1,393 @@
+//! The approval prompt at the terminal, one for `run` and `chat`: shows the tool, what it will
+//! do and its risk, who asked (a sub-worker), the arguments (pretty, long values folded) and the
+//! preview (a diff for file writes, rendered like a result), then takes the answer: `y` once,
+//! `s` for the session, `n` to deny (then an optional note for the model), `e` to edit the
+//! arguments (in `$VISUAL`/`$EDITOR`, or inline as JSON; validated against the tool's schema
+//! before they are accepted), `q` or Ctrl+C to interrupt the run. Empty or unknown input
+//! denies; Ctrl+D or a closed terminal denies saying so.
+//!
+//! The box is drawn on a [`Screen`] (the chat's on stdout, `run`'s on stderr). Answers are read
+//! with reedline (`frontend::ask`) when stdin and stdout are terminals; otherwise (`run` with
+//! its stdout redirected) the question is written on the screen and a plain line is read from
+//! stdin, so no prompt text ever reaches a redirected stdout. Everything in a request may come
+//! from the model or a file: the box shows it cleaned (`frontend::clean`), styled only by us.
+//!
+//! The chat answers `approvalRequired` events with [`answer`]; `run` asks through
+//! [`terminal_approval_callback`], the approval controller's callback.
+
+use std::io::BufRead;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use golem_core::approval::{ApprovalCallback, CallbackError};
+use golem_core::interrupt::InterruptSignal;
+use golem_core::registry::ToolRegistry;
+use golem_protocol::{ActionEvent, ApprovalRequest, ApprovalResponse, RememberScope, Risk};
+use serde_json::Value;
+
+use super::ask::{Input, ask, line_editor_usable};
+use super::clean::{clean_text, escape_json_controls};
+use super::render::{RenderStyle, render_lines};
+use super::screen::{Screen, Tone};
+
+/// Something reading keys while no prompt is up (the chat's key watcher during a turn): paused
+/// while the prompt reads, resumed after.
+pub trait KeyWatcher: Send + Sync {
+    /// Stops reading keys and gives the terminal back as it was.
+    fn pause(&self);
+    /// Reads keys again.
+    fn resume(&self);
+}
+
+/// What the prompt needs from the front end around it.
+#[derive(Clone)]
+pub struct PromptContext {
+    /// Where to draw.
+    pub screen: Arc<Mutex<Screen>>,
+    /// The key watcher to pause while the prompt reads, if any (the chat's; `run` has none).
+    pub keys: Option<Arc<dyn KeyWatcher>>,
+    /// The root worker's tools, to validate edited arguments (unset: not validated here; the
+    /// orchestrator validates them anyway).
+    pub registry: Arc<OnceLock<Arc<ToolRegistry>>>,
+}
+
+/// Arguments longer than this many rows are cut in the prompt.
+const ARG_ROWS: usize = 30;
+/// Preview rows shown.
+const PREVIEW_ROWS: usize = 40;
+/// The question asked under the box.
+const ANSWER: &str = "answer› ";
+/// The question after `n`.
+const NOTE: &str = "note for the model› ";
+/// The question after `e` when there is no editor.
+const ARGUMENTS: &str = "arguments (JSON)› ";
+/// The last line of the box.
+const CHOICES: &str = "[y] yes  [s] yes for this session  [n] no  [e] edit  [q] stop";
+
+/// The box shown for `request`.
+pub fn render_request(request: &ApprovalRequest, screen: &Screen) -> String {
+    let risk = match request.risk {
+        Risk::Low => "low",
+        Risk::Medium => "medium",
+        Risk::High => "high",
+    };
+    let bar = screen.dim("│");
+    let mut text = format!(
+        "┌ Approve {}? {}\n{bar} {}\n",
+        screen.paint(Tone::Bold, &request.tool_name),
+        screen.dim(&format!("(risk: {risk})")),
+        clean_text(&request.description)
+    );
+    if let Some(worker) = &request.worker {
+        text.push_str(&format!(
+            "{bar} asked by worker {} (depth {})\n",
+            clean_text(&worker.name),
+            worker.depth
+        ));
+    }
+    let fold = screen.width().saturating_sub(4).max(20);
+    let args = serde_json::to_string_pretty(&request.args).unwrap_or_default();
+    let rows: Vec<&str> = args.lines().collect();
+    for line in rows.iter().take(ARG_ROWS) {
+        let line = golem_core::text::fold(line, fold);
+        text.push_str(&format!("{bar} {}\n", clean_text(&line)));
+    }
+    if rows.len() > ARG_ROWS {
+        text.push_str(&format!(
+            "{bar} {}\n",
+            screen.dim(&format!("… {} more lines", rows.len() - ARG_ROWS))
+        ));
+    }
+    if let Some(preview) = &request.preview {
+        let style = RenderStyle {
+            color: screen.color(),
+            width: fold,
+            max_height: Some(PREVIEW_ROWS),
+            inline_images: None,
+        };
+        for row in render_lines(preview, &style) {
+            text.push_str(&format!("{bar} {row}\n"));
+        }
+    }
+    text.push_str(&format!("└ {}\n", screen.dim(CHOICES)));
+    text
+}
+
+/// How the prompt ended.
+#[derive(Debug, Clone, PartialEq)]
+enum Answer {
+    /// The user decided (y, s, n, e, or an empty or unknown answer).
+    Response(ApprovalResponse),
+    /// `q` or Ctrl+C: stop the run.
+    Interrupt,
+    /// Ctrl+D or the terminal closed: denied with this note.
+    Closed(String),
+    /// The prompt could not run (this says why).
+    Failed(String),
+}
+
+/// Answers an `approvalRequired` event the way every front end does: with an action event —
+/// `approvalResponse` for y/s/n/e, an empty or unknown answer and a closed terminal (a denial
+/// saying so), `interrupt` for `q` or Ctrl+C (the pending request is then cancelled and the
+/// call ends as interrupted).
+pub async fn answer(request: ApprovalRequest, context: PromptContext) -> ActionEvent {
+    let id = request.request_id.clone();
+    match ask_user(request, context).await {
+        Answer::Response(response) => ActionEvent::ApprovalResponse(response),
+        Answer::Closed(note) => {
+            ActionEvent::ApprovalResponse(ApprovalResponse::deny(id, Some(note)))
+        }
+        Answer::Interrupt => ActionEvent::Interrupt {
+            reason: Some("stopped at the approval prompt".to_owned()),
+        },
+        Answer::Failed(e) => ActionEvent::Interrupt {
+            reason: Some(format!("the approval prompt failed: {e}")),
+        },
+    }
+}
+
+/// The approval controller's callback for `run` at a terminal: the same prompt as the chat's,
+/// drawn on stderr (stdout keeps only the answer), one request at a time. `q` or Ctrl+C fires
+/// `interrupt`; a closed terminal denies the call saying so. `registry`, once set, validates
+/// edited arguments.
+pub fn terminal_approval_callback(
+    interrupt: InterruptSignal,
+    registry: Arc<OnceLock<Arc<ToolRegistry>>>,
+) -> ApprovalCallback {
+    let context = PromptContext {
+        screen: Arc::new(Mutex::new(Screen::stderr())),
+        keys: None,
+        registry,
+    };
+    let lock = Arc::new(tokio::sync::Mutex::new(()));
+    Arc::new(move |request, _cancel| {
+        let lock = lock.clone();
+        let interrupt = interrupt.clone();
+        let context = context.clone();
+        Box::pin(async move {
+            let _one_at_a_time = lock.lock().await;
+            let tool = request.tool_name.clone();
+            match ask_user(request, context).await {
+                Answer::Response(response) => Ok(response),
+                Answer::Interrupt => {
+                    interrupt.interrupt();
+                    Err(CallbackError::Cancelled)
+                }
+                Answer::Closed(note) => Err(CallbackError::Unavailable(note)),
+                Answer::Failed(e) => Err(CallbackError::Unavailable(format!(
+                    "{tool} was denied: the approval prompt failed: {e}"
+                ))),
+            }
+        })
+    })
+}
+
+/// Shows `request` and reads the answer on a thread of its own (reading the terminal blocks, and
+/// a read left behind by an interrupt must not hold up the async runtime's shutdown), with the
+/// key watcher paused meanwhile.
+async fn ask_user(request: ApprovalRequest, context: PromptContext) -> Answer {
+    let (done, answer) = tokio::sync::oneshot::channel();
+    let started = std::thread::Builder::new()
+        .name("approval-prompt".to_owned())
+        .spawn(move || {
+            if let Some(keys) = &context.keys {
+                keys.pause();
+            }
+            let mut reader = TerminalReader {
+                line_editor: line_editor_usable(),
+            };
+            let answer = prompt(&request, &context, &mut reader);
+            if let Some(keys) = &context.keys {
+                keys.resume();
+            }
+            let _ = done.send(answer);
+        });
+    if let Err(e) = started {
+        return Answer::Failed(e.to_string());
+    }
+    answer
+        .await
+        .unwrap_or_else(|_| Answer::Failed("it ended without an answer".to_owned()))
+}
+
+/// Where the prompt's answers come from.
+trait Reader {
+    /// Asks `question` (with `prefill` already typed, when the reader can) and reads the answer.
+    fn read(&mut self, screen: &Mutex<Screen>, question: &str, prefill: &str) -> Input;
+    /// The editor command for `e`, if one may be started.
+    fn editor(&self) -> Option<String>;
+}
+
+/// Answers typed at the terminal.
+struct TerminalReader {
+    /// Whether reedline may be used (stdin and stdout are terminals); if not, the question goes
+    /// to the screen and a plain line is read from stdin.
+    line_editor: bool,
+}
+
+impl Reader for TerminalReader {
+    fn read(&mut self, screen: &Mutex<Screen>, question: &str, prefill: &str) -> Input {
+        if self.line_editor {
+            return ask(question, prefill);
+        }
+        {
+            let mut screen = lock(screen);
+            if !prefill.is_empty() {
+                let now = screen.dim(&format!("now: {prefill}  (Enter keeps it)"));
+                screen.line(&now);
+            }
+            screen.end_line();
+            screen.write(&clean_text(question));
+        }
+        let mut line = String::new();
+        match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) | Err(_) => Input::CtrlD,
+            Ok(_) => {
+                lock(screen).input_ended();
+                let line = line.trim_end_matches(['\n', '\r']);
+                if line.is_empty() && !prefill.is_empty() {
+                    Input::Line(prefill.to_owned())
+                } else {
+                    Input::Line(line.to_owned())
+                }
+            }
+        }
+    }
+
+    fn editor(&self) -> Option<String> {
+        // An editor takes over the terminal through stdout, so only when stdout is one.
+        self.line_editor.then(editor).flatten()
+    }
+}
+
+fn lock(screen: &Mutex<Screen>) -> MutexGuard<'_, Screen> {
+    screen.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Shows `request` and reads answers until one decides it (blocking).
+fn prompt(request: &ApprovalRequest, context: &PromptContext, reader: &mut dyn Reader) -> Answer {
+    {
+        let mut screen = lock(&context.screen);
+        screen.stop_spin();
+        let text = render_request(request, &screen);
+        screen.line(&text);
+    }
+    let id = request.request_id.clone();
+    let closed = || {
+        Answer::Closed(format!(
+            "{} was denied: the terminal closed before an answer",
+            request.tool_name
+        ))
+    };
+    loop {
+        let answer = match reader.read(&context.screen, ANSWER, "") {
+            Input::Line(line) => line.trim().to_lowercase(),
+            Input::CtrlC => return Answer::Interrupt,
+            Input::CtrlD => return closed(),
+        };
+        let response = match answer.as_str() {
+            "y" | "yes" => ApprovalResponse::approve(id),
+            "s" | "session" => {
+                let mut response = ApprovalResponse::approve(id);
+                response.remember = RememberScope::Session;
+                response
+            }
+            "n" | "no" => {
+                let note = match reader.read(&context.screen, NOTE, "") {
+                    Input::Line(note) => Some(note.trim().to_owned()).filter(|n| !n.is_empty()),
+                    Input::CtrlC | Input::CtrlD => None,
+                };
+                ApprovalResponse::deny(id, note)
+            }
+            "e" | "edit" => match edit_arguments(request, context, reader) {
+                Some(args) => {
+                    let mut response = ApprovalResponse::approve(id);
+                    response.modified_args = Some(args);
+                    response
+                }
+                None => continue,
+            },
+            "q" | "quit" | "stop" => return Answer::Interrupt,
+            _ => ApprovalResponse::deny(id, Some("denied at the prompt".to_owned())),
+        };
+        return Answer::Response(response);
+    }
+}
+
+fn say(context: &PromptContext, text: &str) {
+    let mut screen = lock(&context.screen);
+    let text = screen.paint(Tone::Red, text);
+    screen.line(&text);
+}
+
+/// The edited arguments, checked against the tool's schema; `None` when the user gave up or
+/// they were invalid (the prompt then asks again).
+fn edit_arguments(
+    request: &ApprovalRequest,
+    context: &PromptContext,
+    reader: &mut dyn Reader,
+) -> Option<Value> {
+    let text = match reader.editor() {
+        Some(editor) => edit_in_editor(&editor, &request.args)
+            .map_err(|e| say(context, &e))
+            .ok()?,
+        None => {
+            let current = serde_json::to_string(&request.args).unwrap_or_default();
+            match reader.read(&context.screen, ARGUMENTS, &escape_json_controls(&current)) {
+                Input::Line(line) => line,
+                Input::CtrlC | Input::CtrlD => return None,
+            }
+        }
+    };
+    let args: Value = match serde_json::from_str(&text) {
+        Ok(args) => args,
+        Err(e) => {
+            say(context, &format!("not valid JSON: {e}"));
+            return None;
+        }
+    };
+    if let Some(registry) = context.registry.get()
+        && registry.get(&request.tool_name).is_some()
+        && let Err(e) = registry.validate(&request.tool_name, &args)
+    {
+        say(context, &format!("the arguments do not fit the tool: {e}"));
+        return None;
+    }
+    Some(args)
+}
+
+/// `$VISUAL`, else `$EDITOR`, when set.
+fn editor() -> Option<String> {
+    ["VISUAL", "EDITOR"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|value| !value.trim().is_empty())
+}
+
+/// Opens `args` as pretty JSON in `editor` and returns the saved text.
+fn edit_in_editor(editor: &str, args: &Value) -> Result<String, String> {
+    let file = tempfile::Builder::new()
+        .prefix("golem-forge-args-")
+        .suffix(".json")
+        .tempfile()
+        .map_err(|e| format!("cannot create a file to edit: {e}"))?;
+    let pretty = serde_json::to_string_pretty(args).unwrap_or_default() + "\n";
+    std::fs::write(file.path(), pretty).map_err(|e| format!("cannot write {e}"))?;
+    // The editor command may carry its own arguments (`code -w`): let the shell split it.
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(file.path())
+        .status()
+        .map_err(|e| format!("cannot start the editor `{editor}`: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "the editor `{editor}` failed ({status}); nothing changed"
+        ));
+    }
+    std::fs::read_to_string(file.path()).map_err(|e| format!("cannot read the edited file: {e}"))
+}
+
+#[cfg(test)]
+#[path = "approval_tests.rs"]
+mod tests;
