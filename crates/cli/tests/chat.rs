@@ -352,7 +352,7 @@ impl Chat {
         self.send("\x1b");
     }
 
-    fn key_ctrl_d(&mut self) {
+    pub(crate) fn key_ctrl_d(&mut self) {
         self.send("\x04");
     }
 

@@ -1,8 +1,9 @@
 //! `run --approval interactive` at a terminal, in the chat's pseudo-terminal harness
 //! (`chat.rs`): the approval box is the chat's, row for row, for the same call; `y` writes the
 //! file, `n` with a note denies and the note reaches the model, `e` edits the arguments (checked
-//! against the tool's schema), `q` stops the run with 130; and with stdout redirected the
-//! prompt is asked on stderr, so stdout keeps only the answer.
+//! against the tool's schema), `q` or Ctrl+C stops the run with 130, Ctrl+D denies saying the
+//! terminal closed; and with stdout redirected the prompt is asked on stderr, so stdout keeps
+//! only the answer.
 
 use super::*;
 use crate::chat::{
@@ -160,28 +161,57 @@ fn e_edits_the_arguments_inline_checked_against_the_schema() {
 }
 
 #[test]
-fn q_stops_the_run_with_130_and_nothing_is_written() {
+fn q_or_ctrl_c_stops_the_run_with_130_and_nothing_is_written() {
+    let wire = Wire::Anthropic;
+    for key in ["q\r", "\x03"] {
+        let env = TestEnv::new();
+        scribe_project(&env);
+        let server = MockServer::start_blocking(vec![wire.tool_calls(&[
+            ("call_1", "write_file", write_args("/out/one.txt", "1")),
+            ("call_2", "write_file", write_args("/out/two.txt", "2")),
+        ])]);
+        server.set_fallback(wire.text("Summary: nothing written."));
+        let mut run = start_run(&env, wire, &server, "make two files");
+        until_asked(&mut run);
+        run.send(key);
+        run.wait_for("[Interrupted]");
+        assert_eq!(run.wait_exit(LIMIT), 130, "{key:?}\n{}", run.dump());
+        assert_eq!(
+            run.history().matches("┌ Approve").count(),
+            1,
+            "{key:?}: the second call is not asked\n{}",
+            run.dump()
+        );
+        assert_eq!(env.read("proj/out/one.txt"), None, "{key:?}");
+        assert_eq!(env.read("proj/out/two.txt"), None, "{key:?}");
+    }
+}
+
+#[test]
+fn ctrl_d_denies_saying_the_terminal_closed() {
     let wire = Wire::Anthropic;
     let env = TestEnv::new();
     scribe_project(&env);
-    let server = MockServer::start_blocking(vec![wire.tool_calls(&[
-        ("call_1", "write_file", write_args("/out/one.txt", "1")),
-        ("call_2", "write_file", write_args("/out/two.txt", "2")),
-    ])]);
-    server.set_fallback(wire.text("Summary: nothing written."));
-    let mut run = start_run(&env, wire, &server, "make two files");
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[(
+            "call_1",
+            "write_file",
+            write_args("/out/a.txt", "overwritten\n"),
+        )]),
+        wire.text("No answer, no write."),
+    ]);
+    let mut run = start_run(&env, wire, &server, "change a.txt");
     until_asked(&mut run);
-    run.send_line("q");
-    run.wait_for("[Interrupted]");
-    assert_eq!(run.wait_exit(LIMIT), 130, "{}", run.dump());
-    assert_eq!(
-        run.history().matches("┌ Approve").count(),
-        1,
-        "the second call is not asked after q\n{}",
-        run.dump()
+    run.key_ctrl_d();
+    run.wait_for("No answer, no write.");
+    assert_eq!(run.wait_exit(LIMIT), 0, "{}", run.dump());
+    assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("old line\n"));
+    let results = results_sent(wire, &server, 1);
+    let text = wire.result_text(&results[0]);
+    assert!(
+        text.contains("write_file was denied: the terminal closed before an answer"),
+        "{text}"
     );
-    assert_eq!(env.read("proj/out/one.txt"), None);
-    assert_eq!(env.read("proj/out/two.txt"), None);
 }
 
 #[test]
