@@ -78,6 +78,7 @@ fn call(id: &str, name: &str, status: ToolStatus, args: serde_json::Value) -> To
         decided_by: Some(DecidedBy::Policy),
         error: None,
         duration_ms: 3,
+        value: None,
     }
 }
 

@@ -265,11 +265,9 @@ pub enum DisplayEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worker: Option<WorkerOrigin>,
     },
-    /// A turn started by `userInput` ended: every event of the turn came before this one.
+    /// A turn started by `userInput` ended: every event of the turn came before this one. Turns
+    /// run one at a time, in the order their `userInput` arrived.
     TurnEnded {
-        /// The `userInput`'s `requestId`, if it had one.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        request_id: Option<String>,
         /// How it ended.
         status: TurnStatus,
         /// The answer (after an interrupt, the model's summary or `[Interrupted]`).

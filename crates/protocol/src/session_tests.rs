@@ -78,7 +78,6 @@ fn session_actions() {
 fn session_answers() {
     check(
         DisplayEvent::TurnEnded {
-            request_id: None,
             status: TurnStatus::Completed,
             response: Some("Done.".into()),
             error: None,
@@ -93,13 +92,12 @@ fn session_answers() {
     );
     check(
         DisplayEvent::TurnEnded {
-            request_id: Some("i1".into()),
             status: TurnStatus::Failed,
             response: None,
             error: Some("max iterations".into()),
             usage: TokenUsage::default(),
         },
-        json!({"type": "turnEnded", "requestId": "i1", "status": "failed",
+        json!({"type": "turnEnded", "status": "failed",
                "error": "max iterations", "usage": {"inputTokens": 0, "outputTokens": 0}}),
     );
     check(

@@ -1,7 +1,9 @@
-//! Worker runtime: worker files, program config, the agent loop, delegation and sessions.
+//! Worker runtime: worker files, program config, the agent loop, delegation, session
+//! transcripts, and the session host every front end attaches to.
 
 pub mod config;
 pub mod delegation;
+pub mod host;
 pub mod launch;
 pub mod model_calls;
 pub mod registry;

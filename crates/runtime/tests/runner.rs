@@ -8,6 +8,7 @@
 
 mod config;
 mod fixture;
+mod host;
 mod models;
 mod registry;
 mod worker_file;

@@ -303,6 +303,10 @@ impl Adapter {
             | DisplayEvent::ApprovalResolved(_)
             | DisplayEvent::InputRequired { .. }
             | DisplayEvent::ManualToolsAvailable { .. }
+            | DisplayEvent::TurnEnded { .. }
+            | DisplayEvent::ActionResult(_)
+            | DisplayEvent::SessionStatus(_)
+            | DisplayEvent::ApprovalsRemembered { .. }
             | DisplayEvent::SessionEnded { .. } => {}
         }
     }

@@ -45,6 +45,12 @@ impl WorkerRuntime {
     pub async fn invoke_manual(&mut self, name: &str, args: Value) -> CallOutcome {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let id = format!("user_{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        self.invoke_manual_as(id, name, args).await
+    }
+
+    /// [`WorkerRuntime::invoke_manual`] with the call id `id` (a `manualToolInvoke`'s
+    /// `requestId`, so the front end can tell its `toolResult`).
+    pub async fn invoke_manual_as(&mut self, id: String, name: &str, args: Value) -> CallOutcome {
         self.parts.interrupt.reset();
         let cancel = self.parts.interrupt.token();
         let outcome = self

@@ -25,6 +25,8 @@ pub trait RunObserver: Send + Sync {
     fn message(&self, message: &Message);
     /// A tool call of any worker ended.
     fn tool_call(&self, outcome: &CallOutcome);
+    /// A model call of any worker used these tokens (emitted as `usage` too).
+    fn usage(&self, _usage: &TokenUsage) {}
 }
 
 /// How a run ended.
@@ -251,6 +253,9 @@ impl WorkerRuntime {
                 }
             };
             usage.add(&response.usage);
+            if let Some(observer) = &parts.observer {
+                observer.usage(&response.usage);
+            }
             parts.ui.emit(DisplayEvent::Usage {
                 usage: response.usage,
                 total: usage,

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use golem_core::orchestrator::CallOutcome;
-use golem_protocol::{DecidedBy, DisplayEvent, InvokedBy, SessionEndReason, ToolError, ToolStatus};
+use golem_protocol::{
+    DecidedBy, DisplayEvent, InvokedBy, SessionEndReason, ToolError, ToolResultValue, ToolStatus,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -75,6 +77,10 @@ pub struct ToolCallRecord {
     /// From reaching the orchestrator to the end.
     #[serde(default)]
     pub duration_ms: u64,
+    /// The result as front ends saw it (a `tool_error` value on failure). Older transcripts
+    /// kept it in a separate `toolResult` event instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<ToolResultValue>,
 }
 
 impl From<&CallOutcome> for ToolCallRecord {
@@ -90,6 +96,7 @@ impl From<&CallOutcome> for ToolCallRecord {
             decided_by: outcome.decided_by,
             error: outcome.error.clone(),
             duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+            value: Some(outcome.value.clone()),
         }
     }
 }

@@ -1,0 +1,418 @@
+//! The session host: one session of a root worker, below every front end. It finds the worker
+//! and the program config, chooses (and later switches) the model, and owns the event bus, the
+//! approval controller, the interrupt, the transcript, the conversation and the session's
+//! lifecycle (start, resume, new, clear, end).
+//!
+//! Its only interface to a front end is the protocol: a front end [`SessionHost::attach`]es,
+//! reads display events from its [`Attachment`] and sends action events (`userInput`,
+//! `approvalResponse`, `interrupt`, `manualToolInvoke`, and the session actions `setModel`,
+//! `newSession`, `clearHistory`, `listManualTools`, `listApprovals`, `forgetApprovals`,
+//! `getStatus`, `endSession`). Nothing here knows about terminals or sockets: `run` and `chat`
+//! (crates/cli), the browser page and the MCP server are clients alike.
+//!
+//! In interactive approval mode every request goes out as `approvalRequired` and is answered
+//! by whichever attached front end answers first; when no attached front end can answer, the
+//! call is denied with the headless message (`no_terminal_message`).
+
+mod answers;
+mod serve;
+mod transcript;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use golem_core::approval::{
+    ApprovalCallback, ApprovalController, ApprovalMode, CallbackError, no_terminal_message,
+    ui_approval_callback,
+};
+use golem_core::bus::{ActionSubscription, DisplaySubscription, UiEventBus};
+use golem_core::interrupt::InterruptSignal;
+use golem_core::registry::ToolRegistry;
+use golem_core::ui::RuntimeUI;
+use golem_llm::Message;
+use golem_llm::resolve::ModelResolver;
+use golem_protocol::{ActionEvent, DisplayEvent, PROTOCOL_VERSION, SessionEndReason};
+
+use crate::config::ProgramConfig;
+use crate::launch::{LaunchError, SessionEnv, build_root};
+use crate::registry::WorkerRegistry;
+use crate::runner::WorkerRuntime;
+use crate::session::{SessionError, SessionMeta, SessionStore};
+use crate::worker::WorkerDefinition;
+use transcript::{HostObserver, TranscriptSlot, UsageCounts};
+
+/// Which worker a session runs.
+#[derive(Debug, Clone)]
+pub enum HostWorker {
+    /// A new session of the worker in this `.worker` file.
+    File(PathBuf),
+    /// The recorded session `id` of the program at `program_root`, continued: the same worker
+    /// and, unless a model is given, the same model.
+    Resume {
+        /// The program's root (where `.golem-forge/sessions` is).
+        program_root: PathBuf,
+        /// The session id, or enough of its start to name one.
+        id: String,
+    },
+}
+
+/// How to open a session.
+#[derive(Debug, Clone)]
+pub struct HostOptions {
+    /// The worker.
+    pub worker: HostWorker,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `GOLEM_FORGE_MODEL`.
+    pub env_model: Option<String>,
+    /// `--approval`; else the program config's; else interactive.
+    pub approval: Option<ApprovalMode>,
+    /// `--max-iterations`.
+    pub max_iterations: Option<u32>,
+    /// `--record FILE`.
+    pub record: Option<PathBuf>,
+    /// The binary that runs the process jail's helper mode.
+    pub jail_helper: Option<PathBuf>,
+    /// Whether the root worker keeps its conversation between turns (a chat). A resumed
+    /// session always does.
+    pub keeps_history: bool,
+}
+
+/// Why a session could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// The program config or the workers around the worker file are wrong.
+    #[error("{0}")]
+    Config(String),
+    /// The worker could not be put together (its file, its model, its tools).
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// The transcript could not be created or read.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+/// What the dispatcher and the worker share, for answers given while a turn runs.
+pub(crate) struct SharedState {
+    session_id: Mutex<String>,
+    model: Mutex<String>,
+    busy: AtomicBool,
+    messages: Arc<AtomicU64>,
+    usage: Arc<Mutex<UsageCounts>>,
+}
+
+impl SharedState {
+    fn session_id(&self) -> String {
+        self.session_id
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn model(&self) -> String {
+        self.model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn usage(&self) -> UsageCounts {
+        *self.usage.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One session of a root worker, ready to start.
+pub struct SessionHost {
+    bus: UiEventBus,
+    ui: RuntimeUI,
+    interrupt: InterruptSignal,
+    answerers: Arc<AtomicUsize>,
+    actions: ActionSubscription,
+    recorder: DisplaySubscription,
+    runtime: WorkerRuntime,
+    transcript: TranscriptSlot,
+    shared: Arc<SharedState>,
+    env: Arc<SessionEnv>,
+    definition: Arc<WorkerDefinition>,
+    worker_name: String,
+}
+
+/// A front end's place at a session: the display events from the moment it attached, and a
+/// way to send actions. While an attachment that answers approvals exists, approval requests
+/// wait for an answer; dropping it gives up that role.
+pub struct Attachment {
+    events: DisplaySubscription,
+    bus: UiEventBus,
+    _answerer: Option<AnswererGuard>,
+}
+
+impl Attachment {
+    /// The next display event; `None` once the session is over and every event was read.
+    pub async fn recv(&mut self) -> Option<DisplayEvent> {
+        self.events.recv().await
+    }
+
+    /// Sends an action to the session.
+    pub fn send(&self, action: ActionEvent) {
+        self.bus.send_action(action);
+    }
+
+    /// A sender of actions that can outlive a borrow of the attachment (key watchers, signal
+    /// handlers).
+    pub fn sender(&self) -> ActionSender {
+        ActionSender {
+            bus: self.bus.clone(),
+        }
+    }
+
+    /// The display events, for a front end that reads them in its own task.
+    pub fn into_events(self) -> (DisplaySubscription, ActionSender) {
+        let sender = self.sender();
+        (self.events, sender)
+    }
+}
+
+/// Sends actions to a session.
+#[derive(Clone)]
+pub struct ActionSender {
+    bus: UiEventBus,
+}
+
+impl ActionSender {
+    /// Sends `action` to the session.
+    pub fn send(&self, action: ActionEvent) {
+        self.bus.send_action(action);
+    }
+}
+
+/// Counts a front end that can answer approvals while it lives.
+struct AnswererGuard(Arc<AtomicUsize>);
+
+impl Drop for AnswererGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A started session: wait for it to end with [`RunningSession::closed`].
+pub struct RunningSession {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl RunningSession {
+    /// Waits until the session has ended and its transcript is closed.
+    pub async fn closed(self) {
+        if let Err(e) = self.task.await {
+            tracing::error!(error = %e, "the session host stopped unexpectedly");
+        }
+    }
+}
+
+/// Asks through the bus while some attached front end can answer; otherwise denies with the
+/// headless message, as a session without a terminal always has.
+fn attached_approval_callback(ui: RuntimeUI, answerers: Arc<AtomicUsize>) -> ApprovalCallback {
+    let ask = ui_approval_callback(ui);
+    Arc::new(move |request, cancel| {
+        if answerers.load(Ordering::SeqCst) == 0 {
+            let message = no_terminal_message(&request.tool_name);
+            return Box::pin(async move { Err(CallbackError::Unavailable(message)) });
+        }
+        ask(request, cancel)
+    })
+}
+
+impl SessionHost {
+    /// Opens a session: finds the program config around the worker, builds the root worker
+    /// and creates (or reopens) its transcript. Nothing is emitted until [`SessionHost::start`].
+    pub fn open(options: HostOptions) -> Result<Self, HostError> {
+        let (worker_path, resume) = match &options.worker {
+            HostWorker::File(path) => (path.clone(), None),
+            HostWorker::Resume { program_root, id } => {
+                let store = SessionStore::new(program_root);
+                let transcript = store.load(id)?;
+                let history = transcript.messages();
+                let path = transcript.meta.worker_path.clone();
+                let model = options
+                    .model
+                    .clone()
+                    .or(Some(transcript.meta.model.clone()));
+                (path, Some((store, transcript.id, history, model)))
+            }
+        };
+        let worker_dir = worker_path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let config =
+            ProgramConfig::discover(&worker_dir).map_err(|e| HostError::Config(e.to_string()))?;
+        let registry = WorkerRegistry::discover(&config, &worker_dir)
+            .map_err(|e| HostError::Config(e.to_string()))?;
+
+        let bus = UiEventBus::new();
+        let ui = RuntimeUI::new(bus.clone());
+        let interrupt = InterruptSignal::new();
+        let answerers = Arc::new(AtomicUsize::new(0));
+        let mode = options
+            .approval
+            .or(config.approval.mode)
+            .unwrap_or(ApprovalMode::Interactive);
+        let controller = ApprovalController::new(mode)
+            .with_callback(attached_approval_callback(ui.clone(), answerers.clone()));
+        let transcript = TranscriptSlot::default();
+        let messages = Arc::new(AtomicU64::new(0));
+        let usage = Arc::new(Mutex::new(UsageCounts::default()));
+        let observer = Arc::new(HostObserver {
+            transcript: transcript.clone(),
+            usage: usage.clone(),
+            messages: messages.clone(),
+        });
+        let store = SessionStore::new(&config.root);
+        let redactor = SessionEnv::secrets_of(&config);
+        let cli_model = match &resume {
+            Some((.., model)) => model.clone(),
+            None => options.model.clone(),
+        };
+        let env = Arc::new(SessionEnv {
+            resolver: ModelResolver::new(config.providers.clone()),
+            max_depth: config.delegation.max_depth,
+            config: Arc::new(config),
+            registry: Arc::new(registry),
+            controller,
+            ui: ui.clone(),
+            interrupt: interrupt.clone(),
+            observer: Some(observer),
+            cli_model,
+            env_model: options.env_model.clone(),
+            max_iterations: options.max_iterations,
+            record: options.record.clone(),
+            redactor,
+            jail_helper: options.jail_helper.clone(),
+        });
+        let (mut runtime, definition, model_name) = build_root(&env, &worker_path)?;
+        let writer = match resume {
+            None => {
+                if options.keeps_history {
+                    runtime = runtime.with_history(Vec::new());
+                }
+                store.create(SessionMeta::new(
+                    &definition.name,
+                    &worker_path,
+                    &model_name,
+                    definition.mode.as_str(),
+                ))?
+            }
+            Some((resume_store, id, history, _)) => {
+                messages.store(history.len() as u64, Ordering::Relaxed);
+                runtime = runtime.with_history(history);
+                resume_store.reopen(&id)?
+            }
+        };
+        let session_id = writer.id().to_owned();
+        transcript.replace(writer);
+        // Subscribed now, so that nothing sent or emitted after `open` is missed.
+        let actions = bus.subscribe_actions();
+        let recorder = bus.subscribe();
+        Ok(Self {
+            shared: Arc::new(SharedState {
+                session_id: Mutex::new(session_id),
+                model: Mutex::new(model_name),
+                busy: AtomicBool::new(false),
+                messages,
+                usage,
+            }),
+            worker_name: definition.name.clone(),
+            bus,
+            ui,
+            interrupt,
+            answerers,
+            actions,
+            recorder,
+            runtime,
+            transcript,
+            env,
+            definition,
+        })
+    }
+
+    /// Attaches a front end: it sees every display event from now on (attach before
+    /// [`SessionHost::start`] to see `sessionStarted`). `answers_approvals` says whether it
+    /// answers `approvalRequired` events.
+    pub fn attach(&self, answers_approvals: bool) -> Attachment {
+        let answerer = answers_approvals.then(|| {
+            self.answerers.fetch_add(1, Ordering::SeqCst);
+            AnswererGuard(self.answerers.clone())
+        });
+        Attachment {
+            events: self.bus.subscribe(),
+            bus: self.bus.clone(),
+            _answerer: answerer,
+        }
+    }
+
+    /// The session's id (its transcript's name).
+    pub fn session_id(&self) -> String {
+        self.shared.session_id()
+    }
+
+    /// The root worker's name.
+    pub fn worker_name(&self) -> &str {
+        &self.worker_name
+    }
+
+    /// The model, as `provider:model`.
+    pub fn model_name(&self) -> String {
+        self.shared.model()
+    }
+
+    /// The root worker's definition.
+    pub fn definition(&self) -> &WorkerDefinition {
+        &self.definition
+    }
+
+    /// The root worker's tools: what an in-process front end completes and builds forms from
+    /// (the same data `listManualTools` sends).
+    pub fn registry(&self) -> Arc<ToolRegistry> {
+        self.runtime.registry().clone()
+    }
+
+    /// The conversation so far (of a resumed session).
+    pub fn history(&self) -> &[Message] {
+        self.runtime.history()
+    }
+
+    /// Bounds the summary asked for after an interrupt (tests use a short one).
+    pub fn with_summary_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.runtime = self.runtime.with_summary_timeout(timeout);
+        self
+    }
+
+    /// Starts the session: emits `sessionStarted` and takes actions until `endSession`. Must be called within a Tokio runtime.
+    pub fn start(self) -> RunningSession {
+        self.ui.emit(DisplayEvent::SessionStarted {
+            protocol_version: PROTOCOL_VERSION.to_owned(),
+            session_id: self.shared.session_id(),
+            worker: self.worker_name.clone(),
+            model: self.shared.model(),
+        });
+        RunningSession {
+            task: tokio::spawn(serve::serve(self)),
+        }
+    }
+}
+
+/// Why the session ended and what it said last, from the last turn.
+fn ending(
+    requested: Option<SessionEndReason>,
+    last: Option<&serve::TurnRecord>,
+) -> (SessionEndReason, Option<String>) {
+    let from_turn = last.map(|turn| (turn.reason, turn.message.clone()));
+    match (requested, from_turn) {
+        (None, Some((reason, message))) => (reason, message),
+        (None, None) => (SessionEndReason::Completed, None),
+        (Some(reason), Some((turn_reason, message))) if reason == turn_reason => {
+            (reason, message)
+        }
+        (Some(reason), Some(_) | None) => (reason, None),
+    }
+}

@@ -1,0 +1,364 @@
+//! The host at work. A dispatcher takes every action as it arrives: an interrupt fires at
+//! once, questions (`getStatus`, `listManualTools`, `listApprovals`, `forgetApprovals`) are
+//! answered at once even while a turn runs, and work that changes the conversation
+//! (`userInput`, `manualToolInvoke`, `setModel`, `newSession`, `clearHistory`) is queued for
+//! the worker, which does one job at a time in the order they came. `endSession` ends the
+//! session after the running job (interrupted first); with reason `interrupted` it ends at
+//! once, without waiting for the job to wind down.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use golem_core::bus::ActionSubscription;
+use golem_core::interrupt::InterruptSignal;
+use golem_core::ui::RuntimeUI;
+use golem_protocol::{
+    ActionEvent, ActionResult, DisplayEvent, SessionAction, SessionEndReason, TurnStatus,
+};
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use super::transcript::{TranscriptSlot, close_writer, record};
+use super::{SessionHost, SharedState, answers, ending};
+use crate::launch::SessionEnv;
+use crate::runner::{RunStatus, WorkerRuntime};
+use crate::session::{SessionMeta, SessionStore};
+use crate::worker::WorkerDefinition;
+
+/// How the last turn ended, for `sessionEnded`.
+#[derive(Debug, Clone)]
+pub(crate) struct TurnRecord {
+    pub reason: SessionEndReason,
+    pub message: Option<String>,
+}
+
+/// Work for the worker, in order.
+enum Job {
+    Turn(String),
+    Manual {
+        id: Option<String>,
+        tool: String,
+        args: Value,
+    },
+    SetModel {
+        request_id: Option<String>,
+        model: String,
+    },
+    NewSession {
+        request_id: Option<String>,
+    },
+    ClearHistory {
+        request_id: Option<String>,
+    },
+}
+
+/// What the worker needs besides its runtime.
+struct Worker {
+    runtime: WorkerRuntime,
+    ui: RuntimeUI,
+    interrupt: InterruptSignal,
+    shared: Arc<SharedState>,
+    transcript: TranscriptSlot,
+    env: Arc<SessionEnv>,
+    definition: Arc<WorkerDefinition>,
+    last: watch::Sender<Option<TurnRecord>>,
+}
+
+/// Runs the session until it ends.
+pub(crate) async fn serve(host: SessionHost) {
+    let SessionHost {
+        bus: _,
+        ui,
+        interrupt,
+        answerers: _,
+        actions,
+        recorder,
+        runtime,
+        transcript,
+        shared,
+        env,
+        definition,
+        worker_name: _,
+    } = host;
+    let recorder = tokio::spawn(record(recorder, transcript.clone()));
+    let (jobs, queue) = mpsc::unbounded_channel();
+    let (last, last_seen) = watch::channel(None);
+    let registry = runtime.registry().clone();
+    let controller = runtime.controller().clone();
+    let worker = tokio::spawn(
+        Worker {
+            runtime,
+            ui: ui.clone(),
+            interrupt: interrupt.clone(),
+            shared: shared.clone(),
+            transcript: transcript.clone(),
+            env,
+            definition: definition.clone(),
+            last,
+        }
+        .work(queue),
+    );
+    let context = answers::Context {
+        ui: &ui,
+        shared: &shared,
+        registry: &registry,
+        controller: &controller,
+        definition: &definition,
+    };
+    let requested = dispatch(actions, &jobs, &interrupt, &context).await;
+    drop(jobs);
+    let immediate = requested == Some(SessionEndReason::Interrupted)
+        && shared.busy.load(Ordering::SeqCst);
+    if immediate {
+        interrupt.interrupt();
+    } else if let Err(e) = worker.await {
+        tracing::error!(error = %e, "the session's worker stopped unexpectedly");
+    }
+    let (reason, message) = ending(requested, last_seen.borrow().as_ref());
+    let usage = shared.usage().session;
+    ui.emit(DisplayEvent::SessionEnded {
+        reason,
+        message: message.clone(),
+        usage: Some(usage),
+    });
+    if let Err(e) = recorder.await {
+        tracing::error!(error = %e, "the transcript recorder stopped unexpectedly");
+    }
+    transcript.close(reason, message);
+}
+
+/// Takes actions until `endSession`; returns its reason (`None`: the last turn decides).
+async fn dispatch(
+    mut actions: ActionSubscription,
+    jobs: &mpsc::UnboundedSender<Job>,
+    interrupt: &InterruptSignal,
+    context: &answers::Context<'_>,
+) -> Option<SessionEndReason> {
+    while let Some(action) = actions.recv().await {
+        let job = match action {
+            ActionEvent::Interrupt { reason } => {
+                tracing::debug!(reason = reason.as_deref(), "interrupt requested");
+                interrupt.interrupt();
+                None
+            }
+            ActionEvent::EndSession { reason } => {
+                if context.shared.busy.load(Ordering::SeqCst) {
+                    interrupt.interrupt();
+                }
+                return reason;
+            }
+            ActionEvent::UserInput { content, .. } => Some(Job::Turn(content)),
+            ActionEvent::ManualToolInvoke {
+                request_id,
+                tool_name,
+                args,
+            } => Some(Job::Manual {
+                id: request_id,
+                tool: tool_name,
+                args,
+            }),
+            ActionEvent::SetModel { request_id, model } => {
+                Some(Job::SetModel { request_id, model })
+            }
+            ActionEvent::NewSession { request_id } => Some(Job::NewSession { request_id }),
+            ActionEvent::ClearHistory { request_id } => Some(Job::ClearHistory { request_id }),
+            ActionEvent::ListManualTools { request_id } => {
+                context.manual_tools(request_id);
+                None
+            }
+            ActionEvent::ListApprovals { request_id } => {
+                context.approvals(request_id);
+                None
+            }
+            ActionEvent::ForgetApprovals { request_id, index } => {
+                context.forget(request_id, index);
+                None
+            }
+            ActionEvent::GetStatus { request_id } => {
+                context.status(request_id);
+                None
+            }
+            // Answers reach their waiter through the bus, never this subscription; one whose
+            // request is over is dropped there.
+            ActionEvent::ApprovalResponse(_) => None,
+        };
+        if let Some(job) = job {
+            // Marked busy when queued, so that `getStatus` right after says so.
+            context.shared.busy.store(true, Ordering::SeqCst);
+            if jobs.send(job).is_err() {
+                tracing::error!("the session's worker is gone; the action is dropped");
+            }
+        }
+    }
+    None
+}
+
+impl Worker {
+    async fn work(mut self, mut queue: mpsc::UnboundedReceiver<Job>) {
+        while let Some(job) = queue.recv().await {
+            self.shared.busy.store(true, Ordering::SeqCst);
+            match job {
+                Job::Turn(input) => self.turn(&input).await,
+                Job::Manual { id, tool, args } => {
+                    let id = id.unwrap_or_else(|| self.ui.bus().next_request_id("user"));
+                    self.runtime.invoke_manual_as(id, &tool, args).await;
+                }
+                Job::SetModel { request_id, model } => self.set_model(request_id, &model),
+                Job::NewSession { request_id } => self.new_session(request_id),
+                Job::ClearHistory { request_id } => {
+                    self.runtime.clear_history();
+                    self.shared.messages.store(0, Ordering::Relaxed);
+                    self.answer(
+                        request_id,
+                        SessionAction::ClearHistory,
+                        Ok("conversation cleared (remembered approvals are kept)".to_owned()),
+                    );
+                }
+            }
+            if queue.is_empty() {
+                self.shared.busy.store(false, Ordering::SeqCst);
+            }
+        }
+    }
+
+    async fn turn(&mut self, input: &str) {
+        self.interrupt.reset();
+        self.shared
+            .usage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .turn = Default::default();
+        let outcome = self.runtime.run(input).await;
+        let usage = self.shared.usage().turn;
+        let (status, reason, response, error) = match outcome.status {
+            RunStatus::Completed => (
+                TurnStatus::Completed,
+                SessionEndReason::Completed,
+                Some(outcome.response),
+                None,
+            ),
+            RunStatus::Interrupted => (
+                TurnStatus::Interrupted,
+                SessionEndReason::Interrupted,
+                Some(outcome.response),
+                None,
+            ),
+            RunStatus::Failed(error) => (
+                TurnStatus::Failed,
+                SessionEndReason::Failed,
+                None,
+                Some(error),
+            ),
+        };
+        self.last.send_replace(Some(TurnRecord {
+            reason,
+            message: response.clone().or_else(|| error.clone()),
+        }));
+        self.ui.emit(DisplayEvent::TurnEnded {
+            status,
+            response,
+            error,
+            usage,
+        });
+    }
+
+    fn answer(
+        &self,
+        request_id: Option<String>,
+        action: SessionAction,
+        result: Result<String, String>,
+    ) {
+        let (ok, message) = match result {
+            Ok(message) => (true, message),
+            Err(message) => (false, message),
+        };
+        self.ui.emit(DisplayEvent::ActionResult(ActionResult {
+            request_id,
+            action,
+            ok,
+            message,
+        }));
+    }
+
+    /// The model called `name`, if it exists, is usable (its key is set) and fits the root
+    /// worker's `compatible_models`.
+    fn set_model(&mut self, request_id: Option<String>, name: &str) {
+        let resolved = self
+            .definition
+            .check_compatible(name)
+            .map_err(|e| e.to_string())
+            .and_then(|()| self.env.resolver.resolve(name).map_err(|e| e.to_string()));
+        let result = match resolved {
+            Ok(model) => {
+                self.runtime.set_model(model);
+                *self
+                    .shared
+                    .model
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = name.to_owned();
+                Ok(format!("model: {name}"))
+            }
+            Err(e) => Err(format!("cannot switch to {name}: {e}")),
+        };
+        self.answer(request_id, SessionAction::SetModel, result);
+    }
+
+    /// Closes this transcript and starts a new one for the same worker and model; history,
+    /// remembered approvals and token counts start afresh.
+    fn new_session(&mut self, request_id: Option<String>) {
+        let store = SessionStore::new(&self.env.config.root);
+        let model = self.shared.model();
+        let meta = SessionMeta::new(
+            &self.definition.name,
+            &self.definition.path,
+            &model,
+            self.definition.mode.as_str(),
+        );
+        let fresh = match store.create(meta) {
+            Ok(fresh) => fresh,
+            Err(e) => {
+                self.answer(
+                    request_id,
+                    SessionAction::NewSession,
+                    Err(format!("cannot start a new session: {e}")),
+                );
+                return;
+            }
+        };
+        let id = fresh.id().to_owned();
+        if let Some(old) = self.transcript.replace(fresh) {
+            close_writer(
+                old,
+                SessionEndReason::Completed,
+                Some(format!("continued as session {id}")),
+            );
+        }
+        self.runtime.clear_history();
+        self.runtime.controller().memory().clear();
+        self.shared.messages.store(0, Ordering::Relaxed);
+        *self
+            .shared
+            .usage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Default::default();
+        *self
+            .shared
+            .session_id
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = id.clone();
+        self.last.send_replace(None);
+        self.ui.emit(DisplayEvent::SessionStarted {
+            protocol_version: golem_protocol::PROTOCOL_VERSION.to_owned(),
+            session_id: id.clone(),
+            worker: self.definition.name.clone(),
+            model,
+        });
+        self.answer(
+            request_id,
+            SessionAction::NewSession,
+            Ok(format!(
+                "new session {id}: history, remembered approvals and token counts cleared"
+            )),
+        );
+    }
+}

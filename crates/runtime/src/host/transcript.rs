@@ -1,0 +1,123 @@
+//! The session's transcript as the host writes it: one writer (swapped on `newSession`), fed
+//! by the root worker's observer (input, conversation, each settled tool call with its
+//! result, token counts) and by a recorder of display events. Each tool call is written once,
+//! as its `toolCall` record: the recorder leaves out `toolStarted` and `toolResult`, whose
+//! content the record holds.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use golem_core::bus::DisplaySubscription;
+use golem_core::orchestrator::CallOutcome;
+use golem_llm::Message;
+use golem_protocol::{DisplayEvent, SessionEndReason, TokenUsage};
+
+use crate::runner::RunObserver;
+use crate::session::{SessionWriter, TranscriptEntry};
+
+/// The open transcript, if any: shared by the observer, the recorder and the host.
+#[derive(Clone, Default)]
+pub(crate) struct TranscriptSlot {
+    writer: Arc<Mutex<Option<SessionWriter>>>,
+}
+
+impl TranscriptSlot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<SessionWriter>> {
+        self.writer.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Appends `entry` to the open transcript (nothing once it is closed).
+    pub(crate) fn append(&self, entry: &TranscriptEntry) {
+        if let Some(writer) = self.lock().as_mut()
+            && let Err(e) = writer.append(entry)
+        {
+            tracing::error!(error = %e, "cannot append to the session transcript");
+        }
+    }
+
+    /// Puts `writer` in place and returns the one it replaces.
+    pub(crate) fn replace(&self, writer: SessionWriter) -> Option<SessionWriter> {
+        self.lock().replace(writer)
+    }
+
+    /// Writes the `ended` line and closes the transcript (synced to disk).
+    pub(crate) fn close(&self, reason: SessionEndReason, message: Option<String>) {
+        let writer = self.lock().take();
+        if let Some(writer) = writer {
+            close_writer(writer, reason, message);
+        }
+    }
+}
+
+/// Writes the `ended` line to `writer` and syncs it.
+pub(crate) fn close_writer(
+    mut writer: SessionWriter,
+    reason: SessionEndReason,
+    message: Option<String>,
+) {
+    if let Err(e) = writer.append(&TranscriptEntry::Ended { reason, message }) {
+        tracing::error!(error = %e, "cannot close the session transcript");
+    }
+    if let Err(e) = writer.finish() {
+        tracing::error!(error = %e, "cannot sync the session transcript");
+    }
+}
+
+/// Token counts of the session and of the turn in progress, every worker's.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct UsageCounts {
+    /// Since the session (or the last `newSession`) started.
+    pub session: TokenUsage,
+    /// Since the current turn started.
+    pub turn: TokenUsage,
+}
+
+/// What every worker's runtime reports to the host: the transcript lines and token counts.
+pub(crate) struct HostObserver {
+    pub transcript: TranscriptSlot,
+    pub usage: Arc<Mutex<UsageCounts>>,
+    pub messages: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl RunObserver for HostObserver {
+    fn input(&self, content: &str) {
+        self.transcript.append(&TranscriptEntry::Input {
+            content: content.to_owned(),
+        });
+    }
+    fn message(&self, message: &Message) {
+        self.messages
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.transcript.append(&TranscriptEntry::Message {
+            message: message.clone(),
+        });
+    }
+    fn tool_call(&self, outcome: &CallOutcome) {
+        self.transcript.append(&outcome.into());
+    }
+    fn usage(&self, usage: &TokenUsage) {
+        let mut counts = self.usage.lock().unwrap_or_else(PoisonError::into_inner);
+        counts.session.add(usage);
+        counts.turn.add(usage);
+    }
+}
+
+/// Whether the recorder writes `event`: a tool call's start and result are in its record.
+fn recorded(event: &DisplayEvent) -> bool {
+    !matches!(
+        event,
+        DisplayEvent::ToolStarted { .. } | DisplayEvent::ToolResult { .. }
+    )
+}
+
+/// Writes display events to the transcript, in order, until `sessionEnded` (included).
+pub(crate) async fn record(mut events: DisplaySubscription, transcript: TranscriptSlot) {
+    while let Some(event) = events.recv().await {
+        let last = matches!(event, DisplayEvent::SessionEnded { .. });
+        if recorded(&event) {
+            transcript.append(&TranscriptEntry::Event { event });
+        }
+        if last {
+            return;
+        }
+    }
+}

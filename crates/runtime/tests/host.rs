@@ -1,0 +1,380 @@
+//! The session host driven with protocol messages only, as a browser page or a script would:
+//! no terminal. A whole session (input, streamed answer, an approval answered with edited
+//! arguments, the tool's result, a model switch, the end) and what its transcript keeps; the
+//! headless denial when no front end can answer; questions answered while a turn waits; and
+//! an interrupted end that does not wait for the turn.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use golem_protocol::{
+    ActionEvent, ApprovalResponse, DisplayEvent, RememberScope, SessionAction, SessionEndReason,
+    ToolStatus, TurnStatus,
+};
+use golem_runtime::host::{Attachment, HostOptions, HostWorker, SessionHost};
+use golem_runtime::session::{SessionStore, TranscriptEntry};
+use golem_testkit::mock::MockServer;
+use golem_testkit::openai;
+use serde_json::{Value, json};
+
+/// How long any one expected event may take.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// A program in a temporary directory: a config with the `mock` provider (OpenAI chat wire,
+/// no key) at `server`, the zone `out` and `main.worker` with the filesystem tools.
+fn program(server: &MockServer, zone_approval: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("golem-forge.config.yaml"),
+        format!(
+            "providers:\n  mock:\n    base_url: {}/v1\n",
+            server.base_url
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("out")).unwrap();
+    let worker = root.join("main.worker");
+    std::fs::write(
+        &worker,
+        format!(
+            "---\nname: main\ndescription: the main worker\nmodel: mock:m1\nsandbox:\n  zones:\n    - name: out\n      mode: rw\n{zone_approval}toolsets:\n  filesystem: {{}}\n---\nYou are the main worker.\n"
+        ),
+    )
+    .unwrap();
+    (dir, worker)
+}
+
+fn options(worker: &Path) -> HostOptions {
+    HostOptions {
+        worker: HostWorker::File(worker.to_owned()),
+        model: None,
+        env_model: None,
+        approval: None,
+        max_iterations: None,
+        record: None,
+        jail_helper: None,
+        keeps_history: true,
+    }
+}
+
+/// Reads events until one matches `want`; returns it and every event before it.
+async fn until(
+    ui: &mut Attachment,
+    want: impl Fn(&DisplayEvent) -> bool,
+) -> (DisplayEvent, Vec<DisplayEvent>) {
+    let mut seen = Vec::new();
+    loop {
+        let event = tokio::time::timeout(WAIT, ui.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no such event in time; saw {seen:#?}"))
+            .unwrap_or_else(|| panic!("the session closed; saw {seen:#?}"));
+        if want(&event) {
+            return (event, seen);
+        }
+        seen.push(event);
+    }
+}
+
+fn write_call(content: &str) -> Value {
+    json!({"path": "/out/a.txt", "content": content})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_session_through_the_host_with_protocol_messages_only() {
+    let server = MockServer::start(vec![
+        openai::tool_calls(&[("call_1", "write_file", write_call("proposed\n"))]),
+        openai::text("Saved it."),
+        openai::text("The second model speaks."),
+    ])
+    .await;
+    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
+    let host = SessionHost::open(options(&worker)).unwrap();
+    let mut ui = host.attach(true);
+    let running = host.start();
+
+    let (started, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionStarted { .. })).await;
+    let DisplayEvent::SessionStarted {
+        session_id, model, ..
+    } = started
+    else {
+        unreachable!()
+    };
+    assert_eq!(model, "mock:m1");
+
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "save a note".into(),
+    });
+    let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    let DisplayEvent::ApprovalRequired(request) = asked else {
+        unreachable!()
+    };
+    assert_eq!(request.tool_name, "write_file");
+    assert_eq!(request.args, write_call("proposed\n"));
+    assert!(
+        request.preview.is_some(),
+        "a write is previewed as a diff: {request:?}"
+    );
+    assert!(
+        !dir.path().join("out/a.txt").exists(),
+        "nothing is written before the answer"
+    );
+    let mut response = ApprovalResponse::approve(request.request_id.clone());
+    response.modified_args = Some(write_call("edited\n"));
+    ui.send(ActionEvent::ApprovalResponse(response));
+
+    let (result, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ToolResult { .. })).await;
+    let DisplayEvent::ToolResult { status, .. } = result else {
+        unreachable!()
+    };
+    assert_eq!(status, ToolStatus::Success);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out/a.txt")).unwrap(),
+        "edited\n",
+        "the edited arguments ran"
+    );
+    let (ended, before) = until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    let streamed: String = before
+        .iter()
+        .filter_map(|e| match e {
+            DisplayEvent::Streaming { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(streamed, "Saved it.");
+    assert!(
+        matches!(&ended, DisplayEvent::TurnEnded { status: TurnStatus::Completed, response: Some(r), .. } if r == "Saved it."),
+        "{ended:?}"
+    );
+
+    // A model switch is an action too; the next turn goes to the new model.
+    ui.send(ActionEvent::SetModel {
+        request_id: Some("m".into()),
+        model: "mock:m2".into(),
+    });
+    let (switched, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ActionResult(_))).await;
+    let DisplayEvent::ActionResult(switched) = switched else {
+        unreachable!()
+    };
+    assert_eq!(
+        (switched.request_id.as_deref(), switched.action, switched.ok),
+        (Some("m"), SessionAction::SetModel, true)
+    );
+    assert_eq!(switched.message, "model: mock:m2");
+    ui.send(ActionEvent::GetStatus {
+        request_id: Some("s".into()),
+    });
+    let (status, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionStatus(_))).await;
+    let DisplayEvent::SessionStatus(status) = status else {
+        unreachable!()
+    };
+    assert_eq!(status.model, "mock:m2");
+    assert_eq!(status.session_id, session_id);
+    assert_eq!(status.messages, 4, "input, tool call, tool result, answer");
+    assert!(!status.busy);
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "and now?".into(),
+    });
+    until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[1].body["model"], "m1");
+    assert_eq!(requests[2].body["model"], "m2");
+
+    ui.send(ActionEvent::EndSession { reason: None });
+    let (end, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionEnded { .. })).await;
+    assert!(
+        matches!(&end, DisplayEvent::SessionEnded { reason: SessionEndReason::Completed, message: Some(m), .. } if m == "The second model speaks."),
+        "{end:?}"
+    );
+    running.closed().await;
+
+    // The transcript holds the tool call once, with its three sets of arguments.
+    let transcript = SessionStore::new(dir.path()).load(&session_id).unwrap();
+    let calls: Vec<_> = transcript
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            TranscriptEntry::ToolCall(call) => Some(call),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 1, "{:#?}", transcript.entries);
+    let call = calls[0];
+    assert_eq!(call.tool_call_id, "call_1");
+    assert_eq!(call.proposed_args, write_call("proposed\n"));
+    assert_eq!(call.approved_args, Some(write_call("edited\n")));
+    assert_eq!(call.executed_args, Some(write_call("edited\n")));
+    assert_eq!(call.status, ToolStatus::Success);
+    assert!(call.value.is_some(), "the record keeps the result");
+    let events_about_the_call = transcript
+        .entries
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                TranscriptEntry::Event {
+                    event: DisplayEvent::ToolStarted { .. } | DisplayEvent::ToolResult { .. }
+                }
+            )
+        })
+        .count();
+    assert_eq!(events_about_the_call, 0, "the call is not recorded twice");
+    assert!(matches!(
+        transcript.entries.last(),
+        Some(TranscriptEntry::Ended {
+            reason: SessionEndReason::Completed,
+            ..
+        })
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_front_end_that_answers_the_call_is_denied_with_the_headless_message() {
+    let server = MockServer::start(vec![
+        openai::tool_calls(&[("call_1", "write_file", write_call("x\n"))]),
+        openai::text("Could not."),
+    ])
+    .await;
+    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
+    let host = SessionHost::open(options(&worker)).unwrap();
+    let mut ui = host.attach(false);
+    let running = host.start();
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "save".into(),
+    });
+    let (result, seen) = until(&mut ui, |e| matches!(e, DisplayEvent::ToolResult { .. })).await;
+    assert!(
+        !seen
+            .iter()
+            .any(|e| matches!(e, DisplayEvent::ApprovalRequired(_))),
+        "nobody is asked: {seen:#?}"
+    );
+    let DisplayEvent::ToolResult { status, value, .. } = result else {
+        unreachable!()
+    };
+    assert_eq!(status, ToolStatus::Denied);
+    assert!(
+        value.to_model_text().contains("no terminal is attached"),
+        "{value:?}"
+    );
+    assert!(!dir.path().join("out/a.txt").exists());
+    ui.send(ActionEvent::EndSession { reason: None });
+    running.closed().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn questions_are_answered_while_a_turn_waits_and_an_interrupted_end_does_not_wait() {
+    let server = MockServer::start(vec![
+        openai::tool_calls(&[("call_1", "write_file", write_call("x\n"))]),
+        openai::text("never sent"),
+    ])
+    .await;
+    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
+    let host = SessionHost::open(options(&worker)).unwrap();
+    let mut ui = host.attach(true);
+    let running = host.start();
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "save".into(),
+    });
+    until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    // The turn waits for an answer; the host still answers questions.
+    ui.send(ActionEvent::GetStatus { request_id: None });
+    let (status, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionStatus(_))).await;
+    assert!(matches!(status, DisplayEvent::SessionStatus(s) if s.busy));
+    ui.send(ActionEvent::ListManualTools {
+        request_id: Some("t".into()),
+    });
+    let (tools, _) = until(&mut ui, |e| {
+        matches!(e, DisplayEvent::ManualToolsAvailable { .. })
+    })
+    .await;
+    assert!(matches!(tools, DisplayEvent::ManualToolsAvailable { request_id: Some(id), .. } if id == "t"));
+    ui.send(ActionEvent::EndSession {
+        reason: Some(SessionEndReason::Interrupted),
+    });
+    let (end, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionEnded { .. })).await;
+    assert!(matches!(
+        end,
+        DisplayEvent::SessionEnded {
+            reason: SessionEndReason::Interrupted,
+            ..
+        }
+    ));
+    tokio::time::timeout(WAIT, running.closed()).await.unwrap();
+    assert!(!dir.path().join("out/a.txt").exists());
+    let id = SessionStore::new(dir.path()).list().unwrap()[0].id.clone();
+    let transcript = SessionStore::new(dir.path()).load(&id).unwrap();
+    assert!(matches!(
+        transcript.entries.last(),
+        Some(TranscriptEntry::Ended {
+            reason: SessionEndReason::Interrupted,
+            ..
+        })
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remembered_approvals_are_listed_and_forgotten_by_number() {
+    let server = MockServer::start(vec![
+        openai::tool_calls(&[("call_1", "write_file", write_call("x\n"))]),
+        openai::text("Done."),
+    ])
+    .await;
+    let (_dir, worker) = program(&server, "      approval: { create: ask }\n");
+    let host = SessionHost::open(options(&worker)).unwrap();
+    let mut ui = host.attach(true);
+    let running = host.start();
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "save".into(),
+    });
+    let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    let DisplayEvent::ApprovalRequired(request) = asked else {
+        unreachable!()
+    };
+    let mut response = ApprovalResponse::approve(request.request_id);
+    response.remember = RememberScope::Session;
+    ui.send(ActionEvent::ApprovalResponse(response));
+    until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    ui.send(ActionEvent::ListApprovals { request_id: None });
+    let (listed, _) = until(&mut ui, |e| {
+        matches!(e, DisplayEvent::ApprovalsRemembered { .. })
+    })
+    .await;
+    let DisplayEvent::ApprovalsRemembered { approvals, .. } = listed else {
+        unreachable!()
+    };
+    assert_eq!(approvals.len(), 1);
+    assert_eq!(
+        (approvals[0].index, approvals[0].tool_name.as_str()),
+        (1, "write_file")
+    );
+    ui.send(ActionEvent::ForgetApprovals {
+        request_id: None,
+        index: Some(2),
+    });
+    let (refused, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ActionResult(_))).await;
+    assert!(
+        matches!(&refused, DisplayEvent::ActionResult(r) if !r.ok && r.message == "no remembered approval number 2"),
+        "{refused:?}"
+    );
+    ui.send(ActionEvent::ForgetApprovals {
+        request_id: None,
+        index: Some(1),
+    });
+    let (forgot, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ActionResult(_))).await;
+    assert!(matches!(&forgot, DisplayEvent::ActionResult(r) if r.ok), "{forgot:?}");
+    ui.send(ActionEvent::ListApprovals { request_id: None });
+    let (listed, _) = until(&mut ui, |e| {
+        matches!(e, DisplayEvent::ApprovalsRemembered { .. })
+    })
+    .await;
+    assert!(matches!(listed, DisplayEvent::ApprovalsRemembered { approvals, .. } if approvals.is_empty()));
+    ui.send(ActionEvent::EndSession { reason: None });
+    running.closed().await;
+}
