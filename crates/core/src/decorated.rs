@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use golem_protocol::{Risk, ToolError, ToolResultValue};
+use golem_protocol::{ToolError, ToolResultValue};
 use serde_json::Value;
 
 use crate::approval::ApprovalRequirement;
+use crate::plan::{Plan, PreparedCall};
 use crate::tool::{ManualExecution, Tool, ToolContext};
 
 /// A tool with a replaced input schema and/or a default approval policy.
@@ -62,13 +63,6 @@ impl Tool for DecoratedTool {
     fn execution(&self) -> ManualExecution {
         self.inner.execution()
     }
-    fn approval(&self, args: &Value, ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        self.inner.approval(args, ctx).or_else(|| {
-            self.default_approval
-                .as_ref()
-                .map(|(requirement, _)| requirement.clone())
-        })
-    }
     fn approval_policy(&self) -> Option<String> {
         self.inner.approval_policy().or_else(|| {
             self.default_approval
@@ -76,17 +70,20 @@ impl Tool for DecoratedTool {
                 .map(|(_, policy)| policy.clone())
         })
     }
-    fn describe_call(&self, args: &Value) -> String {
-        self.inner.describe_call(args)
+    /// The wrapped tool's preparation, with the default requirement when it has no policy of
+    /// its own for the call.
+    async fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<PreparedCall, ToolError> {
+        let mut prepared = self.inner.prepare(args, ctx).await?;
+        if prepared.requirement.is_none() {
+            prepared.requirement = self
+                .default_approval
+                .as_ref()
+                .map(|(requirement, _)| requirement.clone());
+        }
+        Ok(prepared)
     }
-    fn risk(&self, args: &Value) -> Risk {
-        self.inner.risk(args)
-    }
-    async fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<ToolResultValue> {
-        self.inner.preview(args, ctx).await
-    }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        self.inner.execute(args, ctx).await
+    async fn execute(&self, plan: Plan, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        self.inner.execute(plan, ctx).await
     }
 }
 
@@ -106,14 +103,10 @@ mod tests {
         assert_eq!(tool.input_schema()["examples"], json!([{}]));
         assert_eq!(tool.name(), "t");
         assert_eq!(tool.description(), "desc");
-        assert_eq!(
-            tool.approval(&json!({}), &ToolContext::for_model("c")),
-            None
-        );
-        let result = tool
-            .execute(json!({}), &ToolContext::for_model("c"))
-            .await
-            .unwrap();
+        let ctx = ToolContext::for_model("c");
+        let prepared = tool.prepare(&json!({}), &ctx).await.unwrap();
+        assert_eq!(prepared.requirement, None);
+        let result = tool.execute(prepared.plan, &ctx).await.unwrap();
         assert_eq!(result, ToolResultValue::text("ran"));
     }
 }

@@ -1,4 +1,5 @@
-//! `FnTool`: a tool built from a closure, for custom tools, tests and benchmarks.
+//! `FnTool`: a tool built from a closure, for custom tools, tests and benchmarks. Its plan is
+//! its arguments.
 
 use std::fmt;
 use std::future::Future;
@@ -10,6 +11,7 @@ use golem_protocol::{ToolError, ToolResultValue};
 use serde_json::Value;
 
 use crate::approval::ApprovalRequirement;
+use crate::plan::{Plan, PreparedCall};
 use crate::tool::{ManualExecution, Tool, ToolContext};
 
 type ExecuteFn = Arc<
@@ -105,13 +107,18 @@ impl Tool for FnTool {
     fn execution(&self) -> ManualExecution {
         self.execution.clone()
     }
-    fn approval(&self, args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        self.approval.as_ref().map(|f| f(args))
-    }
     fn approval_policy(&self) -> Option<String> {
         self.policy.clone()
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+    /// The plan is the arguments; the requirement comes from the approval closure, if any.
+    async fn prepare(&self, args: &Value, _ctx: &ToolContext) -> Result<PreparedCall, ToolError> {
+        Ok(PreparedCall {
+            requirement: self.approval.as_ref().map(|f| f(args)),
+            ..PreparedCall::new(Plan::new(args.clone()))
+        })
+    }
+    async fn execute(&self, plan: Plan, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        let args: Value = plan.downcast(&self.name)?;
         (self.execute)(args, ctx.clone()).await
     }
 }

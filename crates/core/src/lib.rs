@@ -1,7 +1,8 @@
-//! Golem Forge core: the `Tool` trait and registry, approval (requirements, configuration,
-//! session memory, the controller), the one tool-call orchestrator, the UI event bus with its
-//! `RuntimeUI` wrapper and the interrupt signal, the slash-command parser, and form fields
-//! derived from JSON Schema, and the redaction of secret values from tool output.
+//! Golem Forge core: the `Tool` trait, prepared calls and the registry, approval
+//! (requirements, configuration, session memory, the controller), the one tool-call
+//! orchestrator, the UI event bus with its `RuntimeUI` wrapper and the interrupt signal, the
+//! slash-command parser, and form fields derived from JSON Schema, and the redaction of secret
+//! values from tool output.
 //!
 //! It talks to no terminal, socket or model: front ends and providers live in other crates and
 //! meet this one through the event protocol and the traits here.
@@ -14,6 +15,7 @@ pub mod fields;
 pub mod fn_tool;
 pub mod interrupt;
 pub mod orchestrator;
+pub mod plan;
 pub mod redact;
 pub mod registry;
 pub mod text;

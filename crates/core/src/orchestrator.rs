@@ -1,8 +1,9 @@
 //! The tool-call orchestrator: the one path every tool call takes, from the model or from the
-//! user (DESIGN.md §2). Lookup → execution-mode check → argument validation → the tool's
-//! approval requirement → blocked / pre-approved / asked (session memory, mode, user) →
-//! modified arguments re-validated and re-checked → execute with a cancellation token → result.
-//! Every step is reported on the event bus; nothing else executes tools.
+//! user (DESIGN.md §2). Lookup → execution-mode check → argument validation → `Tool::prepare`
+//! once (requirement, description, risk, plan) → blocked / pre-approved / asked (session
+//! memory, mode, user; the plan's preview only now) → modified arguments validated and prepared
+//! again (their plan runs) → execute the plan with a cancellation token → result. Every step is
+//! reported on the event bus; nothing else executes tools.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -17,105 +18,18 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalController, ApprovalOutcome, ApprovalRequirement};
+use crate::plan::{Plan, PreparedCall};
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
 use crate::tool::{Tool, ToolContext};
 use crate::ui::RuntimeUI;
 
+mod call;
+
+pub use call::{CallOutcome, ToolCall};
+
 /// How long a tool may take to wind down by itself after an interrupt before it is dropped.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
-
-/// One requested tool call.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
-    /// The call's id (from the model, or made up for manual calls).
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The proposed arguments.
-    pub args: Value,
-    /// Why the arguments could not be read, when the model sent malformed JSON.
-    pub malformed_args: Option<String>,
-    /// Who asked for the call.
-    pub invoked_by: InvokedBy,
-}
-
-impl ToolCall {
-    /// A call from the model.
-    pub fn from_model(id: impl Into<String>, name: impl Into<String>, args: Value) -> Self {
-        Self {
-            id: id.into(),
-            name: name.into(),
-            args,
-            malformed_args: None,
-            invoked_by: InvokedBy::Model,
-        }
-    }
-
-    /// A call from the user (a slash command or a form).
-    pub fn from_user(id: impl Into<String>, name: impl Into<String>, args: Value) -> Self {
-        Self {
-            invoked_by: InvokedBy::User,
-            ..Self::from_model(id, name, args)
-        }
-    }
-
-    /// A call from the model whose arguments were not valid JSON.
-    pub fn malformed(
-        id: impl Into<String>,
-        name: impl Into<String>,
-        raw: &str,
-        error: impl Into<String>,
-    ) -> Self {
-        Self {
-            malformed_args: Some(error.into()),
-            ..Self::from_model(id, name, Value::String(raw.to_owned()))
-        }
-    }
-}
-
-/// What became of a call: its status, the result value (a `tool_error` value on failure), and
-/// the arguments as proposed, approved and executed, kept apart for the transcript.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallOutcome {
-    /// The call's id.
-    pub tool_call_id: String,
-    /// The tool's name.
-    pub tool_name: String,
-    /// Who asked for the call.
-    pub invoked_by: InvokedBy,
-    /// The outcome.
-    pub status: ToolStatus,
-    /// The result, or the error as a `tool_error` value.
-    pub value: ToolResultValue,
-    /// The error, when the call did not succeed.
-    pub error: Option<ToolError>,
-    /// The arguments as proposed.
-    pub proposed_args: Value,
-    /// The arguments as edited by the user at approval, if edited.
-    pub approved_args: Option<Value>,
-    /// The arguments the tool ran with, if it ran.
-    pub executed_args: Option<Value>,
-    /// Who decided at the gate, if the call reached it.
-    pub decided_by: Option<DecidedBy>,
-    /// From reaching the orchestrator to the end.
-    pub duration: Duration,
-}
-
-impl CallOutcome {
-    /// Whether the model should see this result as an error.
-    pub fn is_error(&self) -> bool {
-        self.status != ToolStatus::Success
-    }
-
-    /// The text sent back to the model.
-    pub fn model_text(&self) -> String {
-        match &self.error {
-            Some(error) => format!("Error [{}]: {}", error.code, error.message),
-            None => self.value.to_model_text(),
-        }
-    }
-}
 
 /// Runs tool calls through the gate. Cheap to clone; shared by a worker's loop and its
 /// front end's manual invocations.
@@ -137,9 +51,11 @@ impl std::fmt::Debug for ToolCallOrchestrator {
     }
 }
 
-/// The gate's verdict for a call that may proceed: the arguments to run with.
+/// The gate's verdict for a call that may proceed: the plan to run and the arguments it was
+/// prepared from.
 struct Cleared {
     args: Value,
+    plan: Plan,
     approved_args: Option<Value>,
     decided_by: DecidedBy,
 }
@@ -164,7 +80,7 @@ impl Stopped {
 
     fn error(error: ToolError) -> Self {
         Self {
-            status: ToolStatus::Error,
+            status: status_for(error.code),
             error,
             approved_args: None,
             decided_by: None,
@@ -236,15 +152,21 @@ impl ToolCallOrchestrator {
                     stopped.decided_by,
                 ),
                 Ok((tool, cleared)) => {
+                    let Cleared {
+                        args,
+                        plan,
+                        approved_args,
+                        decided_by,
+                    } = cleared;
                     let (status, value, error) =
-                        self.execute(&call, &tool, cleared.args.clone(), &ctx).await;
+                        self.execute(&call, &tool, &args, plan, &ctx).await;
                     (
                         status,
                         value,
                         error,
-                        cleared.approved_args,
-                        Some(cleared.args),
-                        Some(cleared.decided_by),
+                        approved_args,
+                        Some(args),
+                        Some(decided_by),
                     )
                 }
             };
@@ -329,10 +251,15 @@ impl ToolCallOrchestrator {
             .validate(&call.name, &call.args)
             .map_err(Stopped::error)?;
 
-        let requirement = tool
-            .approval(&call.args, ctx)
-            .unwrap_or(ApprovalRequirement::Ask);
-        match requirement {
+        let prepared = self
+            .prepare(call, &tool, &call.args, ctx)
+            .await
+            .map_err(Stopped::error)?;
+        match prepared
+            .requirement
+            .clone()
+            .unwrap_or(ApprovalRequirement::Ask)
+        {
             ApprovalRequirement::Blocked { reason } => {
                 self.resolved(
                     call,
@@ -353,12 +280,33 @@ impl ToolCallOrchestrator {
                     tool,
                     Cleared {
                         args: call.args.clone(),
+                        plan: prepared.plan,
                         approved_args: None,
                         decided_by: DecidedBy::Policy,
                     },
                 ))
             }
-            ApprovalRequirement::Ask => self.ask(call, tool, ctx).await,
+            ApprovalRequirement::Ask => self.ask(call, tool, prepared, ctx).await,
+        }
+    }
+
+    /// `Tool::prepare`, with a panic turned into `EXECUTION_ERROR` and an interrupt into
+    /// `INTERRUPTED`.
+    async fn prepare(
+        &self,
+        call: &ToolCall,
+        tool: &Arc<dyn Tool>,
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> Result<PreparedCall, ToolError> {
+        let prepare = AssertUnwindSafe(tool.prepare(args, ctx)).catch_unwind();
+        tokio::select! {
+            biased;
+            prepared = prepare => prepared.unwrap_or_else(|panic| Err(panicked(&call.name, &*panic))),
+            () = ctx.cancel.cancelled() => Err(ToolError::new(
+                ToolErrorCode::Interrupted,
+                format!("{} was not run: interrupted", call.name),
+            )),
         }
     }
 
@@ -366,17 +314,24 @@ impl ToolCallOrchestrator {
         &self,
         call: &ToolCall,
         tool: Arc<dyn Tool>,
+        prepared: PreparedCall,
         ctx: &ToolContext,
     ) -> Result<(Arc<dyn Tool>, Cleared), Stopped> {
+        let PreparedCall {
+            description,
+            risk,
+            mut plan,
+            ..
+        } = prepared;
         let request_id = self.ui.bus().next_request_id("approval");
         let request = ApprovalRequest {
             request_id: request_id.clone(),
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             args: call.args.clone(),
-            description: tool.describe_call(&call.args),
-            risk: tool.risk(&call.args),
-            preview: tool.preview(&call.args, ctx).await,
+            description: description.unwrap_or_else(|| describe(&call.name, &call.args)),
+            risk,
+            preview: plan.preview(),
             invoked_by: call.invoked_by,
             worker: self.worker.clone(),
         };
@@ -407,30 +362,29 @@ impl ToolCallOrchestrator {
                 tool,
                 Cleared {
                     args: call.args.clone(),
+                    plan,
                     approved_args: None,
                     decided_by,
                 },
             ));
         };
-        // Edited arguments are validated and checked for Blocked again; they are not re-asked.
-        let checked = self
-            .registry
-            .validate(&call.name, &modified)
-            .map_err(|e| {
-                ToolError::new(
-                    e.code,
-                    format!("the edited arguments are invalid: {}", e.message),
-                )
-            })
-            .and_then(|()| match tool.approval(&modified, ctx) {
-                Some(ApprovalRequirement::Blocked { reason }) => Err(ToolError::new(
-                    ToolErrorCode::Blocked,
-                    format!("the edited call is blocked: {reason}"),
-                )),
-                Some(ApprovalRequirement::PreApproved | ApprovalRequirement::Ask) | None => Ok(()),
-            });
+        // Edited arguments are validated and prepared again (checked for Blocked, and by the
+        // tool for what it checks); they are not re-asked. Their plan is what runs.
+        let checked = match self.registry.validate(&call.name, &modified) {
+            Err(e) => Err(ToolError::new(
+                e.code,
+                format!("the edited arguments are invalid: {}", e.message),
+            )),
+            Ok(()) => self
+                .prepare_edited(call, &tool, &modified, ctx)
+                .await
+                .map(|mut edited| {
+                    edited.follow(&plan);
+                    edited
+                }),
+        };
         match checked {
-            Ok(()) => {
+            Ok(plan) => {
                 self.resolved(
                     call,
                     rid,
@@ -443,17 +397,14 @@ impl ToolCallOrchestrator {
                     tool,
                     Cleared {
                         args: modified.clone(),
+                        plan,
                         approved_args: Some(modified),
                         decided_by,
                     },
                 ))
             }
             Err(error) => {
-                let status = if error.code == ToolErrorCode::Blocked {
-                    ToolStatus::Blocked
-                } else {
-                    ToolStatus::Error
-                };
+                let status = status_for(error.code);
                 let by = if status == ToolStatus::Blocked {
                     DecidedBy::Policy
                 } else {
@@ -477,11 +428,41 @@ impl ToolCallOrchestrator {
         }
     }
 
+    /// The plan for arguments the user edited; a blocked edited call is refused.
+    async fn prepare_edited(
+        &self,
+        call: &ToolCall,
+        tool: &Arc<dyn Tool>,
+        modified: &Value,
+        ctx: &ToolContext,
+    ) -> Result<Plan, ToolError> {
+        let prepared = self
+            .prepare(call, tool, modified, ctx)
+            .await
+            .map_err(|e| match e.code {
+                ToolErrorCode::InvalidArguments => ToolError::new(
+                    e.code,
+                    format!("the edited arguments are invalid: {}", e.message),
+                ),
+                _ => e,
+            })?;
+        match prepared.requirement {
+            Some(ApprovalRequirement::Blocked { reason }) => Err(ToolError::new(
+                ToolErrorCode::Blocked,
+                format!("the edited call is blocked: {reason}"),
+            )),
+            Some(ApprovalRequirement::PreApproved | ApprovalRequirement::Ask) | None => {
+                Ok(prepared.plan)
+            }
+        }
+    }
+
     async fn execute(
         &self,
         call: &ToolCall,
         tool: &Arc<dyn Tool>,
-        args: Value,
+        args: &Value,
+        plan: Plan,
         ctx: &ToolContext,
     ) -> (ToolStatus, ToolResultValue, Option<ToolError>) {
         self.ui.emit(DisplayEvent::ToolStarted {
@@ -491,7 +472,7 @@ impl ToolCallOrchestrator {
             invoked_by: call.invoked_by,
             worker: self.worker.clone(),
         });
-        let run = AssertUnwindSafe(tool.execute(args, ctx)).catch_unwind();
+        let run = AssertUnwindSafe(tool.execute(plan, ctx)).catch_unwind();
         tokio::pin!(run);
         let finished = tokio::select! {
             finished = &mut run => Some(finished),
@@ -505,18 +486,7 @@ impl ToolCallOrchestrator {
                 ToolErrorCode::Interrupted,
                 format!("{} was interrupted", call.name),
             )),
-            Some(Err(panic)) => {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".to_owned());
-                tracing::error!(tool = %call.name, panic = %what, "tool panicked");
-                Err(ToolError::new(
-                    ToolErrorCode::ExecutionError,
-                    format!("{} failed unexpectedly: {what}", call.name),
-                ))
-            }
+            Some(Err(panic)) => Err(panicked(&call.name, &*panic)),
             Some(Ok(result)) => result,
         };
         match result {
@@ -531,21 +501,7 @@ impl ToolCallOrchestrator {
                 );
                 (ToolStatus::Error, error.to_result_value(), Some(error))
             }
-            Err(error) => {
-                let status = match error.code {
-                    ToolErrorCode::Interrupted => ToolStatus::Interrupted,
-                    ToolErrorCode::Blocked => ToolStatus::Blocked,
-                    ToolErrorCode::Denied => ToolStatus::Denied,
-                    ToolErrorCode::InvalidPath
-                    | ToolErrorCode::FileNotFound
-                    | ToolErrorCode::PermissionDenied
-                    | ToolErrorCode::Timeout
-                    | ToolErrorCode::ExecutionError
-                    | ToolErrorCode::InvalidArguments
-                    | ToolErrorCode::NotFound => ToolStatus::Error,
-                };
-                (status, error.to_result_value(), Some(error))
-            }
+            Err(error) => (status_for(error.code), error.to_result_value(), Some(error)),
         }
     }
 
@@ -572,5 +528,43 @@ impl ToolCallOrchestrator {
     }
 }
 
+/// The status of a call that ended with an error of `code`.
+fn status_for(code: ToolErrorCode) -> ToolStatus {
+    match code {
+        ToolErrorCode::Interrupted => ToolStatus::Interrupted,
+        ToolErrorCode::Blocked => ToolStatus::Blocked,
+        ToolErrorCode::Denied => ToolStatus::Denied,
+        ToolErrorCode::InvalidPath
+        | ToolErrorCode::FileNotFound
+        | ToolErrorCode::PermissionDenied
+        | ToolErrorCode::Timeout
+        | ToolErrorCode::ExecutionError
+        | ToolErrorCode::InvalidArguments
+        | ToolErrorCode::NotFound => ToolStatus::Error,
+    }
+}
+
+/// `EXECUTION_ERROR` for a tool that panicked.
+fn panicked(tool: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    tracing::error!(tool = %tool, panic = %what, "tool panicked");
+    ToolError::new(
+        ToolErrorCode::ExecutionError,
+        format!("{tool} failed unexpectedly: {what}"),
+    )
+}
+
+/// The description of a call whose tool gave none: `Run <tool> with <arguments>`.
+fn describe(tool: &str, args: &Value) -> String {
+    let args = serde_json::to_string(args).unwrap_or_default();
+    format!("Run {tool} with {}", crate::text::fold(&args, 200))
+}
+
+#[cfg(test)]
+mod prepare_tests;
 #[cfg(test)]
 mod tests;

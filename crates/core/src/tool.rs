@@ -1,17 +1,19 @@
 //! The `Tool` trait: what every tool (built-in, custom, MCP, delegated worker) implements, and
-//! the context a call runs in. Tools decide their own approval requirement from their arguments;
-//! they never prompt, and they never see calls that failed validation or approval.
+//! the context a call runs in; [`TypedTool`], the same with typed arguments and plan. A call is
+//! prepared once (arguments decoded and checked, approval requirement, description, risk and a
+//! plan, see [`crate::plan`]) and its plan executes. Tools decide their own approval
+//! requirement; they never prompt, and they never run calls that failed validation or approval.
 
 use async_trait::async_trait;
 use golem_protocol::{
-    ExecutionMode, InvokedBy, Risk, ToolError, ToolErrorCode, ToolResultValue, WorkerOrigin,
+    ExecutionMode, InvokedBy, ToolError, ToolErrorCode, ToolResultValue, WorkerOrigin,
 };
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::approval::ApprovalRequirement;
+pub use crate::plan::{CallPlan, Plan, PreparedCall};
 
 /// Who may invoke a tool, and how it is presented to the user.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,9 +78,13 @@ impl ToolContext {
 /// A capability the runtime offers to the model, the user, or both.
 ///
 /// Implementations provide a name, a description and a JSON Schema for their arguments
-/// ([`input_schema_for`] derives one from a Rust type), an optional approval policy, and the
-/// work itself. The orchestrator validates arguments against the schema before `approval` or
-/// `execute` see them.
+/// ([`input_schema_for`] derives one from a Rust type), and two steps: [`Tool::prepare`], which
+/// decodes and checks a call's arguments once and says what the gate and the user need (the
+/// approval requirement, the description, the risk, the plan's preview), and
+/// [`Tool::execute`], which runs the plan `prepare` made. The orchestrator validates arguments
+/// against the schema before `prepare` sees them, and only it calls `execute`. Most tools
+/// implement [`TypedTool`] instead, which decodes the arguments into a Rust type and keeps the
+/// plan typed.
 #[async_trait]
 pub trait Tool: Send + Sync {
     /// The name the model and slash commands use (`[A-Za-z0-9_-]{1,64}`).
@@ -95,36 +101,101 @@ pub trait Tool: Send + Sync {
         ManualExecution::llm()
     }
 
-    /// The tool's own approval policy for these arguments, or `None` when it has none (then
-    /// the configured default applies, and without configuration the call asks).
-    fn approval(&self, _args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        None
-    }
-
     /// The approval policy in words, for listings such as `golem-forge check` (`pre-approved`,
     /// `by zone: write`, …), or `None` when the tool has no policy of its own.
     fn approval_policy(&self) -> Option<String> {
         None
     }
 
-    /// What the call will do, in words, for the approval prompt.
-    fn describe_call(&self, args: &Value) -> String {
-        let args = serde_json::to_string(args).unwrap_or_default();
-        format!("Run {} with {}", self.name(), crate::text::fold(&args, 200))
+    /// Prepares one call whose arguments passed validation: decodes and checks them, works out
+    /// the approval requirement (`None`: no policy of its own), the description and the risk,
+    /// and makes the plan that [`Tool::execute`] runs. Called again for arguments the user
+    /// edited at approval. An error becomes the call's result without reaching the gate.
+    /// Blocking work (file-system calls) runs off the async threads (`spawn_blocking`).
+    async fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<PreparedCall, ToolError>;
+
+    /// Does the work of a plan this tool's [`Tool::prepare`] made, once the gate let it
+    /// through.
+    async fn execute(&self, plan: Plan, ctx: &ToolContext) -> Result<ToolResultValue, ToolError>;
+}
+
+/// A [`Tool`] with typed arguments and a typed plan: every `TypedTool` is a `Tool` whose
+/// `prepare` decodes the arguments into [`TypedTool::Args`] (a mismatch with the schema is
+/// `INVALID_ARGUMENTS`) and whose `execute` gets its own [`TypedTool::Plan`] back.
+#[async_trait]
+pub trait TypedTool: Send + Sync {
+    /// The decoded arguments.
+    type Args: DeserializeOwned + Send;
+    /// What `prepare` hands to `execute`.
+    type Plan: CallPlan;
+
+    /// See [`Tool::name`].
+    fn name(&self) -> &str;
+
+    /// See [`Tool::description`].
+    fn description(&self) -> &str;
+
+    /// See [`Tool::input_schema`].
+    fn input_schema(&self) -> &Value;
+
+    /// See [`Tool::execution`].
+    fn execution(&self) -> ManualExecution {
+        ManualExecution::llm()
     }
 
-    /// How risky the call is.
-    fn risk(&self, _args: &Value) -> Risk {
-        Risk::Medium
-    }
-
-    /// What the call would change, computed before asking (a diff for file writes).
-    async fn preview(&self, _args: &Value, _ctx: &ToolContext) -> Option<ToolResultValue> {
+    /// See [`Tool::approval_policy`].
+    fn approval_policy(&self) -> Option<String> {
         None
     }
 
-    /// Does the work. Arguments have been validated against [`Tool::input_schema`].
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError>;
+    /// See [`Tool::prepare`]; the arguments come decoded.
+    async fn prepare(
+        &self,
+        args: Self::Args,
+        ctx: &ToolContext,
+    ) -> Result<PreparedCall<Self::Plan>, ToolError>;
+
+    /// See [`Tool::execute`]; the plan comes typed.
+    async fn execute(
+        &self,
+        plan: Self::Plan,
+        ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError>;
+}
+
+// Forwards to the typed steps, like a decorated tool forwards to the tool it wraps.
+#[async_trait]
+impl<T: TypedTool> Tool for T {
+    fn name(&self) -> &str {
+        TypedTool::name(self)
+    }
+
+    fn description(&self) -> &str {
+        TypedTool::description(self)
+    }
+
+    fn input_schema(&self) -> &Value {
+        TypedTool::input_schema(self)
+    }
+
+    fn execution(&self) -> ManualExecution {
+        TypedTool::execution(self)
+    }
+
+    fn approval_policy(&self) -> Option<String> {
+        TypedTool::approval_policy(self)
+    }
+
+    async fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<PreparedCall, ToolError> {
+        let args = decode_args::<T::Args>(TypedTool::name(self), args)?;
+        let prepared = TypedTool::prepare(self, args, ctx).await?;
+        Ok(prepared.map_plan(Plan::new))
+    }
+
+    async fn execute(&self, plan: Plan, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        let plan = plan.downcast::<T::Plan>(TypedTool::name(self))?;
+        TypedTool::execute(self, plan, ctx).await
+    }
 }
 
 /// The input schema of a Rust argument type: an object schema with subschemas inlined (some
@@ -143,10 +214,18 @@ pub fn input_schema_for<T: JsonSchema>() -> Value {
 
 /// Decodes validated arguments into their Rust type; a mismatch is `INVALID_ARGUMENTS`.
 pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolError> {
-    serde_json::from_value(args).map_err(|e| {
-        ToolError::new(
-            ToolErrorCode::InvalidArguments,
-            format!("invalid arguments for {tool}: {e}"),
-        )
-    })
+    serde_json::from_value(args).map_err(|e| invalid_arguments(tool, &e))
+}
+
+/// Decodes borrowed arguments into their Rust type (without copying the JSON first); a mismatch
+/// is `INVALID_ARGUMENTS`.
+pub fn decode_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, ToolError> {
+    T::deserialize(args).map_err(|e| invalid_arguments(tool, &e))
+}
+
+fn invalid_arguments(tool: &str, error: &serde_json::Error) -> ToolError {
+    ToolError::new(
+        ToolErrorCode::InvalidArguments,
+        format!("invalid arguments for {tool}: {error}"),
+    )
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -51,8 +51,14 @@ impl DelegateTool {
     }
 }
 
+/// A delegation runs with its arguments as its plan.
+impl CallPlan for DelegateArgs {}
+
 #[async_trait]
-impl Tool for DelegateTool {
+impl TypedTool for DelegateTool {
+    type Args = DelegateArgs;
+    type Plan = DelegateArgs;
+
     fn name(&self) -> &str {
         &self.name
     }
@@ -65,20 +71,25 @@ impl Tool for DelegateTool {
         &self.schema
     }
 
-    fn describe_call(&self, args: &Value) -> String {
-        let input = args
-            .get("input")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        format!(
+    /// No policy of its own (the configured default applies, else the call asks).
+    async fn prepare(
+        &self,
+        args: DelegateArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<DelegateArgs>, ToolError> {
+        let description = format!(
             "Delegate to worker {}: {}",
             self.name,
-            golem_core::text::fold(input, 160)
-        )
+            golem_core::text::fold(&args.input, 160)
+        );
+        Ok(PreparedCall::new(args).with_description(description))
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: DelegateArgs = parse_args(&self.name, args)?;
+    async fn execute(
+        &self,
+        args: DelegateArgs,
+        ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
         let depth = self.frame.depth + 1;
         let max_depth = self.env.max_depth;
         if depth > max_depth {

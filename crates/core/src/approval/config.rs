@@ -116,12 +116,19 @@ mod tests {
         assert!(serde_json::from_value::<ApprovalConfig>(json!({"default": "maybe"})).is_err());
     }
 
-    #[test]
-    fn fills_in_missing_policy_with_secure_default() {
+    async fn requirement(
+        tool: &Arc<dyn Tool>,
+        args: serde_json::Value,
+    ) -> Option<ApprovalRequirement> {
         let ctx = ToolContext::for_model("t1");
+        tool.prepare(&args, &ctx).await.unwrap().requirement
+    }
+
+    #[tokio::test]
+    async fn fills_in_missing_policy_with_secure_default() {
         let wrapped = wrap_with_default_approval(plain("wc"), &ApprovalConfig::default());
         assert_eq!(
-            wrapped.approval(&json!({}), &ctx),
+            requirement(&wrapped, json!({})).await,
             Some(ApprovalRequirement::Ask)
         );
         let config = ApprovalConfig {
@@ -130,7 +137,7 @@ mod tests {
         };
         let wrapped = wrap_with_default_approval(plain("wc"), &config);
         assert_eq!(
-            wrapped.approval(&json!({}), &ctx),
+            requirement(&wrapped, json!({})).await,
             Some(ApprovalRequirement::PreApproved)
         );
         let config = ApprovalConfig {
@@ -139,14 +146,13 @@ mod tests {
         };
         let wrapped = wrap_with_default_approval(plain("rm"), &config);
         assert!(matches!(
-            wrapped.approval(&json!({}), &ctx),
+            requirement(&wrapped, json!({})).await,
             Some(ApprovalRequirement::Blocked { .. })
         ));
     }
 
-    #[test]
-    fn respects_the_tools_own_policy() {
-        let ctx = ToolContext::for_model("t1");
+    #[tokio::test]
+    async fn respects_the_tools_own_policy() {
         let own = FnTool::new("push", "t", json!({"type": "object"}), |_, _| async {
             Ok(ToolResultValue::text("ok"))
         })
@@ -163,11 +169,11 @@ mod tests {
         };
         let wrapped = wrap_with_default_approval(Arc::new(own), &config);
         assert_eq!(
-            wrapped.approval(&json!({"force": false}), &ctx),
+            requirement(&wrapped, json!({"force": false})).await,
             Some(ApprovalRequirement::PreApproved)
         );
         assert_eq!(
-            wrapped.approval(&json!({"force": true}), &ctx),
+            requirement(&wrapped, json!({"force": true})).await,
             Some(ApprovalRequirement::Ask)
         );
         assert_eq!(wrapped.name(), "push");

@@ -461,64 +461,6 @@ async fn modified_arguments_that_are_blocked_never_run() {
 }
 
 #[tokio::test]
-async fn approval_request_carries_description_risk_and_preview() {
-    struct Previewing;
-    #[async_trait::async_trait]
-    impl Tool for Previewing {
-        fn name(&self) -> &str {
-            "w"
-        }
-        fn description(&self) -> &str {
-            "writes"
-        }
-        fn input_schema(&self) -> &Value {
-            static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
-            SCHEMA.get_or_init(|| json!({"type": "object"}))
-        }
-        fn describe_call(&self, _args: &Value) -> String {
-            "Write /out/a".into()
-        }
-        fn risk(&self, _args: &Value) -> golem_protocol::Risk {
-            golem_protocol::Risk::High
-        }
-        async fn preview(&self, _args: &Value, _ctx: &ToolContext) -> Option<ToolResultValue> {
-            Some(ToolResultValue::text("preview"))
-        }
-        async fn execute(
-            &self,
-            _args: Value,
-            _ctx: &ToolContext,
-        ) -> Result<ToolResultValue, ToolError> {
-            Ok(ToolResultValue::text("done"))
-        }
-    }
-    let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(Previewing)).unwrap();
-    let bus = UiEventBus::new();
-    let ui = RuntimeUI::new(bus.clone());
-    let seen = Arc::new(std::sync::Mutex::new(None));
-    let seen_in_cb = seen.clone();
-    let callback: ApprovalCallback = Arc::new(move |req, _| {
-        *seen_in_cb.lock().unwrap() = Some(req.clone());
-        Box::pin(async move { Ok(ApprovalResponse::approve(req.request_id)) })
-    });
-    let controller = ApprovalController::new(ApprovalMode::Interactive).with_callback(callback);
-    let orchestrator = ToolCallOrchestrator::new(Arc::new(registry), controller, ui);
-    let outcome = orchestrator
-        .call(
-            ToolCall::from_model("c9", "w", json!({})),
-            &CancellationToken::new(),
-        )
-        .await;
-    assert_eq!(outcome.status, ToolStatus::Success);
-    let request = seen.lock().unwrap().clone().unwrap();
-    assert_eq!(request.description, "Write /out/a");
-    assert_eq!(request.risk, golem_protocol::Risk::High);
-    assert_eq!(request.preview, Some(ToolResultValue::text("preview")));
-    assert_eq!(request.tool_call_id, "c9");
-}
-
-#[tokio::test]
 async fn interrupted_before_start_does_not_run() {
     let h = simple(
         Some(ApprovalRequirement::PreApproved),

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use golem_core::approval::{ApprovalDecisionType, ApprovalRequirement};
 use golem_core::text::fold;
-use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
-use golem_protocol::{
-    DisplayHints, PreferredView, Risk, ToolError, ToolErrorCode, ToolResultValue,
+use golem_core::tool::{
+    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
 };
+use golem_protocol::{DisplayHints, PreferredView, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::jail::JailScript;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -58,7 +58,7 @@ impl Language {
 /// Run a Python or bash program in a jail.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RunCodeArgs {
+pub struct RunCodeArgs {
     /// `python` (run with python3) or `bash`.
     language: Language,
     /// The program's source code.
@@ -91,8 +91,23 @@ fn check(args: &RunCodeArgs) -> Result<(), ToolError> {
     Ok(())
 }
 
-fn peek(args: &Value) -> Option<RunCodeArgs> {
-    serde_json::from_value(args.clone()).ok()
+/// What a `run_code` call will run: its checked arguments, or why no process can take them
+/// (reported by `execute`; such a call is not put to the user).
+#[derive(Debug)]
+pub struct CodePlan(Result<RunCodeArgs, ToolError>);
+
+impl CallPlan for CodePlan {
+    /// The code itself.
+    fn preview(&mut self) -> Option<ToolResultValue> {
+        let args = self.0.as_ref().ok()?;
+        Some(
+            ToolResultValue::text(args.code.clone()).with_display(DisplayHints {
+                preferred_view: Some(PreferredView::Code),
+                language: Some(args.language.name().to_owned()),
+                ..DisplayHints::default()
+            }),
+        )
+    }
 }
 
 /// The `run_code` tool.
@@ -123,7 +138,10 @@ impl RunCode {
 }
 
 #[async_trait]
-impl Tool for RunCode {
+impl TypedTool for RunCode {
+    type Args = RunCodeArgs;
+    type Plan = CodePlan;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -152,60 +170,31 @@ impl Tool for RunCode {
         )
     }
 
-    fn approval(&self, args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        let requirement = self.approval.requirement(NAME);
-        if matches!(requirement, ApprovalRequirement::Blocked { .. }) {
-            return Some(requirement);
+    async fn prepare(
+        &self,
+        args: RunCodeArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<CodePlan>, ToolError> {
+        let description = self.describe(&args);
+        let mut requirement = self.approval.requirement(NAME);
+        let checked = check(&args).map(|()| args);
+        // A call that cannot run is not put to the user (unless the tool is blocked anyway);
+        // `execute` says what is wrong.
+        if checked.is_err() && !matches!(requirement, ApprovalRequirement::Blocked { .. }) {
+            requirement = ApprovalRequirement::PreApproved;
         }
-        // A call that cannot run is not put to the user; `execute` says what is wrong.
-        match peek(args).map(|args| check(&args)) {
-            Some(Ok(())) => Some(requirement),
-            Some(Err(_)) | None => Some(ApprovalRequirement::PreApproved),
-        }
+        Ok(PreparedCall::new(CodePlan(checked))
+            .with_requirement(requirement)
+            .with_description(description)
+            .with_risk(self.runner.risk()))
     }
 
-    fn describe_call(&self, args: &Value) -> String {
-        let Some(args) = peek(args) else {
-            return "Run code".to_owned();
-        };
-        let workdir = self.runner.workdir();
-        let lines = args.code.lines().count();
-        let mut text = match lines {
-            _ if args.code.trim().is_empty() => {
-                format!("Run an empty {} program in {workdir}", args.language.name())
-            }
-            0 | 1 => format!(
-                "Run {} in {workdir}: {}",
-                args.language.name(),
-                fold(args.code.trim(), 120)
-            ),
-            n => format!("Run {n} lines of {} in {workdir}", args.language.name()),
-        };
-        if let Some(arguments) = args.args.filter(|a| !a.is_empty()) {
-            text.push_str(&format!(
-                " with arguments {}",
-                fold(&shell_words::join(arguments), 120)
-            ));
-        }
-        text
-    }
-
-    fn risk(&self, _args: &Value) -> Risk {
-        self.runner.risk()
-    }
-
-    async fn preview(&self, args: &Value, _ctx: &ToolContext) -> Option<ToolResultValue> {
-        let args = peek(args)?;
-        Some(ToolResultValue::text(args.code).with_display(DisplayHints {
-            preferred_view: Some(PreferredView::Code),
-            language: Some(args.language.name().to_owned()),
-            ..DisplayHints::default()
-        }))
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: RunCodeArgs = parse_args(NAME, args)?;
-        check(&args)?;
+    async fn execute(
+        &self,
+        plan: CodePlan,
+        ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
+        let args = plan.0?;
         let language = args.language;
         let arguments = args.args.unwrap_or_default();
         let shown = shell_words::join(
@@ -226,10 +215,38 @@ impl Tool for RunCode {
     }
 }
 
+impl RunCode {
+    /// The call in words, for the approval prompt.
+    fn describe(&self, args: &RunCodeArgs) -> String {
+        let workdir = self.runner.workdir();
+        let lines = args.code.lines().count();
+        let mut text = match lines {
+            _ if args.code.trim().is_empty() => {
+                format!("Run an empty {} program in {workdir}", args.language.name())
+            }
+            0 | 1 => format!(
+                "Run {} in {workdir}: {}",
+                args.language.name(),
+                fold(args.code.trim(), 120)
+            ),
+            n => format!("Run {n} lines of {} in {workdir}", args.language.name()),
+        };
+        if let Some(arguments) = args.args.as_ref().filter(|a| !a.is_empty()) {
+            text.push_str(&format!(
+                " with arguments {}",
+                fold(&shell_words::join(arguments), 120)
+            ));
+        }
+        text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
 
+    use golem_core::tool::Tool;
+    use golem_protocol::Risk;
     use golem_sandbox::{ZoneConfig, ZoneMode};
     use serde_json::json;
 
@@ -256,13 +273,32 @@ mod tests {
         )
     }
 
-    fn approval(tool: &Arc<dyn Tool>, args: Value) -> ApprovalRequirement {
-        tool.approval(&args, &ToolContext::for_model("t"))
+    async fn prepare(tool: &Arc<dyn Tool>, args: Value) -> PreparedCall {
+        match tool.prepare(&args, &ToolContext::for_model("t")).await {
+            Ok(prepared) => prepared,
+            Err(err) => panic!("not prepared: {err:?}"),
+        }
+    }
+
+    async fn approval(tool: &Arc<dyn Tool>, args: Value) -> ApprovalRequirement {
+        prepare(tool, args)
+            .await
+            .requirement
             .unwrap_or_else(|| panic!("run_code always decides"))
     }
 
+    async fn describe(tool: &Arc<dyn Tool>, args: Value) -> String {
+        prepare(tool, args)
+            .await
+            .description
+            .unwrap_or_else(|| panic!("run_code always describes"))
+    }
+
+    /// Prepares and executes a call (whatever its requirement), which must fail.
     async fn execute_err(tool: &Arc<dyn Tool>, args: Value) -> ToolError {
-        match tool.execute(args, &ToolContext::for_model("t")).await {
+        let ctx = ToolContext::for_model("t");
+        let plan = prepare(tool, args).await.plan;
+        match tool.execute(plan, &ctx).await {
             Ok(value) => panic!("ran: {value:?}"),
             Err(err) => err,
         }
@@ -272,11 +308,11 @@ mod tests {
         json!({"language": "python", "code": code})
     }
 
-    #[test]
-    fn approval_is_the_toolsets_decision_and_pre_approved_by_default() {
+    #[tokio::test]
+    async fn approval_is_the_toolsets_decision_and_pre_approved_by_default() {
         let (_t_dir, t) = tool_with(CodeOptions::default(), false);
         assert_eq!(
-            approval(&t, call("print(1)")),
+            approval(&t, call("print(1)")).await,
             ApprovalRequirement::PreApproved
         );
         assert_eq!(
@@ -284,20 +320,23 @@ mod tests {
             Some("pre-approved (jailed)")
         );
         let (_ask_dir, ask) = tool(ApprovalDecisionType::Ask);
-        assert_eq!(approval(&ask, call("print(1)")), ApprovalRequirement::Ask);
+        assert_eq!(
+            approval(&ask, call("print(1)")).await,
+            ApprovalRequirement::Ask
+        );
         let (_blocked_dir, blocked) = tool(ApprovalDecisionType::Blocked);
         assert_eq!(
-            approval(&blocked, call("print(1)")),
+            approval(&blocked, call("print(1)")).await,
             ApprovalRequirement::blocked("run_code is blocked by configuration")
         );
         // A call that cannot run is not put to the user, unless the tool is blocked anyway.
         let bad_env = json!({"language": "bash", "code": "env", "env": {"PATH": "/x"}});
         assert_eq!(
-            approval(&ask, bad_env.clone()),
+            approval(&ask, bad_env.clone()).await,
             ApprovalRequirement::PreApproved
         );
         assert!(matches!(
-            approval(&blocked, bad_env),
+            approval(&blocked, bad_env).await,
             ApprovalRequirement::Blocked { .. }
         ));
     }
@@ -339,7 +378,13 @@ mod tests {
                 "args: argument 2 contains a NUL character"
             )
         );
-        let err = execute_err(&t, json!({"language": "ruby", "code": ""})).await;
+        let err = t
+            .prepare(
+                &json!({"language": "ruby", "code": ""}),
+                &ToolContext::for_model("t"),
+            )
+            .await
+            .unwrap_err();
         assert_eq!(err.code, ToolErrorCode::InvalidArguments);
     }
 
@@ -373,29 +418,34 @@ mod tests {
     async fn the_call_is_described_and_previewed_as_code() {
         let (_t_dir, t) = tool(ApprovalDecisionType::Ask);
         assert_eq!(
-            t.describe_call(&call("print('hi')")),
+            describe(&t, call("print('hi')")).await,
             "Run python in /work: print('hi')"
         );
         assert_eq!(
-            t.describe_call(&call(" \n")),
+            describe(&t, call(" \n")).await,
             "Run an empty python program in /work"
         );
         assert_eq!(
-            t.describe_call(&json!({"language": "bash", "code": "set -e\nls\nwc -l x\n",
-                                    "args": ["a b", "c"]})),
+            describe(
+                &t,
+                json!({"language": "bash", "code": "set -e\nls\nwc -l x\n",
+                       "args": ["a b", "c"]})
+            )
+            .await,
             "Run 3 lines of bash in /work with arguments 'a b' c"
         );
-        let preview = t
-            .preview(&call("print(1)\n"), &ToolContext::for_model("t"))
+        let preview = prepare(&t, call("print(1)\n"))
             .await
+            .plan
+            .preview()
             .unwrap_or_else(|| panic!("a preview"));
         assert_eq!(preview.to_model_text(), "print(1)\n");
         let display = preview.display.unwrap_or_default();
         assert_eq!(display.preferred_view, Some(PreferredView::Code));
         assert_eq!(display.language.as_deref(), Some("python"));
-        assert_eq!(t.risk(&call("")), Risk::Medium);
+        assert_eq!(prepare(&t, call("")).await.risk, Risk::Medium);
         let (_online_dir, online) = tool_with(CodeOptions::default(), true);
-        assert_eq!(online.risk(&call("")), Risk::High);
+        assert_eq!(prepare(&online, call("")).await.risk, Risk::High);
     }
 
     #[tokio::test]

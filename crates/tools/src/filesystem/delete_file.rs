@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
 use golem_protocol::{
     DisplayHints, PreferredView, Risk, ToolError, ToolErrorCode, ToolResultValue,
 };
@@ -15,7 +15,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::gate::{Existing, change_target, changeable, decided, existing, peek};
+use super::approved::Approved;
+use super::gate::{Existing, change_target, existing};
 use super::{Fs, blocking};
 
 const NAME: &str = "delete_file";
@@ -26,7 +27,7 @@ const MAX_LISTED: usize = 1_000;
 /// Delete a file, a symbolic link or a directory.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DeleteFileArgs {
+pub struct DeleteFileArgs {
     /// What to delete, as a virtual path /<zone>/<path>.
     path: String,
     /// Delete a directory with everything in it (default false; an empty directory does not
@@ -68,24 +69,77 @@ fn refusal(fs: &Fs, p: &ZonePath, recursive: bool) -> Result<EntryKind, ToolErro
     Ok(info.kind)
 }
 
-fn delete(fs: &Fs, call_id: &str, args: &DeleteFileArgs) -> Result<ToolResultValue, ToolError> {
-    let entry = fs.ledger.take(call_id);
-    let p = change_target(&fs.sandbox, &args.path, "delete")?;
+/// What a `delete_file` call will do: delete the resolved path once approved, or report why it
+/// cannot.
+#[derive(Debug)]
+pub struct DeletePlan(Result<Delete, ToolError>);
+
+#[derive(Debug)]
+struct Delete {
+    path: ZonePath,
+    recursive: bool,
+    approved: Approved,
+}
+
+impl CallPlan for DeletePlan {}
+
+/// Resolves the path, describes what is there and decides the zone's requirement (a deletion
+/// that cannot happen is not put to the user). Blocking: file-system calls.
+fn prepare(fs: &Fs, args: DeleteFileArgs) -> PreparedCall<DeletePlan> {
+    let recursive = args.recursive.unwrap_or(false);
+    let p = match change_target(&fs.sandbox, &args.path, "delete") {
+        Ok(p) => p,
+        Err(err) => {
+            return PreparedCall::new(DeletePlan(Err(err)))
+                .with_requirement(ApprovalRequirement::PreApproved)
+                .with_description(format!("Delete {}", args.path))
+                .with_risk(Risk::High);
+        }
+    };
+    let description = match existing(&fs.sandbox, &p) {
+        Existing::Entry(EntryKind::Directory, _) if recursive => {
+            format!("Delete directory {} and everything in it", args.path)
+        }
+        Existing::Entry(EntryKind::Directory, _) => {
+            format!("Delete empty directory {}", args.path)
+        }
+        Existing::Entry(_, size) => format!("Delete {} ({size} bytes)", args.path),
+        Existing::Missing | Existing::Unknown => format!("Delete {}", args.path),
+    };
+    let requirement = match fs.sandbox.requirement(&p, ZoneOperation::Delete) {
+        ApprovalRequirement::Ask if refusal(fs, &p, recursive).is_err() => {
+            ApprovalRequirement::PreApproved
+        }
+        requirement => requirement,
+    };
+    PreparedCall::new(DeletePlan(Ok(Delete {
+        path: p,
+        recursive,
+        approved: Approved::new(requirement.clone()),
+    })))
+    .with_requirement(requirement)
+    .with_description(description)
+    .with_risk(Risk::High)
+}
+
+/// Checks the entry against what was approved and deletes it. Blocking.
+fn delete(fs: &Fs, plan: Delete) -> Result<ToolResultValue, ToolError> {
+    let p = &plan.path;
     let vpath = p.virtual_path();
-    let kind = refusal(fs, &p, args.recursive.unwrap_or(false))?;
-    entry.check_requirement(
-        &fs.sandbox.requirement(&p, ZoneOperation::Delete),
+    let kind = refusal(fs, p, plan.recursive)?;
+    plan.approved.check_requirement(
+        &fs.sandbox.requirement(p, ZoneOperation::Delete),
         NAME,
         &vpath,
     )?;
     let deleted = match kind {
-        EntryKind::Directory => fs.sandbox.remove_dir_all(&p)?,
+        EntryKind::Directory => fs.sandbox.remove_dir_all(p)?,
         EntryKind::File
         | EntryKind::Symlink
         | EntryKind::Fifo
         | EntryKind::Socket
         | EntryKind::Device => {
-            fs.sandbox.remove_file(&p)?;
+            fs.sandbox.remove_file(p)?;
             vec![vpath.clone()]
         }
     };
@@ -114,7 +168,10 @@ fn result(vpath: &str, mut deleted: Vec<String>) -> ToolResultValue {
 }
 
 #[async_trait]
-impl Tool for DeleteFile {
+impl TypedTool for DeleteFile {
+    type Args = DeleteFileArgs;
+    type Plan = DeletePlan;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -132,49 +189,22 @@ impl Tool for DeleteFile {
         Some("by zone: delete".to_owned())
     }
 
-    fn approval(&self, args: &Value, ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        let fs = &self.fs;
-        let Some((args, p)) = peek::<DeleteFileArgs>(args)
-            .and_then(|args| changeable(&fs.sandbox, &args.path).map(|p| (args, p)))
-        else {
-            return decided(fs, ctx, ApprovalRequirement::PreApproved);
-        };
-        let requirement = match fs.sandbox.requirement(&p, ZoneOperation::Delete) {
-            ApprovalRequirement::Ask
-                if refusal(fs, &p, args.recursive.unwrap_or(false)).is_err() =>
-            {
-                ApprovalRequirement::PreApproved
-            }
-            requirement => requirement,
-        };
-        decided(fs, ctx, requirement)
-    }
-
-    fn describe_call(&self, args: &Value) -> String {
-        let Some(args) = peek::<DeleteFileArgs>(args) else {
-            return "Delete a file".to_owned();
-        };
-        let p = changeable(&self.fs.sandbox, &args.path);
-        match p.map(|p| existing(&self.fs.sandbox, &p)) {
-            Some(Existing::Entry(EntryKind::Directory, _)) if args.recursive.unwrap_or(false) => {
-                format!("Delete directory {} and everything in it", args.path)
-            }
-            Some(Existing::Entry(EntryKind::Directory, _)) => {
-                format!("Delete empty directory {}", args.path)
-            }
-            Some(Existing::Entry(_, size)) => format!("Delete {} ({size} bytes)", args.path),
-            Some(Existing::Missing | Existing::Unknown) | None => format!("Delete {}", args.path),
-        }
-    }
-
-    fn risk(&self, _args: &Value) -> Risk {
-        Risk::High
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: DeleteFileArgs = parse_args(NAME, args)?;
+    async fn prepare(
+        &self,
+        args: DeleteFileArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<DeletePlan>, ToolError> {
         let fs = self.fs.clone();
-        let call_id = ctx.tool_call_id.clone();
-        blocking(move || delete(&fs, &call_id, &args)).await
+        blocking(move || Ok(prepare(&fs, args))).await
+    }
+
+    async fn execute(
+        &self,
+        plan: DeletePlan,
+        _ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
+        let plan = plan.0?;
+        let fs = self.fs.clone();
+        blocking(move || delete(&fs, plan)).await
     }
 }

@@ -2,23 +2,25 @@
 //!
 //! `old_string` must match the file exactly, once (or any number of times with `replace_all`);
 //! a missing or ambiguous match is an error that says how many matches there were. An edit
-//! that cannot apply is not put to the user: `approval` answers pre-approved and `execute`
-//! reports the error. The approval preview is the diff the edit would make.
+//! that cannot apply is not put to the user: `prepare` answers pre-approved and `execute`
+//! reports the error. The approval preview is the diff the edit would make, prepared with the
+//! call when it asks; `execute` reuses that edit when the file is as it was.
 
 use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
-use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
+use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::{ZoneOperation, ZonePath};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::approved::Approved;
 use super::content::{as_text, line_count};
 use super::diff::diff_result;
-use super::gate::{change_target, changeable, decided, peek};
+use super::gate::change_target;
 use super::matching::{EditError, Edited, apply_edit};
 use super::{Fs, blocking};
 
@@ -28,7 +30,7 @@ const NAME: &str = "edit_file";
 /// replace_all is true.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct EditFileArgs {
+pub struct EditFileArgs {
     /// The file, as a virtual path /<zone>/<path>.
     path: String,
     /// The exact text to replace, including whitespace and line breaks; include enough
@@ -54,17 +56,50 @@ impl EditFile {
     }
 }
 
-/// The file's current bytes and the edit applied to them.
-fn plan(fs: &Fs, p: &ZonePath, args: &EditFileArgs) -> Result<(Vec<u8>, Edited), ToolError> {
-    let vpath = p.virtual_path();
-    let original = fs.sandbox.read(p).map_err(|mut err| {
+/// What an `edit_file` call will do.
+#[derive(Debug)]
+pub struct EditPlan(Result<Edit, ToolError>);
+
+/// An edit that can go ahead once approved.
+#[derive(Debug)]
+struct Edit {
+    path: ZonePath,
+    args: EditFileArgs,
+    /// The file as `prepare` read it and the edit applied to it, when the call asks.
+    prepared: Option<(Vec<u8>, Edited)>,
+    approved: Approved,
+}
+
+impl CallPlan for EditPlan {
+    fn preview(&mut self) -> Option<ToolResultValue> {
+        self.0.as_mut().ok()?.approved.show()
+    }
+
+    fn follow(&mut self, shown: &Self) {
+        if let (Ok(edit), Ok(seen)) = (&mut self.0, &shown.0)
+            && edit.path == seen.path
+        {
+            edit.approved.follow(&seen.approved);
+        }
+    }
+}
+
+/// The file's current bytes.
+fn read_original(fs: &Fs, p: &ZonePath) -> Result<Vec<u8>, ToolError> {
+    fs.sandbox.read(p).map_err(|mut err| {
         if err.code == ToolErrorCode::FileNotFound {
-            err.message =
-                format!("{vpath} does not exist; edit_file changes existing files, use write_file to create one");
+            err.message = format!(
+                "{} does not exist; edit_file changes existing files, use write_file to create one",
+                p.virtual_path()
+            );
         }
         err
-    })?;
-    let Some(text) = as_text(&original) else {
+    })
+}
+
+/// The edit applied to `original`.
+fn apply(vpath: &str, original: &[u8], args: &EditFileArgs) -> Result<Edited, ToolError> {
+    let Some(text) = as_text(original) else {
         return Err(ToolError::new(
             ToolErrorCode::InvalidArguments,
             format!(
@@ -73,14 +108,13 @@ fn plan(fs: &Fs, p: &ZonePath, args: &EditFileArgs) -> Result<(Vec<u8>, Edited),
             ),
         ));
     };
-    let edited = apply_edit(
+    apply_edit(
         text,
         &args.old_string,
         &args.new_string,
         args.replace_all.unwrap_or(false),
     )
-    .map_err(|err| edit_error(&vpath, &err))?;
-    Ok((original, edited))
+    .map_err(|err| edit_error(vpath, &err))
 }
 
 fn edit_error(vpath: &str, err: &EditError) -> ToolError {
@@ -92,18 +126,86 @@ fn edit_error(vpath: &str, err: &EditError) -> ToolError {
         .with_details(json!({ "matches": err.matches() }))
 }
 
-fn edit(fs: &Fs, call_id: &str, args: &EditFileArgs) -> Result<ToolResultValue, ToolError> {
-    let entry = fs.ledger.take(call_id);
-    let p = change_target(&fs.sandbox, &args.path, "edit")?;
-    let vpath = p.virtual_path();
-    let (original, edited) = plan(fs, &p, args)?;
-    entry.check_original(&vpath, Some(&original), NAME)?;
-    entry.check_requirement(
-        &fs.sandbox.requirement(&p, ZoneOperation::Write),
+fn describe(args: &EditFileArgs) -> String {
+    let lines = |s: &str| {
+        let n = line_count(s).max(1);
+        format!("{n} {}", if n == 1 { "line" } else { "lines" })
+    };
+    let which = if args.replace_all.unwrap_or(false) {
+        "every occurrence of"
+    } else {
+        "one occurrence of"
+    };
+    format!(
+        "Edit {}: replace {which} {} with {}",
+        args.path,
+        lines(&args.old_string),
+        lines(&args.new_string)
+    )
+}
+
+/// Resolves the path and decides the zone's requirement; a call that would ask reads the file
+/// and applies the edit for its preview (an edit that cannot apply is not put to the user).
+/// Blocking: file-system calls.
+fn prepare(fs: &Fs, args: EditFileArgs) -> PreparedCall<EditPlan> {
+    let description = describe(&args);
+    let p = match change_target(&fs.sandbox, &args.path, "edit") {
+        Ok(p) => p,
+        Err(err) => {
+            return PreparedCall::new(EditPlan(Err(err)))
+                .with_requirement(ApprovalRequirement::PreApproved)
+                .with_description(description);
+        }
+    };
+    let mut requirement = fs.sandbox.requirement(&p, ZoneOperation::Write);
+    let mut approved = Approved::new(requirement.clone());
+    let mut prepared = None;
+    // Only a call that would be put to the user is checked for whether it can apply.
+    if requirement == ApprovalRequirement::Ask {
+        let vpath = p.virtual_path();
+        match read_original(fs, &p).and_then(|original| {
+            let edited = apply(&vpath, &original, &args)?;
+            Ok((original, edited))
+        }) {
+            Err(_) => {
+                requirement = ApprovalRequirement::PreApproved;
+                approved = Approved::new(requirement.clone());
+            }
+            Ok((original, edited)) => {
+                let diff = result(fs, &vpath, &original, &edited, false);
+                approved = approved.with_preview(diff, Some(original.clone()));
+                prepared = Some((original, edited));
+            }
+        }
+    }
+    PreparedCall::new(EditPlan(Ok(Edit {
+        path: p,
+        args,
+        prepared,
+        approved,
+    })))
+    .with_requirement(requirement)
+    .with_description(description)
+}
+
+/// Reads the file, applies the edit (the prepared one when the file is as it was), checks it
+/// against what was approved and writes it. Blocking.
+fn edit(fs: &Fs, plan: Edit) -> Result<ToolResultValue, ToolError> {
+    let vpath = plan.path.virtual_path();
+    let original = read_original(fs, &plan.path)?;
+    let edited = match plan.prepared {
+        Some((seen, edited)) if seen == original => edited,
+        Some(_) | None => apply(&vpath, &original, &plan.args)?,
+    };
+    plan.approved
+        .check_original(&vpath, Some(&original), NAME)?;
+    plan.approved.check_requirement(
+        &fs.sandbox.requirement(&plan.path, ZoneOperation::Write),
         NAME,
         &vpath,
     )?;
-    fs.sandbox.write_atomic(&p, edited.text.as_bytes(), false)?;
+    fs.sandbox
+        .write_atomic(&plan.path, edited.text.as_bytes(), false)?;
     Ok(result(fs, &vpath, &original, &edited, true))
 }
 
@@ -124,7 +226,10 @@ fn result(
 }
 
 #[async_trait]
-impl Tool for EditFile {
+impl TypedTool for EditFile {
+    type Args = EditFileArgs;
+    type Plan = EditPlan;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -143,72 +248,22 @@ impl Tool for EditFile {
         Some("by zone: write".to_owned())
     }
 
-    fn approval(&self, args: &Value, ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        let fs = &self.fs;
-        let Some((args, p)) = peek::<EditFileArgs>(args)
-            .and_then(|args| changeable(&fs.sandbox, &args.path).map(|p| (args, p)))
-        else {
-            return decided(fs, ctx, ApprovalRequirement::PreApproved);
-        };
-        let requirement = match fs.sandbox.requirement(&p, ZoneOperation::Write) {
-            // Only a call that would be put to the user is checked for whether it can apply.
-            ApprovalRequirement::Ask if plan(fs, &p, &args).is_err() => {
-                ApprovalRequirement::PreApproved
-            }
-            requirement => requirement,
-        };
-        decided(fs, ctx, requirement)
-    }
-
-    fn describe_call(&self, args: &Value) -> String {
-        let Some(args) = peek::<EditFileArgs>(args) else {
-            return "Edit a file".to_owned();
-        };
-        let lines = |s: &str| {
-            let n = line_count(s).max(1);
-            format!("{n} {}", if n == 1 { "line" } else { "lines" })
-        };
-        let which = if args.replace_all.unwrap_or(false) {
-            "every occurrence of"
-        } else {
-            "one occurrence of"
-        };
-        format!(
-            "Edit {}: replace {which} {} with {}",
-            args.path,
-            lines(&args.old_string),
-            lines(&args.new_string)
-        )
-    }
-
-    fn risk(&self, _args: &Value) -> Risk {
-        Risk::Medium
-    }
-
-    async fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<ToolResultValue> {
-        let args = peek::<EditFileArgs>(args)?;
+    async fn prepare(
+        &self,
+        args: EditFileArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<EditPlan>, ToolError> {
         let fs = self.fs.clone();
-        let call_id = ctx.tool_call_id.clone();
-        blocking(move || {
-            let Some(p) = changeable(&fs.sandbox, &args.path) else {
-                return Ok(None);
-            };
-            let Ok((original, edited)) = plan(&fs, &p, &args) else {
-                return Ok(None);
-            };
-            let vpath = p.virtual_path();
-            fs.ledger.previewed(&call_id, &vpath, Some(&original));
-            Ok(Some(result(&fs, &vpath, &original, &edited, false)))
-        })
-        .await
-        .ok()
-        .flatten()
+        blocking(move || Ok(prepare(&fs, args))).await
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: EditFileArgs = parse_args(NAME, args)?;
+    async fn execute(
+        &self,
+        plan: EditPlan,
+        _ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
+        let plan = plan.0?;
         let fs = self.fs.clone();
-        let call_id = ctx.tool_call_id.clone();
-        blocking(move || edit(&fs, &call_id, &args)).await
+        blocking(move || edit(&fs, plan)).await
     }
 }

@@ -6,13 +6,14 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{
+    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
+};
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::gate::peek;
 use super::{Fs, blocking};
 
 const NAME: &str = "file_exists";
@@ -20,7 +21,7 @@ const NAME: &str = "file_exists";
 /// Check whether a file or directory exists.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct FileExistsArgs {
+pub struct FileExistsArgs {
     /// The path to check, as a virtual path /<zone>/<path>.
     path: String,
 }
@@ -49,8 +50,14 @@ fn check(fs: &Fs, args: &FileExistsArgs) -> Result<ToolResultValue, ToolError> {
     Ok(ToolResultValue::structured(Value::Bool(exists)).with_summary(summary))
 }
 
+/// A pre-approved call runs with its arguments as its plan.
+impl CallPlan for FileExistsArgs {}
+
 #[async_trait]
-impl Tool for FileExists {
+impl TypedTool for FileExists {
+    type Args = FileExistsArgs;
+    type Plan = FileExistsArgs;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -72,24 +79,24 @@ impl Tool for FileExists {
         Some("pre-approved".to_owned())
     }
 
-    fn approval(&self, _args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        Some(ApprovalRequirement::PreApproved)
+    async fn prepare(
+        &self,
+        args: FileExistsArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<FileExistsArgs>, ToolError> {
+        let description = format!("Check whether {} exists", args.path);
+        Ok(PreparedCall::new(args)
+            .with_requirement(ApprovalRequirement::PreApproved)
+            .with_description(description)
+            .with_risk(Risk::Low))
     }
 
-    fn describe_call(&self, args: &Value) -> String {
-        match peek::<FileExistsArgs>(args) {
-            Some(args) => format!("Check whether {} exists", args.path),
-            None => "Check whether a file exists".to_owned(),
-        }
-    }
-
-    fn risk(&self, _args: &Value) -> Risk {
-        Risk::Low
-    }
-
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: FileExistsArgs = parse_args(NAME, args)?;
+    async fn execute(
+        &self,
+        plan: FileExistsArgs,
+        _ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
         let fs = self.fs.clone();
-        blocking(move || check(&fs, &args)).await
+        blocking(move || check(&fs, &plan)).await
     }
 }

@@ -7,14 +7,15 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{
+    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
+};
 use golem_protocol::{DisplayHints, PreferredView, Risk, ToolError, ToolResultValue};
 use golem_sandbox::ZoneMode;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::gate::peek;
 use super::list_files::{entry_type, type_name};
 use super::time::iso8601;
 use super::{Fs, blocking};
@@ -25,7 +26,7 @@ const NAME: &str = "file_info";
 /// changed.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct FileInfoArgs {
+pub struct FileInfoArgs {
     /// The path, as a virtual path /<zone>/<path>.
     path: String,
 }
@@ -73,8 +74,14 @@ fn info(fs: &Fs, args: &FileInfoArgs) -> Result<ToolResultValue, ToolError> {
         }))
 }
 
+/// A pre-approved call runs with its arguments as its plan.
+impl CallPlan for FileInfoArgs {}
+
 #[async_trait]
-impl Tool for FileInfo {
+impl TypedTool for FileInfo {
+    type Args = FileInfoArgs;
+    type Plan = FileInfoArgs;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -97,24 +104,24 @@ impl Tool for FileInfo {
         Some("pre-approved".to_owned())
     }
 
-    fn approval(&self, _args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        Some(ApprovalRequirement::PreApproved)
+    async fn prepare(
+        &self,
+        args: FileInfoArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<FileInfoArgs>, ToolError> {
+        let description = format!("Describe {}", args.path);
+        Ok(PreparedCall::new(args)
+            .with_requirement(ApprovalRequirement::PreApproved)
+            .with_description(description)
+            .with_risk(Risk::Low))
     }
 
-    fn describe_call(&self, args: &Value) -> String {
-        match peek::<FileInfoArgs>(args) {
-            Some(args) => format!("Describe {}", args.path),
-            None => "Describe a file".to_owned(),
-        }
-    }
-
-    fn risk(&self, _args: &Value) -> Risk {
-        Risk::Low
-    }
-
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: FileInfoArgs = parse_args(NAME, args)?;
+    async fn execute(
+        &self,
+        plan: FileInfoArgs,
+        _ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
         let fs = self.fs.clone();
-        blocking(move || info(&fs, &args)).await
+        blocking(move || info(&fs, &plan)).await
     }
 }

@@ -10,7 +10,9 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{
+    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
+};
 use golem_protocol::result::FileEntryType;
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use golem_sandbox::{EntryInfo, EntryKind};
@@ -18,7 +20,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::gate::peek;
 use super::time::iso8601;
 use super::{Fs, blocking};
 
@@ -27,7 +28,7 @@ const NAME: &str = "list_files";
 /// List the entries of a directory (or, with path "/", the zones).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct ListFilesArgs {
+pub struct ListFilesArgs {
     /// The directory, as a virtual path /<zone>/<path>; "/" lists the zones.
     path: String,
     /// Also list everything below, depth first (default false).
@@ -182,8 +183,14 @@ fn summary(counts: &Counts, truncated: bool) -> String {
     summary
 }
 
+/// A pre-approved call runs with its arguments as its plan.
+impl CallPlan for ListFilesArgs {}
+
 #[async_trait]
-impl Tool for ListFiles {
+impl TypedTool for ListFiles {
+    type Args = ListFilesArgs;
+    type Plan = ListFilesArgs;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -206,28 +213,29 @@ impl Tool for ListFiles {
         Some("pre-approved".to_owned())
     }
 
-    fn approval(&self, _args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        Some(ApprovalRequirement::PreApproved)
+    async fn prepare(
+        &self,
+        args: ListFilesArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<ListFilesArgs>, ToolError> {
+        let description = if args.recursive.unwrap_or(false) {
+            format!("List {} recursively", args.path)
+        } else {
+            format!("List {}", args.path)
+        };
+        Ok(PreparedCall::new(args)
+            .with_requirement(ApprovalRequirement::PreApproved)
+            .with_description(description)
+            .with_risk(Risk::Low))
     }
 
-    fn describe_call(&self, args: &Value) -> String {
-        match peek::<ListFilesArgs>(args) {
-            Some(args) if args.recursive.unwrap_or(false) => {
-                format!("List {} recursively", args.path)
-            }
-            Some(args) => format!("List {}", args.path),
-            None => "List a directory".to_owned(),
-        }
-    }
-
-    fn risk(&self, _args: &Value) -> Risk {
-        Risk::Low
-    }
-
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: ListFilesArgs = parse_args(NAME, args)?;
+    async fn execute(
+        &self,
+        plan: ListFilesArgs,
+        _ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
         let fs = self.fs.clone();
-        blocking(move || list(&fs, args)).await
+        blocking(move || list(&fs, plan)).await
     }
 }
 

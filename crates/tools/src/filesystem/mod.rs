@@ -6,7 +6,9 @@
 //!
 //! # Approval: capability first, then consent
 //!
-//! Each tool answers `Tool::approval` itself (always `Some`):
+//! Each tool prepares a call once (`TypedTool::prepare`): it decodes the arguments, resolves
+//! each path once (the sandbox calls run off the async threads), and answers its requirement
+//! itself (always `Some`):
 //!
 //! | tool | requirement |
 //! | --- | --- |
@@ -21,17 +23,20 @@
 //!
 //! A call that cannot succeed is never put to the user: when a path does not resolve (malformed,
 //! `..` leaving its zone, unknown zone), or the zone is read-only (`mode: ro`), or the target
-//! is `/`, `approval` answers `PreApproved` and `execute` reports the real error
-//! (`INVALID_PATH`, or `PERMISSION_DENIED` from `Sandbox::check_writable`, the first thing each
-//! changing tool does). `Blocked` is reserved for policy; capability errors keep their own code.
+//! is `/`, the call is pre-approved and its plan carries the real error, which `execute`
+//! reports (`INVALID_PATH`, or `PERMISSION_DENIED` from `Sandbox::check_writable`). `Blocked` is
+//! reserved for policy; capability errors keep their own code.
 //!
-//! Because `approval` and `execute` run at different moments, the toolset keeps a small
-//! ledger per call id (`ledger.rs`): right before changing anything, `execute` recomputes the
-//! requirement and refuses if it became stricter than the one approved (a file that was new
-//! when `create` was approved exists now and `write` would ask; a path waved through because it
-//! failed suddenly works), and refuses if the file changed after the user was shown the
-//! preview diff. The user approves exactly the change that is made.
+//! The plan carries the resolved paths and what the call was approved under (`approved.rs`):
+//! the requirement, and for `write_file` and `edit_file` the preview diff, computed in
+//! `prepare` only when the call asks, with the content it showed. Right before changing
+//! anything, `execute` recomputes the requirement and refuses if it became stricter than the
+//! one approved (a file that was new when `create` was approved exists now and `write` would
+//! ask; a path waved through because it failed suddenly works), and refuses if the file changed
+//! after the user was shown the preview diff. The user approves exactly the change that is
+//! made.
 
+mod approved;
 mod content;
 mod delete_file;
 mod diff;
@@ -40,7 +45,6 @@ mod examples;
 mod file_exists;
 mod file_info;
 mod gate;
-mod ledger;
 mod list_files;
 mod matching;
 mod move_file;
@@ -90,7 +94,6 @@ pub fn filesystem_tools_with(sandbox: Sandbox, limits: FilesystemLimits) -> Vec<
     let fs = Arc::new(Fs {
         sandbox: sandbox.clone(),
         limits,
-        ledger: ledger::Ledger::default(),
     });
     let tools: Vec<Arc<dyn Tool>> = vec![
         Arc::new(read_file::ReadFile::new(fs.clone())),
@@ -110,7 +113,6 @@ pub fn filesystem_tools_with(sandbox: Sandbox, limits: FilesystemLimits) -> Vec<
 struct Fs {
     sandbox: Sandbox,
     limits: FilesystemLimits,
-    ledger: ledger::Ledger,
 }
 
 /// Runs blocking sandbox I/O off the async runtime's threads.

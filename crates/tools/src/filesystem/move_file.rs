@@ -7,14 +7,15 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
 use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::{ZoneOperation, ZonePath};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::gate::{Existing, change_target, changeable, decided, existing, peek};
+use super::approved::Approved;
+use super::gate::{Existing, change_target, existing};
 use super::{Fs, blocking};
 
 const NAME: &str = "move_file";
@@ -22,7 +23,7 @@ const NAME: &str = "move_file";
 /// Move or rename a file or directory.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct MoveFileArgs {
+pub struct MoveFileArgs {
     /// What to move, as a virtual path /<zone>/<path>.
     from: String,
     /// Where to, as a virtual path /<zone>/<path> (the parent directory must exist).
@@ -45,15 +46,32 @@ impl MoveFile {
     }
 }
 
-/// The requirement for a move as things stand: destination `create` (or `write` when it
-/// exists and will be overwritten) and source `delete`, the strictest of both.
+/// What a `move_file` call will do: move between the resolved paths once approved, or report
+/// why it cannot.
+#[derive(Debug)]
+pub struct MovePlan(Result<Move, ToolError>);
+
+#[derive(Debug)]
+struct Move {
+    from: ZonePath,
+    to: ZonePath,
+    overwrite: bool,
+    approved: Approved,
+}
+
+impl CallPlan for MovePlan {}
+
+/// The requirement for a move as things stand, with `dest` at the destination: destination
+/// `create` (or `write` when it exists and will be overwritten) and source `delete`, the
+/// strictest of both.
 fn zone_requirement(
     fs: &Fs,
     from: &ZonePath,
     to: &ZonePath,
+    dest: Existing,
     overwrite: bool,
 ) -> ApprovalRequirement {
-    let dest_op = match existing(&fs.sandbox, to) {
+    let dest_op = match dest {
         Existing::Entry(..) | Existing::Unknown if overwrite => ZoneOperation::Write,
         Existing::Entry(..) | Existing::Unknown | Existing::Missing => ZoneOperation::Create,
     };
@@ -80,14 +98,56 @@ fn refusal(fs: &Fs, from: &ZonePath, to: &ZonePath, overwrite: bool) -> Result<(
     Ok(())
 }
 
-fn move_entry(fs: &Fs, call_id: &str, args: &MoveFileArgs) -> Result<ToolResultValue, ToolError> {
-    let entry = fs.ledger.take(call_id);
-    let from = change_target(&fs.sandbox, &args.from, "move")?;
-    let to = change_target(&fs.sandbox, &args.to, "move to")?;
+/// Resolves both paths, describes the move and decides the requirement (a move that cannot
+/// happen is not put to the user). Blocking: file-system calls.
+fn prepare(fs: &Fs, args: MoveFileArgs) -> PreparedCall<MovePlan> {
     let overwrite = args.overwrite.unwrap_or(false);
+    let from = change_target(&fs.sandbox, &args.from, "move");
+    let to = change_target(&fs.sandbox, &args.to, "move to");
+    let dest = to.as_ref().ok().map(|to| existing(&fs.sandbox, to));
+    let replaces = overwrite && matches!(dest, Some(Existing::Entry(..)));
+    let tail = if replaces { " (replacing it)" } else { "" };
+    let description = format!("Move {} to {}{tail}", args.from, args.to);
+    let risk = if replaces { Risk::High } else { Risk::Medium };
+    let (from, to) = match (from, to) {
+        (Ok(from), Ok(to)) => (from, to),
+        (Err(err), _) | (Ok(_), Err(err)) => {
+            return PreparedCall::new(MovePlan(Err(err)))
+                .with_requirement(ApprovalRequirement::PreApproved)
+                .with_description(description)
+                .with_risk(risk);
+        }
+    };
+    let dest = dest.unwrap_or(Existing::Unknown);
+    let requirement = match zone_requirement(fs, &from, &to, dest, overwrite) {
+        ApprovalRequirement::Ask if refusal(fs, &from, &to, overwrite).is_err() => {
+            ApprovalRequirement::PreApproved
+        }
+        requirement => requirement,
+    };
+    PreparedCall::new(MovePlan(Ok(Move {
+        from,
+        to,
+        overwrite,
+        approved: Approved::new(requirement.clone()),
+    })))
+    .with_requirement(requirement)
+    .with_description(description)
+    .with_risk(risk)
+}
+
+/// Checks the move against what was approved and makes it. Blocking.
+fn move_entry(fs: &Fs, plan: Move) -> Result<ToolResultValue, ToolError> {
+    let Move {
+        from,
+        to,
+        overwrite,
+        approved,
+    } = plan;
     refusal(fs, &from, &to, overwrite)?;
-    entry.check_requirement(
-        &zone_requirement(fs, &from, &to, overwrite),
+    let dest = existing(&fs.sandbox, &to);
+    approved.check_requirement(
+        &zone_requirement(fs, &from, &to, dest, overwrite),
         NAME,
         &to.virtual_path(),
     )?;
@@ -99,17 +159,11 @@ fn move_entry(fs: &Fs, call_id: &str, args: &MoveFileArgs) -> Result<ToolResultV
     )
 }
 
-impl MoveFile {
-    /// Whether the call would replace an existing destination.
-    fn replaces(&self, args: &MoveFileArgs) -> bool {
-        args.overwrite.unwrap_or(false)
-            && changeable(&self.fs.sandbox, &args.to)
-                .is_some_and(|to| matches!(existing(&self.fs.sandbox, &to), Existing::Entry(..)))
-    }
-}
-
 #[async_trait]
-impl Tool for MoveFile {
+impl TypedTool for MoveFile {
+    type Args = MoveFileArgs;
+    type Plan = MovePlan;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -127,45 +181,22 @@ impl Tool for MoveFile {
         Some("by zone: create or write at the destination, delete at the source".to_owned())
     }
 
-    fn approval(&self, args: &Value, ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        let fs = &self.fs;
-        let targets = peek::<MoveFileArgs>(args).and_then(|args| {
-            let from = changeable(&fs.sandbox, &args.from)?;
-            let to = changeable(&fs.sandbox, &args.to)?;
-            Some((from, to, args.overwrite.unwrap_or(false)))
-        });
-        let Some((from, to, overwrite)) = targets else {
-            return decided(fs, ctx, ApprovalRequirement::PreApproved);
-        };
-        let requirement = match zone_requirement(fs, &from, &to, overwrite) {
-            ApprovalRequirement::Ask if refusal(fs, &from, &to, overwrite).is_err() => {
-                ApprovalRequirement::PreApproved
-            }
-            requirement => requirement,
-        };
-        decided(fs, ctx, requirement)
-    }
-
-    fn describe_call(&self, args: &Value) -> String {
-        let Some(args) = peek::<MoveFileArgs>(args) else {
-            return "Move a file".to_owned();
-        };
-        let replaces = self.replaces(&args);
-        let tail = if replaces { " (replacing it)" } else { "" };
-        format!("Move {} to {}{tail}", args.from, args.to)
-    }
-
-    fn risk(&self, args: &Value) -> Risk {
-        match peek::<MoveFileArgs>(args) {
-            Some(args) if self.replaces(&args) => Risk::High,
-            Some(_) | None => Risk::Medium,
-        }
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: MoveFileArgs = parse_args(NAME, args)?;
+    async fn prepare(
+        &self,
+        args: MoveFileArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<MovePlan>, ToolError> {
         let fs = self.fs.clone();
-        let call_id = ctx.tool_call_id.clone();
-        blocking(move || move_entry(&fs, &call_id, &args)).await
+        blocking(move || Ok(prepare(&fs, args))).await
+    }
+
+    async fn execute(
+        &self,
+        plan: MovePlan,
+        _ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
+        let plan = plan.0?;
+        let fs = self.fs.clone();
+        blocking(move || move_entry(&fs, plan)).await
     }
 }

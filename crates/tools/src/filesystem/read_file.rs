@@ -9,7 +9,9 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{
+    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
+};
 use golem_protocol::result::FileContentData;
 use golem_protocol::{DisplayHints, Risk, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::ZonePath;
@@ -18,7 +20,6 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::content::{Encoding, byte_window, language, mime_type, text_prefix, text_window};
-use super::gate::peek;
 use super::{Fs, blocking};
 
 const NAME: &str = "read_file";
@@ -28,7 +29,7 @@ const NAME: &str = "read_file";
 /// encoding "base64".
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ReadFileArgs {
+pub struct ReadFileArgs {
     /// The file, as a virtual path /<zone>/<path>.
     path: String,
     /// "utf-8" (the default) for text, "base64" for binary files.
@@ -224,8 +225,14 @@ fn result(
     value
 }
 
+/// A pre-approved call runs with its arguments as its plan.
+impl CallPlan for ReadFileArgs {}
+
 #[async_trait]
-impl Tool for ReadFile {
+impl TypedTool for ReadFile {
+    type Args = ReadFileArgs;
+    type Plan = ReadFileArgs;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -249,24 +256,24 @@ impl Tool for ReadFile {
         Some("pre-approved".to_owned())
     }
 
-    fn approval(&self, _args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        Some(ApprovalRequirement::PreApproved)
+    async fn prepare(
+        &self,
+        args: ReadFileArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<ReadFileArgs>, ToolError> {
+        let description = format!("Read {}", args.path);
+        Ok(PreparedCall::new(args)
+            .with_requirement(ApprovalRequirement::PreApproved)
+            .with_description(description)
+            .with_risk(Risk::Low))
     }
 
-    fn describe_call(&self, args: &Value) -> String {
-        match peek::<ReadFileArgs>(args) {
-            Some(args) => format!("Read {}", args.path),
-            None => "Read a file".to_owned(),
-        }
-    }
-
-    fn risk(&self, _args: &Value) -> Risk {
-        Risk::Low
-    }
-
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: ReadFileArgs = parse_args(NAME, args)?;
+    async fn execute(
+        &self,
+        plan: ReadFileArgs,
+        _ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
         let fs = self.fs.clone();
-        blocking(move || read(&fs, args)).await
+        blocking(move || read(&fs, plan)).await
     }
 }

@@ -1,21 +1,23 @@
 //! `write_file {path, content, encoding?, createDirs?}` → `diff`; the zone's `create` for a new
 //! file, `write` for an existing one. The file is replaced atomically (temporary file, then
-//! rename, by `Sandbox::write_atomic`); the approval preview is the diff the write would make.
+//! rename, by `Sandbox::write_atomic`); the approval preview is the diff the write would make,
+//! prepared with the call when it asks.
 
 use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
 use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::{EntryKind, ZoneOperation, ZonePath};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::approved::Approved;
 use super::content::{Encoding, line_count};
 use super::diff::diff_result;
-use super::gate::{Existing, change_target, changeable, decided, existing, peek, write_operation};
+use super::gate::{Existing, change_target, existing};
 use super::{Fs, blocking};
 
 const NAME: &str = "write_file";
@@ -23,7 +25,7 @@ const NAME: &str = "write_file";
 /// Create a file, or replace the whole content of an existing one.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct WriteFileArgs {
+pub struct WriteFileArgs {
     /// The file, as a virtual path /<zone>/<path>.
     path: String,
     /// The complete new content of the file.
@@ -74,51 +76,152 @@ pub(super) fn current_content(fs: &Fs, p: &ZonePath) -> Result<Option<Vec<u8>>, 
     }
 }
 
-fn write(fs: &Fs, call_id: &str, args: WriteFileArgs) -> Result<ToolResultValue, ToolError> {
-    let entry = fs.ledger.take(call_id);
-    let p = change_target(&fs.sandbox, &args.path, "write")?;
-    let vpath = p.virtual_path();
-    let bytes = args.encoding.unwrap_or_default().decode(args.content)?;
-    let original = current_content(fs, &p)?;
-    entry.check_original(&vpath, original.as_deref(), NAME)?;
+/// What a `write_file` call will do.
+#[derive(Debug)]
+pub struct WritePlan(Result<Write, ToolError>);
+
+/// A write that can go ahead once approved.
+#[derive(Debug)]
+struct Write {
+    path: ZonePath,
+    bytes: Vec<u8>,
+    create_dirs: bool,
+    approved: Approved,
+}
+
+impl CallPlan for WritePlan {
+    fn preview(&mut self) -> Option<ToolResultValue> {
+        self.0.as_mut().ok()?.approved.show()
+    }
+
+    fn follow(&mut self, shown: &Self) {
+        if let (Ok(write), Ok(seen)) = (&mut self.0, &shown.0)
+            && write.path == seen.path
+        {
+            write.approved.follow(&seen.approved);
+        }
+    }
+}
+
+/// How much is written, in words: lines of text, or bytes of base64 content (counted from its
+/// length, without decoding).
+fn amount(content: &str, encoding: Encoding) -> String {
+    match encoding {
+        Encoding::Utf8 => {
+            let n = line_count(content);
+            format!("{n} {}", if n == 1 { "line" } else { "lines" })
+        }
+        Encoding::Base64 => {
+            let encoded = content.trim();
+            let padding = encoded.bytes().rev().take_while(|b| *b == b'=').count();
+            let bytes = (encoded.len() / 4 * 3).saturating_sub(padding);
+            format!("{bytes} bytes")
+        }
+    }
+}
+
+/// Resolves the path, decodes the content, looks at what is there and decides the zone's
+/// requirement; the preview diff is made only for a call that asks. Blocking: file-system calls.
+fn prepare(fs: &Fs, args: WriteFileArgs) -> PreparedCall<WritePlan> {
+    let encoding = args.encoding.unwrap_or_default();
+    let describe = |state: &str| {
+        format!(
+            "Write {} to {}{state}",
+            amount(&args.content, encoding),
+            args.path
+        )
+    };
+    let p = match change_target(&fs.sandbox, &args.path, "write") {
+        Ok(p) => p,
+        Err(err) => return cannot_succeed(err, describe("")),
+    };
+    let existing = existing(&fs.sandbox, &p);
+    let description = describe(&match existing {
+        Existing::Missing => " (new file)".to_owned(),
+        Existing::Entry(_, size) => format!(" (overwrites {size} bytes)"),
+        Existing::Unknown => String::new(),
+    });
+    let risk = match existing {
+        Existing::Entry(..) => Risk::High,
+        Existing::Missing | Existing::Unknown => Risk::Medium,
+    };
+    let bytes = match encoding.decode(args.content) {
+        Ok(bytes) => bytes,
+        Err(err) => return cannot_succeed(err, description),
+    };
+    let requirement = match existing {
+        // Cannot succeed (a directory), or cannot be told: execute says why, nobody is asked.
+        Existing::Entry(EntryKind::Directory, _) | Existing::Unknown => {
+            ApprovalRequirement::PreApproved
+        }
+        Existing::Missing => fs.sandbox.requirement(&p, ZoneOperation::Create),
+        Existing::Entry(..) => fs.sandbox.requirement(&p, ZoneOperation::Write),
+    };
+    let mut approved = Approved::new(requirement.clone());
+    if requirement == ApprovalRequirement::Ask {
+        let original = match existing {
+            Existing::Missing => Ok(None),
+            Existing::Entry(..) | Existing::Unknown => fs.sandbox.read(&p).map(Some),
+        };
+        // Without the original there is no preview; execute reports what is wrong.
+        if let Ok(original) = original {
+            let diff = diff_result(
+                &p.virtual_path(),
+                original.as_deref(),
+                &bytes,
+                None,
+                &fs.limits.diff,
+            );
+            approved = approved.with_preview(diff, original);
+        }
+    }
+    PreparedCall::new(WritePlan(Ok(Write {
+        path: p,
+        bytes,
+        create_dirs: args.create_dirs.unwrap_or(false),
+        approved,
+    })))
+    .with_requirement(requirement)
+    .with_description(description)
+    .with_risk(risk)
+}
+
+/// A call that cannot succeed: pre-approved, so nobody is asked, and `execute` reports `err`.
+fn cannot_succeed(err: ToolError, description: String) -> PreparedCall<WritePlan> {
+    PreparedCall::new(WritePlan(Err(err)))
+        .with_requirement(ApprovalRequirement::PreApproved)
+        .with_description(description)
+}
+
+/// Checks the file against what was approved and writes it. Blocking.
+fn write(fs: &Fs, plan: Write) -> Result<ToolResultValue, ToolError> {
+    let vpath = plan.path.virtual_path();
+    let original = current_content(fs, &plan.path)?;
+    plan.approved
+        .check_original(&vpath, original.as_deref(), NAME)?;
     let op = if original.is_some() {
         ZoneOperation::Write
     } else {
         ZoneOperation::Create
     };
-    entry.check_requirement(&fs.sandbox.requirement(&p, op), NAME, &vpath)?;
+    plan.approved
+        .check_requirement(&fs.sandbox.requirement(&plan.path, op), NAME, &vpath)?;
     fs.sandbox
-        .write_atomic(&p, &bytes, args.create_dirs.unwrap_or(false))?;
+        .write_atomic(&plan.path, &plan.bytes, plan.create_dirs)?;
     Ok(diff_result(
         &vpath,
         original.as_deref(),
-        &bytes,
-        Some(bytes.len() as u64),
-        &fs.limits.diff,
-    ))
-}
-
-fn preview(fs: &Fs, call_id: &str, args: WriteFileArgs) -> Option<ToolResultValue> {
-    let p = changeable(&fs.sandbox, &args.path)?;
-    let bytes = args
-        .encoding
-        .unwrap_or_default()
-        .decode(args.content)
-        .ok()?;
-    let original = current_content(fs, &p).ok()?;
-    let vpath = p.virtual_path();
-    fs.ledger.previewed(call_id, &vpath, original.as_deref());
-    Some(diff_result(
-        &vpath,
-        original.as_deref(),
-        &bytes,
-        None,
+        &plan.bytes,
+        Some(plan.bytes.len() as u64),
         &fs.limits.diff,
     ))
 }
 
 #[async_trait]
-impl Tool for WriteFile {
+impl TypedTool for WriteFile {
+    type Args = WriteFileArgs;
+    type Plan = WritePlan;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -137,73 +240,22 @@ impl Tool for WriteFile {
         Some("by zone: create (new file) / write (existing)".to_owned())
     }
 
-    fn approval(&self, args: &Value, ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        let sandbox = &self.fs.sandbox;
-        let requirement =
-            match peek::<WriteFileArgs>(args).and_then(|args| changeable(sandbox, &args.path)) {
-                // Cannot succeed: execute reports why, nobody is asked.
-                None => ApprovalRequirement::PreApproved,
-                Some(p) => match existing(sandbox, &p) {
-                    Existing::Entry(EntryKind::Directory, _) | Existing::Unknown => {
-                        ApprovalRequirement::PreApproved
-                    }
-                    Existing::Missing | Existing::Entry(..) => {
-                        sandbox.requirement(&p, write_operation(sandbox, &p))
-                    }
-                },
-            };
-        decided(&self.fs, ctx, requirement)
-    }
-
-    fn describe_call(&self, args: &Value) -> String {
-        let Some(args) = peek::<WriteFileArgs>(args) else {
-            return "Write a file".to_owned();
-        };
-        let encoding = args.encoding.unwrap_or_default();
-        let amount = match encoding {
-            Encoding::Utf8 => {
-                let n = line_count(&args.content);
-                format!("{n} {}", if n == 1 { "line" } else { "lines" })
-            }
-            Encoding::Base64 => {
-                // Counted from the length, without decoding (execute checks the content).
-                let encoded = args.content.trim();
-                let padding = encoded.bytes().rev().take_while(|b| *b == b'=').count();
-                let bytes = (encoded.len() / 4 * 3).saturating_sub(padding);
-                format!("{bytes} bytes")
-            }
-        };
-        let state = match changeable(&self.fs.sandbox, &args.path)
-            .map(|p| existing(&self.fs.sandbox, &p))
-        {
-            Some(Existing::Missing) => " (new file)".to_owned(),
-            Some(Existing::Entry(_, size)) => format!(" (overwrites {size} bytes)"),
-            Some(Existing::Unknown) | None => String::new(),
-        };
-        format!("Write {amount} to {}{state}", args.path)
-    }
-
-    fn risk(&self, args: &Value) -> Risk {
-        let overwrites = peek::<WriteFileArgs>(args)
-            .and_then(|args| changeable(&self.fs.sandbox, &args.path))
-            .is_some_and(|p| matches!(existing(&self.fs.sandbox, &p), Existing::Entry(..)));
-        if overwrites { Risk::High } else { Risk::Medium }
-    }
-
-    async fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<ToolResultValue> {
-        let args = peek::<WriteFileArgs>(args)?;
+    async fn prepare(
+        &self,
+        args: WriteFileArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<WritePlan>, ToolError> {
         let fs = self.fs.clone();
-        let call_id = ctx.tool_call_id.clone();
-        blocking(move || Ok(preview(&fs, &call_id, args)))
-            .await
-            .ok()
-            .flatten()
+        blocking(move || Ok(prepare(&fs, args))).await
     }
 
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: WriteFileArgs = parse_args(NAME, args)?;
+    async fn execute(
+        &self,
+        plan: WritePlan,
+        _ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
+        let plan = plan.0?;
         let fs = self.fs.clone();
-        let call_id = ctx.tool_call_id.clone();
-        blocking(move || write(&fs, &call_id, args)).await
+        blocking(move || write(&fs, plan)).await
     }
 }

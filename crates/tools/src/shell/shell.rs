@@ -6,9 +6,11 @@
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::text::fold;
-use golem_core::tool::{ManualExecution, Tool, ToolContext, input_schema_for, parse_args};
+use golem_core::tool::{
+    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
+};
 use golem_protocol::result::CodeResultData;
-use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
+use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -22,7 +24,7 @@ pub(super) const NAME: &str = "shell";
 /// Run one program with arguments, without a shell.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ShellArgs {
+pub struct ShellArgs {
     /// The program and its arguments, e.g. `git log --oneline -5`. Quote arguments that contain
     /// spaces ('a b' or "a b"). No shell runs it: pipes, redirection, `;`, `&&`, `&`, `$VAR`,
     /// `$(…)` and backticks are refused; globs and `~` are not expanded.
@@ -33,9 +35,15 @@ struct ShellArgs {
     timeout: Option<u64>,
 }
 
-fn peek(args: &Value) -> Option<ShellArgs> {
-    serde_json::from_value(args.clone()).ok()
+/// What a `shell` call will run: its words, or why the command cannot run (reported by
+/// `execute`; such a call is not put to anyone).
+#[derive(Debug)]
+pub struct ShellPlan {
+    words: Result<Vec<String>, ToolError>,
+    timeout: Option<u64>,
 }
+
+impl CallPlan for ShellPlan {}
 
 /// The `shell` tool.
 #[derive(Debug)]
@@ -80,7 +88,10 @@ fn explain_start_failure(data: &mut CodeResultData, program: &str) {
 }
 
 #[async_trait]
-impl Tool for Shell {
+impl TypedTool for Shell {
+    type Args = ShellArgs;
+    type Plan = ShellPlan;
+
     fn name(&self) -> &str {
         NAME
     }
@@ -102,38 +113,44 @@ impl Tool for Shell {
         Some(self.rules.describe())
     }
 
-    fn approval(&self, args: &Value, _ctx: &ToolContext) -> Option<ApprovalRequirement> {
-        // A command that cannot be split is not put to anyone; `execute` refuses it.
-        let requirement = match peek(args).map(|args| split_command(&args.command)) {
-            Some(Ok(words)) => self.rules.requirement(&words),
-            Some(Err(_)) | None => ApprovalRequirement::PreApproved,
-        };
-        Some(requirement)
-    }
-
-    fn describe_call(&self, args: &Value) -> String {
-        let Some(args) = peek(args) else {
-            return "Run a command".to_owned();
-        };
-        let (command, caution) = match split_command(&args.command) {
-            Ok(words) => (shell_words::join(&words), self.rules.caution(&words)),
-            Err(_) => (args.command, None),
+    /// Splits the command once: the rules decide on its words, the description shows them.
+    async fn prepare(
+        &self,
+        args: ShellArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<ShellPlan>, ToolError> {
+        let words = split_command(&args.command)
+            .map_err(|err| ToolError::new(ToolErrorCode::InvalidArguments, err.to_string()));
+        let (requirement, command, caution) = match &words {
+            Ok(words) => (
+                self.rules.requirement(words),
+                shell_words::join(words),
+                self.rules.caution(words),
+            ),
+            // A command that cannot be split is not put to anyone; `execute` refuses it.
+            Err(_) => (ApprovalRequirement::PreApproved, args.command, None),
         };
         let run = format!("Run `{}` in {}", fold(&command, 200), self.runner.workdir());
-        match caution {
+        let description = match caution {
             Some(why) => format!("{run}. Asked because {why}."),
             None => run,
-        }
+        };
+        let plan = ShellPlan {
+            words,
+            timeout: args.timeout,
+        };
+        Ok(PreparedCall::new(plan)
+            .with_requirement(requirement)
+            .with_description(description)
+            .with_risk(self.runner.risk()))
     }
 
-    fn risk(&self, _args: &Value) -> Risk {
-        self.runner.risk()
-    }
-
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
-        let args: ShellArgs = parse_args(NAME, args)?;
-        let words = split_command(&args.command)
-            .map_err(|err| ToolError::new(ToolErrorCode::InvalidArguments, err.to_string()))?;
+    async fn execute(
+        &self,
+        plan: ShellPlan,
+        ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
+        let words = plan.words?;
         // The orchestrator never executes a blocked call; checked again all the same, so that
         // nothing but the rules' decision for exactly these words can run.
         if let ApprovalRequirement::Blocked { reason } = self.rules.requirement(&words) {
@@ -146,7 +163,7 @@ impl Tool for Shell {
             ));
         };
         let shown = shell_words::join(&words);
-        let command = self.runner.command(program, rest.to_vec(), args.timeout);
+        let command = self.runner.command(program, rest.to_vec(), plan.timeout);
         let mut data = self.runner.run(&command, &shown, &ctx.cancel).await?;
         explain_start_failure(&mut data, program);
         Ok(ToolResultValue::code_result(data))
@@ -158,6 +175,7 @@ mod tests {
     use std::sync::Arc;
 
     use golem_core::approval::ApprovalDecisionType::{self, Ask, Blocked, PreApproved};
+    use golem_core::tool::Tool;
     use golem_sandbox::{ZoneConfig, ZoneMode};
     use serde_json::json;
 
@@ -188,51 +206,81 @@ mod tests {
         (dir, shell_tool(jail, options))
     }
 
-    fn approval(tool: &Arc<dyn Tool>, command: &str) -> ApprovalRequirement {
-        let ctx = ToolContext::for_model("t");
-        tool.approval(&json!({ "command": command }), &ctx)
+    async fn prepare(tool: &Arc<dyn Tool>, args: Value) -> PreparedCall {
+        match tool.prepare(&args, &ToolContext::for_model("t")).await {
+            Ok(prepared) => prepared,
+            Err(err) => panic!("not prepared: {err:?}"),
+        }
+    }
+
+    async fn approval(tool: &Arc<dyn Tool>, command: &str) -> ApprovalRequirement {
+        prepare(tool, json!({ "command": command }))
+            .await
+            .requirement
             .unwrap_or_else(|| panic!("shell always decides"))
     }
 
-    fn blocked_reason(tool: &Arc<dyn Tool>, command: &str) -> String {
-        match approval(tool, command) {
+    async fn describe(tool: &Arc<dyn Tool>, command: &str) -> String {
+        prepare(tool, json!({ "command": command }))
+            .await
+            .description
+            .unwrap_or_else(|| panic!("shell always describes"))
+    }
+
+    async fn blocked_reason(tool: &Arc<dyn Tool>, command: &str) -> String {
+        match approval(tool, command).await {
             ApprovalRequirement::Blocked { reason } => reason,
             other => panic!("{command}: expected blocked, got {other:?}"),
         }
     }
 
+    /// Prepares and executes a call (whatever its requirement), which must fail.
     async fn execute_err(tool: &Arc<dyn Tool>, args: Value) -> ToolError {
-        match tool.execute(args, &ToolContext::for_model("t")).await {
+        let ctx = ToolContext::for_model("t");
+        let plan = prepare(tool, args).await.plan;
+        match tool.execute(plan, &ctx).await {
             Ok(value) => panic!("ran: {value:?}"),
             Err(err) => err,
         }
     }
 
-    #[test]
-    fn the_rule_cases_of_the_issue_at_the_tool() {
+    #[tokio::test]
+    async fn the_rule_cases_of_the_issue_at_the_tool() {
         let (_git_dir, git) = tool(&[("git ", PreApproved)], None);
         assert_eq!(
-            approval(&git, "git status"),
+            approval(&git, "git status").await,
             ApprovalRequirement::PreApproved
         );
-        assert!(blocked_reason(&git, "gitx status").contains("`gitx status`"));
+        assert!(
+            blocked_reason(&git, "gitx status")
+                .await
+                .contains("`gitx status`")
+        );
 
         let (_rm_dir, rm) = tool(&[("rm -rf", Blocked), ("rm ", Ask)], None);
-        assert!(blocked_reason(&rm, "rm -rf /").contains("shell rule `rm -rf`"));
-        assert_eq!(approval(&rm, "rm file.txt"), ApprovalRequirement::Ask);
+        assert!(
+            blocked_reason(&rm, "rm -rf /")
+                .await
+                .contains("shell rule `rm -rf`")
+        );
+        assert_eq!(approval(&rm, "rm file.txt").await, ApprovalRequirement::Ask);
 
         let (_ask_dir, ask) = tool(&[("git ", PreApproved)], Some(Ask));
-        assert_eq!(approval(&ask, "make test"), ApprovalRequirement::Ask);
+        assert_eq!(approval(&ask, "make test").await, ApprovalRequirement::Ask);
         let (_none_dir, none) = tool(&[("git ", PreApproved)], None);
-        assert!(blocked_reason(&none, "make test").contains("no shell rule allows"));
+        assert!(
+            blocked_reason(&none, "make test")
+                .await
+                .contains("no shell rule allows")
+        );
     }
 
-    #[test]
-    fn commands_that_cannot_be_split_are_not_put_to_anyone() {
+    #[tokio::test]
+    async fn commands_that_cannot_be_split_are_not_put_to_anyone() {
         let (_t_dir, t) = tool(&[], Some(Ask));
         for command in ["echo ${HOME}", "echo `whoami`", "a && b", "echo 'x", ""] {
             assert_eq!(
-                approval(&t, command),
+                approval(&t, command).await,
                 ApprovalRequirement::PreApproved,
                 "{command}"
             );
@@ -288,22 +336,19 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_call_is_described_as_the_words_that_run() {
+    #[tokio::test]
+    async fn the_call_is_described_as_the_words_that_run() {
         let (_t_dir, t) = tool(&[], Some(Ask));
         assert_eq!(
-            t.describe_call(&json!({"command": "git  commit -m \"a; b\""})),
+            describe(&t, "git  commit -m \"a; b\"").await,
             "Run `git commit -m 'a; b'` in /work"
         );
+        assert_eq!(describe(&t, "ls # ; rm -rf /").await, "Run `ls` in /work");
+        assert_eq!(describe(&t, "a && b").await, "Run `a && b` in /work");
         assert_eq!(
-            t.describe_call(&json!({"command": "ls # ; rm -rf /"})),
-            "Run `ls` in /work"
+            prepare(&t, json!({"command": "ls"})).await.risk,
+            golem_protocol::Risk::Medium
         );
-        assert_eq!(
-            t.describe_call(&json!({"command": "a && b"})),
-            "Run `a && b` in /work"
-        );
-        assert_eq!(t.risk(&json!({"command": "ls"})), Risk::Medium);
     }
 
     #[test]

@@ -406,3 +406,94 @@ async fn edited_arguments_run_as_edited_and_keep_their_capability_checks() {
     assert_eq!(env.text("input/notes.txt"), "one\ntwo\nthree\n");
     assert_eq!(env.text("docs/a.txt"), "edited\n");
 }
+
+#[tokio::test]
+async fn an_edit_of_a_file_that_changes_while_the_user_decides_is_refused() {
+    let env = Env::new();
+    env.put("docs/race.md", "alpha\nbeta\n");
+    let host = env.host("docs/race.md");
+    env.on_ask(Arc::new(move |_| {
+        std::fs::write(&host, "alpha\nbeta\ngamma\n").unwrap()
+    }));
+    let message = env
+        .err(
+            "edit_file",
+            json!({"path": "/docs/race.md", "old_string": "beta", "new_string": "BETA"}),
+            ToolErrorCode::ExecutionError,
+        )
+        .await;
+    assert!(
+        message.contains("changed after the user approved"),
+        "{message}"
+    );
+    assert_eq!(env.text("docs/race.md"), "alpha\nbeta\ngamma\n");
+    assert_eq!(env.asked().len(), 1);
+}
+
+#[tokio::test]
+async fn edited_arguments_on_the_previewed_file_are_checked_against_the_preview() {
+    let env = Env::new();
+    env.put("docs/race.txt", "seen\n");
+    let host = env.host("docs/race.txt");
+    env.on_ask(Arc::new(move |_| {
+        std::fs::write(&host, "changed meanwhile\n").unwrap()
+    }));
+    // The user edits the content; the file they were shown has changed since.
+    env.set_modified_args(json!({"path": "/docs/race.txt", "content": "edited\n"}));
+    let message = env
+        .err(
+            "write_file",
+            json!({"path": "/docs/race.txt", "content": "proposed\n"}),
+            ToolErrorCode::ExecutionError,
+        )
+        .await;
+    assert!(
+        message.contains("changed after the user approved"),
+        "{message}"
+    );
+    assert_eq!(env.text("docs/race.txt"), "changed meanwhile\n");
+}
+
+#[tokio::test]
+async fn edited_arguments_are_prepared_again_and_a_blocked_edit_is_refused() {
+    let env = Env::new();
+    env.put("scratch/a.txt", "a");
+    env.put("output/keep.txt", "keep");
+    // Proposed: scratch → docs (asks for docs' create). Edited: from output, whose delete is
+    // blocked.
+    env.set_modified_args(json!({"from": "/output/keep.txt", "to": "/docs/keep.txt"}));
+    let outcome = env
+        .call(
+            "move_file",
+            json!({"from": "/scratch/a.txt", "to": "/docs/a.txt"}),
+        )
+        .await;
+    assert_eq!(outcome.status, ToolStatus::Blocked);
+    assert_eq!(outcome.decided_by, Some(DecidedBy::Policy));
+    assert_eq!(
+        outcome.error.unwrap().message,
+        "the edited call is blocked: delete is blocked in zone output"
+    );
+    assert_eq!(env.asked().len(), 1);
+    assert!(env.host("output/keep.txt").exists());
+    assert!(env.host("scratch/a.txt").exists());
+    assert!(!env.host("docs/keep.txt").exists());
+    assert!(!env.host("docs/a.txt").exists());
+}
+
+#[tokio::test]
+async fn an_edited_delete_in_a_read_only_zone_is_refused_by_capability() {
+    let env = Env::new();
+    env.put("docs/old.txt", "x");
+    env.set_modified_args(json!({"path": "/input/notes.txt"}));
+    let message = env
+        .err(
+            "delete_file",
+            json!({"path": "/docs/old.txt"}),
+            ToolErrorCode::PermissionDenied,
+        )
+        .await;
+    assert!(message.contains("read-only"), "{message}");
+    assert_eq!(env.text("input/notes.txt"), "one\ntwo\nthree\n");
+    assert!(env.host("docs/old.txt").exists());
+}
