@@ -93,7 +93,10 @@ async fn a_whole_session_through_the_host_with_protocol_messages_only() {
     let mut ui = host.attach(true);
     let running = host.start();
 
-    let (started, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionStarted { .. })).await;
+    let (started, _) = until(&mut ui, |e| {
+        matches!(e, DisplayEvent::SessionStarted { .. })
+    })
+    .await;
     let DisplayEvent::SessionStarted {
         session_id, model, ..
     } = started
@@ -293,7 +296,9 @@ async fn questions_are_answered_while_a_turn_waits_and_an_interrupted_end_does_n
         matches!(e, DisplayEvent::ManualToolsAvailable { .. })
     })
     .await;
-    assert!(matches!(tools, DisplayEvent::ManualToolsAvailable { request_id: Some(id), .. } if id == "t"));
+    assert!(
+        matches!(tools, DisplayEvent::ManualToolsAvailable { request_id: Some(id), .. } if id == "t")
+    );
     ui.send(ActionEvent::EndSession {
         reason: Some(SessionEndReason::Interrupted),
     });
@@ -368,13 +373,18 @@ async fn remembered_approvals_are_listed_and_forgotten_by_number() {
         index: Some(1),
     });
     let (forgot, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ActionResult(_))).await;
-    assert!(matches!(&forgot, DisplayEvent::ActionResult(r) if r.ok), "{forgot:?}");
+    assert!(
+        matches!(&forgot, DisplayEvent::ActionResult(r) if r.ok),
+        "{forgot:?}"
+    );
     ui.send(ActionEvent::ListApprovals { request_id: None });
     let (listed, _) = until(&mut ui, |e| {
         matches!(e, DisplayEvent::ApprovalsRemembered { .. })
     })
     .await;
-    assert!(matches!(listed, DisplayEvent::ApprovalsRemembered { approvals, .. } if approvals.is_empty()));
+    assert!(
+        matches!(listed, DisplayEvent::ApprovalsRemembered { approvals, .. } if approvals.is_empty())
+    );
     ui.send(ActionEvent::EndSession { reason: None });
     running.closed().await;
 }

@@ -6,8 +6,9 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use golem_core::bus::{DisplaySubscription, UiEventBus};
-use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
+use golem_core::bus::DisplaySubscription;
+use golem_protocol::{DisplayEvent, InvokedBy, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
+use golem_runtime::host::ActionSender;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::commands::common::TraceLevel;
@@ -38,23 +39,56 @@ pub struct EventRenderer {
     stats: Arc<Mutex<TurnStats>>,
 }
 
+/// Whether the chat's loop waits for `event`: the end of a turn, the answer to a session
+/// action, the result of a tool the user ran, the end of the session. It gets them after
+/// they are drawn.
+fn is_reply(event: &DisplayEvent) -> bool {
+    match event {
+        DisplayEvent::TurnEnded { .. }
+        | DisplayEvent::ActionResult(_)
+        | DisplayEvent::SessionStatus(_)
+        | DisplayEvent::ApprovalsRemembered { .. }
+        | DisplayEvent::ManualToolsAvailable { .. }
+        | DisplayEvent::SessionEnded { .. } => true,
+        DisplayEvent::ToolResult { invoked_by, .. } => *invoked_by == InvokedBy::User,
+        DisplayEvent::SessionStarted { .. }
+        | DisplayEvent::Message { .. }
+        | DisplayEvent::Streaming { .. }
+        | DisplayEvent::ToolStarted { .. }
+        | DisplayEvent::ApprovalRequired(_)
+        | DisplayEvent::ApprovalResolved(_)
+        | DisplayEvent::InputRequired { .. }
+        | DisplayEvent::Status { .. }
+        | DisplayEvent::WorkerStarted { .. }
+        | DisplayEvent::WorkerFinished { .. }
+        | DisplayEvent::Usage { .. } => false,
+    }
+}
+
 impl EventRenderer {
-    /// Starts drawing the events of `events` on `screen`.
-    pub fn spawn(bus: &UiEventBus, prompts: PromptContext, trace: TraceLevel) -> EventRenderer {
-        let events = bus.subscribe();
+    /// Starts drawing `events` on the prompt context's screen, answering approvals with
+    /// `actions`; the events the chat waits for come out of the returned receiver.
+    pub fn spawn(
+        events: DisplaySubscription,
+        actions: ActionSender,
+        prompts: PromptContext,
+        trace: TraceLevel,
+    ) -> (EventRenderer, mpsc::UnboundedReceiver<DisplayEvent>) {
         let screen = prompts.screen.clone();
         let (flush, requests) = mpsc::unbounded_channel();
+        let (replies, waiting) = mpsc::unbounded_channel();
         let stats = Arc::new(Mutex::new(TurnStats::default()));
         let adapter = Adapter {
-            bus: bus.clone(),
+            actions,
             prompts,
             screen,
             trace,
             markdown: None,
             stats: stats.clone(),
+            replies,
         };
         tokio::spawn(adapter.run(events, requests));
-        EventRenderer { flush, stats }
+        (EventRenderer { flush, stats }, waiting)
     }
 
     /// Waits until every event emitted so far is drawn, then returns the turn's counts and
@@ -73,7 +107,8 @@ impl EventRenderer {
 }
 
 struct Adapter {
-    bus: UiEventBus,
+    actions: ActionSender,
+    replies: mpsc::UnboundedSender<DisplayEvent>,
     prompts: PromptContext,
     screen: Arc<Mutex<Screen>>,
     trace: TraceLevel,
@@ -102,9 +137,16 @@ impl Adapter {
                         self.end_text();
                         self.screen().stop_spin();
                         let action = approval::answer(request, self.prompts.clone()).await;
-                        self.bus.send_action(action);
+                        self.actions.send(action);
                     }
-                    Some(event) => self.draw(&event),
+                    Some(event) => {
+                        self.draw(&event);
+                        if is_reply(&event) {
+                            self.end_text();
+                            self.screen().stop_spin();
+                            let _ = self.replies.send(event);
+                        }
+                    }
                     None => return,
                 },
                 Some(done) = flushes.recv() => {

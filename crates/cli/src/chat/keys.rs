@@ -8,8 +8,8 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use golem_core::bus::UiEventBus;
 use golem_protocol::ActionEvent;
+use golem_runtime::host::ActionSender;
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::termios::{
     LocalModes, OptionalActions, SpecialCodeIndex, Termios, tcgetattr, tcsetattr,
@@ -72,7 +72,7 @@ fn read_byte() -> Option<u8> {
 
 impl TurnKeys {
     /// Starts watching (`None` when stdin is not a terminal).
-    pub fn start(bus: UiEventBus, screen: Arc<Mutex<Screen>>) -> Option<TurnKeys> {
+    pub fn start(bus: ActionSender, screen: Arc<Mutex<Screen>>) -> Option<TurnKeys> {
         let saved = tcgetattr(std::io::stdin()).ok()?;
         tcsetattr(
             std::io::stdin(),
@@ -150,7 +150,7 @@ impl Drop for TurnKeys {
     }
 }
 
-fn watch(shared: &Shared, bus: &UiEventBus, screen: &Arc<Mutex<Screen>>) {
+fn watch(shared: &Shared, bus: &ActionSender, screen: &Arc<Mutex<Screen>>) {
     let mut interrupted = false;
     loop {
         {
@@ -190,7 +190,7 @@ fn watch(shared: &Shared, bus: &UiEventBus, screen: &Arc<Mutex<Screen>>) {
         if let Some(reason) = reason {
             // Every press is sent: a second one stops the summary an interrupt asks for
             // ("summarising… (Ctrl+C again to stop)"). The line is drawn once.
-            bus.send_action(ActionEvent::Interrupt {
+            bus.send(ActionEvent::Interrupt {
                 reason: Some(reason.to_owned()),
             });
             if !interrupted {

@@ -1,15 +1,17 @@
-//! `golem-forge chat`: an interactive session with a worker at the terminal.
+//! `golem-forge chat`: an interactive session with a worker at the terminal, as a client of
+//! the session host (`golem_runtime::host`) like every front end.
 //!
 //! The loop reads a line with reedline (`lines.rs`: history, Tab completion from
-//! `complete.rs`). A slash command is carried out by `slash.rs` (manual tools through the same
-//! orchestrator and approval path as the model's calls, `-i` forms from `form.rs`); anything
-//! else is a turn of the conversation. The terminal adapter (`events.rs`) speaks the event
-//! protocol like every front end: it draws the display events on the shared screen
-//! (`frontend/screen.rs`) — streamed markdown, spinner, tool calls and rendered results — and
-//! answers `approvalRequired` with an `approvalResponse` action (asked by the prompt shared with
-//! `run`, `frontend/approval.rs`); during a turn `keys.rs` turns Ctrl+C and Esc into
-//! `interrupt` actions. Input and manual tools go to the root worker's
-//! runtime directly (the chat owns it). After each turn a status line says what it cost.
+//! `complete.rs`). A slash command (`slash.rs`) becomes a session action — `/model` is
+//! `setModel`, `/new` `newSession`, `/clear` `clearHistory`, `/status` `getStatus`, `/tools`
+//! `listManualTools`, `/approvals` `listApprovals`/`forgetApprovals`, a tool command
+//! `manualToolInvoke` (its arguments from options or a `-i` form, `form.rs`); anything else is
+//! `userInput`. The terminal adapter (`events.rs`) reads the display events: it draws them on
+//! the shared screen (`frontend/screen.rs`) — streamed markdown, spinner, tool calls and
+//! rendered results — answers `approvalRequired` with the prompt shared with `run`
+//! (`frontend/approval.rs`), and hands the loop the answers it waits for (`turnEnded`,
+//! `actionResult`, …) once they are drawn. During a turn `keys.rs` turns Ctrl+C and Esc into
+//! `interrupt` actions. After each turn a status line says what it cost.
 
 mod complete;
 mod events;
@@ -20,11 +22,14 @@ mod slash;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
-use golem_protocol::{DisplayEvent, PROTOCOL_VERSION, SessionEndReason, TokenUsage};
-use golem_runtime::runner::{RunStatus, WorkerRuntime};
+use golem_core::registry::ToolRegistry;
+use golem_protocol::{ActionEvent, DisplayEvent, SessionEndReason, TurnStatus};
+use golem_runtime::host::{ActionSender, Presence, RunningSession};
+use tokio::sync::mpsc;
 
 use crate::cli_error::CommandError;
 use crate::commands::chat::ChatArgs;
@@ -33,7 +38,7 @@ use crate::frontend::approval::PromptContext;
 use crate::frontend::clean::clean_text;
 use crate::frontend::render::human_duration;
 use crate::frontend::screen::{Screen, Tone};
-use crate::session::{Prompter, WorkerSession};
+use crate::session::{SessionChoice, open_host};
 use complete::ChatCompleter;
 use events::EventRenderer;
 use keys::TurnKeys;
@@ -42,14 +47,16 @@ use slash::Flow;
 
 /// A chat in progress.
 pub struct Chat {
-    session: WorkerSession,
-    worker: WorkerRuntime,
+    actions: ActionSender,
+    _presence: Presence,
+    replies: mpsc::UnboundedReceiver<DisplayEvent>,
+    registry: Arc<ToolRegistry>,
+    worker_name: String,
     screen: Arc<Mutex<Screen>>,
     renderer: EventRenderer,
     keys: Arc<Mutex<Option<Arc<TurnKeys>>>>,
     runtime: tokio::runtime::Runtime,
-    totals: TokenUsage,
-    model_name: String,
+    running: Option<RunningSession>,
 }
 
 impl Chat {
@@ -70,21 +77,76 @@ impl Chat {
         screen.line(&text);
     }
 
+    /// Sends `action` to the session.
+    pub fn send(&self, action: ActionEvent) {
+        self.actions.send(action);
+    }
+
+    /// Waits for the first event (drawn already) that `want` picks; `None` when the session is
+    /// over.
+    pub fn wait<T>(&mut self, mut want: impl FnMut(DisplayEvent) -> Option<T>) -> Option<T> {
+        let replies = &mut self.replies;
+        self.runtime.block_on(async {
+            while let Some(event) = replies.recv().await {
+                if let Some(found) = want(event) {
+                    return Some(found);
+                }
+            }
+            None
+        })
+    }
+
+    /// Sends `action` and waits for its `actionResult`, then prints its message.
+    pub fn act(&mut self, action: ActionEvent) {
+        self.send(action);
+        let result = self.wait(|event| match event {
+            DisplayEvent::ActionResult(result) => Some(result),
+            _ => None,
+        });
+        match result {
+            Some(result) if result.ok => self.say(&result.message),
+            Some(result) => self.error(&result.message),
+            None => self.error("the session is over"),
+        }
+    }
+
+    /// The session's status, from the host.
+    pub fn status(&mut self) -> Option<golem_protocol::SessionStatus> {
+        self.send(ActionEvent::GetStatus { request_id: None });
+        self.wait(|event| match event {
+            DisplayEvent::SessionStatus(status) => Some(status),
+            _ => None,
+        })
+    }
+
+    /// The root worker's tools (for completion and forms).
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.registry
+    }
+
     /// One turn of the conversation.
     fn turn(&mut self, input: &str) {
         let started = Instant::now();
-        self.session.interrupt().reset();
-        let keys = TurnKeys::start(self.session.bus().clone(), self.screen.clone()).map(Arc::new);
+        let keys = TurnKeys::start(self.actions.clone(), self.screen.clone()).map(Arc::new);
         *self.keys.lock().unwrap_or_else(PoisonError::into_inner) = keys.clone();
-        let outcome = self.runtime.block_on(self.worker.run(input));
+        self.send(ActionEvent::UserInput {
+            request_id: None,
+            content: input.to_owned(),
+        });
+        let ended = self.wait(|event| match event {
+            DisplayEvent::TurnEnded { status, error, .. } => Some((status, error)),
+            _ => None,
+        });
         *self.keys.lock().unwrap_or_else(PoisonError::into_inner) = None;
         drop(keys);
         let stats = self.runtime.block_on(self.renderer.finish_turn());
-        self.totals.add(&stats.usage);
-        match &outcome.status {
-            RunStatus::Completed => {}
-            RunStatus::Interrupted => self.say("⏹ interrupted"),
-            RunStatus::Failed(message) => self.error(&format!("✗ {message}")),
+        match ended {
+            Some((TurnStatus::Completed, _)) => {}
+            Some((TurnStatus::Interrupted, _)) => self.say("⏹ interrupted"),
+            Some((TurnStatus::Failed, error)) => {
+                self.error(&format!("✗ {}", error.unwrap_or_default()))
+            }
+            None => self.error("✗ the session ended"),
         }
         let mut parts = vec![format!(
             "{} in · {} out",
@@ -107,9 +169,18 @@ impl Chat {
 
     /// Runs a tool the user asked for; the terminal adapter draws the call and its result.
     pub fn invoke(&mut self, name: &str, args: serde_json::Value) {
-        self.runtime.block_on(self.worker.invoke_manual(name, args));
-        let stats = self.runtime.block_on(self.renderer.finish_turn());
-        self.totals.add(&stats.usage);
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let id = format!("user_{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        self.send(ActionEvent::ManualToolInvoke {
+            request_id: Some(id.clone()),
+            tool_name: name.to_owned(),
+            args,
+        });
+        self.wait(|event| match event {
+            DisplayEvent::ToolResult { tool_call_id, .. } if tool_call_id == id => Some(()),
+            _ => None,
+        });
+        self.runtime.block_on(self.renderer.finish_turn());
     }
 }
 
@@ -129,50 +200,49 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         .map_err(|e| CommandError::usage(format!("cannot start the async runtime: {e}")))?;
     let screen = Arc::new(Mutex::new(Screen::stdout()));
     let keys = Arc::new(Mutex::new(None));
-    let registry = Arc::new(OnceLock::new());
+    let host = open_host(
+        SessionChoice::Worker(&args.worker),
+        &args.options,
+        None,
+        true,
+    )?;
+    let registry = host.registry();
     let context = PromptContext {
         screen: screen.clone(),
         keys: Some(keys.clone()),
-        registry: registry.clone(),
+        registry: Arc::new(OnceLock::from(registry.clone())),
     };
-    let mut session = runtime.block_on(async {
-        WorkerSession::start(&args.worker, &args.options, None, Prompter::EventBus)
-    })?;
-    let worker = session.take_runtime().with_history(Vec::new());
-    let _ = registry.set(worker.registry().clone());
-    let renderer = {
+    let worker_name = host.worker_name().to_owned();
+    let model_name = host.model_name();
+    let (events, actions, presence) = host.attach(true).into_parts();
+    let (renderer, replies, running) = {
         let _guard = runtime.enter();
-        // `interrupt` actions (Ctrl+C, Esc, `q` at a prompt) reach the runtime through the bus.
-        session.interrupt().interrupt_on_action(session.bus());
-        EventRenderer::spawn(session.bus(), context, args.options.trace)
+        let (renderer, replies) =
+            EventRenderer::spawn(events, actions.clone(), context, args.options.trace);
+        (renderer, replies, host.start())
     };
-    session.ui().emit(DisplayEvent::SessionStarted {
-        protocol_version: PROTOCOL_VERSION.to_owned(),
-        session_id: session.id().to_owned(),
-        worker: session.worker_name().to_owned(),
-        model: session.model_name().to_owned(),
-    });
     // Ctrl+C outside a turn's key watcher and outside the line editor interrupts, never kills.
-    let bus = session.bus().clone();
+    let sigint = actions.clone();
     runtime.spawn(async move {
         while tokio::signal::ctrl_c().await.is_ok() {
-            bus.send_action(golem_protocol::ActionEvent::Interrupt {
+            sigint.send(ActionEvent::Interrupt {
                 reason: Some("SIGINT".to_owned()),
             });
         }
     });
-    let model_name = session.model_name().to_owned();
     let mut chat = Chat {
-        session,
-        worker,
+        actions,
+        _presence: presence,
+        replies,
+        registry,
+        worker_name,
         screen,
         renderer,
         keys,
         runtime,
-        totals: TokenUsage::default(),
-        model_name,
+        running: Some(running),
     };
-    chat.banner(args.options.trace);
+    chat.banner(&model_name, args.options.trace);
     let history = crate::commands::program_root(
         &std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from(".")),
     )
@@ -181,7 +251,7 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         .ok()
         .map(|()| history.join("chat-history"));
     let completer = ChatCompleter::new(slash::manual_tools(&chat));
-    let prompt = format!("{}› ", clean_text(chat.session.worker_name()));
+    let prompt = format!("{}› ", clean_text(&chat.worker_name));
     let mut editor = ChatEditor::new(&prompt, history_file.as_deref(), completer);
     let mut ctrl_c_pressed = false;
     loop {
@@ -218,15 +288,14 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
 }
 
 impl Chat {
-    fn banner(&self, trace: TraceLevel) {
+    fn banner(&self, model_name: &str, trace: TraceLevel) {
         let mut screen = self.screen();
         let title = screen.paint(Tone::Bold, "golem-forge chat");
         let mut text = format!(
             "{title}{}",
             clean_text(&format!(
-                " · worker {} · model {}",
-                self.session.worker_name(),
-                self.model_name
+                " · worker {} · model {model_name}",
+                self.worker_name
             ))
         );
         if trace != TraceLevel::Normal {
@@ -238,23 +307,14 @@ impl Chat {
         screen.line(&format!("{text}\n{hint}"));
     }
 
-    fn close(self) {
-        let Chat {
-            session,
-            runtime,
-            totals,
-            screen,
-            ..
-        } = self;
-        session.ui().emit(DisplayEvent::SessionEnded {
-            reason: SessionEndReason::Completed,
-            message: None,
-            usage: Some(totals),
+    fn close(mut self) {
+        self.send(ActionEvent::EndSession {
+            reason: Some(SessionEndReason::Completed),
         });
-        runtime.block_on(session.finish(SessionEndReason::Completed, None));
-        screen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .line("Bye.");
+        self.wait(|event| matches!(event, DisplayEvent::SessionEnded { .. }).then_some(()));
+        if let Some(running) = self.running.take() {
+            self.runtime.block_on(running.closed());
+        }
+        self.screen().line("Bye.");
     }
 }

@@ -9,7 +9,7 @@ use golem_core::commands::{
     BuiltinCommand, CommandKind, ParsedCommand, classify_command, missing_required,
     options_to_args, parse_command,
 };
-use golem_protocol::ExecutionMode;
+use golem_protocol::{ActionEvent, DisplayEvent, ExecutionMode};
 use serde_json::Value;
 
 use super::Chat;
@@ -27,8 +27,7 @@ pub enum Flow {
 
 /// The tools the user may run (`manual` or `both`), for `/tools`, completion and `/NAME`.
 pub fn manual_tools(chat: &Chat) -> Vec<ToolEntry> {
-    chat.worker
-        .registry()
+    chat.registry()
         .all()
         .filter(|tool| tool.execution().mode != ExecutionMode::Llm)
         .map(|tool| {
@@ -113,34 +112,17 @@ fn builtin(chat: &mut Chat, command: BuiltinCommand, parsed: &ParsedCommand) -> 
             chat.say(&text);
         }
         BuiltinCommand::Model => match parsed.args.first() {
-            None => chat.say(&format!("model: {}", chat.model_name)),
-            Some(name) => match chat.session.resolve_model(name) {
-                Ok(model) => {
-                    chat.worker.set_model(model);
-                    chat.model_name = name.clone();
-                    chat.say(&format!("model: {name}"));
-                }
-                Err(e) => chat.error(&format!("cannot switch to {name}: {e}")),
+            None => match chat.status() {
+                Some(status) => chat.say(&format!("model: {}", status.model)),
+                None => chat.error("the session is over"),
             },
+            Some(name) => chat.act(ActionEvent::SetModel {
+                request_id: None,
+                model: name.clone(),
+            }),
         },
-        BuiltinCommand::Clear => {
-            chat.worker.clear_history();
-            chat.say("conversation cleared (remembered approvals are kept)");
-        }
-        BuiltinCommand::New => {
-            let model = chat.model_name.clone();
-            match chat.session.start_new_transcript(&model) {
-                Ok(id) => {
-                    chat.worker.clear_history();
-                    chat.worker.controller().memory().clear();
-                    chat.totals = Default::default();
-                    chat.say(&format!(
-                        "new session {id}: history, remembered approvals and token counts cleared"
-                    ));
-                }
-                Err(e) => chat.error(&format!("cannot start a new session: {e}")),
-            }
-        }
+        BuiltinCommand::Clear => chat.act(ActionEvent::ClearHistory { request_id: None }),
+        BuiltinCommand::New => chat.act(ActionEvent::NewSession { request_id: None }),
         BuiltinCommand::Status => status(chat),
         BuiltinCommand::Tools => list_tools(chat),
         BuiltinCommand::Approvals => approvals(chat, parsed),
@@ -149,45 +131,55 @@ fn builtin(chat: &mut Chat, command: BuiltinCommand, parsed: &ParsedCommand) -> 
     Flow::Continue
 }
 
-fn status(chat: &Chat) {
-    let definition = chat.session.definition();
-    let zones: Vec<String> = definition
+fn status(chat: &mut Chat) {
+    let Some(status) = chat.status() else {
+        chat.error("the session is over");
+        return;
+    };
+    let zones: Vec<String> = status
         .zones
         .iter()
-        .map(|z| format!("/{} ({})", z.name, z.mode.as_str()))
+        .map(|z| format!("/{} ({})", z.name, z.mode))
         .collect();
-    let usage = &chat.totals;
     let text = format!(
         "worker: {} (depth 0)\nmodel: {}\nzones: {}\ntokens: {} in · {} out\nconversation: {} messages\napprovals remembered: {}\nsession: {}",
-        chat.session.worker_name(),
-        chat.model_name,
+        status.worker,
+        status.model,
         if zones.is_empty() {
             "none".to_owned()
         } else {
             zones.join(", ")
         },
-        usage.input_tokens,
-        usage.output_tokens,
-        chat.worker.history().len(),
-        chat.worker.controller().memory().entries().len(),
-        chat.session.id(),
+        status.usage.input_tokens,
+        status.usage.output_tokens,
+        status.messages,
+        status.approvals_remembered,
+        status.session_id,
     );
     chat.say(&text);
 }
 
-fn list_tools(chat: &Chat) {
+fn list_tools(chat: &mut Chat) {
+    chat.send(ActionEvent::ListManualTools { request_id: None });
+    let tools = chat
+        .wait(|event| match event {
+            DisplayEvent::ManualToolsAvailable { tools, .. } => Some(tools),
+            _ => None,
+        })
+        .unwrap_or_default();
     let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for tool in chat.worker.registry().all() {
-        let execution = tool.execution();
-        if execution.mode == ExecutionMode::Llm {
-            continue;
-        }
-        let category = execution.category.unwrap_or_else(|| "Other".to_owned());
-        let label = execution.label.unwrap_or_default();
+    for tool in tools {
+        let category = tool.category.unwrap_or_else(|| "Other".to_owned());
+        // A tool without a label of its own is labelled with its name: shown once.
+        let label = if tool.label == tool.name {
+            ""
+        } else {
+            &tool.label
+        };
         groups
             .entry(category)
             .or_default()
-            .push(format!("  /{:<14} {label}", tool.name()));
+            .push(format!("  /{:<14} {label}", tool.name));
     }
     if groups.is_empty() {
         chat.say("no tools for manual use");
@@ -201,9 +193,7 @@ fn list_tools(chat: &Chat) {
     chat.say(&text);
 }
 
-fn approvals(chat: &Chat, parsed: &ParsedCommand) {
-    let memory = chat.worker.controller().memory();
-    let entries = memory.entries();
+fn approvals(chat: &mut Chat, parsed: &ParsedCommand) {
     match parsed
         .args
         .iter()
@@ -212,35 +202,39 @@ fn approvals(chat: &Chat, parsed: &ParsedCommand) {
         .as_slice()
     {
         [] => {
-            if entries.is_empty() {
+            chat.send(ActionEvent::ListApprovals { request_id: None });
+            let approvals = chat
+                .wait(|event| match event {
+                    DisplayEvent::ApprovalsRemembered { approvals, .. } => Some(approvals),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            if approvals.is_empty() {
                 chat.say("no approvals remembered this session");
                 return;
             }
             let mut text = String::from("Remembered for this session:\n");
-            for (index, (tool, args)) in entries.iter().enumerate() {
+            for approval in approvals {
                 text.push_str(&format!(
-                    "  {}. {tool} {}\n",
-                    index + 1,
-                    golem_core::text::fold(&args.to_string(), 80)
+                    "  {}. {} {}\n",
+                    approval.index,
+                    approval.tool_name,
+                    golem_core::text::fold(&approval.args.to_string(), 80)
                 ));
             }
             text.push_str("Forget one with /approvals forget N, all with /approvals clear.");
             chat.say(&text);
         }
-        ["clear"] => {
-            memory.clear();
-            chat.say("forgot every remembered approval");
-        }
-        ["forget", n] => match n
-            .parse::<usize>()
-            .ok()
-            .and_then(|n| entries.get(n.wrapping_sub(1)))
-        {
-            Some((tool, args)) => {
-                memory.forget(tool, args);
-                chat.say(&format!("forgot {tool} {args}"));
-            }
-            None => chat.error(&format!("no remembered approval number {n}")),
+        ["clear"] => chat.act(ActionEvent::ForgetApprovals {
+            request_id: None,
+            index: None,
+        }),
+        ["forget", n] => match n.parse::<u32>() {
+            Ok(index) => chat.act(ActionEvent::ForgetApprovals {
+                request_id: None,
+                index: Some(index),
+            }),
+            Err(_) => chat.error(&format!("no remembered approval number {n}")),
         },
         _ => chat.error("usage: /approvals [forget N | clear]"),
     }
@@ -248,7 +242,6 @@ fn approvals(chat: &Chat, parsed: &ParsedCommand) {
 
 fn run_tool(chat: &mut Chat, name: &str, parsed: &ParsedCommand, interactive: bool) {
     let Some(schema) = chat
-        .worker
         .registry()
         .get(name)
         .map(|tool| tool.input_schema().clone())

@@ -4,15 +4,19 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::sync::{Arc, Mutex, OnceLock};
+
 use clap::Args;
-use golem_protocol::{DisplayEvent, PROTOCOL_VERSION, SessionEndReason};
-use golem_runtime::runner::RunStatus;
+use golem_protocol::{ActionEvent, DisplayEvent, SessionEndReason, TurnStatus};
+use golem_runtime::host::{ActionSender, SessionHost};
 
 use super::common::{TraceLevel, WorkerOptions};
 use crate::cli_error::{CommandError, ErrorKind};
 use crate::frontend;
+use crate::frontend::approval::{self, PromptContext};
 use crate::frontend::clean::clean_text;
-use crate::session::{Prompter, WorkerSession};
+use crate::frontend::screen::Screen;
+use crate::session::{SessionChoice, open_host};
 
 /// Input and output options of the commands that run a worker once.
 #[derive(Debug, Args)]
@@ -95,10 +99,9 @@ fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, CommandError
 pub fn cmd_run(args: RunArgs) -> Result<ExitCode, CommandError> {
     let input = args.run.read()?;
     block_on(async {
-        let prompt = Prompter::terminal_if(args.run.prompt_at_terminal());
-        let session =
-            WorkerSession::start(&args.worker, &args.options, args.run.max_iterations, prompt)?;
-        run(session, &input, args.run.json, args.options.trace).await
+        let choice = SessionChoice::Worker(&args.worker);
+        let host = open_host(choice, &args.options, args.run.max_iterations, false)?;
+        run(host, &input, &args.run, args.options.trace).await
     })?
 }
 
@@ -106,93 +109,120 @@ pub fn cmd_run(args: RunArgs) -> Result<ExitCode, CommandError> {
 pub fn cmd_resume(args: ResumeArgs, id: &str) -> Result<ExitCode, CommandError> {
     let input = args.run.read()?;
     block_on(async {
-        let prompt = Prompter::terminal_if(args.run.prompt_at_terminal());
-        let session = WorkerSession::resume(id, &args.options, args.run.max_iterations, prompt)?;
-        run(session, &input, args.run.json, args.options.trace).await
+        let choice = SessionChoice::Resume(id);
+        let host = open_host(choice, &args.options, args.run.max_iterations, true)?;
+        run(host, &input, &args.run, args.options.trace).await
     })?
 }
 
-/// Runs the session's root worker once on `input`, with the chosen front end.
+/// How the one turn of a run ended.
+struct TurnEnd {
+    status: TurnStatus,
+    response: String,
+    error: Option<String>,
+}
+
+/// Runs one turn of the session on `input` as a client of its host: a printer attachment
+/// (`--json` events or the stderr trace) and a control attachment that sends the input,
+/// answers approvals at the terminal (when there is one) and ends the session.
 async fn run(
-    mut session: WorkerSession,
+    host: SessionHost,
     input: &str,
-    json: bool,
+    options: &RunInput,
     trace: TraceLevel,
 ) -> Result<ExitCode, CommandError> {
-    // Front ends subscribe before anything is emitted.
+    let json = options.json;
+    let answers = options.prompt_at_terminal();
+    // Front ends attach before anything is emitted.
+    let (events, ..) = host.attach(false).into_parts();
     let printer = if json {
-        tokio::spawn(frontend::json::print_events(session.bus().subscribe()))
+        tokio::spawn(frontend::json::print_events(events))
     } else {
-        tokio::spawn(frontend::trace::print_trace(
-            session.bus().subscribe(),
-            trace,
-        ))
+        tokio::spawn(frontend::trace::print_trace(events, trace))
     };
-    session.ui().emit(DisplayEvent::SessionStarted {
-        protocol_version: PROTOCOL_VERSION.to_owned(),
-        session_id: session.id().to_owned(),
-        worker: session.worker_name().to_owned(),
-        model: session.model_name().to_owned(),
+    let mut control = host.attach(answers);
+    let prompts = PromptContext {
+        screen: Arc::new(Mutex::new(Screen::stderr())),
+        keys: None,
+        registry: Arc::new(OnceLock::from(host.registry())),
+    };
+    let running = host.start();
+    let _ctrl_c = interrupt_on_ctrl_c(control.sender());
+    control.send(ActionEvent::UserInput {
+        request_id: None,
+        content: input.to_owned(),
     });
-    let _ctrl_c = session.interrupt_on_ctrl_c();
-    // The session's usage: every worker's model calls, delegated ones included.
-    let mut usage_events = session.bus().subscribe();
-    let usage_meter = tokio::spawn(async move {
-        let mut total = golem_protocol::TokenUsage::default();
-        while let Some(event) = usage_events.recv().await {
-            if let DisplayEvent::Usage { usage, .. } = &event {
-                total.add(usage);
-            } else if matches!(event, DisplayEvent::WorkerFinished { depth: 0, .. }) {
-                return total;
+    let mut end = None;
+    while let Some(event) = control.recv().await {
+        match event {
+            DisplayEvent::ApprovalRequired(request) if answers => {
+                control.send(approval::answer(request, prompts.clone()).await);
             }
+            DisplayEvent::TurnEnded {
+                status,
+                response,
+                error,
+                ..
+            } => {
+                end = Some(TurnEnd {
+                    status,
+                    response: response.unwrap_or_default(),
+                    error,
+                });
+                control.send(ActionEvent::EndSession { reason: None });
+            }
+            DisplayEvent::SessionEnded { .. } => break,
+            _ => {}
         }
-        total
-    });
-    let mut runtime = session.take_runtime();
-    let outcome = runtime.run(input).await;
-    let session_usage = usage_meter.await.unwrap_or(outcome.usage);
-    let (reason, message, kind) = match &outcome.status {
-        RunStatus::Completed => (
-            SessionEndReason::Completed,
-            Some(outcome.response.clone()),
-            None,
-        ),
-        RunStatus::Failed(error) => (
-            SessionEndReason::Failed,
-            Some(error.clone()),
-            Some(ErrorKind::Failed),
-        ),
-        RunStatus::Interrupted => (
-            SessionEndReason::Interrupted,
-            Some(outcome.response.clone()),
-            Some(ErrorKind::Interrupted),
-        ),
-    };
-    session.ui().emit(DisplayEvent::SessionEnded {
-        reason,
-        message: message.clone(),
-        usage: Some(session_usage),
-    });
-    session.finish(reason, message.clone()).await;
+    }
+    running.closed().await;
     let _ = printer.await;
-    if !json {
-        match &outcome.status {
-            RunStatus::Completed | RunStatus::Interrupted => {
-                println!("{}", clean_text(outcome.response.trim_end()))
+    if !json && let Some(end) = &end {
+        match end.status {
+            TurnStatus::Completed | TurnStatus::Interrupted => {
+                println!("{}", clean_text(end.response.trim_end()))
             }
-            RunStatus::Failed(_) => {}
+            TurnStatus::Failed => {}
         }
     }
-    match kind {
-        None => Ok(ExitCode::SUCCESS),
-        Some(kind) => Err(CommandError {
-            kind,
-            message: match outcome.status {
-                RunStatus::Failed(error) => error,
-                RunStatus::Completed | RunStatus::Interrupted => "interrupted".to_owned(),
-            },
-            hints: Vec::new(),
-            quiet: json,
-        }),
-    }
+    // Ended before the turn did: a second Ctrl+C.
+    let end = end.unwrap_or(TurnEnd {
+        status: TurnStatus::Interrupted,
+        response: String::new(),
+        error: None,
+    });
+    let (kind, message) = match end.status {
+        TurnStatus::Completed => return Ok(ExitCode::SUCCESS),
+        TurnStatus::Failed => (ErrorKind::Failed, end.error.unwrap_or_default()),
+        TurnStatus::Interrupted => (ErrorKind::Interrupted, "interrupted".to_owned()),
+    };
+    Err(CommandError {
+        kind,
+        message,
+        hints: Vec::new(),
+        quiet: json,
+    })
+}
+
+/// Ctrl+C interrupts the turn; a second one (even while the model summarises) ends the session
+/// at once, and the process exits with 130 if the host has not closed it within a moment.
+fn interrupt_on_ctrl_c(actions: ActionSender) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut presses = 0u32;
+        while tokio::signal::ctrl_c().await.is_ok() {
+            presses += 1;
+            if presses > 1 {
+                eprintln!("\nInterrupted twice: exiting");
+                actions.send(ActionEvent::EndSession {
+                    reason: Some(SessionEndReason::Interrupted),
+                });
+                tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+                std::process::exit(130);
+            }
+            eprintln!("\nInterrupting… (Ctrl+C again to exit at once)");
+            actions.send(ActionEvent::Interrupt {
+                reason: Some("SIGINT".to_owned()),
+            });
+        }
+    })
 }

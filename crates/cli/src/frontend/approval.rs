@@ -12,14 +12,12 @@
 //! stdin, so no prompt text ever reaches a redirected stdout. Everything in a request may come
 //! from the model or a file: the box shows it cleaned (`frontend::clean`), styled only by us.
 //!
-//! The chat answers `approvalRequired` events with [`answer`]; `run` asks through
-//! [`terminal_approval_callback`], the approval controller's callback.
+//! Both answer the session host's `approvalRequired` events with [`answer`], which returns the
+//! action to send back: `approvalResponse`, or `interrupt` for `q` and Ctrl+C.
 
 use std::io::BufRead;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use golem_core::approval::{ApprovalCallback, CallbackError};
-use golem_core::interrupt::InterruptSignal;
 use golem_core::registry::ToolRegistry;
 use golem_protocol::{ActionEvent, ApprovalRequest, ApprovalResponse, RememberScope, Risk};
 use serde_json::Value;
@@ -143,42 +141,6 @@ pub async fn answer(request: ApprovalRequest, context: PromptContext) -> ActionE
             reason: Some(format!("the approval prompt failed: {e}")),
         },
     }
-}
-
-/// The approval controller's callback for `run` at a terminal: the same prompt as the chat's,
-/// drawn on stderr (stdout keeps only the answer), one request at a time. `q` or Ctrl+C fires
-/// `interrupt`; a closed terminal denies the call saying so. `registry`, once set, validates
-/// edited arguments.
-pub fn terminal_approval_callback(
-    interrupt: InterruptSignal,
-    registry: Arc<OnceLock<Arc<ToolRegistry>>>,
-) -> ApprovalCallback {
-    let context = PromptContext {
-        screen: Arc::new(Mutex::new(Screen::stderr())),
-        keys: None,
-        registry,
-    };
-    let lock = Arc::new(tokio::sync::Mutex::new(()));
-    Arc::new(move |request, _cancel| {
-        let lock = lock.clone();
-        let interrupt = interrupt.clone();
-        let context = context.clone();
-        Box::pin(async move {
-            let _one_at_a_time = lock.lock().await;
-            let tool = request.tool_name.clone();
-            match ask_user(request, context).await {
-                Answer::Response(response) => Ok(response),
-                Answer::Interrupt => {
-                    interrupt.interrupt();
-                    Err(CallbackError::Cancelled)
-                }
-                Answer::Closed(note) => Err(CallbackError::Unavailable(note)),
-                Answer::Failed(e) => Err(CallbackError::Unavailable(format!(
-                    "{tool} was denied: the approval prompt failed: {e}"
-                ))),
-            }
-        })
-    })
 }
 
 /// Shows `request` and reads the answer on a thread of its own (reading the terminal blocks, and

@@ -272,6 +272,7 @@ fn approve_all_writes_the_file_and_json_prints_only_the_events() {
                 "streaming",
                 "usage",
                 "workerFinished",
+                "turnEnded",
                 "sessionEnded"
             ],
             "{wire:?}"

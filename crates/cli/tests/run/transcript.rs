@@ -75,7 +75,12 @@ fn the_transcript_records_the_run_under_the_program_root() {
         .collect();
     assert_eq!(events.first(), Some(&"sessionStarted"));
     assert_eq!(events.last(), Some(&"sessionEnded"));
-    assert!(events.contains(&"toolResult"), "{events:?}");
+    // The call is recorded once, as its `toolCall` line, result included.
+    assert!(
+        !events.contains(&"toolResult") && !events.contains(&"toolStarted"),
+        "{events:?}"
+    );
+    assert_eq!(call["value"]["kind"], "diff", "{call}");
     let order = |kind: &str| kinds.iter().position(|k| *k == kind).unwrap();
     assert!(order("input") < order("toolCall"), "{kinds:?}");
 }

@@ -166,11 +166,23 @@ impl Attachment {
         }
     }
 
-    /// The display events, for a front end that reads them in its own task.
-    pub fn into_events(self) -> (DisplaySubscription, ActionSender) {
+    /// The parts, for a front end that reads the events in a task of its own: the events, a
+    /// sender, and its [`Presence`] (hold it as long as the front end answers approvals).
+    pub fn into_parts(self) -> (DisplaySubscription, ActionSender, Presence) {
         let sender = self.sender();
-        (self.events, sender)
+        (
+            self.events,
+            sender,
+            Presence {
+                _answerer: self._answerer,
+            },
+        )
     }
+}
+
+/// A front end's role as an answerer of approvals, kept while this lives.
+pub struct Presence {
+    _answerer: Option<AnswererGuard>,
 }
 
 /// Sends actions to a session.
@@ -410,9 +422,7 @@ fn ending(
     match (requested, from_turn) {
         (None, Some((reason, message))) => (reason, message),
         (None, None) => (SessionEndReason::Completed, None),
-        (Some(reason), Some((turn_reason, message))) if reason == turn_reason => {
-            (reason, message)
-        }
+        (Some(reason), Some((turn_reason, message))) if reason == turn_reason => (reason, message),
         (Some(reason), Some(_) | None) => (reason, None),
     }
 }

@@ -107,8 +107,8 @@ pub(crate) async fn serve(host: SessionHost) {
     };
     let requested = dispatch(actions, &jobs, &interrupt, &context).await;
     drop(jobs);
-    let immediate = requested == Some(SessionEndReason::Interrupted)
-        && shared.busy.load(Ordering::SeqCst);
+    let immediate =
+        requested == Some(SessionEndReason::Interrupted) && shared.busy.load(Ordering::SeqCst);
     if immediate {
         interrupt.interrupt();
     } else if let Err(e) = worker.await {
