@@ -9,7 +9,7 @@ use golem_protocol::{ToolError, ToolResultValue};
 use serde_json::Value;
 
 use crate::approval::ApprovalRequirement;
-use crate::plan::{Plan, PreparedCall};
+use crate::plan::{Plan, Preparing};
 use crate::tool::{ManualExecution, Tool, ToolContext};
 
 /// A tool with a replaced input schema and/or a default approval policy.
@@ -72,15 +72,17 @@ impl Tool for DecoratedTool {
     }
     /// The wrapped tool's preparation, with the default requirement when it has no policy of
     /// its own for the call.
-    async fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<PreparedCall, ToolError> {
-        let mut prepared = self.inner.prepare(args, ctx).await?;
-        if prepared.requirement.is_none() {
-            prepared.requirement = self
-                .default_approval
-                .as_ref()
-                .map(|(requirement, _)| requirement.clone());
+    fn prepare<'a>(&'a self, args: &'a Value, ctx: &'a ToolContext) -> Preparing<'a> {
+        let preparing = self.inner.prepare(args, ctx);
+        match &self.default_approval {
+            None => preparing,
+            Some((default, _)) => preparing.map(move |mut prepared| {
+                if prepared.requirement.is_none() {
+                    prepared.requirement = Some(default.clone());
+                }
+                prepared
+            }),
         }
-        Ok(prepared)
     }
     async fn execute(&self, plan: Plan, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
         self.inner.execute(plan, ctx).await

@@ -11,7 +11,7 @@ use golem_protocol::{ToolError, ToolResultValue};
 use serde_json::Value;
 
 use crate::approval::ApprovalRequirement;
-use crate::plan::{Plan, PreparedCall};
+use crate::plan::{Plan, PreparedCall, Preparing};
 use crate::tool::{ManualExecution, Tool, ToolContext};
 
 type ExecuteFn = Arc<
@@ -111,11 +111,11 @@ impl Tool for FnTool {
         self.policy.clone()
     }
     /// The plan is the arguments; the requirement comes from the approval closure, if any.
-    async fn prepare(&self, args: &Value, _ctx: &ToolContext) -> Result<PreparedCall, ToolError> {
-        Ok(PreparedCall {
+    fn prepare<'a>(&'a self, args: &'a Value, _ctx: &'a ToolContext) -> Preparing<'a> {
+        Preparing::ready(Ok(PreparedCall {
             requirement: self.approval.as_ref().map(|f| f(args)),
-            ..PreparedCall::new(Plan::new(args.clone()))
-        })
+            ..PreparedCall::new(Plan::args(args.clone()))
+        }))
     }
     async fn execute(&self, plan: Plan, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
         let args: Value = plan.downcast(&self.name)?;

@@ -299,7 +299,13 @@ impl ToolCallOrchestrator {
         args: &Value,
         ctx: &ToolContext,
     ) -> Result<PreparedCall, ToolError> {
-        let prepare = AssertUnwindSafe(tool.prepare(args, ctx)).catch_unwind();
+        // A tool may do its work in `prepare` itself or in the future it returns.
+        let preparing = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.prepare(args, ctx)))
+        {
+            Ok(preparing) => preparing,
+            Err(panic) => return Err(panicked(&call.name, &*panic)),
+        };
+        let prepare = AssertUnwindSafe(preparing).catch_unwind();
         tokio::select! {
             biased;
             prepared = prepare => prepared.unwrap_or_else(|panic| Err(panicked(&call.name, &*panic))),

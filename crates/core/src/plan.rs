@@ -8,7 +8,11 @@
 
 use std::any::Any;
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
+use futures::future::BoxFuture;
 use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
 use serde_json::Value;
 
@@ -67,7 +71,15 @@ impl<P: CallPlan> AnyPlan for P {
 }
 
 /// The plan of one prepared call, of whatever type its tool uses.
-pub struct Plan(Box<dyn AnyPlan>);
+pub struct Plan(Inner);
+
+enum Inner {
+    /// Arguments as the plan, kept inline: the plan of tools with no policy of their own, on
+    /// the hot path of every pre-approved call.
+    Args(Value),
+    /// Any other plan.
+    Boxed(Box<dyn AnyPlan>),
+}
 
 impl fmt::Debug for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -78,33 +90,49 @@ impl fmt::Debug for Plan {
 impl Plan {
     /// Erases the type of `plan`.
     pub fn new<P: CallPlan>(plan: P) -> Plan {
-        Plan(Box::new(plan))
+        Plan(Inner::Boxed(Box::new(plan)))
+    }
+
+    /// Arguments as the plan (no preview), without an allocation; [`Plan::downcast`] gives
+    /// them back as a [`Value`].
+    pub fn args(args: Value) -> Plan {
+        Plan(Inner::Args(args))
     }
 
     /// The plan's preview (see [`CallPlan::preview`]).
     pub fn preview(&mut self) -> Option<ToolResultValue> {
-        self.0.preview_any()
+        match &mut self.0 {
+            Inner::Args(_) => None,
+            Inner::Boxed(plan) => plan.preview_any(),
+        }
     }
 
     /// Lets this plan, made for edited arguments, follow `shown` (see [`CallPlan::follow`]);
     /// plans of different types ignore each other.
     pub fn follow(&mut self, shown: &Plan) {
-        self.0.follow_any(shown.0.as_any());
+        if let (Inner::Boxed(plan), Inner::Boxed(shown)) = (&mut self.0, &shown.0) {
+            plan.follow_any(shown.as_any());
+        }
     }
 
     /// The plan as the type `tool` made it; another type is a bug, reported as
     /// `EXECUTION_ERROR`.
     pub fn downcast<P: CallPlan>(self, tool: &str) -> Result<P, ToolError> {
-        self.0
-            .into_any()
-            .downcast::<P>()
-            .map(|plan| *plan)
-            .map_err(|_| {
-                ToolError::new(
-                    ToolErrorCode::ExecutionError,
-                    format!("{tool} was given a plan it did not make (a bug in golem-forge)"),
-                )
-            })
+        let plan = match self.0 {
+            Inner::Args(args) => {
+                let mut slot = Some(args);
+                (&mut slot as &mut dyn Any)
+                    .downcast_mut::<Option<P>>()
+                    .and_then(Option::take)
+            }
+            Inner::Boxed(plan) => plan.into_any().downcast::<P>().ok().map(|plan| *plan),
+        };
+        plan.ok_or_else(|| {
+            ToolError::new(
+                ToolErrorCode::ExecutionError,
+                format!("{tool} was given a plan it did not make (a bug in golem-forge)"),
+            )
+        })
     }
 }
 
@@ -164,6 +192,62 @@ impl<P> PreparedCall<P> {
     }
 }
 
+/// A call being prepared ([`Tool::prepare`](crate::tool::Tool::prepare)): ready at once, for
+/// a tool with nothing to wait for (no allocation on the hot path), or a future.
+pub enum Preparing<'a> {
+    /// Prepared without waiting (`None` once handed out).
+    Ready(Option<Result<PreparedCall, ToolError>>),
+    /// Prepared by a future.
+    Later(BoxFuture<'a, Result<PreparedCall, ToolError>>),
+}
+
+impl fmt::Debug for Preparing<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Preparing::Ready(_) => f.write_str("Preparing::Ready"),
+            Preparing::Later(_) => f.write_str("Preparing::Later"),
+        }
+    }
+}
+
+impl<'a> Preparing<'a> {
+    /// A call prepared without waiting.
+    pub fn ready(prepared: Result<PreparedCall, ToolError>) -> Self {
+        Preparing::Ready(Some(prepared))
+    }
+
+    /// A call prepared by `future`.
+    pub fn later(
+        future: impl Future<Output = Result<PreparedCall, ToolError>> + Send + 'a,
+    ) -> Self {
+        Preparing::Later(Box::pin(future))
+    }
+
+    /// The same preparation with `f` applied to the prepared call.
+    pub fn map(self, f: impl FnOnce(PreparedCall) -> PreparedCall + Send + 'a) -> Self {
+        match self {
+            Preparing::Ready(prepared) => Preparing::Ready(prepared.map(|p| p.map(f))),
+            Preparing::Later(future) => Preparing::later(async move { future.await.map(f) }),
+        }
+    }
+}
+
+impl Future for Preparing<'_> {
+    type Output = Result<PreparedCall, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Preparing::Ready(prepared) => Poll::Ready(prepared.take().unwrap_or_else(|| {
+                Err(ToolError::new(
+                    ToolErrorCode::ExecutionError,
+                    "a prepared call was asked for twice (a bug in golem-forge)",
+                ))
+            })),
+            Preparing::Later(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +293,19 @@ mod tests {
         assert_eq!(err.code, ToolErrorCode::ExecutionError);
         assert!(err.message.contains("a bug"), "{}", err.message);
         assert_eq!(Plan::new(json!({})).preview(), None);
+        let err = Plan::args(json!({})).downcast::<Shown>("t").unwrap_err();
+        assert_eq!(err.code, ToolErrorCode::ExecutionError);
+        assert!(Plan::new(shown("/a")).downcast::<Value>("t").is_err());
+    }
+
+    #[test]
+    fn arguments_as_a_plan_come_back_as_they_went_in() {
+        let mut plan = Plan::args(json!({"path": "/a"}));
+        assert_eq!(plan.preview(), None);
+        plan.follow(&Plan::args(json!({})));
+        assert_eq!(plan.downcast::<Value>("t").unwrap(), json!({"path": "/a"}));
+        let boxed = Plan::new(json!({"path": "/b"}));
+        assert_eq!(boxed.downcast::<Value>("t").unwrap(), json!({"path": "/b"}));
     }
 
     #[test]

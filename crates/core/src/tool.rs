@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use crate::plan::{CallPlan, Plan, PreparedCall};
+pub use crate::plan::{CallPlan, Plan, PreparedCall, Preparing};
 
 /// Who may invoke a tool, and how it is presented to the user.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -111,8 +111,10 @@ pub trait Tool: Send + Sync {
     /// the approval requirement (`None`: no policy of its own), the description and the risk,
     /// and makes the plan that [`Tool::execute`] runs. Called again for arguments the user
     /// edited at approval. An error becomes the call's result without reaching the gate.
-    /// Blocking work (file-system calls) runs off the async threads (`spawn_blocking`).
-    async fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<PreparedCall, ToolError>;
+    /// Blocking work (file-system calls) runs off the async threads (`spawn_blocking`). A tool
+    /// with nothing to wait for answers [`Preparing::ready`], one that waits
+    /// [`Preparing::later`].
+    fn prepare<'a>(&'a self, args: &'a Value, ctx: &'a ToolContext) -> Preparing<'a>;
 
     /// Does the work of a plan this tool's [`Tool::prepare`] made, once the gate let it
     /// through.
@@ -186,10 +188,14 @@ impl<T: TypedTool> Tool for T {
         TypedTool::approval_policy(self)
     }
 
-    async fn prepare(&self, args: &Value, ctx: &ToolContext) -> Result<PreparedCall, ToolError> {
-        let args = decode_args::<T::Args>(TypedTool::name(self), args)?;
-        let prepared = TypedTool::prepare(self, args, ctx).await?;
-        Ok(prepared.map_plan(Plan::new))
+    fn prepare<'a>(&'a self, args: &'a Value, ctx: &'a ToolContext) -> Preparing<'a> {
+        match decode_args::<T::Args>(TypedTool::name(self), args) {
+            Err(error) => Preparing::ready(Err(error)),
+            Ok(args) => Preparing::later(async move {
+                let prepared = TypedTool::prepare(self, args, ctx).await?;
+                Ok(prepared.map_plan(Plan::new))
+            }),
+        }
     }
 
     async fn execute(&self, plan: Plan, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {

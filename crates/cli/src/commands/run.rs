@@ -133,16 +133,21 @@ async fn run(
 ) -> Result<ExitCode, CommandError> {
     let json = options.json;
     let answers = options.prompt_at_terminal();
-    // Front ends attach before anything is emitted.
+    // Front ends attach before anything is emitted. The trace and the prompt share stderr.
+    let screen = Arc::new(Mutex::new(Screen::stderr()));
     let (events, ..) = host.attach(false).into_parts();
     let printer = if json {
         tokio::spawn(frontend::json::print_events(events))
     } else {
-        tokio::spawn(frontend::trace::print_trace(events, trace))
+        tokio::spawn(frontend::display::print_trace(
+            events,
+            screen.clone(),
+            trace,
+        ))
     };
     let mut control = host.attach(answers);
     let prompts = PromptContext {
-        screen: Arc::new(Mutex::new(Screen::stderr())),
+        screen,
         keys: None,
         registry: Arc::new(OnceLock::from(host.registry())),
     };

@@ -1,5 +1,6 @@
-//! The command line's front ends: JSON lines on stdout (`--json`), a progress trace on stderr,
-//! the approval prompt shared by `run` and `chat` (`approval`, drawn on a `screen` and answered
+//! The command line's front ends: JSON lines on stdout (`--json`), the one event renderer
+//! (`display`: `run`'s trace on stderr, the chat's screen on stdout), the approval prompt shared
+//! by `run` and `chat` (`approval`, drawn on a `screen` and answered
 //! through `ask`), and what the chat draws with — result renderers (`render`), the streaming
 //! markdown renderer (`markdown`) and their shared syntax data (`syntax`). Each front end
 //! subscribes to the event bus like any UI. Text from outside (a model, a tool, a file, a
@@ -8,9 +9,9 @@
 pub mod approval;
 pub mod ask;
 pub mod clean;
+pub mod display;
 pub mod json;
 pub mod markdown;
 pub mod render;
 pub mod screen;
 pub mod syntax;
-pub mod trace;

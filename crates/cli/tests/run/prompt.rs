@@ -232,7 +232,7 @@ fn with_stdout_redirected_the_prompt_is_asked_on_stderr_and_stdout_keeps_the_ans
     let shown = until_asked(&mut run);
     assert!(shown.contains("new line"), "{shown}");
     run.send_line("y");
-    run.wait_for("write_file: ok");
+    run.wait_for("⎿ ✓ +1 −1 lines");
     assert_eq!(run.wait_exit(LIMIT), 0, "{}", run.dump());
     assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("new line\n"));
     assert_eq!(

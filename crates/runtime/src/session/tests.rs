@@ -161,7 +161,8 @@ fn the_file_format_is_tagged_camel_case_jsonl() {
                    "proposedArgs": {"path": "/out/a.txt", "content": "draft"},
                    "approvedArgs": {"path": "/out/a.txt", "content": "final"},
                    "executedArgs": {"path": "/out/a.txt", "content": "final"},
-                   "decidedBy": "user", "durationMs": 12}),
+                   "decidedBy": "user", "durationMs": 12,
+                   "value": {"kind": "text", "data": {"content": "ok"}}}),
         ]
     );
     assert!(text.ends_with("}\n"));

@@ -1,0 +1,436 @@
+//! The one event renderer of the terminal, shared by `run` (on stderr) and `chat` (on stdout):
+//! draws display events on a [`Screen`] at the chosen trace level — assistant text as streamed
+//! markdown (the chat only; `run` prints its answer on stdout), a spinner while the model thinks
+//! or a tool runs (where the screen has one), each tool call and its rendered result,
+//! sub-workers starting and ending, status lines; at `debug` every event as a JSON line too. It
+//! also counts what a turn did, for the chat's status line. Everything drawn is cleaned
+//! (`frontend::clean`) by the screen or the renderers.
+
+use std::io::IsTerminal;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use golem_core::bus::DisplaySubscription;
+use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
+
+use super::markdown::{MarkdownStream, MarkdownStyle};
+use super::render::{
+    RenderStyle, detect_image_protocol, human_duration, render_lines, summary_line,
+};
+use super::screen::{Screen, Tone};
+use crate::commands::common::TraceLevel;
+
+/// How often the spinner moves.
+pub const SPINNER_TICK: Duration = Duration::from_millis(100);
+/// Rows of a tool result shown before it is folded.
+const RESULT_HEIGHT: usize = 24;
+
+/// What the current turn has done so far.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TurnStats {
+    /// Tool calls that ended.
+    pub tools: u32,
+    /// Tokens, every worker's.
+    pub usage: TokenUsage,
+}
+
+/// Draws display events on a screen.
+pub struct EventDisplay {
+    screen: Arc<Mutex<Screen>>,
+    trace: TraceLevel,
+    stream_text: bool,
+    markdown: Option<MarkdownStream>,
+    stats: Arc<Mutex<TurnStats>>,
+}
+
+fn indent(worker: &Option<WorkerOrigin>) -> String {
+    "  ".repeat(worker.as_ref().map_or(0, |w| w.depth as usize))
+}
+
+impl EventDisplay {
+    /// A renderer on `screen` at `trace`; `stream_text` draws the root worker's streamed answer.
+    pub fn new(screen: Arc<Mutex<Screen>>, trace: TraceLevel, stream_text: bool) -> Self {
+        Self {
+            screen,
+            trace,
+            stream_text,
+            markdown: None,
+            stats: Arc::default(),
+        }
+    }
+
+    /// The counts of the turn so far, shared with whoever reads them.
+    pub fn stats_handle(&self) -> Arc<Mutex<TurnStats>> {
+        self.stats.clone()
+    }
+
+    /// Ends open text and removes the spinner: the screen is ready for something else.
+    pub fn settle(&mut self) {
+        self.end_text();
+        self.screen().stop_spin();
+    }
+
+    /// Advances the spinner (called on a timer).
+    pub fn tick(&self) {
+        self.screen().tick();
+    }
+
+    fn screen(&self) -> std::sync::MutexGuard<'_, Screen> {
+        self.screen.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn stats(&self) -> std::sync::MutexGuard<'_, TurnStats> {
+        self.stats.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Ends streamed text that is still open.
+    pub fn end_text(&mut self) {
+        if let Some(mut markdown) = self.markdown.take() {
+            let rest = markdown.finish();
+            let mut screen = self.screen();
+            screen.write(&rest);
+            screen.end_line();
+        }
+    }
+
+    /// Draws `event` at the trace level.
+    pub fn draw(&mut self, event: &DisplayEvent) {
+        if self.trace == TraceLevel::Debug
+            && let Ok(json) = golem_protocol::to_jsonl_line(event)
+        {
+            let mut screen = self.screen();
+            let line = screen.dim(&json);
+            screen.line(&line);
+        }
+        match event {
+            DisplayEvent::WorkerStarted {
+                worker_name, depth, ..
+            } => {
+                if *depth > 0 && self.trace != TraceLevel::Quiet {
+                    self.end_text();
+                    let mut screen = self.screen();
+                    let text = screen.dim(&format!(
+                        "{}▸ {worker_name} starts (depth {depth})",
+                        "  ".repeat(*depth as usize)
+                    ));
+                    screen.line(&text);
+                }
+                self.screen().spin("thinking");
+            }
+            DisplayEvent::WorkerFinished {
+                worker_name,
+                depth,
+                success,
+                duration_ms,
+                error,
+            } => {
+                self.end_text();
+                let mut screen = self.screen();
+                screen.stop_spin();
+                if *depth > 0 && self.trace != TraceLevel::Quiet {
+                    let outcome = match (success, error) {
+                        (true, _) => format!("done in {}", human_duration(*duration_ms)),
+                        (false, Some(error)) => format!("failed: {error}"),
+                        (false, None) => "failed".to_owned(),
+                    };
+                    let text = screen.dim(&format!(
+                        "{}◂ {worker_name} {outcome}",
+                        "  ".repeat(*depth as usize)
+                    ));
+                    screen.line(&text);
+                    screen.spin("thinking");
+                }
+            }
+            DisplayEvent::Streaming {
+                delta,
+                done,
+                worker,
+                ..
+            } => {
+                // Sub-workers' text goes back to their caller as a tool result; only the root
+                // worker speaks to the user (and `run` prints its answer on stdout instead).
+                if worker.is_some() || !self.stream_text {
+                    return;
+                }
+                let (color, width) = {
+                    let screen = self.screen();
+                    (screen.color(), screen.width())
+                };
+                let markdown = self
+                    .markdown
+                    .get_or_insert_with(|| MarkdownStream::new(MarkdownStyle { color, width }));
+                let out = markdown.push(delta);
+                {
+                    let mut screen = self.screen();
+                    screen.stop_spin();
+                    screen.write(&out);
+                }
+                if *done {
+                    self.end_text();
+                }
+            }
+            DisplayEvent::ToolStarted {
+                tool_name,
+                args,
+                worker,
+                ..
+            } => {
+                self.end_text();
+                let mut screen = self.screen();
+                screen.stop_spin();
+                if self.trace != TraceLevel::Quiet {
+                    let args = golem_core::text::fold(&args.to_string(), 80);
+                    let name = screen.paint(Tone::Bold, &format!("⏺ {tool_name}"));
+                    let line = format!(
+                        "{}{name}{}",
+                        indent(worker),
+                        screen.dim(&format!(" {args}"))
+                    );
+                    screen.line(&line);
+                }
+                screen.spin(&format!("running {tool_name}"));
+            }
+            DisplayEvent::ToolResult {
+                status,
+                value,
+                duration_ms,
+                worker,
+                ..
+            } => {
+                self.stats().tools += 1;
+                let mut screen = self.screen();
+                screen.stop_spin();
+                if self.trace == TraceLevel::Quiet {
+                    return;
+                }
+                let pad = format!("{}  ", indent(worker));
+                let mark = match status {
+                    ToolStatus::Success => "✓",
+                    ToolStatus::Error => "✗",
+                    ToolStatus::Denied => "⊘ denied:",
+                    ToolStatus::Blocked => "⊘ blocked:",
+                    ToolStatus::Interrupted => "⏹ interrupted:",
+                };
+                let width = screen.width().saturating_sub(pad.len() + 4).max(20);
+                // Room for the mark before and the duration after the summary.
+                let summary = summary_line(value, width.saturating_sub(24).max(20));
+                let head = format!("{pad}⎿ {mark} {summary} ({})", human_duration(*duration_ms));
+                let head = match status {
+                    ToolStatus::Success => screen.dim(&head),
+                    _ => screen.paint(Tone::Red, &head),
+                };
+                screen.line(&head);
+                let show_body = matches!(self.trace, TraceLevel::Normal | TraceLevel::Debug)
+                    && *status == ToolStatus::Success;
+                if show_body {
+                    let style = RenderStyle {
+                        color: screen.color(),
+                        width,
+                        max_height: Some(RESULT_HEIGHT),
+                        inline_images: detect_image_protocol(|name| std::env::var(name).ok()),
+                    };
+                    let mut body = String::new();
+                    for row in render_lines(value, &style) {
+                        body.push_str(&pad);
+                        body.push_str("  ");
+                        body.push_str(&row);
+                        body.push('\n');
+                    }
+                    if !body.is_empty() {
+                        screen.line(&body);
+                    }
+                }
+                screen.spin("thinking");
+            }
+            DisplayEvent::Usage { usage, .. } => self.stats().usage.add(usage),
+            DisplayEvent::Status { level, message } => {
+                self.end_text();
+                let mut screen = self.screen();
+                let text = match level {
+                    StatusLevel::Error => screen.paint(Tone::Red, message),
+                    StatusLevel::Warning => screen.paint(Tone::Yellow, message),
+                    StatusLevel::Info => screen.dim(message),
+                };
+                screen.line(&text);
+            }
+            DisplayEvent::SessionStarted { .. }
+            | DisplayEvent::Message { .. }
+            | DisplayEvent::ApprovalRequired(_)
+            | DisplayEvent::ApprovalResolved(_)
+            | DisplayEvent::InputRequired { .. }
+            | DisplayEvent::ManualToolsAvailable { .. }
+            | DisplayEvent::TurnEnded { .. }
+            | DisplayEvent::ActionResult(_)
+            | DisplayEvent::SessionStatus(_)
+            | DisplayEvent::ApprovalsRemembered { .. }
+            | DisplayEvent::SessionEnded { .. } => {}
+        }
+    }
+}
+
+/// `run`'s trace: draws `events` on stderr until `sessionEnded` (without a spinner when
+/// stderr is not a terminal; the answer itself goes to stdout).
+pub async fn print_trace(
+    mut events: DisplaySubscription,
+    screen: Arc<Mutex<Screen>>,
+    trace: TraceLevel,
+) {
+    let mut display = EventDisplay::new(screen, trace, false);
+    let spinning = std::io::stderr().is_terminal();
+    let mut ticker = tokio::time::interval(SPINNER_TICK);
+    loop {
+        tokio::select! {
+            biased;
+            event = events.recv() => match event {
+                Some(event) => {
+                    if matches!(event, DisplayEvent::ApprovalRequired(_)) {
+                        // The prompt draws on the same screen now.
+                        display.settle();
+                        continue;
+                    }
+                    display.draw(&event);
+                    if matches!(event, DisplayEvent::SessionEnded { .. }) {
+                        display.settle();
+                        return;
+                    }
+                }
+                None => return,
+            },
+            _ = ticker.tick(), if spinning => display.tick(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use golem_protocol::{InvokedBy, ToolResultValue};
+    use serde_json::json;
+
+    /// What `events` draw at `trace` (`stream_text` as `run` has it: off).
+    fn drawn(events: &[DisplayEvent], trace: TraceLevel, stream_text: bool) -> String {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let screen = Arc::new(Mutex::new(Screen::memory(buffer.clone(), 100)));
+        let mut display = EventDisplay::new(screen, trace, stream_text);
+        for event in events {
+            display.draw(event);
+        }
+        display.settle();
+        let bytes = buffer.lock().unwrap().clone();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    fn result(worker: Option<WorkerOrigin>) -> DisplayEvent {
+        DisplayEvent::ToolResult {
+            tool_call_id: "c1".into(),
+            tool_name: "write_file".into(),
+            status: ToolStatus::Denied,
+            value: ToolResultValue::text("x").with_summary("DENIED: no"),
+            duration_ms: 3,
+            invoked_by: InvokedBy::Model,
+            worker,
+        }
+    }
+
+    fn started(name: &str, args: serde_json::Value) -> DisplayEvent {
+        DisplayEvent::ToolStarted {
+            tool_call_id: "c1".into(),
+            tool_name: name.into(),
+            args,
+            invoked_by: InvokedBy::Model,
+            worker: None,
+        }
+    }
+
+    #[test]
+    fn trace_levels_choose_what_is_drawn() {
+        let events = [
+            started("write_file", json!({"path": "/out/a"})),
+            result(None),
+        ];
+        assert_eq!(drawn(&events, TraceLevel::Quiet, false), "");
+        let summary = drawn(&events, TraceLevel::Summary, false);
+        assert!(
+            summary.contains("⏺ write_file {\"path\":\"/out/a\"}"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("  ⎿ ⊘ denied: DENIED: no (3 ms)"),
+            "{summary}"
+        );
+        let nested = drawn(
+            &[result(Some(WorkerOrigin {
+                name: "sub".into(),
+                depth: 2,
+            }))],
+            TraceLevel::Normal,
+            false,
+        );
+        assert!(nested.starts_with("      ⎿ ⊘ denied"), "{nested:?}");
+        let debug = drawn(&events, TraceLevel::Debug, false);
+        let json_line = debug.lines().next().unwrap();
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(json_line).unwrap()["type"],
+            "toolStarted"
+        );
+    }
+
+    #[test]
+    fn the_answer_streams_in_the_chat_and_not_in_runs_trace() {
+        let streamed = DisplayEvent::Streaming {
+            request_id: "r1".into(),
+            delta: "Hello there.".into(),
+            done: true,
+            worker: None,
+        };
+        assert!(
+            drawn(std::slice::from_ref(&streamed), TraceLevel::Normal, true)
+                .contains("Hello there.")
+        );
+        assert_eq!(drawn(&[streamed], TraceLevel::Normal, false), "");
+    }
+
+    #[test]
+    fn warnings_show_at_every_level() {
+        let warning = DisplayEvent::Status {
+            level: StatusLevel::Warning,
+            message: "slow".into(),
+        };
+        for level in [TraceLevel::Quiet, TraceLevel::Summary, TraceLevel::Normal] {
+            assert!(
+                drawn(std::slice::from_ref(&warning), level, false).contains("slow"),
+                "{level:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn controls_from_the_model_and_its_tools_are_drawn_visibly() {
+        let events = [
+            started("write\x1b[2J", json!({"content": "a\u{9b}b\x7f\u{202e}c"})),
+            DisplayEvent::ToolResult {
+                tool_call_id: "c1".into(),
+                tool_name: "write_file".into(),
+                status: ToolStatus::Error,
+                value: ToolResultValue::text("x").with_summary("done\r\x1b]0;pwned\x07"),
+                duration_ms: 3,
+                invoked_by: InvokedBy::Model,
+                worker: None,
+            },
+            DisplayEvent::Status {
+                level: StatusLevel::Warning,
+                message: "slow\x1b]2;title\x1b\\".into(),
+            },
+        ];
+        for level in [TraceLevel::Normal, TraceLevel::Debug] {
+            let text = drawn(&events, level, false);
+            assert!(
+                !text.contains(['\x1b', '\u{9b}', '\x7f', '\u{202e}', '\x07', '\r']),
+                "{level:?}: {text:?}"
+            );
+        }
+        let text = drawn(&events, TraceLevel::Normal, false);
+        assert!(text.contains("write␛[2J"), "{text}");
+        assert!(text.contains("␛]0;pwned␇"), "{text}");
+    }
+}
