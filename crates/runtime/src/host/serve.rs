@@ -197,31 +197,37 @@ impl Worker {
     async fn work(mut self, mut queue: mpsc::UnboundedReceiver<Job>) {
         while let Some(job) = queue.recv().await {
             self.shared.busy.store(true, Ordering::SeqCst);
-            match job {
-                Job::Turn(input) => self.turn(&input).await,
+            // The job's last event goes out once the worker is idle again, so that a
+            // `getStatus` sent on seeing it finds the session as the job left it.
+            let last = match job {
+                Job::Turn(input) => Some(self.turn(&input).await),
                 Job::Manual { id, tool, args } => {
                     let id = id.unwrap_or_else(|| self.ui.bus().next_request_id("user"));
                     self.runtime.invoke_manual_as(id, &tool, args).await;
+                    None
                 }
-                Job::SetModel { request_id, model } => self.set_model(request_id, &model),
-                Job::NewSession { request_id } => self.new_session(request_id),
+                Job::SetModel { request_id, model } => Some(self.set_model(request_id, &model)),
+                Job::NewSession { request_id } => Some(self.new_session(request_id)),
                 Job::ClearHistory { request_id } => {
                     self.runtime.clear_history();
                     self.shared.messages.store(0, Ordering::Relaxed);
-                    self.answer(
+                    Some(answer(
                         request_id,
                         SessionAction::ClearHistory,
                         Ok("conversation cleared (remembered approvals are kept)".to_owned()),
-                    );
+                    ))
                 }
-            }
+            };
             if queue.is_empty() {
                 self.shared.busy.store(false, Ordering::SeqCst);
+            }
+            if let Some(event) = last {
+                self.ui.emit(event);
             }
         }
     }
 
-    async fn turn(&mut self, input: &str) {
+    async fn turn(&mut self, input: &str) -> DisplayEvent {
         self.interrupt.reset();
         self.shared
             .usage
@@ -254,35 +260,17 @@ impl Worker {
             reason,
             message: response.clone().or_else(|| error.clone()),
         }));
-        self.ui.emit(DisplayEvent::TurnEnded {
+        DisplayEvent::TurnEnded {
             status,
             response,
             error,
             usage,
-        });
-    }
-
-    fn answer(
-        &self,
-        request_id: Option<String>,
-        action: SessionAction,
-        result: Result<String, String>,
-    ) {
-        let (ok, message) = match result {
-            Ok(message) => (true, message),
-            Err(message) => (false, message),
-        };
-        self.ui.emit(DisplayEvent::ActionResult(ActionResult {
-            request_id,
-            action,
-            ok,
-            message,
-        }));
+        }
     }
 
     /// The model called `name`, if it exists, is usable (its key is set) and fits the root
     /// worker's `compatible_models`.
-    fn set_model(&mut self, request_id: Option<String>, name: &str) {
+    fn set_model(&mut self, request_id: Option<String>, name: &str) -> DisplayEvent {
         let resolved = self
             .definition
             .check_compatible(name)
@@ -300,12 +288,12 @@ impl Worker {
             }
             Err(e) => Err(format!("cannot switch to {name}: {e}")),
         };
-        self.answer(request_id, SessionAction::SetModel, result);
+        answer(request_id, SessionAction::SetModel, result)
     }
 
     /// Closes this transcript and starts a new one for the same worker and model; history,
     /// remembered approvals and token counts start afresh.
-    fn new_session(&mut self, request_id: Option<String>) {
+    fn new_session(&mut self, request_id: Option<String>) -> DisplayEvent {
         let store = SessionStore::new(&self.env.config.root);
         let model = self.shared.model();
         let meta = SessionMeta::new(
@@ -317,12 +305,11 @@ impl Worker {
         let fresh = match store.create(meta) {
             Ok(fresh) => fresh,
             Err(e) => {
-                self.answer(
+                return answer(
                     request_id,
                     SessionAction::NewSession,
                     Err(format!("cannot start a new session: {e}")),
                 );
-                return;
             }
         };
         let id = fresh.id().to_owned();
@@ -353,12 +340,30 @@ impl Worker {
             worker: self.definition.name.clone(),
             model,
         });
-        self.answer(
+        answer(
             request_id,
             SessionAction::NewSession,
             Ok(format!(
                 "new session {id}: history, remembered approvals and token counts cleared"
             )),
-        );
+        )
     }
+}
+
+/// The `actionResult` answering a session action.
+fn answer(
+    request_id: Option<String>,
+    action: SessionAction,
+    result: Result<String, String>,
+) -> DisplayEvent {
+    let (ok, message) = match result {
+        Ok(message) => (true, message),
+        Err(message) => (false, message),
+    };
+    DisplayEvent::ActionResult(ActionResult {
+        request_id,
+        action,
+        ok,
+        message,
+    })
 }
