@@ -2,6 +2,9 @@
 //! pre-approved no-op tool call, then answers; one run = two model turns and one tool call,
 //! with events flowing to one subscriber that drains them.
 //!
+//! `one_turn_through_the_host` measures one text turn from a front end's side of the session host
+//! (the offline `test` model, a transcript written to disk).
+//!
 //! Run with `cargo bench -p golem-runtime --bench turn`.
 
 #![allow(
@@ -130,5 +133,60 @@ fn one_tool_call_run(bencher: divan::Bencher) {
             while events.try_recv().is_some() {}
             divan::black_box(outcome)
         })
+    });
+}
+
+/// One turn through the session host, as a front end sees it: `userInput` sent, `turnEnded`
+/// read, with the offline `test` model answering in text, a transcript written to disk and
+/// one attached front end reading every event.
+#[divan::bench]
+fn one_turn_through_the_host(bencher: divan::Bencher) {
+    use golem_protocol::{ActionEvent, DisplayEvent};
+    use golem_runtime::host::{HostOptions, HostWorker, SessionHost};
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("golem-forge.config.yaml"), "{}\n").unwrap();
+    let worker = dir.path().join("main.worker");
+    std::fs::write(
+        &worker,
+        "---\nname: main\ndescription: bench\nmodel: test:default\n---\nBe quick.\n",
+    )
+    .unwrap();
+    let (mut ui, running) = rt.block_on(async {
+        let host = SessionHost::open(HostOptions {
+            worker: HostWorker::File(worker),
+            model: None,
+            env_model: None,
+            approval: None,
+            max_iterations: None,
+            record: None,
+            jail_helper: None,
+            keeps_history: false,
+        })
+        .unwrap();
+        let ui = host.attach(true);
+        (ui, host.start())
+    });
+    bencher.bench_local(|| {
+        rt.block_on(async {
+            ui.send(ActionEvent::UserInput {
+                request_id: None,
+                content: "go".into(),
+            });
+            while let Some(event) = ui.recv().await {
+                if matches!(event, DisplayEvent::TurnEnded { .. }) {
+                    return divan::black_box(event);
+                }
+            }
+            unreachable!("the session ended")
+        })
+    });
+    rt.block_on(async {
+        ui.send(ActionEvent::EndSession { reason: None });
+        running.closed().await;
     });
 }
