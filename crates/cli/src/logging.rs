@@ -1,8 +1,10 @@
 //! Diagnostics with `tracing`: the level comes from `GOLEM_FORGE_LOG` (an env-filter such as
 //! `debug` or `golem_core=trace`, default `warn`), written to stderr, or appended to the file
-//! named by `GOLEM_FORGE_LOG_FILE`. Never to stdout, where `--json` events go.
+//! named by `GOLEM_FORGE_LOG_FILE`. Never to stdout, where `--json` events go. Colour only
+//! when stderr is a terminal and `NO_COLOR` is unset or empty.
 
 use std::fs::OpenOptions;
+use std::io::IsTerminal;
 use std::sync::Mutex;
 
 use tracing_subscriber::EnvFilter;
@@ -43,9 +45,18 @@ pub fn init() -> Result<LogGuard, CommandError> {
                 .with_writer(Mutex::new(file))
                 .try_init()
         }
-        None => builder.with_writer(std::io::stderr).try_init(),
+        None => builder
+            .with_ansi(stderr_colour())
+            .with_writer(std::io::stderr)
+            .try_init(),
     };
     // A second init (in tests) keeps the first subscriber; that is fine.
     let _ = installed;
     Ok(LogGuard)
+}
+
+/// Whether log lines on stderr may be coloured: a terminal, and no `NO_COLOR`.
+fn stderr_colour() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color && std::io::stderr().is_terminal()
 }

@@ -37,12 +37,13 @@ pub enum ModelError {
         /// The provider's message.
         message: String,
     },
-    /// Rate limited, overloaded or a server error (429, 5xx, 529, `overloaded_error`). Retried.
+    /// Rate limited, overloaded or a server error (429, 5xx, 529, `overloaded_error` in an
+    /// error body). Retried.
     #[error("{provider} is unavailable (HTTP {status}): {message}")]
     Unavailable {
         /// The provider.
         provider: String,
-        /// The HTTP status (or 529 for an overloaded stream error).
+        /// The HTTP status.
         status: u16,
         /// The provider's message.
         message: String,
@@ -65,8 +66,18 @@ pub enum ModelError {
         /// What happened.
         message: String,
     },
-    /// No data arrived on the stream for too long.
-    #[error("the {provider} stream was idle for {0:?}", .timeout)]
+    /// The provider reported a transient failure inside a stream that had started with HTTP 200
+    /// (an `error` event saying overloaded, rate limited or failing, `response.failed`). The
+    /// runtime may retry the turn, with the same backoff as an HTTP error.
+    #[error("{provider} reported an error in the stream: {message}")]
+    StreamError {
+        /// The provider.
+        provider: String,
+        /// The provider's error type and message.
+        message: String,
+    },
+    /// No content arrived on the stream for too long (pings and keep-alives do not count).
+    #[error("the {provider} stream sent no content for {0:?}", .timeout)]
     IdleTimeout {
         /// The provider.
         provider: String,
@@ -106,6 +117,7 @@ impl ModelError {
             | ModelError::Auth { .. }
             | ModelError::Rejected { .. }
             | ModelError::StreamCut { .. }
+            | ModelError::StreamError { .. }
             | ModelError::IdleTimeout { .. }
             | ModelError::Protocol { .. }
             | ModelError::ReplayDiverged { .. }
@@ -118,7 +130,9 @@ impl ModelError {
         self.is_retryable()
             || matches!(
                 self,
-                ModelError::StreamCut { .. } | ModelError::IdleTimeout { .. }
+                ModelError::StreamCut { .. }
+                    | ModelError::StreamError { .. }
+                    | ModelError::IdleTimeout { .. }
             )
     }
 

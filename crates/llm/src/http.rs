@@ -1,6 +1,7 @@
-//! HTTP plumbing shared by the providers: sending with retries (classifying failures into
-//! [`ModelError`]s), and reading a response as server-sent events with an idle timeout and
-//! cancellation. Provider files only build requests and read events.
+//! HTTP plumbing shared by the providers: sending with retries from the turn's
+//! [`RetryBudget`] (classifying failures into [`ModelError`]s), and reading a response as
+//! server-sent events with an idle limit on content and cancellation. Provider files only
+//! build requests and read events.
 
 use std::time::Duration;
 
@@ -9,16 +10,19 @@ use futures::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ModelError;
-use crate::retry::{RetryPolicy, parse_retry_after};
+use crate::retry::{RetryBudget, RetryPolicy, parse_retry_after};
 
 /// Timeouts and retries of one provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HttpSettings {
     /// The limit on establishing a connection.
     pub connect_timeout: Duration,
-    /// The longest silence allowed on a stream (and while waiting for response headers).
+    /// The limit on waiting for response headers once the request is sent.
+    pub headers_timeout: Duration,
+    /// The longest a stream may go without content (pings and keep-alive comments do not
+    /// count); also the limit on reading a non-stream body.
     pub idle_timeout: Duration,
-    /// Retries.
+    /// Retries: the limits of a turn's retry budget.
     pub retry: RetryPolicy,
 }
 
@@ -26,6 +30,7 @@ impl Default for HttpSettings {
     fn default() -> Self {
         Self {
             connect_timeout: Duration::from_secs(10),
+            headers_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(90),
             retry: RetryPolicy::default(),
         }
@@ -53,7 +58,8 @@ pub struct Endpoint {
 }
 
 /// The provider's error message from a JSON error body (`{"error": {"message": …}}` or
-/// `{"error": "…"}` or `{"message": …}`), or the body itself, shortened.
+/// `{"error": "…"}` or `{"message": …}`), or a one-line [`excerpt`] of any other body; always
+/// one line, shortened.
 pub fn error_message(body: &str) -> String {
     let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
     let from_json = parsed.as_ref().and_then(|v| {
@@ -63,13 +69,62 @@ pub fn error_message(body: &str) -> String {
             .and_then(|m| m.as_str())
             .map(str::to_owned)
     });
-    let text = from_json.unwrap_or_else(|| body.trim().to_owned());
+    let text = from_json.unwrap_or_else(|| excerpt(body));
+    let text = one_line(&text);
     let text = if text.is_empty() {
         "no details".to_owned()
     } else {
         text
     };
-    golem_protocol::text::fold(&text, 500)
+    golem_protocol::text::fold(&text, 300)
+}
+
+/// One line that says what a non-JSON body is: an HTML page's `<title>` (else its first
+/// `<h1>`), otherwise the first line with text in it, tags removed.
+pub fn excerpt(body: &str) -> String {
+    let trimmed = body.trim_start();
+    if trimmed.starts_with('<') {
+        for tag in ["title", "h1"] {
+            if let Some(text) = element_text(trimmed, tag)
+                && !text.is_empty()
+            {
+                return text;
+            }
+        }
+    }
+    body.lines()
+        .map(|line| one_line(&strip_tags(line)))
+        .find(|line| !line.is_empty())
+        .unwrap_or_default()
+}
+
+/// The text inside the first `<tag …>…</tag>` of `html` (ASCII case-insensitive), tags removed.
+fn element_text(html: &str, tag: &str) -> Option<String> {
+    let lower = html.to_ascii_lowercase();
+    let open = lower.find(&format!("<{tag}"))?;
+    let start = open + lower.get(open..)?.find('>')? + 1;
+    let end = start + lower.get(start..)?.find(&format!("</{tag}"))?;
+    Some(one_line(&strip_tags(html.get(start..end)?)))
+}
+
+/// `text` without `<…>` tags.
+fn strip_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `text` with every run of whitespace (newlines included) as one space, trimmed.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether a JSON error body says the provider is overloaded (Anthropic `overloaded_error`).
@@ -78,23 +133,28 @@ fn says_overloaded(body: &str) -> bool {
 }
 
 /// Sends the request built by `build` (called once per attempt), retrying retryable failures
-/// per `settings.retry`. Returns the successful response, or the last error.
+/// while the turn's [`RetryBudget`] (the current one, else a fresh one with `settings.retry`)
+/// allows. Each attempt waits at most `settings.headers_timeout` for the response headers,
+/// and no longer than the budget's wall time left. Returns the successful response, or the
+/// last error.
 pub async fn send_with_retry(
     endpoint: &Endpoint,
     settings: &HttpSettings,
     cancel: &CancellationToken,
     build: impl Fn() -> reqwest::RequestBuilder,
 ) -> Result<reqwest::Response, ModelError> {
-    let mut retry = 0;
+    let budget = RetryBudget::current().unwrap_or_default();
     loop {
+        budget.start_request(settings.retry);
+        let limit = settings.headers_timeout.min(budget.remaining());
         let result = tokio::select! {
             () = cancel.cancelled() => return Err(ModelError::Cancelled),
-            result = tokio::time::timeout(settings.idle_timeout, build().send()) => result,
+            result = tokio::time::timeout(limit, build().send()) => result,
         };
         let error = match result {
             Err(_elapsed) => ModelError::Transport {
                 provider: endpoint.provider.clone(),
-                message: format!("no response within {:?}", settings.idle_timeout),
+                message: format!("no response headers within {limit:?}"),
             },
             Ok(Err(e)) => ModelError::Transport {
                 provider: endpoint.provider.clone(),
@@ -103,16 +163,16 @@ pub async fn send_with_retry(
             Ok(Ok(response)) if response.status().is_success() => return Ok(response),
             Ok(Ok(response)) => classify(endpoint, response).await,
         };
-        if !error.is_retryable() || retry >= settings.retry.max_retries {
+        if !error.is_retryable() {
             return Err(error);
         }
-        let wait = settings.retry.delay(retry, error.retry_after());
-        tracing::warn!(provider = %endpoint.provider, %error, ?wait, retry = retry + 1, "retrying model request");
+        let Some(wait) = budget.next_retry(&error) else {
+            return Err(error);
+        };
         tokio::select! {
             () = cancel.cancelled() => return Err(ModelError::Cancelled),
             () = tokio::time::sleep(wait) => {}
         }
-        retry += 1;
     }
 }
 
@@ -160,9 +220,14 @@ async fn classify(endpoint: &Endpoint, response: reqwest::Response) -> ModelErro
     }
 }
 
-/// The response body as server-sent events. Silence longer than `idle_timeout` ends the stream
-/// with [`ModelError::IdleTimeout`]; a broken connection with [`ModelError::StreamCut`];
-/// cancellation with [`ModelError::Cancelled`]. The stream simply ends when the body ends.
+/// The response body as server-sent events. A body that is not an event stream
+/// (`content-type` other than `text/event-stream`, `text/plain` or
+/// `application/octet-stream`, such as a proxy's HTML page sent with status 200) is one
+/// [`ModelError::Protocol`] naming its type and first line. Pings (`event: ping`, a `ping`
+/// type) and events without data are dropped and, like keep-alive comments, do not count as
+/// progress: a stream with no content for `idle_timeout` ends with
+/// [`ModelError::IdleTimeout`]. A broken connection is [`ModelError::StreamCut`];
+/// cancellation [`ModelError::Cancelled`]. The stream simply ends when the body ends.
 pub fn sse_events(
     endpoint: &Endpoint,
     response: reqwest::Response,
@@ -170,32 +235,101 @@ pub fn sse_events(
     cancel: CancellationToken,
 ) -> impl Stream<Item = Result<Event, ModelError>> + Send + use<> {
     let provider = endpoint.provider.clone();
+    let mime = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .filter(|mime| {
+            !mime.is_empty()
+                && !matches!(
+                    mime.as_str(),
+                    "text/event-stream" | "text/plain" | "application/octet-stream"
+                )
+        });
+    if let Some(mime) = mime {
+        let error = not_an_event_stream(provider, mime, response, idle_timeout, cancel);
+        return futures::stream::once(async move { Err(error.await) }).left_stream();
+    }
     let events = response.bytes_stream().eventsource();
-    futures::stream::unfold(Some((events, provider, cancel)), move |state| async move {
-        let (mut events, provider, cancel) = state?;
-        let next = tokio::select! {
-            () = cancel.cancelled() => return Some((Err(ModelError::Cancelled), None)),
-            next = tokio::time::timeout(idle_timeout, events.next()) => next,
-        };
-        match next {
-            Err(_elapsed) => Some((
-                Err(ModelError::IdleTimeout {
+    let deadline = tokio::time::Instant::now() + idle_timeout;
+    let state = Some((events, provider, cancel, deadline));
+    futures::stream::unfold(state, move |state| async move {
+        let (mut events, provider, cancel, mut deadline) = state?;
+        loop {
+            let next = tokio::select! {
+                () = cancel.cancelled() => return Some((Err(ModelError::Cancelled), None)),
+                next = tokio::time::timeout_at(deadline, events.next()) => next,
+            };
+            let error = match next {
+                Err(_elapsed) => ModelError::IdleTimeout {
                     provider,
                     timeout: idle_timeout,
-                }),
-                None,
-            )),
-            Ok(None) => None,
-            Ok(Some(Err(e))) => Some((
-                Err(ModelError::StreamCut {
+                },
+                Ok(None) => return None,
+                Ok(Some(Err(e))) => ModelError::StreamCut {
                     provider,
                     message: e.to_string(),
-                }),
-                None,
-            )),
-            Ok(Some(Ok(event))) => Some((Ok(event), Some((events, provider, cancel)))),
+                },
+                Ok(Some(Ok(event))) if is_keep_alive(&event) => continue,
+                Ok(Some(Ok(event))) => {
+                    deadline = tokio::time::Instant::now() + idle_timeout;
+                    return Some((Ok(event), Some((events, provider, cancel, deadline))));
+                }
+            };
+            return Some((Err(error), None));
         }
     })
+    .right_stream()
+}
+
+/// Whether `event` carries no content: a ping or an event without data.
+fn is_keep_alive(event: &Event) -> bool {
+    let data = event.data.trim();
+    if event.event == "ping" || data.is_empty() {
+        return true;
+    }
+    (event.event.is_empty() || event.event == "message")
+        && data.len() < 64
+        && serde_json::from_str::<serde_json::Value>(data)
+            .ok()
+            .is_some_and(|v| v.get("type").and_then(|t| t.as_str()) == Some("ping"))
+}
+
+/// The error for a body of type `mime` where an event stream was expected: its first line.
+async fn not_an_event_stream(
+    provider: String,
+    mime: String,
+    response: reqwest::Response,
+    timeout: Duration,
+    cancel: CancellationToken,
+) -> ModelError {
+    let body = tokio::select! {
+        () = cancel.cancelled() => return ModelError::Cancelled,
+        body = tokio::time::timeout(timeout, response.text()) => body,
+    };
+    let body = match body {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) | Err(_) => String::new(),
+    };
+    let first = body
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or("an empty body");
+    ModelError::Protocol {
+        provider,
+        message: format!(
+            "expected an event stream, got {mime}: {}",
+            golem_protocol::text::fold(first, 200)
+        ),
+    }
 }
 
 /// Reads an API key from `env`, failing with a message naming the variable.
@@ -226,6 +360,18 @@ mod tests {
             "model not found"
         );
         assert_eq!(error_message("Bad Gateway"), "Bad Gateway");
+        let page = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n\
+                    <center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n\
+                    </body>\r\n</html>\r\n";
+        assert_eq!(error_message(page), "502 Bad Gateway");
+        assert_eq!(
+            error_message("<p>\n  down for\n maintenance</p>"),
+            "down for"
+        );
+        assert_eq!(
+            error_message(r#"{"error":{"message":"two\nlines"}}"#),
+            "two lines"
+        );
         assert_eq!(error_message(""), "no details");
         assert!(says_overloaded(
             r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#

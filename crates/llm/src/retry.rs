@@ -1,18 +1,28 @@
-//! Retries with exponential backoff and full jitter, honouring the provider's `retry-after`.
+//! Retries with exponential backoff and full jitter, honouring the provider's `retry-after`,
+//! and the one retry budget of a turn ([`RetryBudget`]) that HTTP retries and turn retries
+//! both spend.
 
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use rand::RngExt;
 
-/// When and how often to retry a failed request.
+use crate::error::ModelError;
+
+/// When and how often to retry a failed request: the limits of one turn's [`RetryBudget`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
-    /// Retries after the first attempt.
+    /// Retries after the first request of a turn, HTTP retries and turn retries together.
     pub max_retries: u32,
     /// The backoff before the first retry (doubled each time, then jittered).
     pub base_delay: Duration,
     /// The longest wait between attempts, also the cap on `retry-after`.
     pub max_delay: Duration,
+    /// No retry starts after this long since the turn's first request (its headers wait is
+    /// cut short at this bound too); a stream that is making progress is never cut.
+    pub wall_limit: Duration,
+    /// How often a turn is retried after a stream went idle (stalled).
+    pub stall_retries: u32,
 }
 
 impl Default for RetryPolicy {
@@ -21,6 +31,8 @@ impl Default for RetryPolicy {
             max_retries: 4,
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(60),
+            wall_limit: Duration::from_secs(180),
+            stall_retries: 1,
         }
     }
 }
@@ -56,6 +68,173 @@ impl RetryPolicy {
     }
 }
 
+/// One retry the budget allowed: what failed, which retry this is and how long it waits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryNotice {
+    /// The failure being retried.
+    pub error: ModelError,
+    /// This retry's number (1-based).
+    pub retry: u32,
+    /// The most retries of the turn.
+    pub max_retries: u32,
+    /// The wait before it.
+    pub wait: Duration,
+}
+
+impl std::fmt::Display for RetryNotice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}; retrying in {:.1}s ({}/{})",
+            self.error,
+            self.wait.as_secs_f64(),
+            self.retry,
+            self.max_retries
+        )
+    }
+}
+
+/// Told of every retry a budget allows (the runtime shows it as one `status` line).
+pub type RetryNotifier = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
+
+#[derive(Debug)]
+struct BudgetState {
+    /// The limits; set by the runtime or by the first HTTP request of the turn.
+    policy: Option<RetryPolicy>,
+    /// When the budget was made (the turn began).
+    started: Instant,
+    /// Retries spent (HTTP and turn).
+    retries: u32,
+    /// Turn retries spent after a stall.
+    stalls: u32,
+}
+
+tokio::task_local! {
+    static CURRENT: RetryBudget;
+}
+
+/// The retry budget of one turn, shared by the HTTP retries of each request
+/// (`http::send_with_retry`) and the runtime's retries of the whole turn after a broken stream:
+/// at most [`RetryPolicy::max_retries`] retries in all, none started after
+/// [`RetryPolicy::wall_limit`], at most [`RetryPolicy::stall_retries`] after a stall, each
+/// after the policy's backoff. Cloning shares the budget. The runtime runs a turn inside
+/// [`RetryBudget::scope`], so the requests of that turn spend from it; a request outside any
+/// scope gets a budget of its own.
+#[derive(Clone)]
+pub struct RetryBudget {
+    state: Arc<Mutex<BudgetState>>,
+    notify: Option<RetryNotifier>,
+}
+
+impl std::fmt::Debug for RetryBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RetryBudget")
+            .field("state", &self.state)
+            .field("notify", &self.notify.is_some())
+            .finish()
+    }
+}
+
+impl Default for RetryBudget {
+    fn default() -> Self {
+        Self::new(None)
+    }
+}
+
+impl RetryBudget {
+    /// A fresh budget, its wall clock started, with `policy` as its limits, or, when `None`,
+    /// the limits of the first HTTP request's settings (the defaults when there is none).
+    pub fn new(policy: Option<RetryPolicy>) -> Self {
+        Self {
+            state: Arc::new(Mutex::new(BudgetState {
+                policy,
+                started: Instant::now(),
+                retries: 0,
+                stalls: 0,
+            })),
+            notify: None,
+        }
+    }
+
+    /// Tells `notify` of every retry instead of logging a warning.
+    pub fn with_notifier(mut self, notify: RetryNotifier) -> Self {
+        self.notify = Some(notify);
+        self
+    }
+
+    /// The budget of the turn this task runs, if any.
+    pub fn current() -> Option<Self> {
+        CURRENT.try_with(Clone::clone).ok()
+    }
+
+    /// Runs `future` with this budget as the current one.
+    pub async fn scope<F: Future>(&self, future: F) -> F::Output {
+        CURRENT.scope(self.clone(), future).await
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BudgetState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A request is about to be sent under `policy` (its provider's settings): unless the
+    /// budget has limits already, they are that policy's.
+    pub fn start_request(&self, policy: RetryPolicy) {
+        self.lock().policy.get_or_insert(policy);
+    }
+
+    /// The limits in force.
+    pub fn policy(&self) -> RetryPolicy {
+        self.lock().policy.unwrap_or_default()
+    }
+
+    /// Time left before the wall limit.
+    pub fn remaining(&self) -> Duration {
+        let state = self.lock();
+        let limit = state.policy.unwrap_or_default().wall_limit;
+        limit.saturating_sub(state.started.elapsed())
+    }
+
+    /// Spends one retry after `error` if the budget allows it, and returns the wait before it;
+    /// `None` when the budget is spent (retries, stalls or wall time). The caller decides
+    /// whether `error` is retryable at all. An allowed retry is told to the notifier, or
+    /// logged as a warning when there is none.
+    pub fn next_retry(&self, error: &ModelError) -> Option<Duration> {
+        let notice = {
+            let mut state = self.lock();
+            let policy = state.policy.unwrap_or_default();
+            if state.retries >= policy.max_retries {
+                return None;
+            }
+            let stalled = matches!(error, ModelError::IdleTimeout { .. });
+            if stalled && state.stalls >= policy.stall_retries {
+                return None;
+            }
+            let wait = policy.delay(state.retries, error.retry_after());
+            if state.started.elapsed().saturating_add(wait) >= policy.wall_limit {
+                return None;
+            }
+            state.retries += 1;
+            if stalled {
+                state.stalls += 1;
+            }
+            RetryNotice {
+                error: error.clone(),
+                retry: state.retries,
+                max_retries: policy.max_retries,
+                wait,
+            }
+        };
+        match &self.notify {
+            Some(notify) => {
+                tracing::debug!(%notice, "retrying the model request");
+                notify(&notice);
+            }
+            None => tracing::warn!(%notice, "retrying the model request"),
+        }
+        Some(notice.wait)
+    }
+}
+
 /// Reads `retry-after` (seconds) or `retry-after-ms` headers.
 pub fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     let text = |name: &str| {
@@ -86,6 +265,7 @@ mod tests {
             max_retries: 5,
             base_delay: Duration::from_millis(100),
             max_delay: Duration::from_secs(1),
+            ..RetryPolicy::default()
         };
         for _ in 0..50 {
             let d0 = policy.delay(0, None);

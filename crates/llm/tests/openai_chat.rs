@@ -98,11 +98,13 @@ fn text_reply(answer: &str) -> Reply {
 fn settings() -> HttpSettings {
     HttpSettings {
         connect_timeout: Duration::from_secs(5),
+        headers_timeout: Duration::from_secs(10),
         idle_timeout: Duration::from_secs(10),
         retry: RetryPolicy {
             max_retries: 4,
             base_delay: Duration::from_millis(10),
             max_delay: Duration::from_millis(100),
+            ..RetryPolicy::default()
         },
     }
 }
@@ -476,7 +478,7 @@ async fn an_error_object_in_the_stream() {
     ])])
     .await;
     let error = complete(&server).await.unwrap_err();
-    assert!(matches!(error, ModelError::Unavailable { .. }), "{error:?}");
+    assert!(matches!(error, ModelError::StreamError { .. }), "{error:?}");
     let server = MockServer::start(vec![Reply::sse(vec![data(
         json!({"error": {"message": "Invalid prompt", "type": "invalid_request_error", "code": "invalid_prompt"}}),
     )])])
@@ -494,7 +496,7 @@ async fn an_error_object_in_the_stream() {
     .await;
     let error = complete(&server).await.unwrap_err();
     assert!(
-        matches!(error, ModelError::Unavailable { status: 429, .. }),
+        matches!(error, ModelError::StreamError { .. }) && error.is_retryable_turn(),
         "{error:?}"
     );
     let server = MockServer::start(vec![Reply::json(

@@ -168,11 +168,13 @@ fn call_events(output_index: usize, call_id: &str, fragments: &[&str]) -> Vec<Va
 fn config(server: &MockServer) -> OpenAiConfig {
     let settings = HttpSettings {
         connect_timeout: Duration::from_secs(5),
+        headers_timeout: Duration::from_secs(10),
         idle_timeout: Duration::from_secs(10),
         retry: RetryPolicy {
             max_retries: 4,
             base_delay: Duration::from_millis(10),
             max_delay: Duration::from_millis(100),
+            ..RetryPolicy::default()
         },
     };
     OpenAiConfig::new(
@@ -502,7 +504,7 @@ async fn failed_responses_and_error_events() {
     )])
     .await;
     let error = complete(&server).await.unwrap_err();
-    assert!(matches!(error, ModelError::Unavailable { .. }), "{error:?}");
+    assert!(matches!(error, ModelError::StreamError { .. }), "{error:?}");
     assert!(error.to_string().contains("The model failed"), "{error}");
 
     let server = MockServer::start(vec![failed("invalid_prompt", "Invalid prompt.")]).await;
@@ -514,7 +516,7 @@ async fn failed_responses_and_error_events() {
     let server = MockServer::start(vec![Reply::sse(stream_of(events))]).await;
     let error = complete(&server).await.unwrap_err();
     assert!(
-        matches!(error, ModelError::Unavailable { status: 429, .. }),
+        matches!(error, ModelError::StreamError { .. }) && error.is_retryable_turn(),
         "{error:?}"
     );
 

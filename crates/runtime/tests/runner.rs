@@ -7,6 +7,7 @@
 )]
 
 mod config;
+mod faults;
 mod fixture;
 mod host;
 mod models;

@@ -216,3 +216,57 @@ fn a_bad_worker_file_exits_2_naming_the_file_line_and_key() {
     assert!(stderr.contains("`toolset`"), "{stderr}");
     assert!(server.requests().is_empty(), "no model is asked");
 }
+
+/// A run whose first model reply is an `overloaded_error` event in a 200 stream, then an
+/// answer; with `env` set.
+fn run_after_a_stream_error(env_vars: &[(&str, &str)], keep_no_color: bool) -> Output {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", fs_worker(""))]);
+    let overloaded = Reply::sse(vec![golem_testkit::mock::sse(
+        Some("error"),
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+    )]);
+    let server = MockServer::start_blocking(vec![overloaded, wire.text("done")]);
+    let mut command = env.command();
+    command
+        .arg("run")
+        .args(["proj/main.worker", "hello"])
+        .args(["--model", model_for(wire)])
+        .envs(provider_env(wire, &server))
+        .envs(env_vars.iter().copied());
+    if !keep_no_color {
+        command.env_remove("NO_COLOR");
+    }
+    let output = command.output().unwrap();
+    assert_exit(&output, 0);
+    assert_eq!(server.requests().len(), 2);
+    output
+}
+
+#[test]
+fn a_retry_is_shown_once_as_a_stream_error() {
+    let output = run_after_a_stream_error(&[], true);
+    let stderr = stderr(&output);
+    let retries: Vec<&str> = stderr.lines().filter(|l| l.contains("retrying")).collect();
+    assert_eq!(retries.len(), 1, "{}", render(&output));
+    assert!(
+        retries[0].contains("anthropic reported an error in the stream: overloaded_error"),
+        "{}",
+        retries[0]
+    );
+    assert!(!retries[0].contains("HTTP"), "{}", retries[0]);
+    assert!(stdout(&output).contains("done"), "{}", render(&output));
+}
+
+#[test]
+fn logs_on_a_redirected_stderr_have_no_colour() {
+    let output = run_after_a_stream_error(&[("GOLEM_FORGE_LOG", "debug")], false);
+    let stderr = stderr(&output);
+    assert!(
+        stderr.contains("retrying the model request"),
+        "the debug log is on: {}",
+        render(&output)
+    );
+    assert!(!stderr.contains('\u{1b}'), "{}", render(&output));
+}

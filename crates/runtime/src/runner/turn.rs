@@ -1,16 +1,18 @@
 //! One model turn: send the conversation, stream text to the UI as it arrives, and assemble the
-//! response. A stream that breaks off (cut, idle) is retried from the start a few times, since
-//! nothing of it has been acted on yet.
+//! response. A stream that breaks off (cut, idle, an error event) is retried from the start,
+//! since nothing of it has been acted on yet, while the turn's one [`RetryBudget`] allows:
+//! the HTTP retries of its requests spend from the same budget, and every retry is shown once,
+//! as a `status` warning.
+
+use std::sync::Arc;
 
 use futures::StreamExt;
+use golem_llm::retry::{RetryBudget, RetryNotice};
 use golem_llm::{Model, ModelError, ModelRequest, ModelResponse, ResponseAssembler, StreamEvent};
-use golem_protocol::{DisplayEvent, WorkerOrigin};
+use golem_protocol::{DisplayEvent, StatusLevel, WorkerOrigin};
 use tokio_util::sync::CancellationToken;
 
 use golem_core::ui::RuntimeUI;
-
-/// How often a broken stream is retried before the turn fails.
-const STREAM_RETRIES: u32 = 2;
 
 /// Runs one turn, streaming text deltas to `ui` as `streaming` events of one request id.
 pub(crate) async fn model_turn(
@@ -20,23 +22,28 @@ pub(crate) async fn model_turn(
     worker: Option<&WorkerOrigin>,
     cancel: &CancellationToken,
 ) -> Result<ModelResponse, ModelError> {
-    let mut attempt = 0;
+    let notify_ui = ui.clone();
+    let budget = RetryBudget::new(None).with_notifier(Arc::new(move |notice: &RetryNotice| {
+        notify_ui.emit(DisplayEvent::Status {
+            level: StatusLevel::Warning,
+            message: notice.to_string(),
+        });
+    }));
     loop {
         let stream_id = ui.bus().next_request_id("stream");
-        match stream_once(model, request, ui, worker, cancel, &stream_id).await {
-            Err(error)
-                if error.is_retryable_turn()
-                    && attempt < STREAM_RETRIES
-                    && !cancel.is_cancelled() =>
-            {
-                attempt += 1;
-                tracing::warn!(%error, attempt, "model stream broke off; retrying the turn");
-                ui.emit(DisplayEvent::Status {
-                    level: golem_protocol::StatusLevel::Warning,
-                    message: format!("{error}; retrying ({attempt}/{STREAM_RETRIES})"),
-                });
-            }
+        let result = budget
+            .scope(stream_once(model, request, ui, worker, cancel, &stream_id))
+            .await;
+        let error = match result {
+            Err(error) if error.is_retryable_turn() && !cancel.is_cancelled() => error,
             result => return result,
+        };
+        let Some(wait) = budget.next_retry(&error) else {
+            return Err(error);
+        };
+        tokio::select! {
+            () = cancel.cancelled() => return Err(ModelError::Cancelled),
+            () = tokio::time::sleep(wait) => {}
         }
     }
 }

@@ -273,20 +273,15 @@ impl AnthropicStreamDecoder {
         } else {
             error.message
         };
-        let status = match error.kind.as_str() {
-            "overloaded_error" => 529,
-            "api_error" => 500,
-            "rate_limit_error" => 429,
-            _ => {
-                let message = format!("error event `{}`: {message}", error.kind);
-                return ModelError::Protocol { provider, message };
-            }
-        };
-        ModelError::Unavailable {
-            provider,
-            status,
-            message,
-            retry_after: None,
+        match error.kind.as_str() {
+            "overloaded_error" | "api_error" | "rate_limit_error" => ModelError::StreamError {
+                provider,
+                message: format!("{}: {message}", error.kind),
+            },
+            _ => ModelError::Protocol {
+                provider,
+                message: format!("error event `{}`: {message}", error.kind),
+            },
         }
     }
 }
@@ -498,9 +493,10 @@ mod tests {
         assert!(matches!(err, ModelError::Protocol { .. }), "{err:?}");
         let error = r#"{"type":"error","error":{"type":"api_error","message":"Internal"}}"#;
         let err = run(&[("error", error)]).unwrap_err();
-        assert!(
-            matches!(err, ModelError::Unavailable { status: 500, .. }),
-            "{err:?}"
+        assert_eq!(
+            err.to_string(),
+            "anthropic reported an error in the stream: api_error: Internal"
         );
+        assert!(err.is_retryable_turn() && !err.is_retryable());
     }
 }

@@ -101,7 +101,7 @@ pub(crate) fn decode_events<D: SseDecoder>(
     }))
 }
 
-/// The [`ModelError`] for an `error` object in a stream: [`ModelError::Unavailable`] when it
+/// The [`ModelError`] for an `error` object in a stream: [`ModelError::StreamError`] when it
 /// says the provider is overloaded, rate limited or failing, else [`ModelError::Protocol`].
 pub(crate) fn stream_error(provider: &str, error: &Value) -> ModelError {
     let text = |key: &str| {
@@ -126,47 +126,34 @@ pub(crate) fn stream_error(provider: &str, error: &Value) -> ModelError {
         Some(_) | None => message,
     };
     let message = golem_protocol::text::fold(&message, 500);
-    let status = error
+    let code = error
         .get("code")
         .and_then(Value::as_u64)
-        .and_then(|c| u16::try_from(c).ok())
-        .filter(|c| *c == 429 || *c == 529 || (500..600).contains(c));
+        .is_some_and(|c| c == 429 || c == 529 || (500..600).contains(&c));
     let haystack = error.to_string().to_lowercase();
-    let status = status.or_else(|| {
-        if haystack.contains("overload") {
-            Some(529)
-        } else if [
+    let transient = code
+        || [
+            "overload",
             "rate_limit",
             "rate limit",
             "ratelimit",
             "too many requests",
             "too_many_requests",
+            "server",
+            "unavailable",
+            "internal error",
+            "internal_error",
         ]
         .iter()
-        .any(|needle| haystack.contains(needle))
-        {
-            Some(429)
-        } else if ["server", "unavailable", "internal error", "internal_error"]
-            .iter()
-            .any(|needle| haystack.contains(needle))
-        {
-            Some(500)
-        } else {
-            None
-        }
-    });
+        .any(|needle| haystack.contains(needle));
     let provider = provider.to_owned();
-    match status {
-        Some(status) => ModelError::Unavailable {
-            provider,
-            status,
-            message,
-            retry_after: None,
-        },
-        None => ModelError::Protocol {
+    if transient {
+        ModelError::StreamError { provider, message }
+    } else {
+        ModelError::Protocol {
             provider,
             message: format!("the stream reported an error: {message}"),
-        },
+        }
     }
 }
 
@@ -223,16 +210,16 @@ mod tests {
             "openai",
             &serde_json::json!({"message": "Rate limit reached", "type": "requests"}),
         );
-        assert!(
-            matches!(e, ModelError::Unavailable { status: 429, .. }),
-            "{e:?}"
+        assert_eq!(
+            e.to_string(),
+            "openai reported an error in the stream: requests: Rate limit reached"
         );
         let e = stream_error(
             "openrouter",
             &serde_json::json!({"code": 502, "message": "Provider returned error"}),
         );
         assert!(
-            matches!(e, ModelError::Unavailable { status: 502, .. }),
+            matches!(e, ModelError::StreamError { .. }) && e.is_retryable_turn(),
             "{e:?}"
         );
         let e = stream_error(
