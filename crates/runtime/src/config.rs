@@ -1,14 +1,18 @@
 //! Program config (`golem-forge.config.yaml`), found by walking up from a worker's directory:
-//! the default model, approval mode, delegation depth, where workers live and extra model
-//! providers; and the model precedence (`--model` > worker > `GOLEM_FORGE_MODEL` > config).
+//! the default model, approval mode, delegation depth, where workers live, extra model
+//! providers and the timeouts and retry budget of model requests; and the model precedence (`--model` > worker > `GOLEM_FORGE_MODEL` > config).
 //! Nothing here resolves a model or reads the environment itself.
 
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use std::time::Duration;
+
 use golem_core::approval::ApprovalMode;
+use golem_llm::http::HttpSettings;
 use golem_llm::resolve::ProviderDefinition;
+use golem_llm::retry::RetryPolicy;
 use serde::{Deserialize, Deserializer};
 
 use crate::worker::yaml::{self, or_default};
@@ -37,6 +41,8 @@ pub struct ProgramConfig {
     pub worker_paths: Vec<PathBuf>,
     /// Model providers defined by the program, by name.
     pub providers: BTreeMap<String, ProviderDefinition>,
+    /// `model_requests:` settings.
+    pub model_requests: ModelRequestSettings,
     /// The program root: the config file's directory (or the worker's, without a file).
     pub root: PathBuf,
     /// The config file, if there is one.
@@ -65,6 +71,59 @@ impl Default for DelegationSettings {
     fn default() -> Self {
         Self {
             max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+/// `model_requests:` in program config: the timeouts and the retry budget of every model
+/// request. Each turn has one budget of `max_retries` retries (HTTP errors, broken streams and
+/// stalls together), at most `stall_retries` of them after a stream went without content, none
+/// started `wall_limit_secs` after the turn began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelRequestSettings {
+    /// How long to wait for response headers (default 30).
+    #[serde(deserialize_with = "positive_secs")]
+    pub headers_timeout_secs: u64,
+    /// How long a stream may go without content; pings do not count (default 90).
+    #[serde(deserialize_with = "positive_secs")]
+    pub idle_timeout_secs: u64,
+    /// Retries per turn (default 4).
+    pub max_retries: u32,
+    /// Retries per turn after a stall (default 1).
+    pub stall_retries: u32,
+    /// No retry starts this long after the turn began (default 180).
+    #[serde(deserialize_with = "positive_secs")]
+    pub wall_limit_secs: u64,
+}
+
+impl Default for ModelRequestSettings {
+    fn default() -> Self {
+        let http = HttpSettings::default();
+        Self {
+            headers_timeout_secs: http.headers_timeout.as_secs(),
+            idle_timeout_secs: http.idle_timeout.as_secs(),
+            max_retries: http.retry.max_retries,
+            stall_retries: http.retry.stall_retries,
+            wall_limit_secs: http.retry.wall_limit.as_secs(),
+        }
+    }
+}
+
+impl ModelRequestSettings {
+    /// The HTTP settings of every model client.
+    pub fn http_settings(&self) -> HttpSettings {
+        let defaults = HttpSettings::default();
+        HttpSettings {
+            headers_timeout: Duration::from_secs(self.headers_timeout_secs),
+            idle_timeout: Duration::from_secs(self.idle_timeout_secs),
+            retry: RetryPolicy {
+                max_retries: self.max_retries,
+                stall_retries: self.stall_retries,
+                wall_limit: Duration::from_secs(self.wall_limit_secs),
+                ..defaults.retry
+            },
+            ..defaults
         }
     }
 }
@@ -138,6 +197,8 @@ struct ConfigFile {
     worker_paths: Vec<PathBuf>,
     #[serde(default, deserialize_with = "provider_names")]
     providers: BTreeMap<String, ProviderDefinition>,
+    #[serde(default, deserialize_with = "or_default")]
+    model_requests: ModelRequestSettings,
 }
 
 impl ProgramConfig {
@@ -216,6 +277,7 @@ impl ProgramConfig {
             delegation: file.delegation,
             worker_paths: file.worker_paths,
             providers: file.providers,
+            model_requests: file.model_requests,
             root,
             file: path,
         }
@@ -276,6 +338,14 @@ fn default_max_depth() -> u32 {
 
 fn max_depth<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
     Ok(Option::<u32>::deserialize(deserializer)?.unwrap_or(DEFAULT_MAX_DEPTH))
+}
+
+fn positive_secs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    let secs = u64::deserialize(deserializer)?;
+    if secs == 0 {
+        return Err(serde::de::Error::custom("must be at least 1 (seconds)"));
+    }
+    Ok(secs)
 }
 
 fn provider_names<'de, D: Deserializer<'de>>(

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use golem_core::approval::ApprovalMode;
 use golem_llm::resolve::{ProviderDefinition, Wire};
 use golem_runtime::config::{
-    ApprovalSettings, CONFIG_FILE_NAME, DelegationSettings, ModelChoiceError, ModelSource,
-    ProgramConfig, choose_model, model_choice,
+    ApprovalSettings, CONFIG_FILE_NAME, DelegationSettings, ModelChoiceError, ModelRequestSettings,
+    ModelSource, ProgramConfig, choose_model, model_choice,
 };
 use golem_runtime::worker::{WorkerDefinition, parse_worker};
 
@@ -26,6 +26,7 @@ fn defaults() -> ProgramConfig {
         delegation: DelegationSettings { max_depth: 5 },
         worker_paths: vec![],
         providers: BTreeMap::new(),
+        model_requests: ModelRequestSettings::default(),
         root: PathBuf::from("proj"),
         file: Some(PathBuf::from("proj/golem-forge.config.yaml")),
     }
@@ -85,6 +86,14 @@ fn every_key_and_default() {
             );
         },
     );
+    check(
+        "model_requests: { headers_timeout_secs: 10, wall_limit_secs: 60, max_retries: 2 }\n",
+        |c| {
+            c.model_requests.headers_timeout_secs = 10;
+            c.model_requests.wall_limit_secs = 60;
+            c.model_requests.max_retries = 2;
+        },
+    );
     for (mode, expected) in [
         ("interactive", ApprovalMode::Interactive),
         ("approve_all", ApprovalMode::ApproveAll),
@@ -94,6 +103,20 @@ fn every_key_and_default() {
             c.approval.mode = Some(expected)
         });
     }
+}
+
+#[test]
+fn model_request_defaults_are_the_fault_budgets() {
+    let settings = ModelRequestSettings::default().http_settings();
+    assert_eq!(settings.headers_timeout, std::time::Duration::from_secs(30));
+    assert_eq!(settings.idle_timeout, std::time::Duration::from_secs(90));
+    assert_eq!(settings.retry.max_retries, 4);
+    assert_eq!(settings.retry.stall_retries, 1);
+    assert_eq!(
+        settings.retry.wall_limit,
+        std::time::Duration::from_secs(180)
+    );
+    assert_eq!(settings, golem_llm::http::HttpSettings::default());
 }
 
 #[test]
@@ -120,7 +143,11 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             "model: x\nzones: []\n",
-            "line 2: unknown key `zones` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`)",
+            "line 2: unknown key `zones` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`, `model_requests`)",
+        ),
+        (
+            "model_requests:\n  headers_timeout_secs: 0\n",
+            "line 2: `model_requests.headers_timeout_secs` must be at least 1 (seconds)",
         ),
         (
             "approval:\n  mode: ask\n",

@@ -270,3 +270,27 @@ fn logs_on_a_redirected_stderr_have_no_colour() {
     );
     assert!(!stderr.contains('\u{1b}'), "{}", render(&output));
 }
+
+#[test]
+fn the_retry_budget_comes_from_the_program_config() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", fs_worker(""))]);
+    env.write(
+        "proj/golem-forge.config.yaml",
+        "model_requests:\n  max_retries: 1\n",
+    );
+    let server = MockServer::start_blocking(Vec::new());
+    server.set_fallback(Reply::json(
+        500,
+        r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#,
+    ));
+    let output = run(&env, wire, &server, &["proj/main.worker", "hello"]);
+    assert_exit(&output, 1);
+    // One retry in all, not one per HTTP attempt and turn.
+    assert_eq!(server.requests().len(), 2, "{}", render(&output));
+    let stderr = stderr(&output);
+    let retries: Vec<&str> = stderr.lines().filter(|l| l.contains("retrying")).collect();
+    assert_eq!(retries.len(), 1, "{}", render(&output));
+    assert!(retries[0].contains("(HTTP 500)"), "{}", retries[0]);
+}

@@ -286,7 +286,8 @@ impl SessionHost {
             None => options.model.clone(),
         };
         let env = Arc::new(SessionEnv {
-            resolver: ModelResolver::new(config.providers.clone()),
+            resolver: ModelResolver::new(config.providers.clone())
+                .with_settings(config.model_requests.http_settings()),
             max_depth: config.delegation.max_depth,
             config: Arc::new(config),
             registry: Arc::new(registry),
