@@ -258,10 +258,11 @@ pub fn sse_events(
         return futures::stream::once(async move { Err(error.await) }).left_stream();
     }
     let events = response.bytes_stream().eventsource();
-    let deadline = tokio::time::Instant::now() + idle_timeout;
-    let state = Some((events, provider, cancel, deadline));
+    let state = Some((events, provider, cancel));
     futures::stream::unfold(state, move |state| async move {
-        let (mut events, provider, cancel, mut deadline) = state?;
+        let (mut events, provider, cancel) = state?;
+        // Content is due within the idle limit of being asked for; keep-alives do not move it.
+        let deadline = tokio::time::Instant::now() + idle_timeout;
         loop {
             let next = tokio::select! {
                 () = cancel.cancelled() => return Some((Err(ModelError::Cancelled), None)),
@@ -279,8 +280,7 @@ pub fn sse_events(
                 },
                 Ok(Some(Ok(event))) if is_keep_alive(&event) => continue,
                 Ok(Some(Ok(event))) => {
-                    deadline = tokio::time::Instant::now() + idle_timeout;
-                    return Some((Ok(event), Some((events, provider, cancel, deadline))));
+                    return Some((Ok(event), Some((events, provider, cancel))));
                 }
             };
             return Some((Err(error), None));
