@@ -146,7 +146,10 @@ pub async fn send_with_retry(
     let budget = RetryBudget::current().unwrap_or_default();
     loop {
         budget.start_request(settings.retry);
-        let limit = settings.headers_timeout.min(budget.remaining());
+        // Whole milliseconds, so that a wait cut short by the wall limit reads well.
+        let remaining = budget.remaining();
+        let remaining = Duration::from_millis(u64::try_from(remaining.as_millis()).unwrap_or(0));
+        let limit = settings.headers_timeout.min(remaining);
         let result = tokio::select! {
             () = cancel.cancelled() => return Err(ModelError::Cancelled),
             result = tokio::time::timeout(limit, build().send()) => result,
@@ -346,6 +349,25 @@ pub fn api_key(provider: &str, env: &str) -> Result<String, ModelError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pings_and_empty_events_are_keep_alives() {
+        let event = |name: &str, data: &str| Event {
+            event: name.into(),
+            data: data.into(),
+            id: String::new(),
+            retry: None,
+        };
+        assert!(is_keep_alive(&event("ping", r#"{"type": "ping"}"#)));
+        assert!(is_keep_alive(&event("message", r#"{"type":"ping"}"#)));
+        assert!(is_keep_alive(&event("message", "  ")));
+        assert!(!is_keep_alive(&event(
+            "content_block_delta",
+            r#"{"type":"content_block_delta"}"#
+        )));
+        assert!(!is_keep_alive(&event("message", r#"{"choices":[]}"#)));
+        assert!(!is_keep_alive(&event("message", "[DONE]")));
+    }
 
     #[test]
     fn error_messages_from_bodies() {
