@@ -11,6 +11,7 @@ mod interrupt;
 mod processes;
 mod prompt;
 mod transcript;
+mod wire;
 
 use std::process::{Child, Output, Stdio};
 use std::time::Duration;

@@ -25,7 +25,7 @@ fn frame(data: Value) -> Chunk {
     sse(Some(&event), &data.to_string())
 }
 
-fn message_start(input_tokens: u64) -> Chunk {
+pub(crate) fn message_start(input_tokens: u64) -> Chunk {
     frame(json!({"type": "message_start", "message": {
         "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
         "content": [], "stop_reason": null, "stop_sequence": null,
@@ -37,7 +37,7 @@ fn ping() -> Chunk {
     sse(Some("ping"), r#"{"type": "ping"}"#)
 }
 
-fn text_block(index: usize, parts: &[&str]) -> Vec<Chunk> {
+pub(crate) fn text_block(index: usize, parts: &[&str]) -> Vec<Chunk> {
     let mut chunks = vec![frame(json!({"type": "content_block_start", "index": index,
                                        "content_block": {"type": "text", "text": ""}}))];
     for part in parts {
@@ -48,7 +48,7 @@ fn text_block(index: usize, parts: &[&str]) -> Vec<Chunk> {
     chunks
 }
 
-fn tool_block(index: usize, id: &str, name: &str, fragments: &[&str]) -> Vec<Chunk> {
+pub(crate) fn tool_block(index: usize, id: &str, name: &str, fragments: &[&str]) -> Vec<Chunk> {
     let mut chunks = vec![frame(json!({"type": "content_block_start", "index": index,
         "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}))];
     // The API opens every tool input with an empty fragment.
@@ -60,7 +60,7 @@ fn tool_block(index: usize, id: &str, name: &str, fragments: &[&str]) -> Vec<Chu
     chunks
 }
 
-fn message_end(stop_reason: &str, output_tokens: u64) -> Vec<Chunk> {
+pub(crate) fn message_end(stop_reason: &str, output_tokens: u64) -> Vec<Chunk> {
     vec![
         frame(json!({"type": "message_delta",
                      "delta": {"stop_reason": stop_reason, "stop_sequence": null},
@@ -69,7 +69,7 @@ fn message_end(stop_reason: &str, output_tokens: u64) -> Vec<Chunk> {
     ]
 }
 
-fn stream_of(parts: Vec<Vec<Chunk>>) -> Reply {
+pub(crate) fn stream_of(parts: Vec<Vec<Chunk>>) -> Reply {
     Reply::sse(parts.into_iter().flatten().collect())
 }
 
@@ -83,7 +83,7 @@ fn text_reply(text: &str) -> Reply {
 
 // ---- the client ----
 
-fn settings(idle_timeout: Duration) -> HttpSettings {
+pub(crate) fn settings(idle_timeout: Duration) -> HttpSettings {
     HttpSettings {
         connect_timeout: Duration::from_secs(5),
         headers_timeout: idle_timeout,
@@ -97,7 +97,7 @@ fn settings(idle_timeout: Duration) -> HttpSettings {
     }
 }
 
-fn model_at(base_url: &str, settings: HttpSettings) -> AnthropicModel {
+pub(crate) fn model_at(base_url: &str, settings: HttpSettings) -> AnthropicModel {
     let spec = ModelSpec {
         provider: "anthropic".into(),
         model: "claude-x".into(),

@@ -36,22 +36,22 @@ fn chunk(delta: Value, finish_reason: Option<&str>) -> Chunk {
     )
 }
 
-fn role() -> Chunk {
+pub(crate) fn role() -> Chunk {
     chunk(
         json!({"role": "assistant", "content": "", "refusal": null}),
         None,
     )
 }
 
-fn text(part: &str) -> Chunk {
+pub(crate) fn text(part: &str) -> Chunk {
     chunk(json!({"content": part}), None)
 }
 
-fn finish(reason: &str) -> Chunk {
+pub(crate) fn finish(reason: &str) -> Chunk {
     chunk(json!({}), Some(reason))
 }
 
-fn usage(prompt: u64, completion: u64, cached: u64) -> Chunk {
+pub(crate) fn usage(prompt: u64, completion: u64, cached: u64) -> Chunk {
     data(
         json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1_700_000_000,
                 "model": "gpt-4o-mini", "choices": [],
@@ -63,12 +63,12 @@ fn usage(prompt: u64, completion: u64, cached: u64) -> Chunk {
     )
 }
 
-fn done() -> Chunk {
+pub(crate) fn done() -> Chunk {
     sse(None, "[DONE]")
 }
 
 /// The first fragment of a call: id, type and name, empty arguments.
-fn call_start(index: usize, id: &str, name: &str) -> Chunk {
+pub(crate) fn call_start(index: usize, id: &str, name: &str) -> Chunk {
     chunk(
         json!({"tool_calls": [{"index": index, "id": id, "type": "function",
                                  "function": {"name": name, "arguments": ""}}]}),
@@ -76,7 +76,7 @@ fn call_start(index: usize, id: &str, name: &str) -> Chunk {
     )
 }
 
-fn call_args(index: usize, arguments: &str) -> Chunk {
+pub(crate) fn call_args(index: usize, arguments: &str) -> Chunk {
     chunk(
         json!({"tool_calls": [{"index": index, "function": {"arguments": arguments}}]}),
         None,
@@ -95,7 +95,7 @@ fn text_reply(answer: &str) -> Reply {
 
 // ---- helpers ----
 
-fn settings() -> HttpSettings {
+pub(crate) fn settings() -> HttpSettings {
     HttpSettings {
         connect_timeout: Duration::from_secs(5),
         headers_timeout: Duration::from_secs(10),
@@ -119,7 +119,7 @@ fn config(server: &MockServer) -> OpenAiConfig {
     .with_settings(settings())
 }
 
-fn model(config: OpenAiConfig) -> OpenAiChatModel {
+pub(crate) fn model(config: OpenAiConfig) -> OpenAiChatModel {
     let provider = config.provider.clone();
     OpenAiChatModel::new(
         ModelSpec {
@@ -701,7 +701,7 @@ async fn the_request_body_and_headers() {
                 {"role": "user", "content": "read two files"},
                 {"role": "assistant", "content": null, "tool_calls": [
                     {"id": "call_a", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"/a\"}"}},
-                    {"id": "call_b", "type": "function", "function": {"name": "read_file", "arguments": "{bad"}}]},
+                    {"id": "call_b", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
                 {"role": "tool", "tool_call_id": "call_a", "content": "A"},
                 {"role": "tool", "tool_call_id": "call_b", "content": "Error: invalid arguments"},
                 {"role": "assistant", "content": "Done."},

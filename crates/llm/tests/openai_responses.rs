@@ -26,7 +26,7 @@ fn frame(data: Value) -> Value {
     data
 }
 
-fn stream_of(events: Vec<Value>) -> Vec<Chunk> {
+pub(crate) fn stream_of(events: Vec<Value>) -> Vec<Chunk> {
     events
         .into_iter()
         .enumerate()
@@ -47,7 +47,7 @@ fn response_object(status: &str, output: Value, usage: Value) -> Value {
            "truncation": "disabled", "usage": usage, "metadata": {}})
 }
 
-fn created() -> Vec<Value> {
+pub(crate) fn created() -> Vec<Value> {
     vec![
         frame(
             json!({"type": "response.created", "response": response_object("in_progress", json!([]), Value::Null)}),
@@ -58,7 +58,7 @@ fn created() -> Vec<Value> {
     ]
 }
 
-fn message_item(text: &str, status: &str) -> Value {
+pub(crate) fn message_item(text: &str, status: &str) -> Value {
     let content = if status == "completed" {
         json!([{"type": "output_text", "annotations": [], "logprobs": [], "text": text}])
     } else {
@@ -67,7 +67,7 @@ fn message_item(text: &str, status: &str) -> Value {
     json!({"id": "msg_1", "type": "message", "status": status, "content": content, "role": "assistant"})
 }
 
-fn text_events(output_index: usize, parts: &[&str]) -> Vec<Value> {
+pub(crate) fn text_events(output_index: usize, parts: &[&str]) -> Vec<Value> {
     let full: String = parts.concat();
     let mut events = vec![
         frame(
@@ -96,7 +96,13 @@ fn text_events(output_index: usize, parts: &[&str]) -> Vec<Value> {
     events
 }
 
-fn call_item(n: usize, call_id: &str, name: &str, arguments: &str, status: &str) -> Value {
+pub(crate) fn call_item(
+    n: usize,
+    call_id: &str,
+    name: &str,
+    arguments: &str,
+    status: &str,
+) -> Value {
     json!({"id": format!("fc_{n}"), "type": "function_call", "status": status,
            "arguments": arguments, "call_id": call_id, "name": name})
 }
@@ -128,13 +134,13 @@ fn call_done(output_index: usize, call_id: &str, name: &str, arguments: &str) ->
     ]
 }
 
-fn usage(input: u64, output: u64, cached: u64) -> Value {
+pub(crate) fn usage(input: u64, output: u64, cached: u64) -> Value {
     json!({"input_tokens": input, "input_tokens_details": {"cached_tokens": cached},
            "output_tokens": output, "output_tokens_details": {"reasoning_tokens": 0},
            "total_tokens": input + output})
 }
 
-fn completed(output: Value, usage: Value) -> Value {
+pub(crate) fn completed(output: Value, usage: Value) -> Value {
     frame(
         json!({"type": "response.completed", "response": response_object("completed", output, usage)}),
     )
@@ -151,7 +157,7 @@ fn text_reply(text: &str) -> Reply {
 }
 
 /// A function call at `output_index` streamed in `fragments`.
-fn call_events(output_index: usize, call_id: &str, fragments: &[&str]) -> Vec<Value> {
+pub(crate) fn call_events(output_index: usize, call_id: &str, fragments: &[&str]) -> Vec<Value> {
     let mut events = vec![call_added(output_index, call_id, "read_file")];
     events.extend(fragments.iter().map(|f| call_delta(output_index, f)));
     events.extend(call_done(
@@ -186,7 +192,7 @@ fn config(server: &MockServer) -> OpenAiConfig {
     .with_settings(settings)
 }
 
-fn model(config: OpenAiConfig) -> OpenAiResponsesModel {
+pub(crate) fn model(config: OpenAiConfig) -> OpenAiResponsesModel {
     OpenAiResponsesModel::new(
         ModelSpec {
             provider: "openai-responses".into(),
@@ -633,16 +639,17 @@ async fn the_request_body() {
             "instructions": "You are terse.",
             "input": [
                 {"role": "user", "content": [{"type": "input_text", "text": "read two files"}]},
-                {"role": "assistant", "content": [{"type": "output_text", "text": "Reading."}]},
+                {"role": "assistant", "content": "Reading."},
                 {"type": "function_call", "call_id": "call_a", "name": "read_file", "arguments": "{\"path\":\"/a\"}"},
-                {"type": "function_call", "call_id": "call_b", "name": "read_file", "arguments": "{bad"},
+                {"type": "function_call", "call_id": "call_b", "name": "read_file", "arguments": "{}"},
                 {"type": "function_call_output", "call_id": "call_a", "output": "A"},
                 {"type": "function_call_output", "call_id": "call_b", "output": "Error: invalid arguments"},
-                {"role": "assistant", "content": [{"type": "output_text", "text": "Done."}]},
+                {"role": "assistant", "content": "Done."},
                 {"role": "user", "content": [{"type": "input_text", "text": "thanks"}]},
             ],
             "tools": [{"type": "function", "name": "read_file", "description": "Read a file",
-                       "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}],
+                       "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+                       "strict": false}],
             "stream": true,
             "store": false,
             "max_output_tokens": 500,

@@ -1,4 +1,5 @@
-//! Provider clients against local mock servers that speak each provider's real protocol.
+//! Provider clients against local mock servers that speak each provider's real protocol, and
+//! one session per wire checked against a strict server and the fields each API documents.
 
 #![allow(
     clippy::unwrap_used,
@@ -7,5 +8,8 @@
 )]
 
 mod anthropic;
+mod documented;
 mod openai_chat;
 mod openai_responses;
+mod strict_server;
+mod wire_sessions;

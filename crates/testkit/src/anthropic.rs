@@ -49,12 +49,23 @@ pub fn text(text: &str) -> Reply {
 /// A turn of tool calls (id, name, arguments): one `tool_use` block each, its input streamed
 /// as an empty fragment then two halves of the JSON text, stop reason `tool_use`.
 pub fn tool_calls(calls: &[(&str, &str, Value)]) -> Reply {
+    let texts: Vec<String> = calls.iter().map(|(_, _, args)| args.to_string()).collect();
+    let raw: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .zip(&texts)
+        .map(|((id, name, _), args)| (*id, *name, args.as_str()))
+        .collect();
+    tool_calls_raw(&raw)
+}
+
+/// Like [`tool_calls`], with each call's input given as the text the model streams, which
+/// need not be valid JSON (a model's malformed arguments).
+pub fn tool_calls_raw(calls: &[(&str, &str, &str)]) -> Reply {
     let mut chunks = vec![message_start()];
     for (index, (id, name, args)) in calls.iter().enumerate() {
         chunks.push(frame(json!({"type": "content_block_start", "index": index,
             "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}})));
-        let args = args.to_string();
-        for fragment in std::iter::once("").chain(halves(&args)) {
+        for fragment in std::iter::once("").chain(halves(args)) {
             chunks.push(frame(json!({"type": "content_block_delta", "index": index,
                 "delta": {"type": "input_json_delta", "partial_json": fragment}})));
         }

@@ -29,7 +29,8 @@ pub struct SentToolResult {
     /// The text the model reads.
     pub content: String,
     /// The wire's error flag: `Some` for Anthropic (`is_error`, absent means `false`); `None`
-    /// for OpenAI Chat Completions, which has no flag (failures start with `Error: `).
+    /// for OpenAI Chat Completions, which has no flag (failures start with `Error`: the
+    /// runtime's `Error [CODE]: …` as it is, any other text after `Error: `).
     pub is_error: Option<bool>,
 }
 
@@ -62,6 +63,15 @@ impl Wire {
         }
     }
 
+    /// Like [`Wire::tool_calls`], with each call's arguments given as the text the model
+    /// streams, which need not be valid JSON.
+    pub fn tool_calls_raw(self, calls: &[(&str, &str, &str)]) -> Reply {
+        match self {
+            Wire::Anthropic => anthropic::tool_calls_raw(calls),
+            Wire::OpenAi => openai::tool_calls_raw(calls),
+        }
+    }
+
     /// The tool results in a recorded request, in order.
     pub fn tool_results(self, request: &Recorded) -> Vec<SentToolResult> {
         match self {
@@ -74,12 +84,13 @@ impl Wire {
     pub fn is_error(self, result: &SentToolResult) -> bool {
         match self {
             Wire::Anthropic => result.is_error == Some(true),
-            Wire::OpenAi => result.content.starts_with("Error: "),
+            Wire::OpenAi => result.content.starts_with("Error"),
         }
     }
 
-    /// A sent result's text without the wire's error marker (OpenAI's `Error: ` prefix), i.e.
-    /// what the runtime gave the client.
+    /// A sent result's text without the wire's error marker (the `Error: ` that the OpenAI
+    /// clients put before a failed result's text when it does not already start with
+    /// `Error`), i.e. what the runtime gave the client.
     pub fn result_text(self, result: &SentToolResult) -> &str {
         match self {
             Wire::Anthropic => &result.content,

@@ -54,6 +54,18 @@ pub fn text(text: &str) -> Reply {
 /// A turn of tool calls (id, name, arguments): per call, a first delta with id, type and
 /// name, then the arguments' JSON text in two halves; finish reason `tool_calls`.
 pub fn tool_calls(calls: &[(&str, &str, Value)]) -> Reply {
+    let texts: Vec<String> = calls.iter().map(|(_, _, args)| args.to_string()).collect();
+    let raw: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .zip(&texts)
+        .map(|((id, name, _), args)| (*id, *name, args.as_str()))
+        .collect();
+    tool_calls_raw(&raw)
+}
+
+/// Like [`tool_calls`], with each call's arguments given as the text the model streams,
+/// which need not be valid JSON (a model's malformed arguments).
+pub fn tool_calls_raw(calls: &[(&str, &str, &str)]) -> Reply {
     let mut chunks = vec![role()];
     for (index, (id, name, args)) in calls.iter().enumerate() {
         chunks.push(chunk(
@@ -61,8 +73,7 @@ pub fn tool_calls(calls: &[(&str, &str, Value)]) -> Reply {
                                      "function": {"name": name, "arguments": ""}}]}),
             None,
         ));
-        let args = args.to_string();
-        for fragment in halves(&args) {
+        for fragment in halves(args) {
             chunks.push(chunk(
                 json!({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]}),
                 None,

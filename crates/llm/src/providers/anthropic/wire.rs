@@ -326,6 +326,28 @@ mod tests {
     }
 
     #[test]
+    fn an_error_result_is_flagged_and_its_text_sent_as_it_is() {
+        let not_found = "Error [FILE_NOT_FOUND]: no such file: /a";
+        let request = ModelRequest::new(
+            "",
+            vec![Message::Tool {
+                results: vec![ToolResultMessage {
+                    tool_call_id: "t1".into(),
+                    tool_name: "read_file".into(),
+                    content: not_found.into(),
+                    is_error: true,
+                }],
+            }],
+            Vec::new(),
+        );
+        assert_eq!(
+            body(&request)["messages"][0]["content"][0],
+            json!({"type": "tool_result", "tool_use_id": "t1", "content": not_found,
+                   "is_error": true})
+        );
+    }
+
+    #[test]
     fn tool_results_come_first_in_a_merged_user_message() {
         let request = ModelRequest::new(
             "",

@@ -13,9 +13,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ModelError;
 use crate::event::StreamEvent;
-use crate::message::{Message, ModelRequest, ToolResultMessage};
+use crate::message::{Message, ModelRequest};
 use crate::model::{EventStream, Model};
-use crate::providers::openai_common::{OpenAiConfig, SseDecoder, temperature_value};
+use crate::providers::openai_common::{
+    OpenAiConfig, SseDecoder, history_arguments, temperature_value, tool_output,
+};
 use crate::spec::ModelSpec;
 
 pub use stream::ChatStreamDecoder;
@@ -79,15 +81,6 @@ impl SseDecoder for ChatStreamDecoder {
     }
 }
 
-/// A tool result's text; the format has no error flag, so failures say so in the text.
-fn tool_content(result: &ToolResultMessage) -> String {
-    if result.is_error {
-        format!("Error: {}", result.content)
-    } else {
-        result.content.clone()
-    }
-}
-
 /// The `messages` array: the system prompt first, then the conversation.
 fn chat_messages(request: &ModelRequest) -> Vec<Value> {
     let mut messages = Vec::with_capacity(request.messages.len() + 1);
@@ -111,7 +104,8 @@ fn chat_messages(request: &ModelRequest) -> Vec<Value> {
                         .iter()
                         .map(|call| {
                             json!({"id": call.id, "type": "function",
-                                   "function": {"name": call.name, "arguments": call.arguments}})
+                                   "function": {"name": call.name,
+                                                "arguments": history_arguments(call)}})
                         })
                         .collect();
                     m.insert("tool_calls".into(), Value::Array(calls));
@@ -121,7 +115,7 @@ fn chat_messages(request: &ModelRequest) -> Vec<Value> {
             Message::Tool { results } => {
                 for result in results {
                     messages.push(json!({"role": "tool", "tool_call_id": result.tool_call_id,
-                                         "content": tool_content(result)}));
+                                         "content": tool_output(result)}));
                 }
             }
         }
@@ -165,6 +159,40 @@ fn chat_body(model: &str, provider: &str, request: &ModelRequest) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::{ModelToolCall, ToolResultMessage};
+
+    #[test]
+    fn history_sends_valid_arguments_and_one_error_prefix() {
+        let not_found = "Error [FILE_NOT_FOUND]: no such file: /a";
+        let request = ModelRequest::new(
+            "",
+            vec![
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![ModelToolCall {
+                        id: "c1".into(),
+                        name: "read_file".into(),
+                        arguments: r#"{"path": "#.into(),
+                    }],
+                },
+                Message::Tool {
+                    results: vec![ToolResultMessage {
+                        tool_call_id: "c1".into(),
+                        tool_name: "read_file".into(),
+                        content: not_found.into(),
+                        is_error: true,
+                    }],
+                },
+            ],
+            Vec::new(),
+        );
+        let messages = chat_messages(&request);
+        assert_eq!(messages[0]["tool_calls"][0]["function"]["arguments"], "{}");
+        assert_eq!(
+            messages[1],
+            json!({"role": "tool", "tool_call_id": "c1", "content": not_found})
+        );
+    }
 
     #[test]
     fn tools_are_sent_as_functions_with_their_schema_as_parameters() {

@@ -1,10 +1,12 @@
 //! What the OpenAI Chat Completions and Responses clients share: the configuration of an
 //! OpenAI-compatible endpoint (openai, openrouter, ollama, providers from program config), its
 //! URLs and headers, and sending a streaming request whose reply a decoder turns into an
-//! [`EventStream`] (see `decode.rs`).
+//! [`EventStream`] (see `decode.rs`); and how both write a tool call's arguments and a tool
+//! result's text into the history they send.
 
 mod decode;
 
+use std::borrow::Cow;
 use std::fmt;
 
 use bytes::Bytes;
@@ -14,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ModelError;
 use crate::http::{Endpoint, HttpSettings, error_message, send_with_retry, sse_events};
+use crate::message::{ModelToolCall, ToolResultMessage};
 use crate::model::EventStream;
 
 use decode::decode_events;
@@ -25,6 +28,40 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 pub const OPENROUTER_BASE_URL: &str = "https://openrouter.ai/api/v1";
 /// The default local Ollama base URL (`OLLAMA_BASE_URL` or `OLLAMA_HOST` override it).
 pub const OLLAMA_BASE_URL: &str = "http://localhost:11434/v1";
+
+/// A call's arguments as the history sends them back: the model's own text when it is a JSON
+/// object, else `{}`.
+///
+/// Both APIs carry arguments as a string of JSON, and strict servers parse it: LiteLLM answers
+/// a request whose history holds `{"path": ` with HTTP 400 ("Failed to parse tool call
+/// arguments"), so one malformed call would end the run. `{}` rather than the raw text under a
+/// made-up key: it is what the Anthropic client sends (one behaviour on every wire), it is valid
+/// for any server that turns the arguments into an object (a proxy translating to another
+/// provider), and it invents no parameter that the tool does not have and that the model might
+/// copy. The model still learns what went wrong: the call's result (kept as it is) says its
+/// arguments were not valid JSON and asks for an object.
+pub(crate) fn history_arguments(call: &ModelToolCall) -> &str {
+    match serde_json::from_str::<Value>(&call.arguments) {
+        Ok(Value::Object(_)) => &call.arguments,
+        Ok(_) | Err(_) => "{}",
+    }
+}
+
+/// A tool result's text as the history sends it. Neither API has an error flag, so a failed
+/// call's text must say so; the runtime's own texts already do (`Error [CODE]: …`), and
+/// those are sent unchanged, so that the model reads one prefix; any other failed text gets
+/// `Error: ` in front.
+pub(crate) fn tool_output(result: &ToolResultMessage) -> Cow<'_, str> {
+    let says_error = result
+        .content
+        .get(..5)
+        .is_some_and(|start| start.eq_ignore_ascii_case("error"));
+    if result.is_error && !says_error {
+        Cow::Owned(format!("Error: {}", result.content))
+    } else {
+        Cow::Borrowed(&result.content)
+    }
+}
 
 /// An OpenAI-compatible endpoint.
 #[derive(Clone, PartialEq, Eq)]
@@ -346,6 +383,51 @@ impl OpenAiConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn call(arguments: &str) -> ModelToolCall {
+        ModelToolCall {
+            id: "c".into(),
+            name: "read_file".into(),
+            arguments: arguments.into(),
+        }
+    }
+
+    fn result(content: &str, is_error: bool) -> ToolResultMessage {
+        ToolResultMessage {
+            tool_call_id: "c".into(),
+            tool_name: "read_file".into(),
+            content: content.into(),
+            is_error,
+        }
+    }
+
+    #[test]
+    fn history_arguments_are_always_a_json_object() {
+        assert_eq!(
+            history_arguments(&call(r#"{"path": "/a"}"#)),
+            r#"{"path": "/a"}"#
+        );
+        for bad in [r#"{"path": "#, "", "  ", "[1]", "\"x\"", "null", "{bad"] {
+            assert_eq!(history_arguments(&call(bad)), "{}", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_failed_result_says_error_once() {
+        let runtime = "Error [FILE_NOT_FOUND]: no such file: /a";
+        assert_eq!(tool_output(&result(runtime, true)), runtime);
+        assert_eq!(tool_output(&result("ERROR: x", true)), "ERROR: x");
+        assert_eq!(
+            tool_output(&result("[DENIED] no", true)),
+            "Error: [DENIED] no"
+        );
+        assert_eq!(tool_output(&result("é", true)), "Error: é");
+        assert_eq!(tool_output(&result("fine", false)), "fine");
+        assert_eq!(
+            tool_output(&result("Error in the log", false)),
+            "Error in the log"
+        );
+    }
 
     #[test]
     fn ollama_urls() {

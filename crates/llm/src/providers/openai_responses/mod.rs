@@ -15,7 +15,9 @@ use crate::error::ModelError;
 use crate::event::StreamEvent;
 use crate::message::{Message, ModelRequest};
 use crate::model::{EventStream, Model};
-use crate::providers::openai_common::{OpenAiConfig, SseDecoder, temperature_value};
+use crate::providers::openai_common::{
+    OpenAiConfig, SseDecoder, history_arguments, temperature_value, tool_output,
+};
 use crate::spec::ModelSpec;
 
 pub use stream::ResponsesStreamDecoder;
@@ -79,13 +81,21 @@ impl SseDecoder for ResponsesStreamDecoder {
     }
 }
 
-/// The `input` items of the conversation.
-/// A tool in the Responses form: `{type: function, name, description, parameters}`.
+/// A tool in the Responses form: `{type: function, name, description, parameters, strict}`.
+///
+/// `strict: false` is sent explicitly: the API takes a missing `strict` as `true`, and strict
+/// mode refuses our schemas (it wants every property required and `additionalProperties:
+/// false`, while our tools have optional properties). Making every schema strict-compatible
+/// would change what the model may leave out; the orchestrator validates the arguments anyway.
 fn tool_json(tool: &ToolDefinition) -> Value {
     json!({"type": "function", "name": tool.name, "description": tool.description,
-           "parameters": tool.input_schema})
+           "parameters": tool.input_schema, "strict": false})
 }
 
+/// The `input` items of the conversation. The model's earlier text goes back as an easy input
+/// message with string content (`{role: assistant, content: "…"}`), the one assistant shape
+/// the API accepts without the `id` and `status` of an output message it produced itself
+/// (nothing is stored, so there is no id to give).
 fn input_items(request: &ModelRequest) -> Vec<Value> {
     let mut items = Vec::with_capacity(request.messages.len());
     for message in &request.messages {
@@ -94,24 +104,19 @@ fn input_items(request: &ModelRequest) -> Vec<Value> {
                 "role": "user", "content": [{"type": "input_text", "text": content}]})),
             Message::Assistant { text, tool_calls } => {
                 if !text.is_empty() || tool_calls.is_empty() {
-                    items.push(json!({
-                        "role": "assistant", "content": [{"type": "output_text", "text": text}]}));
+                    items.push(json!({"role": "assistant", "content": text}));
                 }
                 for call in tool_calls {
                     items.push(json!({"type": "function_call", "call_id": call.id,
-                                      "name": call.name, "arguments": call.arguments}));
+                                      "name": call.name,
+                                      "arguments": history_arguments(call)}));
                 }
             }
             Message::Tool { results } => {
                 for result in results {
-                    // The format has no error flag: failures say so in the text.
-                    let output = if result.is_error {
-                        format!("Error: {}", result.content)
-                    } else {
-                        result.content.clone()
-                    };
                     items.push(json!({"type": "function_call_output",
-                                      "call_id": result.tool_call_id, "output": output}));
+                                      "call_id": result.tool_call_id,
+                                      "output": tool_output(result)}));
                 }
             }
         }
@@ -145,6 +150,43 @@ fn responses_body(model: &str, request: &ModelRequest) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::{ModelToolCall, ToolResultMessage};
+
+    #[test]
+    fn history_items_have_the_documented_shapes() {
+        let not_found = "Error [FILE_NOT_FOUND]: no such file: /a";
+        let request = ModelRequest::new(
+            "",
+            vec![
+                Message::Assistant {
+                    text: "Reading.".into(),
+                    tool_calls: vec![ModelToolCall {
+                        id: "c1".into(),
+                        name: "read_file".into(),
+                        arguments: r#"{"path": "#.into(),
+                    }],
+                },
+                Message::Tool {
+                    results: vec![ToolResultMessage {
+                        tool_call_id: "c1".into(),
+                        tool_name: "read_file".into(),
+                        content: not_found.into(),
+                        is_error: true,
+                    }],
+                },
+            ],
+            Vec::new(),
+        );
+        assert_eq!(
+            input_items(&request),
+            vec![
+                json!({"role": "assistant", "content": "Reading."}),
+                json!({"type": "function_call", "call_id": "c1", "name": "read_file",
+                       "arguments": "{}"}),
+                json!({"type": "function_call_output", "call_id": "c1", "output": not_found}),
+            ]
+        );
+    }
 
     #[test]
     fn tools_are_flat_functions_with_their_schema_as_parameters() {
@@ -156,7 +198,7 @@ mod tests {
         assert_eq!(
             tool_json(&tool),
             json!({"type": "function", "name": "read_file", "description": "Read a file",
-                   "parameters": {"type": "object"}})
+                   "parameters": {"type": "object"}, "strict": false})
         );
     }
 }
