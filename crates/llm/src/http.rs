@@ -146,7 +146,10 @@ pub async fn send_with_retry(
     let budget = RetryBudget::current().unwrap_or_default();
     loop {
         budget.start_request(settings.retry);
-        let limit = settings.headers_timeout.min(budget.remaining());
+        // Whole milliseconds, so that a wait cut short by the wall limit reads well.
+        let remaining = budget.remaining();
+        let remaining = Duration::from_millis(u64::try_from(remaining.as_millis()).unwrap_or(0));
+        let limit = settings.headers_timeout.min(remaining);
         let result = tokio::select! {
             () = cancel.cancelled() => return Err(ModelError::Cancelled),
             result = tokio::time::timeout(limit, build().send()) => result,
@@ -258,10 +261,11 @@ pub fn sse_events(
         return futures::stream::once(async move { Err(error.await) }).left_stream();
     }
     let events = response.bytes_stream().eventsource();
-    let deadline = tokio::time::Instant::now() + idle_timeout;
-    let state = Some((events, provider, cancel, deadline));
+    let state = Some((events, provider, cancel));
     futures::stream::unfold(state, move |state| async move {
-        let (mut events, provider, cancel, mut deadline) = state?;
+        let (mut events, provider, cancel) = state?;
+        // Content is due within the idle limit of being asked for; keep-alives do not move it.
+        let deadline = tokio::time::Instant::now() + idle_timeout;
         loop {
             let next = tokio::select! {
                 () = cancel.cancelled() => return Some((Err(ModelError::Cancelled), None)),
@@ -279,8 +283,7 @@ pub fn sse_events(
                 },
                 Ok(Some(Ok(event))) if is_keep_alive(&event) => continue,
                 Ok(Some(Ok(event))) => {
-                    deadline = tokio::time::Instant::now() + idle_timeout;
-                    return Some((Ok(event), Some((events, provider, cancel, deadline))));
+                    return Some((Ok(event), Some((events, provider, cancel))));
                 }
             };
             return Some((Err(error), None));
@@ -346,6 +349,25 @@ pub fn api_key(provider: &str, env: &str) -> Result<String, ModelError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pings_and_empty_events_are_keep_alives() {
+        let event = |name: &str, data: &str| Event {
+            event: name.into(),
+            data: data.into(),
+            id: String::new(),
+            retry: None,
+        };
+        assert!(is_keep_alive(&event("ping", r#"{"type": "ping"}"#)));
+        assert!(is_keep_alive(&event("message", r#"{"type":"ping"}"#)));
+        assert!(is_keep_alive(&event("message", "  ")));
+        assert!(!is_keep_alive(&event(
+            "content_block_delta",
+            r#"{"type":"content_block_delta"}"#
+        )));
+        assert!(!is_keep_alive(&event("message", r#"{"choices":[]}"#)));
+        assert!(!is_keep_alive(&event("message", "[DONE]")));
+    }
 
     #[test]
     fn error_messages_from_bodies() {

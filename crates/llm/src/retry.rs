@@ -294,6 +294,94 @@ mod tests {
         );
     }
 
+    fn unavailable() -> ModelError {
+        ModelError::Unavailable {
+            provider: "p".into(),
+            status: 500,
+            message: "down".into(),
+            retry_after: None,
+        }
+    }
+
+    fn quick(max_retries: u32) -> RetryPolicy {
+        RetryPolicy {
+            max_retries,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(2),
+            ..RetryPolicy::default()
+        }
+    }
+
+    #[test]
+    fn a_budget_is_shared_and_spent_once() {
+        let budget = RetryBudget::new(Some(quick(3)));
+        let shared = budget.clone();
+        assert!(budget.next_retry(&unavailable()).is_some());
+        assert!(shared.next_retry(&unavailable()).is_some());
+        assert!(budget.next_retry(&unavailable()).is_some());
+        assert_eq!(shared.next_retry(&unavailable()), None);
+        // The first request's settings do not replace limits already set.
+        budget.start_request(quick(10));
+        assert_eq!(budget.policy().max_retries, 3);
+    }
+
+    #[test]
+    fn limits_come_from_the_first_request_when_unset() {
+        let budget = RetryBudget::new(None);
+        budget.start_request(quick(1));
+        budget.start_request(quick(7));
+        assert_eq!(budget.policy().max_retries, 1);
+        assert!(budget.next_retry(&unavailable()).is_some());
+        assert_eq!(budget.next_retry(&unavailable()), None);
+    }
+
+    #[test]
+    fn a_stall_is_retried_once_and_the_wall_limit_stops_retries() {
+        let idle = ModelError::IdleTimeout {
+            provider: "p".into(),
+            timeout: Duration::from_secs(1),
+        };
+        let budget = RetryBudget::new(Some(quick(4)));
+        assert!(budget.next_retry(&idle).is_some());
+        assert_eq!(budget.next_retry(&idle), None);
+        assert!(budget.next_retry(&unavailable()).is_some());
+
+        let walled = RetryBudget::new(Some(RetryPolicy {
+            wall_limit: Duration::ZERO,
+            ..quick(4)
+        }));
+        assert_eq!(walled.remaining(), Duration::ZERO);
+        assert_eq!(walled.next_retry(&unavailable()), None);
+    }
+
+    #[test]
+    fn each_retry_is_told_once_in_one_line() {
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let sink = told.clone();
+        let budget = RetryBudget::new(Some(quick(2))).with_notifier(Arc::new(
+            move |notice: &RetryNotice| sink.lock().unwrap().push(notice.to_string()),
+        ));
+        budget.next_retry(&unavailable());
+        budget.next_retry(&unavailable());
+        budget.next_retry(&unavailable());
+        let told = told.lock().unwrap();
+        assert_eq!(told.len(), 2, "{told:?}");
+        assert!(
+            told[1].starts_with("p is unavailable (HTTP 500): down; retrying in 0.0s (2/2)"),
+            "{told:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_scope_makes_a_budget_current() {
+        assert!(RetryBudget::current().is_none());
+        let budget = RetryBudget::new(Some(quick(5)));
+        let inside = budget
+            .scope(async { RetryBudget::current().map(|b| b.policy().max_retries) })
+            .await;
+        assert_eq!(inside, Some(5));
+    }
+
     #[test]
     fn reads_retry_after_headers() {
         let mut headers = reqwest::header::HeaderMap::new();

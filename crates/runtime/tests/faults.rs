@@ -1,6 +1,7 @@
 //! Fault budgets: whole turns of a worker against misbehaving local servers (no headers ever,
-//! 500s, HTML pages, pings without content, stalls, error events mid-stream), with limits of
-//! milliseconds. The assertions are on the requests made and the messages shown, never on
+//! 500s, HTML pages, pings and keep-alive comments without content, stalls, error events
+//! mid-stream), on the Anthropic wire and, where the wires differ, the OpenAI ones, with limits
+//! of milliseconds. The assertions are on the requests made and the messages shown, never on
 //! timing.
 
 use std::sync::Arc;
@@ -13,10 +14,13 @@ use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::ToolCallOrchestrator;
 use golem_core::registry::ToolRegistry;
 use golem_core::ui::RuntimeUI;
-use golem_llm::ModelSpec;
 use golem_llm::http::HttpSettings;
 use golem_llm::providers::anthropic::{AnthropicConfig, AnthropicModel};
+use golem_llm::providers::openai_chat::OpenAiChatModel;
+use golem_llm::providers::openai_common::OpenAiConfig;
+use golem_llm::providers::openai_responses::OpenAiResponsesModel;
 use golem_llm::retry::RetryPolicy;
+use golem_llm::{Model, ModelSpec};
 use golem_protocol::{DisplayEvent, StatusLevel};
 use golem_runtime::runner::{RunOutcome, RunStatus, RuntimeParts, WorkerRuntime};
 use golem_testkit::mock::{Chunk, MockServer, Reply, sse};
@@ -53,13 +57,17 @@ impl Ran {
     }
 }
 
+fn spec(provider: &str) -> ModelSpec {
+    ModelSpec {
+        provider: provider.into(),
+        model: "m".into(),
+    }
+}
+
 /// Runs one turn of a tool-less worker on an Anthropic model at `base_url`.
 async fn run_turn(base_url: &str, settings: HttpSettings) -> Ran {
     let model = AnthropicModel::new(
-        ModelSpec {
-            provider: "anthropic".into(),
-            model: "claude-x".into(),
-        },
+        spec("anthropic"),
         AnthropicConfig {
             base_url: base_url.to_owned(),
             api_key: "sk-ant-test".into(),
@@ -69,6 +77,22 @@ async fn run_turn(base_url: &str, settings: HttpSettings) -> Ran {
         },
     )
     .unwrap();
+    run_model(Arc::new(model)).await
+}
+
+/// The OpenAI config of a server at `base_url`.
+fn openai(base_url: &str) -> OpenAiConfig {
+    OpenAiConfig::new(
+        "openai",
+        format!("{base_url}/v1"),
+        Some("sk-test".into()),
+        "OPENAI_API_KEY",
+    )
+    .with_settings(settings())
+}
+
+/// Runs one turn of a tool-less worker on `model`.
+async fn run_model(model: Arc<dyn Model>) -> Ran {
     let bus = UiEventBus::new();
     let mut events = bus.subscribe();
     let ui = RuntimeUI::new(bus.clone());
@@ -83,7 +107,7 @@ async fn run_turn(base_url: &str, settings: HttpSettings) -> Ran {
         keeps_history: false,
         depth: 0,
         max_iterations: 3,
-        model: Arc::new(model),
+        model,
         orchestrator,
         ui,
         interrupt: InterruptSignal::new(),
@@ -313,4 +337,58 @@ async fn an_error_event_mid_stream_is_a_stream_error_with_backoff() {
         "{:?}",
         ran.warnings
     );
+}
+
+#[tokio::test]
+async fn response_failed_mid_stream_is_a_stream_error_with_backoff() {
+    let event = |data: Value| frame(data["type"].as_str().unwrap(), data.clone());
+    let server = always(Reply::sse(vec![
+        event(
+            json!({"type": "response.output_text.delta", "item_id": "msg_1",
+            "output_index": 0, "content_index": 0, "delta": "partial"}),
+        ),
+        event(
+            json!({"type": "response.failed", "response": {"id": "resp_1",
+            "status": "failed", "output": [],
+            "error": {"code": "server_error", "message": "The model failed."}}}),
+        ),
+    ]))
+    .await;
+    let model = OpenAiResponsesModel::new(spec("openai"), openai(&server.base_url)).unwrap();
+    let ran = run_model(Arc::new(model)).await;
+    assert_eq!(
+        ran.error(),
+        "openai reported an error in the stream: server_error: The model failed."
+    );
+    assert_eq!(server.requests().len(), 5);
+    assert_eq!(ran.warnings.len(), 4, "{:?}", ran.warnings);
+    assert_one_line_retries(&ran.warnings);
+}
+
+#[tokio::test]
+async fn keep_alive_comments_on_a_chat_stream_are_not_progress() {
+    let chunk = |content: &str| {
+        sse(
+            None,
+            &json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]})
+            .to_string(),
+        )
+    };
+    let mut chunks = vec![chunk("so")];
+    for _ in 0..40 {
+        chunks.push(Chunk::Delay(Duration::from_millis(50)));
+        chunks.push(Chunk::Data(": OPENROUTER PROCESSING\n\n".into()));
+    }
+    chunks.push(Chunk::Cut);
+    let server = always(Reply::sse(chunks)).await;
+    let model = OpenAiChatModel::new(spec("openai"), openai(&server.base_url)).unwrap();
+    let ran = run_model(Arc::new(model)).await;
+    assert!(
+        ran.error()
+            .contains("the openai stream sent no content for 200ms"),
+        "{}",
+        ran.error()
+    );
+    assert_eq!(server.requests().len(), 2);
 }

@@ -388,3 +388,45 @@ async fn remembered_approvals_are_listed_and_forgotten_by_number() {
     ui.send(ActionEvent::EndSession { reason: None });
     running.closed().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn end_session_interrupts_the_running_turn_and_drops_queued_input() {
+    let server = MockServer::start(vec![
+        openai::tool_calls(&[("call_1", "write_file", write_call("x\n"))]),
+        openai::text("never sent"),
+    ])
+    .await;
+    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
+    let host = SessionHost::open(options(&worker)).unwrap();
+    let mut ui = host.attach(true);
+    let running = host.start();
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "save".into(),
+    });
+    until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "queued behind the approval".into(),
+    });
+    ui.send(ActionEvent::EndSession { reason: None });
+    let (end, seen) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionEnded { .. })).await;
+    assert!(
+        matches!(
+            end,
+            DisplayEvent::SessionEnded {
+                reason: SessionEndReason::Interrupted,
+                ..
+            }
+        ),
+        "the last turn was interrupted: {end:?}"
+    );
+    let turns = seen
+        .iter()
+        .filter(|e| matches!(e, DisplayEvent::TurnEnded { .. }))
+        .count();
+    assert_eq!(turns, 1, "the queued input never ran: {seen:#?}");
+    running.closed().await;
+    assert_eq!(server.requests().len(), 1);
+    assert!(!dir.path().join("out/a.txt").exists());
+}

@@ -98,6 +98,7 @@ pub(crate) struct SharedState {
     session_id: Mutex<String>,
     model: Mutex<String>,
     busy: AtomicBool,
+    ending: AtomicBool,
     messages: Arc<AtomicU64>,
     usage: Arc<Mutex<UsageCounts>>,
 }
@@ -331,6 +332,7 @@ impl SessionHost {
                 session_id: Mutex::new(session_id),
                 model: Mutex::new(model_name),
                 busy: AtomicBool::new(false),
+                ending: AtomicBool::new(false),
                 messages,
                 usage,
             }),

@@ -2,9 +2,9 @@
 //! once, questions (`getStatus`, `listManualTools`, `listApprovals`, `forgetApprovals`) are
 //! answered at once even while a turn runs, and work that changes the conversation
 //! (`userInput`, `manualToolInvoke`, `setModel`, `newSession`, `clearHistory`) is queued for
-//! the worker, which does one job at a time in the order they came. `endSession` ends the
-//! session after the running job (interrupted first); with reason `interrupted` it ends at
-//! once, without waiting for the job to wind down.
+//! the worker, which does one job at a time in the order they came. `endSession` drops the
+//! queued work and ends the session after the running job (interrupted first); with reason
+//! `interrupted` it ends at once, without waiting for the job to wind down.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -142,6 +142,8 @@ async fn dispatch(
                 None
             }
             ActionEvent::EndSession { reason } => {
+                // Work still queued is dropped; the running job is interrupted.
+                context.shared.ending.store(true, Ordering::SeqCst);
                 if context.shared.busy.load(Ordering::SeqCst) {
                     interrupt.interrupt();
                 }
@@ -196,6 +198,9 @@ async fn dispatch(
 impl Worker {
     async fn work(mut self, mut queue: mpsc::UnboundedReceiver<Job>) {
         while let Some(job) = queue.recv().await {
+            if self.shared.ending.load(Ordering::SeqCst) {
+                continue;
+            }
             self.shared.busy.store(true, Ordering::SeqCst);
             // The job's last event goes out once the worker is idle again, so that a
             // `getStatus` sent on seeing it finds the session as the job left it.
