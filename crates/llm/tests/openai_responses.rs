@@ -394,7 +394,8 @@ async fn usage_and_max_tokens() {
     let server = MockServer::start(vec![Reply::sse(stream_of(events))]).await;
     let response = complete(&server).await.unwrap();
     assert_eq!(response.text, "cut sh");
-    assert_eq!(response.usage.input_tokens, 2000);
+    // 2000 input tokens of which 1536 cached: 464 at the full price.
+    assert_eq!(response.usage.input_tokens, 464);
     assert_eq!(response.usage.output_tokens, 16);
     assert_eq!(response.usage.cache_read_tokens, 1536);
     assert_eq!(response.finish_reason, Some(FinishReason::MaxTokens));

@@ -86,11 +86,13 @@ pub enum StatusLevel {
     Error,
 }
 
-/// Token counts.
+/// Token counts. The input of a request is `input_tokens + cache_read_tokens +
+/// cache_write_tokens`: `input_tokens` are the ones billed at the full input price (providers
+/// that count cached tokens in their input total have them taken out).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenUsage {
-    /// Tokens sent to the model.
+    /// Input tokens neither read from nor written to the provider's cache.
     pub input_tokens: u64,
     /// Tokens the model produced.
     pub output_tokens: u64,

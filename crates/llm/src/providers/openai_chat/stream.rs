@@ -188,13 +188,15 @@ impl ChatStreamDecoder {
             }
         }
         if let Some(usage) = chunk.usage {
+            // `prompt_tokens` counts the cached ones too; ours are the rest (full price).
+            let cached = usage
+                .prompt_tokens_details
+                .and_then(|d| d.cached_tokens)
+                .unwrap_or(0);
             let usage = TokenUsage {
-                input_tokens: usage.prompt_tokens.unwrap_or(0),
+                input_tokens: usage.prompt_tokens.unwrap_or(0).saturating_sub(cached),
                 output_tokens: usage.completion_tokens.unwrap_or(0),
-                cache_read_tokens: usage
-                    .prompt_tokens_details
-                    .and_then(|d| d.cached_tokens)
-                    .unwrap_or(0),
+                cache_read_tokens: cached,
                 cache_write_tokens: 0,
             };
             if usage != TokenUsage::default() && self.last_usage != Some(usage) {

@@ -301,11 +301,13 @@ impl ResponsesStreamDecoder {
         if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
             let number =
                 |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+            // `input_tokens` counts the cached ones too; ours are the rest (full price).
+            let cached = number("/input_tokens_details/cached_tokens");
             out.push(StreamEvent::Usage {
                 usage: TokenUsage {
-                    input_tokens: number("/input_tokens"),
+                    input_tokens: number("/input_tokens").saturating_sub(cached),
                     output_tokens: number("/output_tokens"),
-                    cache_read_tokens: number("/input_tokens_details/cached_tokens"),
+                    cache_read_tokens: cached,
                     cache_write_tokens: 0,
                 },
             });
