@@ -108,6 +108,11 @@ pub struct ModelRequest {
     /// Sampling temperature, when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
+    /// A key that stays the same for every request of one conversation (the runtime sets the
+    /// session id), for providers that route requests to their prompt cache by a key (OpenAI's
+    /// `prompt_cache_key`). It never changes what the model is asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_key: Option<String>,
 }
 
 impl ModelRequest {
@@ -123,6 +128,13 @@ impl ModelRequest {
             tools,
             max_tokens: 8192,
             temperature: None,
+            cache_key: None,
         }
+    }
+
+    /// The same request with `key` as its [`cache_key`](Self::cache_key).
+    pub fn with_cache_key(mut self, key: Option<String>) -> Self {
+        self.cache_key = key;
+        self
     }
 }

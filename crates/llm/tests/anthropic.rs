@@ -626,6 +626,7 @@ async fn request_body_and_headers() {
         }],
         max_tokens: 1024,
         temperature: Some(0.25),
+        cache_key: Some("session-1".into()),
     };
     model(&server)
         .complete(&request, CancellationToken::new())
@@ -645,12 +646,14 @@ async fn request_body_and_headers() {
         json!({
             "model": "claude-x",
             "max_tokens": 1024,
-            "system": "You are terse.",
+            "system": [{"type": "text", "text": "You are terse.",
+                        "cache_control": {"type": "ephemeral"}}],
             "temperature": 0.25,
             "stream": true,
             "tools": [{"name": "list_files", "description": "Lists files.", "input_schema": schema}],
             "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "list and read"}]},
+                {"role": "user", "content": [{"type": "text", "text": "list and read",
+                                              "cache_control": {"type": "ephemeral"}}]},
                 {"role": "assistant", "content": [
                     {"type": "text", "text": "Looking."},
                     {"type": "tool_use", "id": "toolu_a", "name": "list_files", "input": {"path": "."}},
@@ -660,7 +663,8 @@ async fn request_body_and_headers() {
                     {"type": "tool_result", "tool_use_id": "toolu_a", "content": "a.txt\nb.txt"},
                     {"type": "tool_result", "tool_use_id": "toolu_b",
                      "content": "invalid arguments: EOF while parsing", "is_error": true},
-                    {"type": "text", "text": "thanks, go on"}
+                    {"type": "text", "text": "thanks, go on",
+                     "cache_control": {"type": "ephemeral"}}
                 ]}
             ]
         })

@@ -140,15 +140,17 @@ async fn anthropic_session_bodies_are_documented_and_accepted() {
         json!({"type": "tool_use", "id": "toolu_2", "name": "read_file", "input": {}}),
         "malformed arguments go back as an empty object"
     );
+    // (Both are the last blocks of their messages, cache breakpoints: where the previous
+    // request ended, and the newest message.)
     assert_eq!(
         last[2]["content"][1],
         json!({"type": "tool_result", "tool_use_id": "toolu_2", "content": INVALID,
-               "is_error": true})
+               "is_error": true, "cache_control": {"type": "ephemeral"}})
     );
     assert_eq!(
         last[4]["content"][0],
         json!({"type": "tool_result", "tool_use_id": "toolu_3", "content": NOT_FOUND,
-               "is_error": true}),
+               "is_error": true, "cache_control": {"type": "ephemeral"}}),
         "one `Error` prefix, and the flag"
     );
 }

@@ -1,19 +1,40 @@
 //! The Messages API wire types: the request body (canonical messages converted to Anthropic
 //! content blocks, consecutive same-role messages merged as the API requires alternating
-//! roles) and the stream events this client reads.
+//! roles, prompt-cache breakpoints marked) and the stream events this client reads.
+//!
+//! Prompt caching: the API caches the prompt (`tools`, then `system`, then `messages`) up to
+//! each block marked with `cache_control`, and a later request whose prompt is byte-for-byte the
+//! same up to a marked block reads it from the cache (a marked block also finds a cached prefix
+//! ending up to 20 blocks before it). Each request marks at most [`MAX_BREAKPOINTS`] blocks;
+//! see [`mark_breakpoints`] for which.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::message::{Message, ModelRequest};
 
+/// The most blocks one request may mark with `cache_control` (the API refuses more).
+pub(super) const MAX_BREAKPOINTS: usize = 4;
+
+/// `cache_control` on a block: a cache breakpoint with the default lifetime (5 minutes,
+/// refreshed by each read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+const EPHEMERAL: Option<CacheControl> = Some(CacheControl { kind: "ephemeral" });
+
 /// The request body of `POST /v1/messages`.
 #[derive(Debug, Serialize)]
 pub(super) struct WireRequest<'a> {
     model: &'a str,
     max_tokens: u32,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    system: &'a str,
+    /// The system prompt as one text block (a block, not a string, so that it can carry a
+    /// breakpoint); omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    system: Vec<SystemBlock<'a>>,
     messages: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
@@ -29,6 +50,16 @@ enum Role {
     Assistant,
 }
 
+/// A text block of the system prompt.
+#[derive(Debug, Serialize)]
+struct SystemBlock<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
+}
+
 #[derive(Debug, Serialize)]
 struct WireMessage<'a> {
     role: Role,
@@ -40,18 +71,46 @@ struct WireMessage<'a> {
 enum WireBlock<'a> {
     Text {
         text: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     ToolUse {
         id: &'a str,
         name: &'a str,
         input: Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     ToolResult {
         tool_use_id: &'a str,
         content: &'a str,
         #[serde(skip_serializing_if = "is_false")]
         is_error: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
+}
+
+impl WireBlock<'_> {
+    fn text(text: &str) -> WireBlock<'_> {
+        WireBlock::Text {
+            text,
+            cache_control: None,
+        }
+    }
+
+    /// Marks this block as a breakpoint; false for an empty text block, which the API does not
+    /// let carry one.
+    fn mark(&mut self) -> bool {
+        let slot = match self {
+            WireBlock::Text { text: "", .. } => return false,
+            WireBlock::Text { cache_control, .. }
+            | WireBlock::ToolUse { cache_control, .. }
+            | WireBlock::ToolResult { cache_control, .. } => cache_control,
+        };
+        *slot = EPHEMERAL;
+        true
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -59,18 +118,29 @@ struct WireTool<'a> {
     name: &'a str,
     description: &'a str,
     input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
 }
 
 fn is_false(value: &bool) -> bool {
     !*value
 }
 
-/// Builds the streaming request body for `model`.
+/// Builds the streaming request body for `model`, with its cache breakpoints.
 pub(super) fn request_body<'a>(model: &'a str, request: &'a ModelRequest) -> WireRequest<'a> {
-    WireRequest {
+    let system = if request.system.is_empty() {
+        Vec::new()
+    } else {
+        vec![SystemBlock {
+            kind: "text",
+            text: &request.system,
+            cache_control: None,
+        }]
+    };
+    let mut body = WireRequest {
         model,
         max_tokens: request.max_tokens,
-        system: &request.system,
+        system,
         messages: convert_messages(&request.messages),
         tools: request
             .tools
@@ -79,11 +149,54 @@ pub(super) fn request_body<'a>(model: &'a str, request: &'a ModelRequest) -> Wir
                 name: &tool.name,
                 description: &tool.description,
                 input_schema: &tool.input_schema,
+                cache_control: None,
             })
             .collect(),
         stream: true,
         temperature: request.temperature,
+    };
+    mark_breakpoints(&mut body);
+    body
+}
+
+/// Marks the cache breakpoints (at most three, under [`MAX_BREAKPOINTS`]):
+///
+/// 1. the system prompt (or the last tool when there is no system prompt): tools and
+///    instructions, the same for every request of a worker, are cached apart from the
+///    conversation, so that a new conversation with the same worker reads them too;
+/// 2. the last block of the newest message: this request's whole prompt is written to the
+///    cache, for the next request to read;
+/// 3. the last block of the message before the last assistant message: where the previous
+///    request of this conversation ended (and was written to the cache), so that it is read
+///    even when the model's answer and the tool results since then add more than the 20
+///    blocks a breakpoint looks back over (many parallel tool calls).
+///
+/// Breakpoints only say where the cache may end; they change nothing the model reads, so a
+/// block marked in one request and not in the next is still read from the cache.
+fn mark_breakpoints(body: &mut WireRequest<'_>) {
+    let mut marked = 0;
+    if let Some(system) = body.system.last_mut() {
+        system.cache_control = EPHEMERAL;
+        marked += 1;
+    } else if let Some(tool) = body.tools.last_mut() {
+        tool.cache_control = EPHEMERAL;
+        marked += 1;
     }
+    let messages = &mut body.messages;
+    let newest = messages.len().checked_sub(1);
+    let previous_end = messages
+        .iter()
+        .rposition(|message| message.role == Role::Assistant)
+        .and_then(|assistant| assistant.checked_sub(1));
+    for index in [previous_end, newest].into_iter().flatten() {
+        if let Some(block) = messages
+            .get_mut(index)
+            .and_then(|message| message.content.last_mut())
+        {
+            marked += usize::from(block.mark());
+        }
+    }
+    debug_assert!(marked <= MAX_BREAKPOINTS, "{marked} cache breakpoints");
 }
 
 /// Converts the conversation, merging consecutive messages of the same role. Within a merged
@@ -93,16 +206,17 @@ fn convert_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
     let mut out: Vec<WireMessage<'_>> = Vec::with_capacity(messages.len());
     for message in messages {
         let (role, blocks) = match message {
-            Message::User { content } => (Role::User, vec![WireBlock::Text { text: content }]),
+            Message::User { content } => (Role::User, vec![WireBlock::text(content)]),
             Message::Assistant { text, tool_calls } => {
                 let mut blocks = Vec::with_capacity(tool_calls.len() + 1);
                 if !text.is_empty() {
-                    blocks.push(WireBlock::Text { text });
+                    blocks.push(WireBlock::text(text));
                 }
                 blocks.extend(tool_calls.iter().map(|call| WireBlock::ToolUse {
                     id: &call.id,
                     name: &call.name,
                     input: call.arguments_object(),
+                    cache_control: None,
                 }));
                 (Role::Assistant, blocks)
             }
@@ -114,6 +228,7 @@ fn convert_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
                         tool_use_id: &result.tool_call_id,
                         content: &result.content,
                         is_error: result.is_error,
+                        cache_control: None,
                     })
                     .collect(),
             ),
@@ -127,7 +242,7 @@ fn convert_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
                 last.content.extend(
                     blocks
                         .into_iter()
-                        .filter(|b| !matches!(b, WireBlock::Text { text } if text.is_empty())),
+                        .filter(|b| !matches!(b, WireBlock::Text { text, .. } if text.is_empty())),
                 );
             }
             Some(_) | None => out.push(WireMessage {
@@ -278,7 +393,8 @@ mod tests {
         assert_eq!(
             body(&request),
             json!({"model": "claude-x", "max_tokens": 8192, "stream": true,
-                   "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]})
+                   "messages": [{"role": "user", "content": [{"type": "text", "text": "hi",
+                                 "cache_control": {"type": "ephemeral"}}]}]})
         );
     }
 
@@ -305,9 +421,23 @@ mod tests {
             Vec::new(),
         );
         request.temperature = Some(0.5);
-        let body = body(&request);
-        assert_eq!(body["system"], "Be brief.");
+        let mut body = body(&request);
+        assert_eq!(
+            body["system"],
+            json!([{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}])
+        );
         assert_eq!(body["temperature"], 0.5);
+        // The breakpoints: where the previous request ended (the user message before the last
+        // assistant message) and the newest message.
+        for (message, block) in [(2, 2), (3, 0)] {
+            let block = body["messages"][message]["content"][block]
+                .as_object_mut()
+                .unwrap();
+            assert_eq!(
+                block.remove("cache_control"),
+                Some(json!({"type": "ephemeral"}))
+            );
+        }
         assert_eq!(
             body["messages"],
             json!([
@@ -343,7 +473,7 @@ mod tests {
         assert_eq!(
             body(&request)["messages"][0]["content"][0],
             json!({"type": "tool_result", "tool_use_id": "t1", "content": not_found,
-                   "is_error": true})
+                   "is_error": true, "cache_control": {"type": "ephemeral"}})
         );
     }
 
@@ -372,8 +502,99 @@ mod tests {
         assert_eq!(
             body["messages"][1]["content"],
             json!([{"type": "tool_result", "tool_use_id": "t1", "content": "result t1"},
-                   {"type": "text", "text": "hurry"}])
+                   {"type": "text", "text": "hurry", "cache_control": {"type": "ephemeral"}}])
         );
         assert_eq!(body["messages"].as_array().unwrap().len(), 2);
+    }
+
+    /// Where each request of a session puts its breakpoints.
+    fn breakpoints(body: &Value) -> Vec<String> {
+        let mut found = Vec::new();
+        for (n, tool) in body["tools"].as_array().into_iter().flatten().enumerate() {
+            if tool.get("cache_control").is_some() {
+                found.push(format!("tools[{n}]"));
+            }
+        }
+        for (n, block) in body["system"].as_array().into_iter().flatten().enumerate() {
+            if block.get("cache_control").is_some() {
+                found.push(format!("system[{n}]"));
+            }
+        }
+        for (m, message) in body["messages"].as_array().unwrap().iter().enumerate() {
+            for (n, block) in message["content"].as_array().unwrap().iter().enumerate() {
+                if block.get("cache_control").is_some() {
+                    found.push(format!("messages[{m}][{n}]"));
+                }
+            }
+        }
+        found
+    }
+
+    fn tool(name: &str) -> golem_protocol::ToolDefinition {
+        golem_protocol::ToolDefinition {
+            name: name.into(),
+            description: format!("{name} things"),
+            input_schema: json!({"type": "object"}),
+        }
+    }
+
+    #[test]
+    fn breakpoints_on_instructions_previous_end_and_newest_message() {
+        let tools = vec![tool("read_file"), tool("write_file")];
+        let mut request =
+            ModelRequest::new("Be brief.", vec![Message::user("read a")], tools.clone());
+        assert_eq!(
+            breakpoints(&body(&request)),
+            ["system[0]", "messages[0][0]"]
+        );
+        // Three parallel calls: the previous request ended at messages[0].
+        request.messages.push(Message::Assistant {
+            text: "Reading.".into(),
+            tool_calls: vec![call("t1", "{}"), call("t2", "{}"), call("t3", "{}")],
+        });
+        request.messages.push(Message::Tool {
+            results: vec![result("t1", false), result("t2", true), result("t3", false)],
+        });
+        let second = body(&request);
+        assert_eq!(
+            breakpoints(&second),
+            ["system[0]", "messages[0][0]", "messages[2][2]"]
+        );
+        request.messages.push(Message::assistant("Done."));
+        request.messages.push(Message::user("and b?"));
+        assert_eq!(
+            breakpoints(&body(&request)),
+            ["system[0]", "messages[2][2]", "messages[4][0]"]
+        );
+
+        // Without instructions the last tool carries the first breakpoint; never more than 4.
+        request.system.clear();
+        let third = body(&request);
+        assert_eq!(
+            breakpoints(&third),
+            ["tools[1]", "messages[2][2]", "messages[4][0]"]
+        );
+        assert!(breakpoints(&third).len() <= MAX_BREAKPOINTS);
+        // No tools, no instructions: the conversation only.
+        request.tools.clear();
+        assert_eq!(
+            breakpoints(&body(&request)),
+            ["messages[2][2]", "messages[4][0]"]
+        );
+        assert!(third["tools"][0].get("cache_control").is_none());
+        assert_eq!(
+            second["tools"],
+            json!([
+            {"name": "read_file", "description": "read_file things",
+             "input_schema": {"type": "object"}},
+            {"name": "write_file", "description": "write_file things",
+             "input_schema": {"type": "object"}}])
+        );
+    }
+
+    #[test]
+    fn an_empty_text_block_carries_no_breakpoint() {
+        let request = ModelRequest::new("", vec![Message::user("")], Vec::new());
+        assert_eq!(breakpoints(&body(&request)), Vec::<String>::new());
     }
 }

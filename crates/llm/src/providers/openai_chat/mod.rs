@@ -132,6 +132,11 @@ fn tool_json(tool: &ToolDefinition) -> Value {
 
 /// The request body. OpenAI itself takes `max_completion_tokens`; compatible servers
 /// (ollama, openrouter, configured ones) the older `max_tokens`.
+///
+/// Every request of a conversation starts with the previous one's messages, unchanged, which
+/// OpenAI caches on its own; OpenAI also gets the request's cache key as `prompt_cache_key`,
+/// so that a session's requests reach the same cache. Compatible servers do not get it: it is
+/// not part of what they all accept.
 fn chat_body(model: &str, provider: &str, request: &ModelRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), model.into());
@@ -152,6 +157,9 @@ fn chat_body(model: &str, provider: &str, request: &ModelRequest) -> Value {
     }
     if let Some(temperature) = request.temperature {
         body.insert("temperature".into(), temperature_value(temperature));
+    }
+    if let Some(key) = request.cache_key.as_ref().filter(|_| provider == "openai") {
+        body.insert("prompt_cache_key".into(), key.clone().into());
     }
     Value::Object(body)
 }
@@ -206,5 +214,24 @@ mod tests {
             json!({"type": "function", "function": {"name": "read_file",
                    "description": "Read a file", "parameters": {"type": "object"}}})
         );
+    }
+
+    #[test]
+    fn the_cache_key_goes_to_openai_as_prompt_cache_key() {
+        let request = ModelRequest::new("Be brief.", vec![Message::user("hi")], Vec::new());
+        assert!(
+            chat_body("gpt-x", "openai", &request)
+                .get("prompt_cache_key")
+                .is_none()
+        );
+        let request = request.with_cache_key(Some("20261123-1830-abcd".into()));
+        assert_eq!(
+            chat_body("gpt-x", "openai", &request)["prompt_cache_key"],
+            "20261123-1830-abcd"
+        );
+        for provider in ["ollama", "openrouter", "local"] {
+            let body = chat_body("m", provider, &request);
+            assert!(body.get("prompt_cache_key").is_none(), "{provider}: {body}");
+        }
     }
 }

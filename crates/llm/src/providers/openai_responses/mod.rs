@@ -124,7 +124,10 @@ fn input_items(request: &ModelRequest) -> Vec<Value> {
     items
 }
 
-/// The request body. `store: false`: every request carries the whole conversation.
+/// The request body. `store: false`: every request carries the whole conversation, so each
+/// one's prefix (instructions, tools, earlier items) is the previous one's, which OpenAI caches
+/// on its own; the request's cache key goes as `prompt_cache_key` (a documented field of the
+/// Responses API), so that a session's requests reach the same cache.
 fn responses_body(model: &str, request: &ModelRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), model.into());
@@ -143,6 +146,9 @@ fn responses_body(model: &str, request: &ModelRequest) -> Value {
     }
     if let Some(temperature) = request.temperature {
         body.insert("temperature".into(), temperature_value(temperature));
+    }
+    if let Some(key) = &request.cache_key {
+        body.insert("prompt_cache_key".into(), key.clone().into());
     }
     Value::Object(body)
 }
@@ -199,6 +205,21 @@ mod tests {
             tool_json(&tool),
             json!({"type": "function", "name": "read_file", "description": "Read a file",
                    "parameters": {"type": "object"}, "strict": false})
+        );
+    }
+
+    #[test]
+    fn the_cache_key_goes_as_prompt_cache_key() {
+        let request = ModelRequest::new("Be brief.", vec![Message::user("hi")], Vec::new());
+        assert!(
+            responses_body("gpt-x", &request)
+                .get("prompt_cache_key")
+                .is_none()
+        );
+        let request = request.with_cache_key(Some("20261123-1830-abcd".into()));
+        assert_eq!(
+            responses_body("gpt-x", &request)["prompt_cache_key"],
+            "20261123-1830-abcd"
         );
     }
 }
