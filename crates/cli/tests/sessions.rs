@@ -619,3 +619,45 @@ fn resume_continues_a_session_with_its_history() {
     assert!(out.contains("Error: no session `nope`"), "{out}");
     assert!(out.ends_with("[exit status: 2]\n"), "{out}");
 }
+
+#[test]
+fn show_adds_up_what_the_priced_model_calls_cost() {
+    let env = TestEnv::new();
+    let store = SessionStore::new(env.path());
+    let usage = |cost: Option<f64>| TranscriptEntry::Event {
+        event: golem_protocol::DisplayEvent::Usage {
+            usage: golem_protocol::TokenUsage::default(),
+            total: golem_protocol::TokenUsage::default(),
+            model: Some("openai:gpt-4o".into()),
+            cost,
+            worker: None,
+        },
+    };
+    write(
+        &store,
+        "20261123-090000-c057",
+        meta("greeter", "openai:gpt-4o", "chat", "2026-11-23T09:00:00Z"),
+        &[
+            input("hi"),
+            usage(Some(0.0021)),
+            usage(None),
+            usage(Some(0.0009)),
+            ended(SessionEndReason::Completed, None),
+        ],
+    );
+    let shown = run(&env, &["sessions", "show", "20261123-090000-c057"]);
+    assert!(shown.contains("\n  cost     $0.0030\n"), "{shown}");
+    // Without a priced call there is no cost line at all.
+    write(
+        &store,
+        "20261123-090100-0000",
+        meta("greeter", "test:default", "chat", "2026-11-23T09:01:00Z"),
+        &[
+            input("hi"),
+            usage(None),
+            ended(SessionEndReason::Completed, None),
+        ],
+    );
+    let plain = run(&env, &["sessions", "show", "20261123-090100-0000"]);
+    assert!(!plain.contains("cost"), "{plain}");
+}

@@ -241,6 +241,7 @@ mod tests {
         assert_eq!(response.note.as_deref(), Some("ok write_file"));
         assert_eq!(bus.pending_requests(), 0);
         ui.emit(DisplayEvent::SessionEnded {
+            cost: None,
             reason: golem_protocol::SessionEndReason::Completed,
             message: None,
             usage: None,
@@ -264,6 +265,7 @@ mod tests {
         );
         assert_eq!(ui.get_user_input("xy", &cancel).await, Ok("yx".to_owned()));
         let end = DisplayEvent::SessionEnded {
+            cost: None,
             reason: golem_protocol::SessionEndReason::Completed,
             message: None,
             usage: None,

@@ -10,6 +10,7 @@ pub mod event;
 pub mod http;
 pub mod message;
 pub mod model;
+pub mod pricing;
 pub mod providers;
 pub mod record;
 pub mod resolve;

@@ -20,6 +20,11 @@ pub trait Model: Send + Sync {
     /// The model's name.
     fn spec(&self) -> &ModelSpec;
 
+    /// Its prices, when known (see [`crate::pricing`]); `None` by default.
+    fn price(&self) -> Option<crate::pricing::Price> {
+        None
+    }
+
     /// Starts a response. Connection errors and HTTP errors before the stream starts are
     /// returned here (after retries); faults later arrive as an error item. Cancelling `cancel`
     /// (or dropping the stream) aborts the request promptly.

@@ -121,6 +121,10 @@ impl Model for RecordingModel {
         self.inner.spec()
     }
 
+    fn price(&self) -> Option<crate::pricing::Price> {
+        self.inner.price()
+    }
+
     async fn stream(
         &self,
         request: &ModelRequest,

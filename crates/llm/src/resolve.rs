@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ModelError;
 use crate::http::HttpSettings;
 use crate::model::Model;
+use crate::pricing::PriceTable;
 use crate::providers::anthropic::{AnthropicConfig, AnthropicModel};
 use crate::providers::openai_chat::OpenAiChatModel;
 use crate::providers::openai_common::OpenAiConfig;
@@ -53,6 +54,7 @@ pub struct ProviderDefinition {
 pub struct ModelResolver {
     providers: BTreeMap<String, ProviderDefinition>,
     settings: Option<HttpSettings>,
+    prices: PriceTable,
 }
 
 impl ModelResolver {
@@ -62,6 +64,7 @@ impl ModelResolver {
         Self {
             providers,
             settings: None,
+            prices: PriceTable::defaults(),
         }
     }
 
@@ -71,9 +74,20 @@ impl ModelResolver {
         self
     }
 
+    /// Prices models by `prices` (the defaults apply without it).
+    pub fn with_prices(mut self, prices: PriceTable) -> Self {
+        self.prices = prices;
+        self
+    }
+
+    /// Parses `text` and builds the model, with its price when the price table knows it.
+    pub fn resolve(&self, text: &str) -> Result<Arc<dyn Model>, ModelError> {
+        self.build(text).map(|model| self.prices.price(model))
+    }
+
     /// Parses `text` and builds the model. Keys are read from the environment now, so a
     /// missing key fails here, naming the variable to set.
-    pub fn resolve(&self, text: &str) -> Result<Arc<dyn Model>, ModelError> {
+    fn build(&self, text: &str) -> Result<Arc<dyn Model>, ModelError> {
         let extra: Vec<&str> = self.providers.keys().map(String::as_str).collect();
         let spec = ModelSpec::parse(text, &extra)?;
         if let Some(definition) = self.providers.get(&spec.provider) {

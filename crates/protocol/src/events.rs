@@ -263,6 +263,9 @@ pub enum DisplayEvent {
         /// The model, as `provider:model`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
+        /// What this call cost in US dollars, when the model's price is known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
         /// The worker, for delegated workers.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worker: Option<WorkerOrigin>,
@@ -280,6 +283,9 @@ pub enum DisplayEvent {
         error: Option<String>,
         /// Tokens the turn used, every worker's.
         usage: TokenUsage,
+        /// What the turn cost in US dollars, when the model's price is known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
     },
     /// The answer to a session action (`setModel`, `newSession`, `clearHistory`,
     /// `forgetApprovals`), or the refusal of an action the session cannot take.
@@ -304,6 +310,9 @@ pub enum DisplayEvent {
         /// Tokens used by the whole session.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         usage: Option<TokenUsage>,
+        /// What the session cost in US dollars, when the model's price is known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
     },
 }
 

@@ -525,6 +525,7 @@ fn display_events() {
             usage,
             total: usage,
             model: None,
+            cost: None,
             worker: None,
         },
         json!({"type": "usage",
@@ -532,10 +533,24 @@ fn display_events() {
                "total": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2}}),
     );
     check(
+        DisplayEvent::Usage {
+            usage,
+            total: usage,
+            model: Some("anthropic:claude-sonnet-4".into()),
+            cost: Some(0.25),
+            worker: None,
+        },
+        json!({"type": "usage",
+               "usage": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2},
+               "total": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2},
+               "model": "anthropic:claude-sonnet-4", "cost": 0.25}),
+    );
+    check(
         DisplayEvent::SessionEnded {
             reason: SessionEndReason::Interrupted,
             message: None,
             usage: Some(TokenUsage::default()),
+            cost: None,
         },
         json!({"type": "sessionEnded", "reason": "interrupted",
                "usage": {"inputTokens": 0, "outputTokens": 0}}),

@@ -63,7 +63,7 @@ pub struct ZoneSummary {
 }
 
 /// The session as it stands (the answer to `getStatus`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStatus {
     /// The `getStatus` request's id, if it had one.
@@ -80,6 +80,9 @@ pub struct SessionStatus {
     pub zones: Vec<ZoneSummary>,
     /// Tokens used by the session so far, every worker's.
     pub usage: TokenUsage,
+    /// What the session cost so far in US dollars, when the models' prices are known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
     /// Messages in the root worker's conversation.
     pub messages: u64,
     /// Approvals remembered for the session.

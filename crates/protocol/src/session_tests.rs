@@ -86,9 +86,10 @@ fn session_answers() {
                 output_tokens: 1,
                 ..TokenUsage::default()
             },
+            cost: Some(0.5),
         },
         json!({"type": "turnEnded", "status": "completed", "response": "Done.",
-               "usage": {"inputTokens": 3, "outputTokens": 1}}),
+               "usage": {"inputTokens": 3, "outputTokens": 1}, "cost": 0.5}),
     );
     check(
         DisplayEvent::TurnEnded {
@@ -96,6 +97,7 @@ fn session_answers() {
             response: None,
             error: Some("max iterations".into()),
             usage: TokenUsage::default(),
+            cost: None,
         },
         json!({"type": "turnEnded", "status": "failed",
                "error": "max iterations", "usage": {"inputTokens": 0, "outputTokens": 0}}),
@@ -121,6 +123,7 @@ fn session_answers() {
                 mode: "rw".into(),
             }],
             usage: TokenUsage::default(),
+            cost: None,
             messages: 4,
             approvals_remembered: 1,
             busy: false,

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use golem_core::approval::ApprovalMode;
 use golem_llm::http::HttpSettings;
+use golem_llm::pricing::Price;
 use golem_llm::resolve::ProviderDefinition;
 use golem_llm::retry::RetryPolicy;
 use serde::{Deserialize, Deserializer};
@@ -28,7 +29,7 @@ pub const MODEL_ENV: &str = "GOLEM_FORGE_MODEL";
 pub const DEFAULT_MAX_DEPTH: u32 = 5;
 
 /// The program config, or its defaults when there is no config file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProgramConfig {
     /// The default model (`provider:model`), lowest in the precedence.
     pub model: Option<String>,
@@ -43,6 +44,9 @@ pub struct ProgramConfig {
     pub providers: BTreeMap<String, ProviderDefinition>,
     /// `model_requests:` settings.
     pub model_requests: ModelRequestSettings,
+    /// `prices:` — US dollars per million tokens by `provider:model` (or `provider:prefix*`),
+    /// before the built-in defaults.
+    pub prices: BTreeMap<String, Price>,
     /// The program root: the config file's directory (or the worker's, without a file).
     pub root: PathBuf,
     /// The config file, if there is one.
@@ -199,6 +203,8 @@ struct ConfigFile {
     providers: BTreeMap<String, ProviderDefinition>,
     #[serde(default, deserialize_with = "or_default")]
     model_requests: ModelRequestSettings,
+    #[serde(default, deserialize_with = "or_default")]
+    prices: BTreeMap<String, Price>,
 }
 
 impl ProgramConfig {
@@ -278,6 +284,7 @@ impl ProgramConfig {
             worker_paths: file.worker_paths,
             providers: file.providers,
             model_requests: file.model_requests,
+            prices: file.prices,
             root,
             file: path,
         }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use golem_core::approval::ApprovalMode;
+use golem_llm::pricing::Price;
 use golem_llm::resolve::{ProviderDefinition, Wire};
 use golem_runtime::config::{
     ApprovalSettings, CONFIG_FILE_NAME, DelegationSettings, ModelChoiceError, ModelRequestSettings,
@@ -27,6 +28,7 @@ fn defaults() -> ProgramConfig {
         worker_paths: vec![],
         providers: BTreeMap::new(),
         model_requests: ModelRequestSettings::default(),
+        prices: BTreeMap::new(),
         root: PathBuf::from("proj"),
         file: Some(PathBuf::from("proj/golem-forge.config.yaml")),
     }
@@ -94,6 +96,29 @@ fn every_key_and_default() {
             c.model_requests.max_retries = 2;
         },
     );
+    check(
+        "prices:\n  \"openai:gpt-4o\": { input: 2.5, output: 10, cache_read: 1.25 }\n  \"local:*\": { input: 0, output: 0 }\n",
+        |c| {
+            c.prices.insert(
+                "openai:gpt-4o".into(),
+                Price {
+                    input: 2.5,
+                    output: 10.0,
+                    cache_read: Some(1.25),
+                    cache_write: None,
+                },
+            );
+            c.prices.insert(
+                "local:*".into(),
+                Price {
+                    input: 0.0,
+                    output: 0.0,
+                    cache_read: None,
+                    cache_write: None,
+                },
+            );
+        },
+    );
     for (mode, expected) in [
         ("interactive", ApprovalMode::Interactive),
         ("approve_all", ApprovalMode::ApproveAll),
@@ -143,11 +168,15 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             "model: x\nzones: []\n",
-            "line 2: unknown key `zones` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`, `model_requests`)",
+            "line 2: unknown key `zones` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`, `model_requests`, `prices`)",
         ),
         (
             "model_requests:\n  headers_timeout_secs: 0\n",
             "line 2: `model_requests.headers_timeout_secs` must be at least 1 (seconds)",
+        ),
+        (
+            "prices:\n  \"openai:gpt-4o\": { input: 2.5, outptu: 10 }\n",
+            "line 2: unknown key `outptu` in `prices.openai:gpt-4o` (did you mean `output`?)",
         ),
         (
             "approval:\n  mode: ask\n",

@@ -430,3 +430,72 @@ async fn end_session_interrupts_the_running_turn_and_drops_queued_input() {
     assert_eq!(server.requests().len(), 1);
     assert!(!dir.path().join("out/a.txt").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prices_from_the_program_config_put_costs_in_usage_turns_status_and_the_end() {
+    let server = MockServer::start(vec![
+        openai::tool_calls(&[("call_1", "file_exists", json!({"path": "/out/a.txt"}))]),
+        openai::text("It does not."),
+    ])
+    .await;
+    let (dir, worker) = program(&server, "");
+    // Each mock reply is 10 input and 5 output tokens: $0.001 + $0.001 at these prices.
+    let config = dir.path().join("golem-forge.config.yaml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("prices:\n  \"mock:m*\": { input: 100, output: 200 }\n");
+    std::fs::write(&config, text).unwrap();
+    let host = SessionHost::open(options(&worker)).unwrap();
+    let mut ui = host.attach(true);
+    let running = host.start();
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "is there a.txt?".into(),
+    });
+    let (ended, seen) = until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    let costs: Vec<f64> = seen
+        .iter()
+        .filter_map(|e| match e {
+            DisplayEvent::Usage { cost, .. } => *cost,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(costs.len(), 2, "{seen:#?}");
+    assert!(costs.iter().all(|c| (c - 0.002).abs() < 1e-12), "{costs:?}");
+    let DisplayEvent::TurnEnded { cost, .. } = ended else {
+        unreachable!()
+    };
+    assert!((cost.unwrap() - 0.004).abs() < 1e-12, "{cost:?}");
+    ui.send(ActionEvent::GetStatus { request_id: None });
+    let (status, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionStatus(_))).await;
+    let DisplayEvent::SessionStatus(status) = status else {
+        unreachable!()
+    };
+    assert!((status.cost.unwrap() - 0.004).abs() < 1e-12);
+    ui.send(ActionEvent::EndSession { reason: None });
+    let (end, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionEnded { .. })).await;
+    assert!(
+        matches!(end, DisplayEvent::SessionEnded { cost: Some(c), .. } if (c - 0.004).abs() < 1e-12)
+    );
+    running.closed().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_without_a_price_has_no_cost() {
+    let server = MockServer::start(vec![openai::text("Hi.")]).await;
+    let (_dir, worker) = program(&server, "");
+    let host = SessionHost::open(options(&worker)).unwrap();
+    let mut ui = host.attach(true);
+    let running = host.start();
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "hello".into(),
+    });
+    let (ended, seen) = until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    assert!(
+        seen.iter()
+            .all(|e| !matches!(e, DisplayEvent::Usage { cost: Some(_), .. }))
+    );
+    assert!(matches!(ended, DisplayEvent::TurnEnded { cost: None, .. }));
+    ui.send(ActionEvent::EndSession { reason: None });
+    running.closed().await;
+}

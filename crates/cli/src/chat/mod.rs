@@ -36,7 +36,7 @@ use crate::commands::chat::ChatArgs;
 use crate::commands::common::TraceLevel;
 use crate::frontend::approval::PromptContext;
 use crate::frontend::clean::clean_text;
-use crate::frontend::render::human_duration;
+use crate::frontend::render::{human_cost, human_duration};
 use crate::frontend::screen::{Screen, Tone};
 use crate::session::{SessionChoice, open_host};
 use complete::ChatCompleter;
@@ -152,6 +152,9 @@ impl Chat {
             "{} in · {} out",
             stats.usage.input_tokens, stats.usage.output_tokens
         )];
+        if let Some(cost) = stats.cost {
+            parts.push(human_cost(cost));
+        }
         if stats.tools > 0 {
             parts.push(format!(
                 "{} tool{}",

@@ -142,7 +142,7 @@ fn status(chat: &mut Chat) {
         .map(|z| format!("/{} ({})", z.name, z.mode))
         .collect();
     let text = format!(
-        "worker: {} (depth 0)\nmodel: {}\nzones: {}\ntokens: {} in · {} out\nconversation: {} messages\napprovals remembered: {}\nsession: {}",
+        "worker: {} (depth 0)\nmodel: {}\nzones: {}\ntokens: {} in · {} out{}\nconversation: {} messages\napprovals remembered: {}\nsession: {}",
         status.worker,
         status.model,
         if zones.is_empty() {
@@ -152,6 +152,10 @@ fn status(chat: &mut Chat) {
         },
         status.usage.input_tokens,
         status.usage.output_tokens,
+        status
+            .cost
+            .map(|cost| format!(" · {}", crate::frontend::render::human_cost(cost)))
+            .unwrap_or_default(),
         status.messages,
         status.approvals_remembered,
         status.session_id,

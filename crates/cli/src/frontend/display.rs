@@ -32,6 +32,8 @@ pub struct TurnStats {
     pub tools: u32,
     /// Tokens, every worker's.
     pub usage: TokenUsage,
+    /// What the calls with a known price cost, in US dollars.
+    pub cost: Option<f64>,
 }
 
 /// Draws display events on a screen.
@@ -242,7 +244,13 @@ impl EventDisplay {
                 }
                 screen.spin("thinking");
             }
-            DisplayEvent::Usage { usage, .. } => self.stats().usage.add(usage),
+            DisplayEvent::Usage { usage, cost, .. } => {
+                let mut stats = self.stats();
+                stats.usage.add(usage);
+                if let Some(cost) = cost {
+                    stats.cost = Some(stats.cost.unwrap_or(0.0) + cost);
+                }
+            }
             DisplayEvent::Status { level, message } => {
                 self.end_text();
                 let mut screen = self.screen();

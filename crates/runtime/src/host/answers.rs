@@ -41,6 +41,7 @@ impl Context<'_> {
             model: self.shared.model(),
             zones,
             usage: self.shared.usage().session,
+            cost: self.shared.usage().session_cost,
             messages: self.shared.messages.load(Ordering::Relaxed),
             approvals_remembered: self.controller.memory().len() as u64,
             busy: self.shared.busy.load(Ordering::SeqCst),

@@ -31,6 +31,7 @@ use golem_core::interrupt::InterruptSignal;
 use golem_core::registry::ToolRegistry;
 use golem_core::ui::RuntimeUI;
 use golem_llm::Message;
+use golem_llm::pricing::PriceTable;
 use golem_llm::resolve::ModelResolver;
 use golem_protocol::{ActionEvent, DisplayEvent, PROTOCOL_VERSION, SessionEndReason};
 
@@ -288,7 +289,8 @@ impl SessionHost {
         };
         let env = Arc::new(SessionEnv {
             resolver: ModelResolver::new(config.providers.clone())
-                .with_settings(config.model_requests.http_settings()),
+                .with_settings(config.model_requests.http_settings())
+                .with_prices(PriceTable::defaults().with(&config.prices)),
             max_depth: config.delegation.max_depth,
             config: Arc::new(config),
             registry: Arc::new(registry),

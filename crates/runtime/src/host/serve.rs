@@ -115,11 +115,12 @@ pub(crate) async fn serve(host: SessionHost) {
         tracing::error!(error = %e, "the session's worker stopped unexpectedly");
     }
     let (reason, message) = ending(requested, last_seen.borrow().as_ref());
-    let usage = shared.usage().session;
+    let counts = shared.usage();
     ui.emit(DisplayEvent::SessionEnded {
         reason,
         message: message.clone(),
-        usage: Some(usage),
+        usage: Some(counts.session),
+        cost: counts.session_cost,
     });
     if let Err(e) = recorder.await {
         tracing::error!(error = %e, "the transcript recorder stopped unexpectedly");
@@ -238,9 +239,9 @@ impl Worker {
             .usage
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .turn = Default::default();
+            .start_turn();
         let outcome = self.runtime.run(input).await;
-        let usage = self.shared.usage().turn;
+        let counts = self.shared.usage();
         let (status, reason, response, error) = match outcome.status {
             RunStatus::Completed => (
                 TurnStatus::Completed,
@@ -269,7 +270,8 @@ impl Worker {
             status,
             response,
             error,
-            usage,
+            usage: counts.turn,
+            cost: counts.turn_cost,
         }
     }
 

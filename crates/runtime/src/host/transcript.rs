@@ -62,13 +62,34 @@ pub(crate) fn close_writer(
     }
 }
 
-/// Token counts of the session and of the turn in progress, every worker's.
+/// Token counts and costs of the session and of the turn in progress, every worker's.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct UsageCounts {
     /// Since the session (or the last `newSession`) started.
     pub session: TokenUsage,
     /// Since the current turn started.
     pub turn: TokenUsage,
+    /// The session's cost in US dollars, of the calls whose price is known.
+    pub session_cost: Option<f64>,
+    /// The turn's cost, likewise.
+    pub turn_cost: Option<f64>,
+}
+
+impl UsageCounts {
+    /// Starts counting a new turn.
+    pub fn start_turn(&mut self) {
+        self.turn = TokenUsage::default();
+        self.turn_cost = None;
+    }
+}
+
+/// `total` plus `cost`, where either is known.
+fn add_cost(total: Option<f64>, cost: Option<f64>) -> Option<f64> {
+    match (total, cost) {
+        (Some(total), Some(cost)) => Some(total + cost),
+        (total, None) => total,
+        (None, cost) => cost,
+    }
 }
 
 /// What every worker's runtime reports to the host: the transcript lines and token counts.
@@ -94,10 +115,12 @@ impl RunObserver for HostObserver {
     fn tool_call(&self, outcome: &CallOutcome) {
         self.transcript.append(&outcome.into());
     }
-    fn usage(&self, usage: &TokenUsage) {
+    fn usage(&self, usage: &TokenUsage, cost: Option<f64>) {
         let mut counts = self.usage.lock().unwrap_or_else(PoisonError::into_inner);
         counts.session.add(usage);
         counts.turn.add(usage);
+        counts.session_cost = add_cost(counts.session_cost, cost);
+        counts.turn_cost = add_cost(counts.turn_cost, cost);
     }
 }
 

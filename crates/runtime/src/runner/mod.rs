@@ -25,8 +25,9 @@ pub trait RunObserver: Send + Sync {
     fn message(&self, message: &Message);
     /// A tool call of any worker ended.
     fn tool_call(&self, outcome: &CallOutcome);
-    /// A model call of any worker used these tokens (emitted as `usage` too).
-    fn usage(&self, _usage: &TokenUsage) {}
+    /// A model call of any worker used these tokens, at this cost in US dollars when the
+    /// model's price is known (emitted as `usage` too).
+    fn usage(&self, _usage: &TokenUsage, _cost: Option<f64>) {}
 }
 
 /// How a run ended.
@@ -253,13 +254,15 @@ impl WorkerRuntime {
                 }
             };
             usage.add(&response.usage);
+            let cost = parts.model.price().map(|price| price.cost(&response.usage));
             if let Some(observer) = &parts.observer {
-                observer.usage(&response.usage);
+                observer.usage(&response.usage, cost);
             }
             parts.ui.emit(DisplayEvent::Usage {
                 usage: response.usage,
                 total: usage,
                 model: Some(parts.model.spec().to_string()),
+                cost,
                 worker: origin.clone(),
             });
             let calls = response.tool_calls.clone();

@@ -30,6 +30,13 @@ pub fn render(transcript: &Transcript) -> String {
     let _ = writeln!(out, "  mode     {}", meta.mode);
     let _ = writeln!(out, "  started  {}", display_time_utc(&meta.started));
     let _ = writeln!(out, "  status   {}", transcript.status());
+    if let Some(cost) = cost(transcript) {
+        let _ = writeln!(
+            out,
+            "  cost     {}",
+            crate::frontend::render::human_cost(cost)
+        );
+    }
 
     let results = tool_results(transcript);
     let mut last_text = "";
@@ -93,6 +100,20 @@ fn utc_time(rfc3339: &str) -> Option<String> {
             _ => b.is_ascii_digit(),
         });
     shaped.then(|| format!("{} {}", &head[..10], &head[11..]))
+}
+
+/// What the session's model calls with a known price cost (from its `usage` events).
+fn cost(transcript: &Transcript) -> Option<f64> {
+    transcript
+        .entries
+        .iter()
+        .filter_map(|entry| match entry {
+            TranscriptEntry::Event {
+                event: DisplayEvent::Usage { cost, .. },
+            } => *cost,
+            _ => None,
+        })
+        .reduce(|a, b| a + b)
 }
 
 /// The text sent back to the model for each tool call, by call id.

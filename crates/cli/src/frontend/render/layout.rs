@@ -239,9 +239,25 @@ pub(crate) fn human_duration(ms: u64) -> String {
     }
 }
 
+/// An amount of US dollars for people: `$1.23`, and four decimals below a cent (`$0.0042`).
+pub(crate) fn human_cost(dollars: f64) -> String {
+    if dollars >= 0.01 {
+        format!("${dollars:.2}")
+    } else {
+        format!("${dollars:.4}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn costs_read_like_money() {
+        assert_eq!(human_cost(1.234), "$1.23");
+        assert_eq!(human_cost(0.0042), "$0.0042");
+        assert_eq!(human_cost(0.0), "$0.0000");
+    }
 
     #[test]
     fn split_lines_handles_crlf_and_final_newline() {

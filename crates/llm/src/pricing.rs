@@ -1,0 +1,285 @@
+//! What model calls cost: prices per million tokens as data (defaults for the built-in
+//! providers' models, overridden by `prices:` in the program config), the cost of one call's
+//! [`TokenUsage`], and [`PricedModel`], which carries a price with a model so the runtime can
+//! put the cost in `usage` events.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use golem_protocol::TokenUsage;
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::ModelError;
+use crate::message::ModelRequest;
+use crate::model::{EventStream, Model};
+use crate::spec::ModelSpec;
+
+/// A model's prices in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    /// Input tokens at the full price.
+    pub input: f64,
+    /// Output tokens.
+    pub output: f64,
+    /// Input tokens read from the provider's cache (the input price when absent).
+    #[serde(default)]
+    pub cache_read: Option<f64>,
+    /// Input tokens written to the provider's cache (the input price when absent).
+    #[serde(default)]
+    pub cache_write: Option<f64>,
+}
+
+impl Price {
+    const fn new(input: f64, output: f64, cache_read: f64, cache_write: f64) -> Self {
+        Self {
+            input,
+            output,
+            cache_read: Some(cache_read),
+            cache_write: Some(cache_write),
+        }
+    }
+
+    /// What `usage` costs, in US dollars.
+    pub fn cost(&self, usage: &TokenUsage) -> f64 {
+        let dollars = |tokens: u64, per_million: f64| tokens as f64 * per_million / 1_000_000.0;
+        dollars(usage.input_tokens, self.input)
+            + dollars(usage.output_tokens, self.output)
+            + dollars(
+                usage.cache_read_tokens,
+                self.cache_read.unwrap_or(self.input),
+            )
+            + dollars(
+                usage.cache_write_tokens,
+                self.cache_write.unwrap_or(self.input),
+            )
+    }
+}
+
+/// List prices of the built-in providers' models (US dollars per million tokens: input,
+/// output, cache read, cache write), by `provider:model` prefix. They go stale: `prices:` in
+/// the program config corrects them.
+const DEFAULTS: &[(&str, Price)] = &[
+    (
+        "anthropic:claude-opus-4-5",
+        Price::new(5.0, 25.0, 0.5, 6.25),
+    ),
+    (
+        "anthropic:claude-opus-4",
+        Price::new(15.0, 75.0, 1.5, 18.75),
+    ),
+    (
+        "anthropic:claude-sonnet-4",
+        Price::new(3.0, 15.0, 0.3, 3.75),
+    ),
+    (
+        "anthropic:claude-3-7-sonnet",
+        Price::new(3.0, 15.0, 0.3, 3.75),
+    ),
+    (
+        "anthropic:claude-haiku-4-5",
+        Price::new(1.0, 5.0, 0.1, 1.25),
+    ),
+    (
+        "anthropic:claude-3-5-haiku",
+        Price::new(0.8, 4.0, 0.08, 1.0),
+    ),
+    ("openai:gpt-5-nano", Price::new(0.05, 0.4, 0.005, 0.05)),
+    ("openai:gpt-5-mini", Price::new(0.25, 2.0, 0.025, 0.25)),
+    ("openai:gpt-5", Price::new(1.25, 10.0, 0.125, 1.25)),
+    ("openai:gpt-4.1-nano", Price::new(0.1, 0.4, 0.025, 0.1)),
+    ("openai:gpt-4.1-mini", Price::new(0.4, 1.6, 0.1, 0.4)),
+    ("openai:gpt-4.1", Price::new(2.0, 8.0, 0.5, 2.0)),
+    ("openai:gpt-4o-mini", Price::new(0.15, 0.6, 0.075, 0.15)),
+    ("openai:gpt-4o", Price::new(2.5, 10.0, 1.25, 2.5)),
+    ("openai:o4-mini", Price::new(1.1, 4.4, 0.275, 1.1)),
+    ("openai:o3", Price::new(2.0, 8.0, 0.5, 2.0)),
+];
+
+/// Prices by model: exact `provider:model` names, or prefixes written with a trailing `*`
+/// (`anthropic:claude-sonnet-4*`). The longest match wins; the program's own entries win over
+/// the defaults. `openai-responses:` models are priced like `openai:` ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PriceTable {
+    /// The program's entries (pattern → price).
+    own: BTreeMap<String, Price>,
+    /// Whether the built-in defaults apply after them.
+    defaults: bool,
+}
+
+impl Default for PriceTable {
+    fn default() -> Self {
+        Self::defaults()
+    }
+}
+
+impl PriceTable {
+    /// The built-in defaults only.
+    pub fn defaults() -> Self {
+        Self {
+            own: BTreeMap::new(),
+            defaults: true,
+        }
+    }
+
+    /// The defaults, with `entries` (from `prices:`) taking precedence.
+    pub fn with(mut self, entries: &BTreeMap<String, Price>) -> Self {
+        self.own
+            .extend(entries.iter().map(|(k, v)| (k.clone(), *v)));
+        self
+    }
+
+    /// The price of `model` (`provider:model`), if known.
+    pub fn lookup(&self, model: &str) -> Option<Price> {
+        let model = match model.strip_prefix("openai-responses:") {
+            Some(name) => format!("openai:{name}"),
+            None => model.to_owned(),
+        };
+        let own = best(
+            self.own
+                .iter()
+                .map(|(pattern, price)| (pattern.as_str(), *price)),
+            &model,
+        );
+        // Defaults are prefixes: `openai:gpt-4o` prices `openai:gpt-4o-2024-08-06`.
+        own.or_else(|| {
+            DEFAULTS
+                .iter()
+                .filter(|(prefix, _)| self.defaults && model.starts_with(prefix))
+                .max_by_key(|(prefix, _)| prefix.len())
+                .map(|(_, price)| *price)
+        })
+    }
+
+    /// Wraps `model` so that it reports its price, if the table knows it.
+    pub fn price(&self, model: Arc<dyn Model>) -> Arc<dyn Model> {
+        match self.lookup(&model.spec().to_string()) {
+            Some(price) => Arc::new(PricedModel {
+                inner: model,
+                price,
+            }),
+            None => model,
+        }
+    }
+}
+
+/// The best entry for `model` among `(pattern, price)`: an exact name, else the longest
+/// `prefix*` it starts with.
+fn best<'a>(entries: impl Iterator<Item = (&'a str, Price)>, model: &str) -> Option<Price> {
+    let mut found: Option<(usize, Price)> = None;
+    for (pattern, price) in entries {
+        let rank = if pattern == model {
+            usize::MAX
+        } else if let Some(prefix) = pattern.strip_suffix('*')
+            && model.starts_with(prefix)
+        {
+            prefix.len()
+        } else {
+            continue;
+        };
+        if found.is_none_or(|(best, _)| rank > best) {
+            found = Some((rank, price));
+        }
+    }
+    found.map(|(_, price)| price)
+}
+
+/// A model with its price.
+pub struct PricedModel {
+    inner: Arc<dyn Model>,
+    price: Price,
+}
+
+#[async_trait]
+impl Model for PricedModel {
+    fn spec(&self) -> &ModelSpec {
+        self.inner.spec()
+    }
+
+    fn price(&self) -> Option<Price> {
+        Some(self.price)
+    }
+
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        cancel: CancellationToken,
+    ) -> Result<EventStream, ModelError> {
+        self.inner.stream(request, cancel).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(input: u64, output: u64, read: u64, write: u64) -> TokenUsage {
+        TokenUsage {
+            input_tokens: input,
+            output_tokens: output,
+            cache_read_tokens: read,
+            cache_write_tokens: write,
+        }
+    }
+
+    #[test]
+    fn cost_adds_each_kind_of_token_at_its_price() {
+        let price = Price::new(3.0, 15.0, 0.3, 3.75);
+        let cost = price.cost(&usage(1_000_000, 100_000, 2_000_000, 10_000));
+        assert!((cost - (3.0 + 1.5 + 0.6 + 0.0375)).abs() < 1e-9, "{cost}");
+        // Without cache prices, cached tokens cost the input price.
+        let plain = Price {
+            cache_read: None,
+            cache_write: None,
+            ..price
+        };
+        assert!((plain.cost(&usage(0, 0, 1_000_000, 1_000_000)) - 6.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_longest_default_prefix_wins() {
+        let table = PriceTable::defaults();
+        assert_eq!(
+            table
+                .lookup("anthropic:claude-opus-4-5-20251101")
+                .map(|p| p.input),
+            Some(5.0)
+        );
+        assert_eq!(
+            table.lookup("anthropic:claude-opus-4-1").map(|p| p.input),
+            Some(15.0)
+        );
+        assert_eq!(
+            table.lookup("openai:gpt-4o-mini").map(|p| p.input),
+            Some(0.15)
+        );
+        assert_eq!(
+            table.lookup("openai-responses:gpt-4o").map(|p| p.input),
+            Some(2.5)
+        );
+        assert_eq!(table.lookup("test:default"), None);
+        assert_eq!(table.lookup("ollama:llama3"), None);
+    }
+
+    #[test]
+    fn the_programs_prices_come_first_exact_before_prefix() {
+        let own = BTreeMap::from([
+            ("openai:gpt-4o*".to_owned(), Price::new(1.0, 2.0, 0.5, 1.0)),
+            (
+                "openai:gpt-4o-mini".to_owned(),
+                Price::new(9.0, 9.0, 9.0, 9.0),
+            ),
+            ("ollama:*".to_owned(), Price::new(0.0, 0.0, 0.0, 0.0)),
+        ]);
+        let table = PriceTable::defaults().with(&own);
+        assert_eq!(table.lookup("openai:gpt-4o").map(|p| p.input), Some(1.0));
+        assert_eq!(
+            table.lookup("openai:gpt-4o-mini").map(|p| p.input),
+            Some(9.0)
+        );
+        assert_eq!(table.lookup("ollama:llama3").map(|p| p.output), Some(0.0));
+        assert_eq!(table.lookup("openai:gpt-4.1").map(|p| p.input), Some(2.0));
+    }
+}
