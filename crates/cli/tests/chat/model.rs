@@ -173,3 +173,29 @@ fn new_starts_a_fresh_conversation_in_a_new_transcript() {
         "newest first:\n{listed}"
     );
 }
+
+#[test]
+fn a_priced_model_shows_what_each_turn_and_the_session_cost() {
+    let env = TestEnv::new();
+    project(&env, &plain_worker());
+    env.write(
+        "proj/golem-forge.config.yaml",
+        "prices:\n  \"anthropic:claude-mock\": { input: 1000, output: 2000 }\n",
+    );
+    let server = MockServer::start_blocking(vec![Wire::Anthropic.text("Priced.")]);
+    let mut chat = start_anthropic(&env, &server);
+    chat.ready();
+    let shown = chat.turn("hello");
+    // The mock's usage: 10 input and 5 output tokens, $0.01 + $0.01.
+    assert!(
+        shown.contains("── 10 in · 5 out · $0.02 ·"),
+        "{}",
+        chat.dump()
+    );
+    let status = chat.turn("/status");
+    assert!(
+        status.contains("tokens: 10 in · 5 out · $0.02"),
+        "{}",
+        chat.dump()
+    );
+}
