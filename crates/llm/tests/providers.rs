@@ -11,5 +11,6 @@ mod anthropic;
 mod documented;
 mod openai_chat;
 mod openai_responses;
+mod prompt_cache;
 mod strict_server;
 mod wire_sessions;

@@ -83,7 +83,7 @@ impl StrictServer {
 
 /// The body of one HTTP/1.1 request (headers up to the blank line, then `content-length`
 /// bytes).
-async fn read_body(stream: &mut TcpStream) -> Option<Vec<u8>> {
+pub(crate) async fn read_body(stream: &mut TcpStream) -> Option<Vec<u8>> {
     let mut buffer = Vec::new();
     let mut chunk = [0_u8; 8192];
     let header_end = loop {

@@ -4,7 +4,9 @@
 //! gets a not-found error, then answers. Every recorded request body must be accepted by the
 //! strict server and hold nothing but the fields its API documents (`documented.rs`); the
 //! history must carry valid arguments, the invalid-arguments result, and each error with one
-//! `Error` prefix.
+//! `Error` prefix. For prompt caching: each request starts with the previous one unchanged,
+//! the OpenAI requests carry the session's `prompt_cache_key`, and the Anthropic requests at
+//! most four cache breakpoints.
 
 use golem_llm::http::HttpSettings;
 use golem_llm::providers::anthropic::AnthropicModel;
@@ -24,6 +26,8 @@ const MALFORMED: &str = r#"{"path": "/b.txt""#;
 const INVALID: &str = "Error [INVALID_ARGUMENTS]: arguments for read_file are not valid JSON: \
                        EOF while parsing an object at line 1 column 16; send a JSON object";
 const NOT_FOUND: &str = "Error [FILE_NOT_FOUND]: no such file: /missing.txt";
+/// The session's cache key (the runtime sends its session id).
+const CACHE_KEY: &str = "20261123-101500-a1b2";
 
 /// `read_file` with an optional property, as our tools have (strict mode would refuse it).
 fn read_file_tool() -> ToolDefinition {
@@ -57,7 +61,8 @@ async fn session(model: &dyn Model, server: &StrictServer) -> Vec<Value> {
         "You read files.",
         vec![Message::user("read a.txt and b.txt")],
         vec![read_file_tool()],
-    );
+    )
+    .with_cache_key(Some(CACHE_KEY.into()));
     for turn in 0..3 {
         let response = match model.complete(&request, CancellationToken::new()).await {
             Ok(response) => response,
@@ -85,6 +90,25 @@ fn assert_documented(bodies: &[Value], check: fn(&Value) -> Vec<String>) {
     for (n, body) in bodies.iter().enumerate() {
         let problems = check(body);
         assert!(problems.is_empty(), "request {n}: {problems:#?}\n{body:#}");
+    }
+}
+
+/// Each request's `key` array starts with the previous request's, unchanged (what a provider
+/// that caches prompt prefixes needs), and every request carries the session's
+/// `prompt_cache_key`.
+fn assert_stable_prefix_and_cache_key(bodies: &[Value], key: &str) {
+    for (n, body) in bodies.iter().enumerate() {
+        assert_eq!(body["prompt_cache_key"], CACHE_KEY, "request {n}");
+    }
+    for pair in bodies.windows(2) {
+        let (before, after) = (
+            pair[0][key].as_array().unwrap(),
+            pair[1][key].as_array().unwrap(),
+        );
+        assert_eq!(&after[..before.len()], before.as_slice());
+        for field in ["tools", "instructions"] {
+            assert_eq!(pair[0].get(field), pair[1].get(field), "{field}");
+        }
     }
 }
 
@@ -133,6 +157,24 @@ async fn anthropic_session_bodies_are_documented_and_accepted() {
     let model: AnthropicModel = anthropic::model_at(&server.base_url, settings());
     let bodies = session(&model, &server).await;
     assert_documented(&bodies, documented::anthropic);
+    for body in &bodies {
+        assert!(
+            body.get("prompt_cache_key").is_none(),
+            "not an Anthropic field"
+        );
+        let text = body.to_string();
+        let breakpoints = text
+            .matches(r#""cache_control":{"type":"ephemeral"}"#)
+            .count();
+        assert!(
+            (1..=4).contains(&breakpoints),
+            "{breakpoints} breakpoints: {body:#}"
+        );
+    }
+    for pair in bodies.windows(2) {
+        assert_eq!(pair[0]["tools"], pair[1]["tools"]);
+        assert_eq!(pair[0]["system"], pair[1]["system"]);
+    }
 
     let last = &bodies[2]["messages"];
     assert_eq!(
@@ -195,6 +237,7 @@ async fn chat_session_bodies_are_documented_and_accepted() {
     let model = openai_chat::model(openai_config(&server));
     let bodies = session(&model, &server).await;
     assert_documented(&bodies, documented::chat);
+    assert_stable_prefix_and_cache_key(&bodies, "messages");
 
     let last = &bodies[2]["messages"];
     assert_eq!(last[0]["role"], "system");
@@ -259,6 +302,7 @@ async fn responses_session_bodies_are_documented_and_accepted() {
     let model = openai_responses::model(openai_config(&server));
     let bodies = session(&model, &server).await;
     assert_documented(&bodies, documented::responses);
+    assert_stable_prefix_and_cache_key(&bodies, "input");
 
     for body in &bodies {
         for tool in body["tools"].as_array().unwrap() {
