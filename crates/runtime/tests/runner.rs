@@ -11,5 +11,6 @@ mod faults;
 mod fixture;
 mod host;
 mod models;
+mod prompt_cache;
 mod registry;
 mod worker_file;

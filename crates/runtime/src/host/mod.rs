@@ -325,6 +325,7 @@ impl SessionHost {
             }
         };
         let session_id = writer.id().to_owned();
+        runtime.set_cache_key(&session_id);
         transcript.replace(writer);
         // Subscribed now, so that nothing sent or emitted after `open` is missed.
         let actions = bus.subscribe_actions();

@@ -328,6 +328,7 @@ impl Worker {
             );
         }
         self.runtime.clear_history();
+        self.runtime.set_cache_key(&id);
         self.runtime.controller().memory().clear();
         self.shared.messages.store(0, Ordering::Relaxed);
         *self

@@ -85,6 +85,8 @@ pub struct WorkerRuntime {
     history: Vec<Message>,
     parent_call: Option<String>,
     summary_timeout: Duration,
+    /// Sent with every model request as its cache key (the session id, for the root worker).
+    cache_key: Option<String>,
 }
 
 /// The note appended when asking the model to summarise after an interrupt.
@@ -108,7 +110,16 @@ impl WorkerRuntime {
             history: Vec::new(),
             parent_call: None,
             summary_timeout: SUMMARY_TIMEOUT,
+            cache_key: None,
         }
+    }
+
+    /// Sends `key` with every model request from now on as its cache key
+    /// ([`ModelRequest::cache_key`]): the session host sets the session's id, so that a
+    /// provider routing by key (OpenAI's `prompt_cache_key`) keeps a session's requests on the
+    /// same prompt cache, resumed sessions included.
+    pub fn set_cache_key(&mut self, key: impl Into<String>) {
+        self.cache_key = Some(key.into());
     }
 
     /// Bounds the summary asked for after an interrupt by `timeout` instead of
@@ -230,7 +241,8 @@ impl WorkerRuntime {
                 return self.interrupted(messages, usage, turns, tools_ran).await;
             }
             turns += 1;
-            let request = ModelRequest::new(&parts.instructions, messages.clone(), tools.clone());
+            let request = ModelRequest::new(&parts.instructions, messages.clone(), tools.clone())
+                .with_cache_key(self.cache_key.clone());
             let response = match turn::model_turn(
                 parts.model.as_ref(),
                 &request,
@@ -341,7 +353,8 @@ impl WorkerRuntime {
             return stopped(usage);
         }
         self.record(messages, Message::user(INTERRUPT_NOTE));
-        let request = ModelRequest::new(&parts.instructions, messages.clone(), Vec::new());
+        let request = ModelRequest::new(&parts.instructions, messages.clone(), Vec::new())
+            .with_cache_key(self.cache_key.clone());
         let cancel = parts.interrupt.token();
         parts.ui.emit(DisplayEvent::Status {
             level: StatusLevel::Info,
