@@ -309,6 +309,7 @@ fn session_error(err: SessionError) -> CommandError {
         | SessionError::Ambiguous { .. }
         | SessionError::InvalidId { .. } => CommandError::usage(message)
             .with_hint("Run `golem-forge sessions` to list the sessions"),
+        SessionError::Locked { .. } => CommandError::usage(message),
         SessionError::Corrupt { .. }
         | SessionError::NotATranscript { .. }
         | SessionError::Io { .. }

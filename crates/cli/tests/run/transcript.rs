@@ -310,3 +310,61 @@ fn line_separators_never_reach_a_json_lines_file_raw() {
         serde_json::from_str::<Value>(line).unwrap();
     }
 }
+
+#[test]
+fn a_session_in_use_by_another_process_is_refused_naming_it() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", fs_worker(""))]);
+    let server = MockServer::start_blocking(vec![
+        wire.text("never delivered")
+            .delayed(Duration::from_secs(60)),
+    ]);
+    let child = spawn(&env, wire, &server, &["proj/main.worker", "take your time"]);
+    assert!(server.wait_for_requests(1, LIMIT));
+    let id = env
+        .path()
+        .join("proj/.golem-forge/sessions")
+        .read_dir()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let second = MockServer::start_blocking(vec![wire.text("must not run")]);
+    let output = env
+        .command()
+        .current_dir(env.path().join("proj"))
+        .args(["sessions", "resume", &id, "me too"])
+        .envs(provider_env(wire, &second))
+        .output()
+        .unwrap();
+    assert_exit(&output, 2);
+    let stderr = stderr(&output);
+    assert!(
+        stderr.contains(&format!("session {id} is in use by process {}", child.id())),
+        "{stderr}"
+    );
+    assert!(second.requests().is_empty(), "the second process never ran");
+    send_signal(child.id(), "-KILL");
+    wait_for_exit(child);
+    // Once the holder is gone (even killed), the session can be resumed.
+    let third = MockServer::start_blocking(vec![wire.text("Now it runs.")]);
+    let output = env
+        .command()
+        .current_dir(env.path().join("proj"))
+        .args(["sessions", "resume", &id, "now"])
+        .envs(provider_env(wire, &third))
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    assert!(
+        stdout(&output).contains("Now it runs."),
+        "{}",
+        render(&output)
+    );
+}

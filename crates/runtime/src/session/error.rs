@@ -69,6 +69,14 @@ pub enum SessionError {
         /// What is wrong with it.
         message: String,
     },
+    /// Another writer has the transcript (a second process resuming the same session).
+    #[error("session {id} is in use by {holder}; wait until it ends (or end it), then try again")]
+    Locked {
+        /// The session.
+        id: String,
+        /// Who holds it, as its note says.
+        holder: String,
+    },
     /// The file does not start with a session's meta entry.
     #[error("{} is not a session transcript: {reason}", path.display())]
     NotATranscript {

@@ -1,7 +1,8 @@
 //! Session transcripts: every run appends its entries (meta, display events, the model
 //! conversation, settled tool calls, user inputs, the end) as JSON lines to
 //! `<program root>/.golem-forge/sessions/<id>.jsonl`, one write per entry, so a killed process
-//! loses at most the entry being written. Sessions are listed, loaded and reopened to resume.
+//! loses at most the entry being written. Sessions are listed, loaded and reopened to resume;
+//! one process at a time writes a transcript (`lock.rs`).
 //!
 //! This module only stores and reads transcripts; it does not decide what a run records (the
 //! worker runtime does), and it never prints: problems are returned or logged.
@@ -9,6 +10,7 @@
 mod clock;
 mod entry;
 mod error;
+mod lock;
 mod parse;
 mod store;
 mod transcript;

@@ -180,11 +180,19 @@ impl SessionStore {
             .map_err(|e| SessionError::io("open", &path, e))?;
         let cut =
             ends_without_newline(&mut file).map_err(|e| SessionError::io("read", &path, e))?;
-        let mut writer = SessionWriter::new(id, path, file);
+        let mut writer = SessionWriter::new(id, path, file, &self.locks_dir())?;
         if cut {
             writer.write(b"\n")?;
         }
         Ok(writer)
+    }
+
+    /// Where writers note that they hold a transcript (beside the sessions, not among them).
+    fn locks_dir(&self) -> PathBuf {
+        self.dir
+            .parent()
+            .map(|root| root.join("locks"))
+            .unwrap_or_else(|| self.dir.join("locks"))
     }
 
     fn file_of(&self, id: &str) -> PathBuf {
@@ -204,7 +212,7 @@ impl SessionStore {
             }
             Err(e) => return Err(SessionError::io("create", &path, e)),
         };
-        let mut writer = SessionWriter::new(id.to_owned(), path, file);
+        let mut writer = SessionWriter::new(id.to_owned(), path, file, &self.locks_dir())?;
         writer.append(&TranscriptEntry::Meta(meta.clone()))?;
         Ok(writer)
     }

@@ -684,3 +684,35 @@ fn messages_resume_the_conversation_and_answer_cut_tool_calls() {
         ]
     );
 }
+
+#[test]
+fn one_writer_per_transcript_and_the_second_is_told_who_holds_it() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    let first = store
+        .create(meta("greeter", "2026-11-22T02:45:12Z"))
+        .unwrap();
+    let id = first.id().to_owned();
+    let err = store.reopen(&id).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "session {id} is in use by process {} (",
+            std::process::id()
+        )),
+        "{message}"
+    );
+    assert!(message.contains("wait until it ends"), "{message}");
+    let note = root
+        .path()
+        .join(".golem-forge/locks")
+        .join(format!("{id}.lock"));
+    assert!(note.is_file(), "the holder is noted");
+    // Reading is never blocked.
+    store.load(&id).unwrap();
+    first.finish().unwrap();
+    assert!(!note.exists(), "the note goes with the writer");
+    store.reopen(&id).unwrap().finish().unwrap();
+    // Notes live beside the sessions, not among them: listing sees no foreign file.
+    assert!(store.scan().unwrap().skipped.is_empty());
+}

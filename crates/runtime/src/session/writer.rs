@@ -1,6 +1,7 @@
 //! Appending entries to one transcript: each entry is one JSON line (U+2028 and U+2029
 //! escaped, `golem_protocol::to_jsonl_line`) handed to the kernel in a single write, so a killed
-//! process loses at most the entry being written.
+//! process loses at most the entry being written. A writer holds its transcript's lock, so no
+//! two processes append to one session.
 
 use std::fs::File;
 use std::io::Write;
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::entry::TranscriptEntry;
 use super::error::SessionError;
+use super::lock::{HolderNote, lock};
 
 /// Appends to one session's transcript. Errors are returned, never panics: the runtime logs
 /// them and carries on.
@@ -18,17 +20,28 @@ pub struct SessionWriter {
     file: File,
     /// A write failed part-way; the next entry starts on a fresh line.
     needs_newline: bool,
+    /// The note naming this process as the holder of the file's lock (the lock itself lives
+    /// as long as `file`).
+    _holder: HolderNote,
 }
 
 impl SessionWriter {
-    /// A writer over `file` (opened for appending, positioned after a complete line).
-    pub(crate) fn new(id: String, path: PathBuf, file: File) -> Self {
-        Self {
+    /// A writer over `file` (opened for appending, positioned after a complete line), once
+    /// it holds the transcript's lock (see `lock.rs`; its note goes in `locks_dir`).
+    pub(crate) fn new(
+        id: String,
+        path: PathBuf,
+        file: File,
+        locks_dir: &Path,
+    ) -> Result<Self, SessionError> {
+        let holder = lock(&file, &id, &path, locks_dir)?;
+        Ok(Self {
             id,
             path,
             file,
             needs_newline: false,
-        }
+            _holder: holder,
+        })
     }
 
     /// The session's id.
