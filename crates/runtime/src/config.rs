@@ -44,6 +44,8 @@ pub struct ProgramConfig {
     pub providers: BTreeMap<String, ProviderDefinition>,
     /// `model_requests:` settings.
     pub model_requests: ModelRequestSettings,
+    /// `notify:` — a command run when an approval has waited a while.
+    pub notify: Option<NotifySettings>,
     /// `prices:` — US dollars per million tokens by `provider:model` (or `provider:prefix*`),
     /// before the built-in defaults.
     pub prices: BTreeMap<String, Price>,
@@ -132,6 +134,38 @@ impl ModelRequestSettings {
     }
 }
 
+/// `notify:` in program config: when an approval has waited `after_seconds`, `command` runs
+/// once for it (outside the jail: it is the user's own program, like `notify-send` or a webhook
+/// script), with `GOLEM_FORGE_TOOL`, `GOLEM_FORGE_DESCRIPTION` and `GOLEM_FORGE_RISK` in its
+/// environment.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotifySettings {
+    /// The program and its arguments (not run through a shell).
+    #[serde(deserialize_with = "command_words")]
+    pub command: Vec<String>,
+    /// How long an approval waits before the command runs (default 10; 0 runs it at once).
+    #[serde(default = "default_notify_after")]
+    pub after_seconds: u64,
+}
+
+fn default_notify_after() -> u64 {
+    10
+}
+
+fn command_words<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    let words = Vec::<String>::deserialize(deserializer)?;
+    if words
+        .first()
+        .is_none_or(|program| program.trim().is_empty())
+    {
+        return Err(serde::de::Error::custom(
+            "must name a program, e.g. [notify-send, golem-forge]",
+        ));
+    }
+    Ok(words)
+}
+
 /// A config file that cannot be read or is invalid.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -205,6 +239,8 @@ struct ConfigFile {
     model_requests: ModelRequestSettings,
     #[serde(default, deserialize_with = "or_default")]
     prices: BTreeMap<String, Price>,
+    #[serde(default)]
+    notify: Option<NotifySettings>,
 }
 
 impl ProgramConfig {
@@ -285,6 +321,7 @@ impl ProgramConfig {
             providers: file.providers,
             model_requests: file.model_requests,
             prices: file.prices,
+            notify: file.notify,
             root,
             file: path,
         }

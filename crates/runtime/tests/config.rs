@@ -9,7 +9,7 @@ use golem_llm::pricing::Price;
 use golem_llm::resolve::{ProviderDefinition, Wire};
 use golem_runtime::config::{
     ApprovalSettings, CONFIG_FILE_NAME, DelegationSettings, ModelChoiceError, ModelRequestSettings,
-    ModelSource, ProgramConfig, choose_model, model_choice,
+    ModelSource, NotifySettings, ProgramConfig, choose_model, model_choice,
 };
 use golem_runtime::worker::{WorkerDefinition, parse_worker};
 
@@ -29,6 +29,7 @@ fn defaults() -> ProgramConfig {
         providers: BTreeMap::new(),
         model_requests: ModelRequestSettings::default(),
         prices: BTreeMap::new(),
+        notify: None,
         root: PathBuf::from("proj"),
         file: Some(PathBuf::from("proj/golem-forge.config.yaml")),
     }
@@ -96,6 +97,12 @@ fn every_key_and_default() {
             c.model_requests.max_retries = 2;
         },
     );
+    check("notify: { command: [notify-send, golem-forge] }\n", |c| {
+        c.notify = Some(NotifySettings {
+            command: vec!["notify-send".into(), "golem-forge".into()],
+            after_seconds: 10,
+        })
+    });
     check(
         "prices:\n  \"openai:gpt-4o\": { input: 2.5, output: 10, cache_read: 1.25 }\n  \"local:*\": { input: 0, output: 0 }\n",
         |c| {
@@ -168,7 +175,7 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             "model: x\nzones: []\n",
-            "line 2: unknown key `zones` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`, `model_requests`, `prices`)",
+            "line 2: unknown key `zones` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`, `model_requests`, `prices`, `notify`)",
         ),
         (
             "model_requests:\n  headers_timeout_secs: 0\n",
@@ -177,6 +184,10 @@ fn errors_name_the_file_line_and_key() {
         (
             "prices:\n  \"openai:gpt-4o\": { input: 2.5, outptu: 10 }\n",
             "line 2: unknown key `outptu` in `prices.openai:gpt-4o` (did you mean `output`?)",
+        ),
+        (
+            "notify:\n  command: []\n",
+            "line 2: `notify.command` must name a program, e.g. [notify-send, golem-forge]",
         ),
         (
             "approval:\n  mode: ask\n",

@@ -499,3 +499,141 @@ async fn a_model_without_a_price_has_no_cost() {
     ui.send(ActionEvent::EndSession { reason: None });
     running.closed().await;
 }
+
+/// Appends `notify:` to the program's config: `sh -c` appending the tool and risk to
+/// `notified.txt` in the program root.
+fn with_notify(dir: &tempfile::TempDir, after_seconds: u64) -> PathBuf {
+    let log = dir.path().join("notified.txt");
+    let config = dir.path().join("golem-forge.config.yaml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "notify:\n  command: [sh, -c, 'echo \"$GOLEM_FORGE_TOOL $GOLEM_FORGE_RISK\" >> {}']\n  after_seconds: {after_seconds}\n",
+        log.display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    log
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notify_command_runs_once_per_approval_that_waits() {
+    let server = MockServer::start(vec![
+        openai::tool_calls(&[
+            ("call_1", "write_file", write_call("one\n")),
+            (
+                "call_2",
+                "write_file",
+                json!({"path": "/out/b.txt", "content": "two\n"}),
+            ),
+        ]),
+        openai::text("Both written."),
+    ])
+    .await;
+    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
+    let log = with_notify(&dir, 0);
+    let host = SessionHost::open(options(&worker)).unwrap();
+    let mut ui = host.attach(true);
+    let running = host.start();
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "write both".into(),
+    });
+    for expected_lines in [1, 2] {
+        let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+        let DisplayEvent::ApprovalRequired(request) = asked else {
+            unreachable!()
+        };
+        // The request waits unanswered until its nudge has run.
+        let deadline = std::time::Instant::now() + WAIT;
+        while std::fs::read_to_string(&log)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+            < expected_lines
+        {
+            assert!(std::time::Instant::now() < deadline, "no nudge");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        ui.send(ActionEvent::ApprovalResponse(ApprovalResponse::approve(
+            request.request_id,
+        )));
+    }
+    until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    ui.send(ActionEvent::EndSession { reason: None });
+    running.closed().await;
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "write_file medium\nwrite_file medium\n",
+        "once per waiting approval"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_answered_in_time_runs_no_notify_command() {
+    let server = MockServer::start(vec![
+        openai::tool_calls(&[("call_1", "write_file", write_call("one\n"))]),
+        openai::text("Written."),
+    ])
+    .await;
+    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
+    let log = with_notify(&dir, 3600);
+    let host = SessionHost::open(options(&worker)).unwrap();
+    let mut ui = host.attach(true);
+    let running = host.start();
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "write".into(),
+    });
+    let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    let DisplayEvent::ApprovalRequired(request) = asked else {
+        unreachable!()
+    };
+    ui.send(ActionEvent::ApprovalResponse(ApprovalResponse::approve(
+        request.request_id,
+    )));
+    until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    ui.send(ActionEvent::EndSession { reason: None });
+    running.closed().await;
+    assert!(!log.exists(), "nobody was nudged");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notify_command_that_cannot_start_is_a_warning_and_the_approval_still_waits() {
+    let server = MockServer::start(vec![
+        openai::tool_calls(&[("call_1", "write_file", write_call("one\n"))]),
+        openai::text("Written."),
+    ])
+    .await;
+    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
+    let config = dir.path().join("golem-forge.config.yaml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("notify: { command: [/nonexistent/notifier], after_seconds: 0 }\n");
+    std::fs::write(&config, text).unwrap();
+    let host = SessionHost::open(options(&worker)).unwrap();
+    let mut ui = host.attach(true);
+    let running = host.start();
+    ui.send(ActionEvent::UserInput {
+        request_id: None,
+        content: "write".into(),
+    });
+    let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    let (warning, _) = until(&mut ui, |e| matches!(e, DisplayEvent::Status { .. })).await;
+    assert!(
+        matches!(&warning, DisplayEvent::Status { message, .. } if message.contains("`/nonexistent/notifier` could not start")),
+        "{warning:?}"
+    );
+    let DisplayEvent::ApprovalRequired(request) = asked else {
+        unreachable!()
+    };
+    ui.send(ActionEvent::ApprovalResponse(ApprovalResponse::approve(
+        request.request_id,
+    )));
+    let (result, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ToolResult { .. })).await;
+    assert!(matches!(
+        result,
+        DisplayEvent::ToolResult {
+            status: ToolStatus::Success,
+            ..
+        }
+    ));
+    ui.send(ActionEvent::EndSession { reason: None });
+    running.closed().await;
+}

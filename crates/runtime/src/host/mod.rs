@@ -15,6 +15,7 @@
 //! call is denied with the headless message (`no_terminal_message`).
 
 mod answers;
+mod notify;
 mod serve;
 mod transcript;
 
@@ -41,6 +42,7 @@ use crate::registry::WorkerRegistry;
 use crate::runner::WorkerRuntime;
 use crate::session::{SessionError, SessionMeta, SessionStore};
 use crate::worker::WorkerDefinition;
+use notify::ApprovalNotifier;
 use transcript::{HostObserver, TranscriptSlot, UsageCounts};
 
 /// Which worker a session runs.
@@ -225,14 +227,25 @@ impl RunningSession {
 
 /// Asks through the bus while some attached front end can answer; otherwise denies with the
 /// headless message, as a session without a terminal always has.
-fn attached_approval_callback(ui: RuntimeUI, answerers: Arc<AtomicUsize>) -> ApprovalCallback {
+/// A request that waits long enough runs the `notify:` command, if there is one.
+fn attached_approval_callback(
+    ui: RuntimeUI,
+    answerers: Arc<AtomicUsize>,
+    notifier: Option<ApprovalNotifier>,
+) -> ApprovalCallback {
     let ask = ui_approval_callback(ui);
     Arc::new(move |request, cancel| {
         if answerers.load(Ordering::SeqCst) == 0 {
             let message = no_terminal_message(&request.tool_name);
             return Box::pin(async move { Err(CallbackError::Unavailable(message)) });
         }
-        ask(request, cancel)
+        let nudge = notifier.as_ref().map(|n| n.watch(&request));
+        let answer = ask(request, cancel);
+        Box::pin(async move {
+            let answer = answer.await;
+            drop(nudge);
+            answer
+        })
     })
 }
 
@@ -271,8 +284,15 @@ impl SessionHost {
             .approval
             .or(config.approval.mode)
             .unwrap_or(ApprovalMode::Interactive);
-        let controller = ApprovalController::new(mode)
-            .with_callback(attached_approval_callback(ui.clone(), answerers.clone()));
+        let notifier = config
+            .notify
+            .clone()
+            .map(|settings| ApprovalNotifier::new(settings, ui.clone()));
+        let controller = ApprovalController::new(mode).with_callback(attached_approval_callback(
+            ui.clone(),
+            answerers.clone(),
+            notifier,
+        ));
         let transcript = TranscriptSlot::default();
         let messages = Arc::new(AtomicU64::new(0));
         let usage = Arc::new(Mutex::new(UsageCounts::default()));
