@@ -661,3 +661,78 @@ fn show_adds_up_what_the_priced_model_calls_cost() {
     let plain = run(&env, &["sessions", "show", "20261123-090100-0000"]);
     assert!(!plain.contains("cost"), "{plain}");
 }
+
+#[test]
+fn export_markdown_reads_as_a_report() {
+    let env = TestEnv::new();
+    let store = SessionStore::new(env.path());
+    organise_session(&store);
+    assert_snapshot!(run(&env, &["sessions", "export", "20261122-024512-7f3a"]));
+    // `--format markdown` is the default.
+    assert_eq!(
+        run(
+            &env,
+            &["sessions", "export", "20261122", "--format", "markdown"]
+        ),
+        run(&env, &["sessions", "export", "20261122-024512-7f3a"])
+    );
+}
+
+#[test]
+fn export_markdown_shows_the_cost_and_a_missing_end() {
+    let env = TestEnv::new();
+    let store = fixture(&env);
+    let usage = TranscriptEntry::Event {
+        event: golem_protocol::DisplayEvent::Usage {
+            usage: golem_protocol::TokenUsage::default(),
+            total: golem_protocol::TokenUsage::default(),
+            model: Some("openai:gpt-4o".into()),
+            cost: Some(0.0042),
+            worker: None,
+        },
+    };
+    write(
+        &store,
+        "20261123-090000-c057",
+        meta("greeter", "openai:gpt-4o", "chat", "2026-11-23T09:00:00Z"),
+        &[input("hi"), usage],
+    );
+    let out = run(&env, &["sessions", "export", "20261123-090000-c057"]);
+    assert!(out.contains("\n- **Cost:** $0.0042\n"), "{out}");
+    assert!(out.contains("- **Status:** unfinished\n"), "{out}");
+    assert!(out.contains("_No end recorded"), "{out}");
+    // A session killed mid-write: the cut line is named.
+    let out = run(&env, &["sessions", "export", "20261123-080000-dead"]);
+    assert!(out.contains("skipped (line 4)"), "{out}");
+}
+
+#[test]
+fn export_json_round_trips_to_the_loaded_transcript() {
+    let env = TestEnv::new();
+    let store = fixture(&env);
+    for id in [
+        "20261122-024512-7f3a",
+        "20261122-031500-0b1c",
+        "20261121-235959-c0de",
+        "20261123-080000-dead",
+    ] {
+        let out = env
+            .command()
+            .args(["sessions", "export", id, "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let document: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let transcript = store.load(id).unwrap();
+        assert_eq!(document["id"], id);
+        assert_eq!(document["status"], transcript.status().as_str());
+        let meta: SessionMeta = serde_json::from_value(document["meta"].clone()).unwrap();
+        let entries: Vec<TranscriptEntry> =
+            serde_json::from_value(document["entries"].clone()).unwrap();
+        assert_eq!(meta, transcript.meta);
+        assert_eq!(entries, transcript.entries);
+    }
+    let out = run(&env, &["sessions", "export", "nope", "--format", "json"]);
+    assert!(out.contains("Error: no session `nope`"), "{out}");
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+}

@@ -1,6 +1,7 @@
-//! `golem-forge sessions`: list, show and resume recorded sessions. Reading transcripts is
+//! `golem-forge sessions`: list, show, export and resume recorded sessions. Reading transcripts is
 //! `golem_runtime::session`'s job; this file finds the program, prints and maps errors.
 
+mod export;
 mod show;
 
 use std::io::Write;
@@ -14,7 +15,7 @@ use golem_runtime::session::{SessionError, SessionStore, SessionSummary};
 use crate::cli_error::{CommandError, ErrorKind};
 use crate::frontend::clean::{clean_line, clean_text};
 
-/// List, show or resume recorded sessions
+/// List, show, export or resume recorded sessions
 ///
 /// Sessions are recorded under `.golem-forge/sessions/` in the program's root: the nearest
 /// directory upwards holding `golem-forge.config.yaml` or `.golem-forge/`.
@@ -36,6 +37,14 @@ pub enum SessionsAction {
         /// Print the transcript's raw JSON lines instead
         #[arg(long)]
         json: bool,
+    },
+    /// Print one session as a report (Markdown) or as one JSON document
+    Export {
+        /// The session id, or enough of its start to name one session
+        id: String,
+        /// `markdown`: a report to read; `json`: the meta and entries, as stored
+        #[arg(long, value_enum, default_value = "markdown")]
+        format: export::ExportFormat,
     },
     /// Continue a chat session with its history
     Resume(super::run::ResumeArgs),
@@ -68,15 +77,22 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
     match action {
         SessionsAction::List => list(&store),
         SessionsAction::Show { id, json: false } => {
-            let transcript = store.load(&id).map_err(|err| match err {
-                SessionError::Corrupt { .. } | SessionError::NotATranscript { .. } => {
-                    session_error(err).with_hint(format!(
-                        "Run `golem-forge sessions show {id} --json` to print the stored lines"
-                    ))
-                }
-                other => session_error(other),
-            })?;
+            let transcript = load(&store, &id)?;
             print(&clean_text(&show::render(&transcript)))
+        }
+        SessionsAction::Export { id, format } => {
+            let transcript = load(&store, &id)?;
+            match format {
+                export::ExportFormat::Markdown => {
+                    print(&clean_text(&export::markdown(&transcript)))
+                }
+                // JSON, not a rendering: control characters are escaped by the encoder.
+                export::ExportFormat::Json => {
+                    print(&export::json(&transcript).map_err(|e| {
+                        failed(format!("cannot encode session `{id}` as JSON: {e}"))
+                    })?)
+                }
+            }
         }
         SessionsAction::Show { id, json: true } => show_json(&store, &id),
         SessionsAction::Resume(args) => {
@@ -84,6 +100,20 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
             super::run::cmd_resume(args, &id)
         }
     }
+}
+
+/// Loads session `id`; a damaged transcript's error points at `sessions show ID --json`.
+fn load(
+    store: &SessionStore,
+    id: &str,
+) -> Result<golem_runtime::session::Transcript, CommandError> {
+    store.load(id).map_err(|err| match err {
+        SessionError::Corrupt { .. } | SessionError::NotATranscript { .. } => session_error(err)
+            .with_hint(format!(
+                "Run `golem-forge sessions show {id} --json` to print the stored lines"
+            )),
+        other => session_error(other),
+    })
 }
 
 /// Whether `dir` is a program root: it holds `golem-forge.config.yaml` or `.golem-forge/`.
@@ -154,8 +184,8 @@ fn relative(path: &Path, base: &Path) -> String {
 }
 
 /// No program here but several below: `list` lists each one's sessions under its folder (and
-/// gives `None`); `show` takes the store of the one program holding the id; `resume` says
-/// where to run it (a resumed session runs its worker from the program's folder).
+/// gives `None`); `show` and `export` take the store of the one program holding the id;
+/// `resume` says where to run it (a resumed session runs its worker from the program's folder).
 fn several_programs(
     roots: &[PathBuf],
     cwd: &Path,
@@ -177,7 +207,7 @@ fn several_programs(
             print(&text)?;
             return Ok(None);
         }
-        SessionsAction::Show { id, .. } => id,
+        SessionsAction::Show { id, .. } | SessionsAction::Export { id, .. } => id,
         SessionsAction::Resume(args) => &args.id,
     };
     let holding: Vec<&PathBuf> = roots
@@ -185,7 +215,9 @@ fn several_programs(
         .filter(|root| SessionStore::new(root).resolve(id).is_ok())
         .collect();
     match (holding.as_slice(), action) {
-        ([root], SessionsAction::Show { .. }) => Ok(Some(SessionStore::new(root))),
+        ([root], SessionsAction::Show { .. } | SessionsAction::Export { .. }) => {
+            Ok(Some(SessionStore::new(root)))
+        }
         ([root], _) => Err(CommandError::usage(format!(
             "session `{id}` belongs to the program in {}",
             relative(root, cwd)

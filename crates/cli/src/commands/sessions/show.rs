@@ -83,7 +83,7 @@ pub fn display_time(rfc3339: &str) -> String {
 }
 
 /// `2026-11-22T02:45:12Z` as `2026-11-22 02:45:12 UTC`; anything else as it is.
-fn display_time_utc(rfc3339: &str) -> String {
+pub(super) fn display_time_utc(rfc3339: &str) -> String {
     match utc_time(rfc3339) {
         Some(time) => format!("{time} UTC"),
         None => rfc3339.to_owned(),
@@ -103,7 +103,7 @@ fn utc_time(rfc3339: &str) -> Option<String> {
 }
 
 /// What the session's model calls with a known price cost (from its `usage` events).
-fn cost(transcript: &Transcript) -> Option<f64> {
+pub(super) fn cost(transcript: &Transcript) -> Option<f64> {
     transcript
         .entries
         .iter()
@@ -117,7 +117,7 @@ fn cost(transcript: &Transcript) -> Option<f64> {
 }
 
 /// The text sent back to the model for each tool call, by call id.
-fn tool_results(transcript: &Transcript) -> HashMap<&str, &str> {
+pub(super) fn tool_results(transcript: &Transcript) -> HashMap<&str, &str> {
     let mut results = HashMap::new();
     for entry in &transcript.entries {
         if let TranscriptEntry::Message {
@@ -153,18 +153,7 @@ fn tool_block(out: &mut String, call: &ToolCallRecord, result: Option<&str>) {
         title.push_str(", invoked by the user");
     }
     let _ = writeln!(out, "\n{title}");
-    // Proposed, then each later stage that changed the arguments.
-    let mut stages = vec![("proposed", &call.proposed_args)];
-    for (label, args) in [
-        ("approved", call.approved_args.as_ref()),
-        ("executed", call.executed_args.as_ref()),
-    ] {
-        if let Some(args) = args
-            && stages.last().is_none_or(|(_, last)| *last != args)
-        {
-            stages.push((label, args));
-        }
-    }
+    let stages = arg_stages(call);
     if let [(_, args)] = stages.as_slice() {
         line(out, "args", &args.to_string());
     } else {
@@ -179,8 +168,25 @@ fn tool_block(out: &mut String, call: &ToolCallRecord, result: Option<&str>) {
     }
 }
 
+/// The call's arguments as proposed, then each later stage (`approved`, `executed`) that
+/// changed them: one stage when they never changed.
+pub(super) fn arg_stages(call: &ToolCallRecord) -> Vec<(&'static str, &Value)> {
+    let mut stages = vec![("proposed", &call.proposed_args)];
+    for (label, args) in [
+        ("approved", call.approved_args.as_ref()),
+        ("executed", call.executed_args.as_ref()),
+    ] {
+        if let Some(args) = args
+            && stages.last().is_none_or(|(_, last)| *last != args)
+        {
+            stages.push((label, args));
+        }
+    }
+    stages
+}
+
 /// A serde enum's wire name (`session_memory`, `success`, …).
-fn json_name(value: &impl serde::Serialize) -> String {
+pub(super) fn json_name(value: &impl serde::Serialize) -> String {
     match serde_json::to_value(value) {
         Ok(Value::String(name)) => name,
         Ok(other) => other.to_string(),
