@@ -30,6 +30,9 @@ pub enum RememberScope {
     None,
     /// Identical calls (same tool, same arguments) for the rest of the session.
     Session,
+    /// Matching calls in this project from now on: a rule in `.golem-forge/approvals.yaml`
+    /// (the call's exact `path` when it has one, else its exact arguments).
+    Project,
 }
 
 /// A call waiting for the user's consent (the `approvalRequired` event).
@@ -111,6 +114,8 @@ pub enum DecidedBy {
     Mode,
     /// The tool's policy: pre-approved or blocked.
     Policy,
+    /// A project rule (`.golem-forge/approvals.yaml`) pre-approved the call.
+    Rule,
 }
 
 /// The audit record that follows every gate decision (the `approvalResolved` event).

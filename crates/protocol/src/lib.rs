@@ -33,7 +33,8 @@ pub use kind::{WELL_KNOWN_KINDS, is_valid_kind, is_well_known_kind};
 pub use normalize::{NormalizeError, normalize_result};
 pub use result::{DisplayHints, PreferredView, ToolResultValue};
 pub use session::{
-    ActionResult, RememberedApproval, SessionAction, SessionStatus, TurnStatus, ZoneSummary,
+    ActionResult, ApprovalScope, RememberedApproval, SessionAction, SessionStatus, TurnStatus,
+    ZoneSummary,
 };
 pub use tool_definition::ToolDefinition;
 

@@ -361,6 +361,27 @@ fn approval_types() {
         json!({"type": "approvalResponse", "requestId": "a1", "approved": true,
                "remember": "session", "note": "ok", "modifiedArgs": {"path": "/out/y"}}),
     );
+    let mut project = ApprovalResponse::approve("a4");
+    project.remember = RememberScope::Project;
+    check(
+        ActionEvent::ApprovalResponse(project),
+        json!({"type": "approvalResponse", "requestId": "a4", "approved": true,
+               "remember": "project"}),
+    );
+    check(
+        DisplayEvent::ApprovalResolved(ApprovalResolved {
+            request_id: Some("a5".into()),
+            tool_call_id: "t5".into(),
+            tool_name: "write_file".into(),
+            approved: true,
+            decided_by: DecidedBy::Rule,
+            note: None,
+            modified_args: None,
+            worker: None,
+        }),
+        json!({"type": "approvalResolved", "requestId": "a5", "toolCallId": "t5",
+               "toolName": "write_file", "approved": true, "decidedBy": "rule"}),
+    );
     check(
         ActionEvent::ApprovalResponse(ApprovalResponse::deny("a2", None)),
         json!({"type": "approvalResponse", "requestId": "a2", "approved": false,
@@ -380,6 +401,7 @@ fn approval_types() {
         (DecidedBy::SessionMemory, "session_memory"),
         (DecidedBy::Mode, "mode"),
         (DecidedBy::Policy, "policy"),
+        (DecidedBy::Rule, "rule"),
     ] {
         check(by, json!(name));
     }

@@ -91,7 +91,8 @@ pub struct SessionStatus {
     pub busy: bool,
 }
 
-/// One approval remembered for the session: identical calls are not asked again.
+/// One remembered approval: for the session (identical calls are not asked again) or a
+/// project rule (matching calls are not asked again, in any session of the project).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RememberedApproval {
@@ -99,6 +100,21 @@ pub struct RememberedApproval {
     pub index: u32,
     /// The tool.
     pub tool_name: String,
-    /// The arguments approved.
+    /// The arguments approved; for a project rule, its `match` (exact values, and
+    /// `{"glob": …}` for a path glob).
     pub args: Value,
+    /// Where it is remembered (absent from older hosts: the session).
+    #[serde(default)]
+    pub scope: ApprovalScope,
+}
+
+/// Where an approval is remembered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ApprovalScope {
+    /// In this session's memory, until the session ends or it is forgotten.
+    #[default]
+    Session,
+    /// A rule of the project, in `.golem-forge/approvals.yaml`.
+    Project,
 }

@@ -137,15 +137,30 @@ fn session_answers() {
     check(
         DisplayEvent::ApprovalsRemembered {
             request_id: None,
-            approvals: vec![RememberedApproval {
-                index: 1,
-                tool_name: "write_file".into(),
-                args: json!({"path": "/out/a"}),
-            }],
+            approvals: vec![
+                RememberedApproval {
+                    index: 1,
+                    tool_name: "write_file".into(),
+                    args: json!({"path": "/out/a"}),
+                    scope: ApprovalScope::Session,
+                },
+                RememberedApproval {
+                    index: 2,
+                    tool_name: "write_file".into(),
+                    args: json!({"path": {"glob": "/notes/**"}}),
+                    scope: ApprovalScope::Project,
+                },
+            ],
         },
         json!({"type": "approvalsRemembered", "approvals": [
-            {"index": 1, "toolName": "write_file", "args": {"path": "/out/a"}}]}),
+            {"index": 1, "toolName": "write_file", "args": {"path": "/out/a"}, "scope": "session"},
+            {"index": 2, "toolName": "write_file", "args": {"path": {"glob": "/notes/**"}},
+             "scope": "project"}]}),
     );
+    // An older host's entry without a scope is a session one.
+    let old: RememberedApproval =
+        serde_json::from_value(json!({"index": 1, "toolName": "t", "args": {}})).unwrap();
+    assert_eq!(old.scope, ApprovalScope::Session);
     // Unknown actions stay errors, and a bad reason is not mapped to a default.
     assert!(serde_json::from_value::<ActionEvent>(json!({"type": "reboot"})).is_err());
     assert!(

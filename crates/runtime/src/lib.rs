@@ -1,6 +1,7 @@
 //! Worker runtime: worker files, program config, the agent loop, delegation, session
 //! transcripts, and the session host every front end attaches to.
 
+pub mod approvals_file;
 pub mod config;
 pub mod delegation;
 pub mod host;

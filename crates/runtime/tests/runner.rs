@@ -13,4 +13,5 @@ mod host;
 mod models;
 mod prompt_cache;
 mod registry;
+mod rules;
 mod worker_file;

@@ -1,5 +1,7 @@
-//! The approval controller: decides calls that require consent, by session memory, by mode
-//! (`approve_all`, `auto_deny`), or by asking through a callback (the UI). It never sees
+//! The approval controller: decides calls that require consent, by session memory, then by
+//! project rules, then by mode (`approve_all`, `auto_deny`), or by asking through a callback
+//! (the UI). An answer may remember the approval for the session or, as a rule, for the
+//! project. It never sees
 //! pre-approved or blocked calls: the orchestrator settles those by policy.
 
 use std::fmt;
@@ -10,7 +12,7 @@ use golem_protocol::{ApprovalRequest, ApprovalResponse, DecidedBy, RememberScope
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::ApprovalMemory;
+use super::{ApprovalMemory, ApprovalRule, ProjectRules};
 
 /// How calls that require consent are decided.
 #[derive(
@@ -95,6 +97,7 @@ pub struct ApprovalController {
     mode: ApprovalMode,
     callback: Option<ApprovalCallback>,
     memory: ApprovalMemory,
+    rules: ProjectRules,
 }
 
 impl fmt::Debug for ApprovalController {
@@ -103,6 +106,7 @@ impl fmt::Debug for ApprovalController {
             .field("mode", &self.mode)
             .field("callback", &self.callback.is_some())
             .field("remembered", &self.memory.len())
+            .field("rules", &self.rules.len())
             .finish()
     }
 }
@@ -114,7 +118,19 @@ impl ApprovalController {
             mode,
             callback: None,
             memory: ApprovalMemory::new(),
+            rules: ProjectRules::default(),
         }
+    }
+
+    /// Uses the project's rules (consulted after session memory, before the mode).
+    pub fn with_rules(mut self, rules: ProjectRules) -> Self {
+        self.rules = rules;
+        self
+    }
+
+    /// The project rules.
+    pub fn rules(&self) -> &ProjectRules {
+        &self.rules
     }
 
     /// Sets the callback that asks the user (interactive mode).
@@ -156,6 +172,16 @@ impl ApprovalController {
                 DecidedBy::SessionMemory,
             );
         }
+        if self
+            .rules
+            .matching(&request.tool_name, &request.args)
+            .is_some()
+        {
+            return decided(
+                ApprovalResponse::approve(request.request_id),
+                DecidedBy::Rule,
+            );
+        }
         match self.mode {
             ApprovalMode::ApproveAll => decided(
                 ApprovalResponse::approve(request.request_id),
@@ -194,10 +220,20 @@ impl ApprovalController {
             Ok(mut response) => {
                 // The answer is about this request, whatever id the callback put on it.
                 response.request_id = request_id;
-                if response.approved && response.remember == RememberScope::Session {
-                    // The user approved these arguments; edited arguments are approved as edited.
-                    self.memory
-                        .remember(&tool, response.modified_args.as_ref().unwrap_or(&args));
+                // The user approved these arguments; edited arguments are approved as edited.
+                let approved = response.modified_args.as_ref().unwrap_or(&args);
+                match response.remember {
+                    _ if !response.approved => {}
+                    RememberScope::None => {}
+                    RememberScope::Session => self.memory.remember(&tool, approved),
+                    RememberScope::Project => {
+                        let rule = ApprovalRule::for_call(&tool, approved);
+                        if let Err(error) = self.rules.add(rule) {
+                            // It still holds for this session; the file could not keep it.
+                            tracing::warn!(%error, "the project rule was not saved");
+                            self.memory.remember(&tool, approved);
+                        }
+                    }
                 }
                 if !response.approved {
                     response.remember = RememberScope::None;
@@ -342,6 +378,111 @@ mod tests {
         controller.decide(request("w", json!({})), &cancel).await;
         controller.decide(request("w", json!({})), &cancel).await;
         assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    fn notes_rule() -> ProjectRules {
+        ProjectRules::new(vec![ApprovalRule {
+            tool: "write_file".into(),
+            matches: [(
+                "path".to_owned(),
+                super::super::ArgMatch::Glob("/notes/**".into()),
+            )]
+            .into(),
+        }])
+    }
+
+    #[tokio::test]
+    async fn order_is_session_memory_then_rule_then_mode() {
+        let cancel = CancellationToken::new();
+        let controller = ApprovalController::new(ApprovalMode::AutoDeny).with_rules(notes_rule());
+        // A rule decides before the mode.
+        let (r, by) = unwrap_decided(
+            controller
+                .decide(
+                    request("write_file", json!({"path": "/notes/a.md"})),
+                    &cancel,
+                )
+                .await,
+        );
+        assert!(r.approved);
+        assert_eq!(by, DecidedBy::Rule);
+        // Not matching: the mode.
+        let (r, by) = unwrap_decided(
+            controller
+                .decide(request("write_file", json!({"path": "/out/a.md"})), &cancel)
+                .await,
+        );
+        assert!(!r.approved);
+        assert_eq!(by, DecidedBy::Mode);
+        // Session memory decides before a rule.
+        controller
+            .memory()
+            .remember("write_file", &json!({"path": "/notes/a.md"}));
+        let (_, by) = unwrap_decided(
+            controller
+                .decide(
+                    request("write_file", json!({"path": "/notes/a.md"})),
+                    &cancel,
+                )
+                .await,
+        );
+        assert_eq!(by, DecidedBy::SessionMemory);
+        // A rule decides before the callback too.
+        let calls = Arc::new(AtomicUsize::new(0));
+        let controller = ApprovalController::new(ApprovalMode::Interactive)
+            .with_callback(answering(ApprovalResponse::approve("x"), calls.clone()))
+            .with_rules(notes_rule());
+        let (_, by) = unwrap_decided(
+            controller
+                .decide(request("write_file", json!({"path": "/notes/b"})), &cancel)
+                .await,
+        );
+        assert_eq!(by, DecidedBy::Rule);
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test]
+    async fn project_answers_add_a_rule_and_denials_never() {
+        let cancel = CancellationToken::new();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let mut always = ApprovalResponse::approve("x");
+        always.remember = RememberScope::Project;
+        let rules = ProjectRules::new(Vec::new());
+        let controller = ApprovalController::new(ApprovalMode::Interactive)
+            .with_callback(answering(always, calls.clone()))
+            .with_rules(rules.clone());
+        let (_, by) = unwrap_decided(
+            controller
+                .decide(
+                    request("write_file", json!({"path": "/n/a", "content": "1"})),
+                    &cancel,
+                )
+                .await,
+        );
+        assert_eq!(by, DecidedBy::User);
+        assert_eq!(rules.rules()[0].match_json(), json!({"path": "/n/a"}));
+        let (_, by) = unwrap_decided(
+            controller
+                .decide(
+                    request("write_file", json!({"path": "/n/a", "content": "2"})),
+                    &cancel,
+                )
+                .await,
+        );
+        assert_eq!(by, DecidedBy::Rule);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert!(controller.memory().is_empty());
+
+        let mut deny = ApprovalResponse::deny("x", None);
+        deny.remember = RememberScope::Project;
+        let rules = ProjectRules::new(Vec::new());
+        let controller = ApprovalController::new(ApprovalMode::Interactive)
+            .with_callback(answering(deny, Arc::new(AtomicUsize::new(0))))
+            .with_rules(rules.clone());
+        let (r, _) = unwrap_decided(controller.decide(request("w", json!({})), &cancel).await);
+        assert!(!r.approved);
+        assert_eq!(r.remember, RememberScope::None);
+        assert!(rules.is_empty());
     }
 
     #[tokio::test]

@@ -1,11 +1,12 @@
 //! Approval: what a call requires (pre-approved, ask, blocked), the declarative per-tool
-//! configuration, the session memory of approvals, and the controller that decides asked calls
+//! configuration, the session memory of approvals, the project rules, and the controller that decides asked calls
 //! by mode or by asking the user. Capability checks (zones) are not here: they belong to tools.
 
 mod config;
 mod controller;
 mod memory;
 mod requirement;
+mod rules;
 mod ui_callback;
 
 pub use config::{ApprovalConfig, ApprovalDecisionType, wrap_with_default_approval};
@@ -15,4 +16,5 @@ pub use controller::{
 };
 pub use memory::{ApprovalMemory, canonical_json};
 pub use requirement::{ApprovalRequirement, BlockedError};
+pub use rules::{ApprovalRule, ArgMatch, ProjectRules, RuleStore, check_glob, glob_matches};
 pub use ui_callback::ui_approval_callback;

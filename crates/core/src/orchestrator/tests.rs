@@ -755,3 +755,118 @@ async fn an_unanswered_front_end_times_out_into_a_denial() {
     );
     assert_eq!(runs.load(Ordering::SeqCst), 0);
 }
+
+/// An orchestrator over `tools` in `mode` with the project rule "`t`/`deploy` under `/notes/**`"
+/// and a callback that denies (so anything asked is visible).
+fn with_notes_rule(tools: Vec<FnTool>, mode: ApprovalMode, runs: Arc<AtomicUsize>) -> Harness {
+    use crate::approval::{ApprovalRule, ArgMatch, ProjectRules};
+    let mut registry = ToolRegistry::new();
+    for tool in tools {
+        registry.register(Arc::new(tool)).unwrap();
+    }
+    let bus = UiEventBus::new();
+    let events = bus.subscribe();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let rule = |tool: &str| ApprovalRule {
+        tool: tool.into(),
+        matches: [("path".to_owned(), ArgMatch::Glob("/notes/**".into()))].into(),
+    };
+    let controller = ApprovalController::new(mode)
+        .with_callback(answering(ApprovalResponse::deny("x", None), asked.clone()))
+        .with_rules(ProjectRules::new(vec![rule("t"), rule("deploy")]));
+    Harness {
+        orchestrator: ToolCallOrchestrator::new(
+            Arc::new(registry),
+            controller,
+            RuntimeUI::new(bus),
+        ),
+        events,
+        runs,
+        asked,
+    }
+}
+
+fn resolved_by(events: &[DisplayEvent]) -> Vec<(bool, DecidedBy)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            DisplayEvent::ApprovalResolved(r) => Some((r.approved, r.decided_by)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_project_rule_approves_a_matching_call_and_asks_for_others() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut h = with_notes_rule(
+        vec![counting_tool(
+            "t",
+            Some(ApprovalRequirement::Ask),
+            runs.clone(),
+        )],
+        ApprovalMode::Interactive,
+        runs,
+    );
+    let outcome = call(&h, json!({"path": "/notes/today.md"})).await;
+    assert_eq!(outcome.status, ToolStatus::Success);
+    assert_eq!(outcome.decided_by, Some(DecidedBy::Rule));
+    assert_eq!(h.asked.load(Ordering::SeqCst), 0);
+    let outcome = call(&h, json!({"path": "/out/today.md"})).await;
+    assert_eq!(outcome.status, ToolStatus::Denied);
+    assert_eq!(outcome.decided_by, Some(DecidedBy::User));
+    assert_eq!(h.asked.load(Ordering::SeqCst), 1);
+    assert_eq!(h.runs.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        resolved_by(&h.events()),
+        [(true, DecidedBy::Rule), (false, DecidedBy::User)]
+    );
+}
+
+#[tokio::test]
+async fn a_project_rule_never_approves_a_blocked_call() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut h = with_notes_rule(
+        vec![counting_tool(
+            "t",
+            Some(ApprovalRequirement::blocked("notes are read-only")),
+            runs.clone(),
+        )],
+        ApprovalMode::ApproveAll,
+        runs,
+    );
+    let outcome = call(&h, json!({"path": "/notes/today.md"})).await;
+    assert_eq!(outcome.status, ToolStatus::Blocked);
+    assert_eq!(outcome.decided_by, Some(DecidedBy::Policy));
+    assert_eq!(h.runs.load(Ordering::SeqCst), 0);
+    assert_eq!(resolved_by(&h.events()), [(false, DecidedBy::Policy)]);
+}
+
+#[tokio::test]
+async fn a_project_rule_never_lets_the_model_call_a_manual_only_tool() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let tool = counting_tool("deploy", Some(ApprovalRequirement::Ask), runs.clone())
+        .with_execution(ManualExecution::manual("Deploy", None));
+    let mut h = with_notes_rule(vec![tool], ApprovalMode::Interactive, runs);
+    let outcome = h
+        .orchestrator
+        .call(
+            ToolCall::from_model("c1", "deploy", json!({"path": "/notes/a"})),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, ToolStatus::Error);
+    assert_eq!(outcome.decided_by, None);
+    assert_eq!(h.runs.load(Ordering::SeqCst), 0);
+    assert!(resolved_by(&h.events()).is_empty());
+    // The user's own call to it may be approved by the rule.
+    let outcome = h
+        .orchestrator
+        .call(
+            ToolCall::from_user("u1", "deploy", json!({"path": "/notes/a"})),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.decided_by, Some(DecidedBy::Rule));
+    assert_eq!(h.runs.load(Ordering::SeqCst), 1);
+}

@@ -1,17 +1,26 @@
 //! The host's answers to questions a front end may ask at any time, even while a turn runs:
-//! the session's status, the manual tools, the remembered approvals (and forgetting them).
+//! the session's status, the manual tools, the remembered approvals and project rules (and forgetting them).
 
 use std::sync::atomic::Ordering;
 
-use golem_core::approval::ApprovalController;
+use golem_core::approval::{ApprovalController, ApprovalRule};
 use golem_core::registry::ToolRegistry;
 use golem_core::ui::RuntimeUI;
 use golem_protocol::{
-    ActionResult, DisplayEvent, RememberedApproval, SessionAction, SessionStatus, ZoneSummary,
+    ActionResult, ApprovalScope, DisplayEvent, RememberedApproval, SessionAction, SessionStatus,
+    ZoneSummary,
 };
 
 use super::SharedState;
 use crate::worker::WorkerDefinition;
+
+/// One remembered approval, as listed.
+enum Remembered {
+    /// `(tool, args)` in the session's memory.
+    Session(String, serde_json::Value),
+    /// A project rule.
+    Project(ApprovalRule),
+}
 
 /// What the answers are read from.
 pub(crate) struct Context<'a> {
@@ -56,18 +65,44 @@ impl Context<'_> {
         });
     }
 
-    /// `approvalsRemembered`, numbered from 1 in the memory's order.
-    pub fn approvals(&self, request_id: Option<String>) {
-        let approvals = self
+    /// The remembered approvals in `approvalsRemembered`'s order: the session's, then the
+    /// project's rules.
+    fn remembered(&self) -> Vec<Remembered> {
+        let session = self
             .controller
             .memory()
             .entries()
             .into_iter()
+            .map(|(tool, args)| Remembered::Session(tool, args));
+        let project = self
+            .controller
+            .rules()
+            .rules()
+            .into_iter()
+            .map(Remembered::Project);
+        session.chain(project).collect()
+    }
+
+    /// `approvalsRemembered`, numbered from 1: the session's approvals, then the project's
+    /// rules.
+    pub fn approvals(&self, request_id: Option<String>) {
+        let approvals = self
+            .remembered()
+            .into_iter()
             .zip(1u32..)
-            .map(|((tool_name, args), index)| RememberedApproval {
-                index,
-                tool_name,
-                args,
+            .map(|(entry, index)| match entry {
+                Remembered::Session(tool_name, args) => RememberedApproval {
+                    index,
+                    tool_name,
+                    args,
+                    scope: ApprovalScope::Session,
+                },
+                Remembered::Project(rule) => RememberedApproval {
+                    index,
+                    args: rule.match_json(),
+                    tool_name: rule.tool,
+                    scope: ApprovalScope::Project,
+                },
             })
             .collect();
         self.ui.emit(DisplayEvent::ApprovalsRemembered {
@@ -76,23 +111,34 @@ impl Context<'_> {
         });
     }
 
-    /// Forgets approval number `index` (as `approvalsRemembered` numbers them), or all.
+    /// Forgets approval number `index` (as `approvalsRemembered` numbers them: a session
+    /// approval or a project rule, which is removed from the rules file), or every approval
+    /// of the session (project rules are only removed one by one).
     pub fn forget(&self, request_id: Option<String>, index: Option<u32>) {
         let memory = self.controller.memory();
         let result = match index {
             None => {
                 memory.clear();
-                Ok("forgot every remembered approval".to_owned())
+                Ok(
+                    "forgot every approval remembered for the session (project rules stay)"
+                        .to_owned(),
+                )
             }
             Some(n) => {
                 let entry = usize::try_from(n)
                     .ok()
                     .and_then(|n| n.checked_sub(1))
-                    .and_then(|i| memory.entries().into_iter().nth(i));
+                    .and_then(|i| self.remembered().into_iter().nth(i));
                 match entry {
-                    Some((tool, args)) => {
+                    Some(Remembered::Session(tool, args)) => {
                         memory.forget(&tool, &args);
                         Ok(format!("forgot {tool} {args}"))
+                    }
+                    Some(Remembered::Project(rule)) => {
+                        match self.controller.rules().remove(&rule) {
+                            Ok(_) => Ok(format!("removed the project rule {rule}")),
+                            Err(e) => Err(e),
+                        }
                     }
                     None => Err(format!("no remembered approval number {n}")),
                 }

@@ -288,11 +288,16 @@ impl SessionHost {
             .notify
             .clone()
             .map(|settings| ApprovalNotifier::new(settings, ui.clone()));
-        let controller = ApprovalController::new(mode).with_callback(attached_approval_callback(
-            ui.clone(),
-            answerers.clone(),
-            notifier,
-        ));
+        let controller = ApprovalController::new(mode)
+            .with_callback(attached_approval_callback(
+                ui.clone(),
+                answerers.clone(),
+                notifier,
+            ))
+            .with_rules(
+                crate::approvals_file::project_rules(&config.root)
+                    .map_err(|e| HostError::Config(e.to_string()))?,
+            );
         let transcript = TranscriptSlot::default();
         let messages = Arc::new(AtomicU64::new(0));
         let usage = Arc::new(Mutex::new(UsageCounts::default()));
