@@ -14,6 +14,7 @@ use golem_llm::http::HttpSettings;
 use golem_llm::pricing::Price;
 use golem_llm::resolve::ProviderDefinition;
 use golem_llm::retry::RetryPolicy;
+use golem_sandbox::ZoneConfig;
 use serde::{Deserialize, Deserializer};
 
 use crate::worker::yaml::{self, or_default};
@@ -46,6 +47,9 @@ pub struct ProgramConfig {
     pub model_requests: ModelRequestSettings,
     /// `notify:` — a command run when an approval has waited a while.
     pub notify: Option<NotifySettings>,
+    /// `zones:` — the zones of a root worker that declares none (host paths relative to
+    /// [`Self::root`]; see [`Self::apply_default_zones`]).
+    pub zones: Vec<ZoneConfig>,
     /// `prices:` — US dollars per million tokens by `provider:model` (or `provider:prefix*`),
     /// before the built-in defaults.
     pub prices: BTreeMap<String, Price>,
@@ -241,6 +245,8 @@ struct ConfigFile {
     prices: BTreeMap<String, Price>,
     #[serde(default)]
     notify: Option<NotifySettings>,
+    #[serde(default, deserialize_with = "crate::worker::unique_zones")]
+    zones: Vec<ZoneConfig>,
 }
 
 impl ProgramConfig {
@@ -322,9 +328,34 @@ impl ProgramConfig {
             model_requests: file.model_requests,
             prices: file.prices,
             notify: file.notify,
+            zones: file.zones,
             root,
             file: path,
         }
+    }
+
+    /// Gives `worker` the program's default zones when it declares none of its own, with their
+    /// host paths made absolute from the program root (so they mean the same whichever
+    /// directory the worker file is in). Returns whether it did.
+    pub fn apply_default_zones(&self, worker: &mut WorkerDefinition) -> bool {
+        if !worker.zones.is_empty() || self.zones.is_empty() {
+            return false;
+        }
+        worker.zones = self
+            .zones
+            .iter()
+            .map(|zone| ZoneConfig {
+                path: Some(
+                    self.root.join(
+                        zone.path
+                            .clone()
+                            .unwrap_or_else(|| PathBuf::from(&zone.name)),
+                    ),
+                ),
+                ..zone.clone()
+            })
+            .collect();
+        true
     }
 
     /// The directories to look for workers in: `worker_paths` resolved against the program

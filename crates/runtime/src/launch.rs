@@ -110,13 +110,16 @@ pub fn build_worker(
     assemble(env, Arc::new(definition), Some(parent))
 }
 
-/// Builds the root worker from its file.
+/// Builds the root worker from its file (with the program's default zones when it declares
+/// none).
 pub fn build_root(
     env: &Arc<SessionEnv>,
     worker_path: &Path,
 ) -> Result<(WorkerRuntime, Arc<WorkerDefinition>, String), LaunchError> {
-    let definition =
-        Arc::new(load_worker(worker_path).map_err(|e| LaunchError::Config(e.to_string()))?);
+    let mut definition =
+        load_worker(worker_path).map_err(|e| LaunchError::Config(e.to_string()))?;
+    env.config.apply_default_zones(&mut definition);
+    let definition = Arc::new(definition);
     let runtime = assemble(env, definition.clone(), None)?;
     let model = runtime.model_name();
     Ok((runtime, definition, model))

@@ -12,6 +12,7 @@ use golem_runtime::config::{
     ModelSource, NotifySettings, ProgramConfig, choose_model, model_choice,
 };
 use golem_runtime::worker::{WorkerDefinition, parse_worker};
+use golem_sandbox::{ZoneConfig, ZoneMode};
 
 use crate::fixture::dedent;
 
@@ -30,6 +31,7 @@ fn defaults() -> ProgramConfig {
         model_requests: ModelRequestSettings::default(),
         prices: BTreeMap::new(),
         notify: None,
+        zones: Vec::new(),
         root: PathBuf::from("proj"),
         file: Some(PathBuf::from("proj/golem-forge.config.yaml")),
     }
@@ -174,8 +176,8 @@ fn errors_name_the_file_line_and_key() {
             "line 1: unknown key `worker_path` (did you mean `worker_paths`?)",
         ),
         (
-            "model: x\nzones: []\n",
-            "line 2: unknown key `zones` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`, `model_requests`, `prices`, `notify`)",
+            "model: x\nsandbox: {}\n",
+            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`, `model_requests`, `prices`, `notify`, `zones`)",
         ),
         (
             "model_requests:\n  headers_timeout_secs: 0\n",
@@ -184,6 +186,10 @@ fn errors_name_the_file_line_and_key() {
         (
             "prices:\n  \"openai:gpt-4o\": { input: 2.5, outptu: 10 }\n",
             "line 2: unknown key `outptu` in `prices.openai:gpt-4o` (did you mean `output`?)",
+        ),
+        (
+            "zones:\n  - { name: notes }\n  - { name: notes, mode: rw }\n",
+            "line 3: `zones[1]` must not reuse the zone name `notes` (zone names are unique)",
         ),
         (
             "notify:\n  command: []\n",
@@ -405,4 +411,41 @@ fn model_precedence() {
         choose_model(Some("test:default"), &picky, None, &config).unwrap(),
         "test:default"
     );
+}
+
+#[test]
+fn a_worker_without_zones_gets_the_programs_default_zones_from_its_root() {
+    let config =
+        parse("zones:\n  - { name: notes, path: shared/notes, mode: rw }\n  - { name: docs }\n")
+            .unwrap();
+    let mut bare = parse_worker(
+        "---\nname: w\ndescription: d\n---\nHi.\n",
+        Path::new("proj/workers/w.worker"),
+    )
+    .unwrap();
+    assert!(config.apply_default_zones(&mut bare));
+    let paths: Vec<_> = bare
+        .zones
+        .iter()
+        .map(|z| (z.name.as_str(), z.path.clone().unwrap(), z.mode))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("notes", PathBuf::from("proj/shared/notes"), ZoneMode::Rw),
+            ("docs", PathBuf::from("proj/docs"), ZoneMode::Ro),
+        ],
+        "relative to the program root, not the worker's folder"
+    );
+    let mut own = parse_worker(
+        "---\nname: w\ndescription: d\nsandbox:\n  zones:\n    - { name: out, mode: rw }\n---\nHi.\n",
+        Path::new("proj/workers/w.worker"),
+    )
+    .unwrap();
+    assert!(
+        !config.apply_default_zones(&mut own),
+        "its own zones are kept"
+    );
+    assert_eq!(own.zones.len(), 1);
+    assert_eq!(own.zones[0].name, "out");
 }

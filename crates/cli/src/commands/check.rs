@@ -25,9 +25,11 @@ use golem_sandbox::{Sandbox, ZoneMode, ZoneOperation};
 use crate::cli_error::CommandError;
 use crate::frontend::clean::{clean_line, clean_text};
 
-/// Prints `text` and a newline, its controls drawn visibly.
+/// Prints `text` and a newline, its controls drawn visibly. A closed stdout (`check | head`)
+/// is not an error worth a panic: what is left unprinted was not wanted.
 fn say(text: &str) {
-    println!("{}", clean_text(text));
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{}", clean_text(text));
 }
 
 /// A table row, each cell cleaned before the table measures it.
@@ -125,8 +127,9 @@ fn shell_rule_warnings(worker: &WorkerDefinition) -> Vec<String> {
 pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     let cwd = std::env::current_dir().map_err(usage)?;
     let path = resolve_worker_arg(&args.worker, &cwd).map_err(usage)?;
-    let worker = load_worker(&path).map_err(usage)?;
+    let mut worker = load_worker(&path).map_err(usage)?;
     let config = ProgramConfig::discover(worker.dir()).map_err(usage)?;
+    config.apply_default_zones(&mut worker);
     let registry = WorkerRegistry::discover(&config, worker.dir()).map_err(usage)?;
     let env_model = std::env::var("GOLEM_FORGE_MODEL")
         .ok()

@@ -387,3 +387,49 @@ fn a_pre_approved_zone_create_writes_without_asking_even_with_no_terminal() {
         "{results:?}"
     );
 }
+
+#[test]
+fn a_worker_without_zones_works_in_the_programs_default_zones() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    env.write(
+        "proj/golem-forge.config.yaml",
+        "zones:\n  - { name: notes, path: shared/notes, mode: ro }\n",
+    );
+    env.write(
+        "proj/workers/main.worker",
+        &worker("main", "toolsets:\n  filesystem: {}\n"),
+    );
+    env.write("proj/shared/notes/a.txt", "a note from the default zone");
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[("call_1", "read_file", json!({"path": "/notes/a.txt"}))]),
+        wire.text("Read it."),
+    ]);
+    let output = run(&env, wire, &server, &["proj/workers/main.worker", "read"]);
+    assert_exit(&output, 0);
+    let results = results_sent(wire, &server, 1);
+    assert!(
+        results[0].content.contains("a note from the default zone"),
+        "{results:?}"
+    );
+    // `check` shows the zone the worker gets.
+    let checked = env
+        .command()
+        .args([
+            "check",
+            "proj/workers/main.worker",
+            "--model",
+            "test:default",
+        ])
+        .output()
+        .unwrap();
+    let shown = stdout(&checked);
+    let row = shown
+        .lines()
+        .find(|line| line.contains("/notes"))
+        .unwrap_or_else(|| panic!("{}", render(&checked)));
+    assert!(
+        row.contains(" ro ") && row.contains("shared/notes"),
+        "{row}"
+    );
+}

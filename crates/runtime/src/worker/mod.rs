@@ -16,4 +16,5 @@ pub use definition::{
 };
 pub use error::WorkerFileError;
 pub use models::glob_matches;
+pub(crate) use parse::unique_zones;
 pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};

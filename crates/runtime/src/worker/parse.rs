@@ -235,7 +235,11 @@ fn max_iterations<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::
     Ok(value)
 }
 
-fn unique_zones<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ZoneConfig>, D::Error> {
+/// Reads a list of zones (a worker's `sandbox.zones`, the program config's default `zones`),
+/// failing on the first zone whose name was taken, at its line.
+pub(crate) fn unique_zones<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<ZoneConfig>, D::Error> {
     Ok(deserializer
         .deserialize_option(UniqueZones)?
         .unwrap_or_default())
