@@ -35,7 +35,8 @@ const COLS: u16 = 120;
 pub(crate) const WORKER: &str = "scribe";
 const PROMPT: &str = "scribe› ";
 /// The last line of every approval box.
-pub(crate) const CHOICES: &str = "[y] yes  [s] yes for this session  [n] no  [e] edit  [q] stop";
+pub(crate) const CHOICES: &str =
+    "[y] yes  [s] session  [p] always in this project  [n] no  [e] edit  [q] stop";
 pub(crate) const ANSWER: &str = "answer› ";
 pub(crate) const NOTE: &str = "note for the model› ";
 

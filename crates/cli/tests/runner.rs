@@ -7,6 +7,7 @@
     reason = "test helpers: a failure is a test failure"
 )]
 
+mod approvals;
 mod architecture;
 mod chat;
 mod cli;

@@ -1,7 +1,7 @@
 //! The chat's slash commands: `/help`, `/model [name]`, `/clear`, `/new`, `/status`, `/tools`,
 //! `/tool NAME …` (also `/t NAME …` and `/NAME …`, with `-i` for a form), `/approvals
-//! [forget N | clear]` and `/exit`. Parsing and classification are `golem_core::commands`;
-//! this module carries them out.
+//! [forget N | clear]` (the session's approvals and the project's rules) and `/exit`. Parsing
+//! and classification are `golem_core::commands`; this module carries them out.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +9,7 @@ use golem_core::commands::{
     BuiltinCommand, CommandKind, ParsedCommand, classify_command, missing_required,
     options_to_args, parse_command,
 };
-use golem_protocol::{ActionEvent, DisplayEvent, ExecutionMode};
+use golem_protocol::{ActionEvent, ApprovalScope, DisplayEvent, ExecutionMode};
 use serde_json::Value;
 
 use super::Chat;
@@ -214,19 +214,34 @@ fn approvals(chat: &mut Chat, parsed: &ParsedCommand) {
                 })
                 .unwrap_or_default();
             if approvals.is_empty() {
-                chat.say("no approvals remembered this session");
+                chat.say("no approvals remembered this session, and no project rules");
                 return;
             }
-            let mut text = String::from("Remembered for this session:\n");
-            for approval in approvals {
-                text.push_str(&format!(
-                    "  {}. {} {}\n",
-                    approval.index,
-                    approval.tool_name,
-                    golem_core::text::fold(&approval.args.to_string(), 80)
-                ));
+            let mut text = String::new();
+            for (scope, heading) in [
+                (ApprovalScope::Session, "Remembered for this session:\n"),
+                (
+                    ApprovalScope::Project,
+                    "Project rules (.golem-forge/approvals.yaml):\n",
+                ),
+            ] {
+                let mut listed = approvals.iter().filter(|a| a.scope == scope).peekable();
+                if listed.peek().is_some() {
+                    text.push_str(heading);
+                }
+                for approval in listed {
+                    text.push_str(&format!(
+                        "  {}. {} {}\n",
+                        approval.index,
+                        approval.tool_name,
+                        golem_core::text::fold(&approval.args.to_string(), 80)
+                    ));
+                }
             }
-            text.push_str("Forget one with /approvals forget N, all with /approvals clear.");
+            text.push_str(
+                "Forget one with /approvals forget N (a project rule leaves the file), \
+                 the session's with /approvals clear.",
+            );
             chat.say(&text);
         }
         ["clear"] => chat.act(ActionEvent::ForgetApprovals {

@@ -236,6 +236,15 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         }
         say(&format!("\nTools\n{table}"));
     }
+    let rules_file = golem_runtime::approvals_file::approvals_path(&env.config.root);
+    let rules = golem_runtime::approvals_file::load(&rules_file).map_err(usage)?;
+    if !rules.is_empty() {
+        say(&format!(
+            "\nApproval rules ({})\n{}",
+            golem_runtime::approvals_file::APPROVALS_FILE,
+            super::approvals::render_list(&rules).trim_end()
+        ));
+    }
     let warnings = shell_rule_warnings(&worker);
     if !warnings.is_empty() {
         say("");

@@ -1,6 +1,7 @@
 //! The subcommands: one file each, one enum, one `match`. Each `…Args` struct's doc comment is
 //! its help text.
 
+mod approvals;
 pub mod chat;
 mod check;
 pub mod common;
@@ -42,6 +43,7 @@ enum Command {
     Init(init::InitArgs),
     Check(check::CheckArgs),
     Sessions(sessions::SessionsArgs),
+    Approvals(approvals::ApprovalsArgs),
 }
 
 /// Runs the chosen subcommand.
@@ -54,5 +56,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
         Command::Init(args) => init::cmd_init(args),
         Command::Check(args) => check::cmd_check(args),
         Command::Sessions(args) => sessions::cmd_sessions(args),
+        Command::Approvals(args) => approvals::cmd_approvals(args),
     }
 }

@@ -1,7 +1,9 @@
 //! The approval prompt at the terminal, one for `run` and `chat`: shows the tool, what it will
 //! do and its risk, who asked (a sub-worker), the arguments (pretty, long values folded) and the
 //! preview (a diff for file writes, rendered like a result), then takes the answer: `y` once,
-//! `s` for the session, `n` to deny (then an optional note for the model), `e` to edit the
+//! `s` for the session, `p` always in this project (a rule in `.golem-forge/approvals.yaml`
+//! matching the call's exact `path` when it has one, else its exact arguments; broader rules,
+//! such as a path glob, are written by hand), `n` to deny (then an optional note for the model), `e` to edit the
 //! arguments (in `$VISUAL`/`$EDITOR`, or inline as JSON; validated against the tool's schema
 //! before they are accepted), `q` or Ctrl+C to interrupt the run. Empty or unknown input
 //! denies; Ctrl+D or a closed terminal denies saying so.
@@ -59,7 +61,8 @@ const NOTE: &str = "note for the model› ";
 /// The question after `e` when there is no editor.
 const ARGUMENTS: &str = "arguments (JSON)› ";
 /// The last line of the box.
-const CHOICES: &str = "[y] yes  [s] yes for this session  [n] no  [e] edit  [q] stop";
+const CHOICES: &str =
+    "[y] yes  [s] session  [p] always in this project  [n] no  [e] edit  [q] stop";
 
 /// The box shown for `request`.
 pub fn render_request(request: &ApprovalRequest, screen: &Screen) -> String {
@@ -251,6 +254,21 @@ fn prompt(request: &ApprovalRequest, context: &PromptContext, reader: &mut dyn R
             "s" | "session" => {
                 let mut response = ApprovalResponse::approve(id);
                 response.remember = RememberScope::Session;
+                response
+            }
+            "p" | "project" => {
+                let rule =
+                    golem_core::approval::ApprovalRule::for_call(&request.tool_name, &request.args);
+                {
+                    let mut screen = lock(&context.screen);
+                    let text = screen.dim(&format!(
+                        "always approved in this project: {}",
+                        clean_text(&rule.to_string())
+                    ));
+                    screen.line(&text);
+                }
+                let mut response = ApprovalResponse::approve(id);
+                response.remember = RememberScope::Project;
                 response
             }
             "n" | "no" => {

@@ -151,6 +151,23 @@ fn a_write_with_its_diff_preview_then_s_approves_for_the_session() {
 }
 
 #[test]
+fn p_approves_always_in_this_project_and_says_what_it_remembers() {
+    let request = write_request(None, "draft\n");
+    let (answer, shown) = exchange(&request, None, &mut Scripted::new(&["p"]));
+    let mut expected = ApprovalResponse::approve("a1");
+    expected.remember = RememberScope::Project;
+    assert_eq!(answer, Answer::Response(expected));
+    assert!(shown.contains("[p] always in this project"), "{shown}");
+    let path = request.args["path"].as_str().unwrap();
+    assert!(
+        shown.contains(&format!(
+            "always approved in this project: write_file {{\"path\":\"{path}\"}}"
+        )),
+        "{shown}"
+    );
+}
+
+#[test]
 fn a_request_of_a_sub_worker_then_n_with_a_note_denies_with_it() {
     let mut request = write_request(None, "draft\n");
     request.worker = Some(WorkerOrigin {
