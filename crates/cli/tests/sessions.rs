@@ -7,11 +7,15 @@ use std::path::Path;
 use golem_llm::{Message, ModelToolCall, ToolResultMessage};
 use golem_protocol::{DecidedBy, DisplayEvent, InvokedBy, SessionEndReason, StatusLevel};
 use golem_protocol::{ToolError, ToolErrorCode, ToolStatus};
-use golem_runtime::session::{SessionMeta, SessionStore, ToolCallRecord, TranscriptEntry};
+use golem_runtime::session::{
+    ForkedFrom, SessionMeta, SessionStatus, SessionStore, ToolCallRecord, TranscriptEntry,
+};
+use golem_testkit::Wire;
+use golem_testkit::mock::MockServer;
 use insta::assert_snapshot;
 use serde_json::json;
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, model_for, provider_env};
 
 fn meta(worker: &str, model: &str, mode: &str, started: &str) -> SessionMeta {
     SessionMeta {
@@ -20,6 +24,7 @@ fn meta(worker: &str, model: &str, mode: &str, started: &str) -> SessionMeta {
         model: model.into(),
         mode: mode.into(),
         started: started.into(),
+        forked_from: None,
     }
 }
 
@@ -735,4 +740,131 @@ fn export_json_round_trips_to_the_loaded_transcript() {
     let out = run(&env, &["sessions", "export", "nope", "--format", "json"]);
     assert!(out.contains("Error: no session `nope`"), "{out}");
     assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+}
+
+/// A session of four user turns, run for real with the offline test model; its id.
+fn four_turn_session(env: &TestEnv) -> String {
+    std::fs::write(
+        env.path().join("golem-forge.config.yaml"),
+        "model: test:default\n",
+    )
+    .unwrap();
+    std::fs::write(env.path().join("w.worker"), "---\nname: w\n---\nHi\n").unwrap();
+    let out = run(env, &["run", "w.worker", "question 1"]);
+    assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+    let id = SessionStore::new(env.path()).list().unwrap()[0].id.clone();
+    for n in 2..=4 {
+        let out = run(env, &["sessions", "resume", &id, &format!("question {n}")]);
+        assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+    }
+    id
+}
+
+#[test]
+fn fork_at_turn_two_of_four_replays_only_turns_one_and_two() {
+    let env = TestEnv::new();
+    let id = four_turn_session(&env);
+    let store = SessionStore::new(env.path());
+    let original = std::fs::read_to_string(store.path(&id).unwrap()).unwrap();
+
+    let wire = Wire::OpenAi;
+    let server = MockServer::start_blocking(vec![wire.text("Forked answer.")]);
+    let output = env
+        .command()
+        .args(["sessions", "fork", &id, "--at", "2", "question five"])
+        .args(["--model", model_for(wire)])
+        .envs(provider_env(wire, &server))
+        .output()
+        .unwrap();
+    let out = normalize(&env, crate::common::render(&output));
+    assert!(output.status.success(), "{out}");
+    assert!(out.starts_with("Forked answer.\n"), "{out}");
+    assert!(
+        out.contains(&format!("Forked session {id} at turn 2 of 4 as ")),
+        "{out}"
+    );
+
+    // The continued session's one model request holds turns 1 and 2, then the new input.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    let body = requests[0].body.to_string();
+    for present in ["question 1", "you said \\\"question 2\\\"", "question five"] {
+        assert!(body.contains(present), "{present:?} in {body}");
+    }
+    for absent in ["question 3", "question 4"] {
+        assert!(!body.contains(absent), "{absent:?} not in {body}");
+    }
+
+    // Both are listed; the fork records where it came from; the original is untouched.
+    let listed = run(&env, &["sessions"]);
+    let sessions = store.list().unwrap();
+    assert_eq!(sessions.len(), 2, "{listed}");
+    let fork = sessions.iter().find(|s| s.id != id).unwrap();
+    assert!(
+        listed.contains(&fork.id) && listed.contains(&id),
+        "{listed}"
+    );
+    let forked = store.load(&fork.id).unwrap();
+    assert_eq!(
+        forked.meta.forked_from,
+        Some(ForkedFrom {
+            id: id.clone(),
+            turn: 2
+        })
+    );
+    assert_eq!(
+        forked.inputs().collect::<Vec<_>>(),
+        ["question 1", "question 2", "question five"]
+    );
+    assert_eq!(forked.status(), SessionStatus::Completed);
+    assert_eq!(
+        std::fs::read_to_string(store.path(&id).unwrap()).unwrap(),
+        original
+    );
+}
+
+#[test]
+fn fork_without_input_creates_the_session_at_the_last_turn_to_resume() {
+    let env = TestEnv::new();
+    let id = four_turn_session(&env);
+    let store = SessionStore::new(env.path());
+    let output = env
+        .command()
+        .args(["sessions", "fork", &id[..12]])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let new_id = String::from_utf8(output.stdout).unwrap().trim().to_owned();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!("golem-forge sessions resume {new_id}")),
+        "{stderr}"
+    );
+    let forked = store.load(&new_id).unwrap();
+    assert_eq!(forked.meta.forked_from.as_ref().unwrap().turn, 4);
+    assert_eq!(forked.messages(), store.load(&id).unwrap().messages());
+    assert_eq!(forked.status(), SessionStatus::Completed);
+
+    let out = run(&env, &["sessions", "resume", &new_id, "question 5"]);
+    assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+    assert_eq!(store.load(&new_id).unwrap().turns(), 5);
+    assert_eq!(store.load(&id).unwrap().turns(), 4);
+}
+
+#[test]
+fn fork_at_a_turn_that_does_not_exist_names_how_many_there_are() {
+    let env = TestEnv::new();
+    let id = four_turn_session(&env);
+    for at in ["0", "5"] {
+        let out = run(&env, &["sessions", "fork", &id, "--at", at, "more"]);
+        assert!(
+            out.contains(&format!(
+                "Error: session `{id}` has 4 user turns; there is no turn {at}"
+            )),
+            "{out}"
+        );
+        assert!(out.contains("from 1 to 4"), "{out}");
+        assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+    }
+    assert_eq!(SessionStore::new(env.path()).list().unwrap().len(), 1);
 }

@@ -1,7 +1,9 @@
-//! `golem-forge sessions`: list, show, export and resume recorded sessions. Reading transcripts is
-//! `golem_runtime::session`'s job; this file finds the program, prints and maps errors.
+//! `golem-forge sessions`: list, show, export, fork and resume recorded sessions. Reading
+//! transcripts is `golem_runtime::session`'s job; this file finds the program, prints and maps
+//! errors.
 
 mod export;
+mod fork;
 mod show;
 
 use std::io::Write;
@@ -15,7 +17,7 @@ use golem_runtime::session::{SessionError, SessionStore, SessionSummary};
 use crate::cli_error::{CommandError, ErrorKind};
 use crate::frontend::clean::{clean_line, clean_text};
 
-/// List, show, export or resume recorded sessions
+/// List, show, export, fork or resume recorded sessions
 ///
 /// Sessions are recorded under `.golem-forge/sessions/` in the program's root: the nearest
 /// directory upwards holding `golem-forge.config.yaml` or `.golem-forge/`.
@@ -46,6 +48,8 @@ pub enum SessionsAction {
         #[arg(long, value_enum, default_value = "markdown")]
         format: export::ExportFormat,
     },
+    /// Start a new session from a user turn of a recorded one (and run INPUT in it)
+    Fork(fork::ForkArgs),
     /// Continue a chat session with its history
     Resume(super::run::ResumeArgs),
 }
@@ -95,6 +99,7 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
             }
         }
         SessionsAction::Show { id, json: true } => show_json(&store, &id),
+        SessionsAction::Fork(args) => fork::cmd_fork(&store, args),
         SessionsAction::Resume(args) => {
             let id = store.resolve(&args.id).map_err(session_error)?;
             super::run::cmd_resume(args, &id)
@@ -208,6 +213,7 @@ fn several_programs(
             return Ok(None);
         }
         SessionsAction::Show { id, .. } | SessionsAction::Export { id, .. } => id,
+        SessionsAction::Fork(args) => &args.resume.id,
         SessionsAction::Resume(args) => &args.id,
     };
     let holding: Vec<&PathBuf> = roots

@@ -27,6 +27,20 @@ pub struct SessionMeta {
     /// When the session started, RFC 3339 in UTC (`2026-11-22T02:45:12.345Z`; older transcripts
     /// have whole seconds).
     pub started: String,
+    /// The session and user turn this one was forked from (`sessions fork`); absent in
+    /// sessions started afresh and in transcripts written before forks existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<ForkedFrom>,
+}
+
+/// Where a forked session came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForkedFrom {
+    /// The original session's id.
+    pub id: String,
+    /// The user turn of the original (1 is its first input) whose exchange the fork ends with.
+    pub turn: usize,
 }
 
 impl SessionMeta {
@@ -43,6 +57,7 @@ impl SessionMeta {
             model: model.into(),
             mode: mode.into(),
             started: now_rfc3339(),
+            forked_from: None,
         }
     }
 }

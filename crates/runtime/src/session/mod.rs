@@ -20,7 +20,7 @@ mod writer;
 mod tests;
 
 pub use clock::now_rfc3339;
-pub use entry::{SessionMeta, SessionStatus, ToolCallRecord, TranscriptEntry};
+pub use entry::{ForkedFrom, SessionMeta, SessionStatus, ToolCallRecord, TranscriptEntry};
 pub use error::SessionError;
 pub use store::{SessionScan, SessionStore, SkippedFile};
 pub use transcript::{FIRST_INPUT_CHARS, SessionSummary, Transcript};

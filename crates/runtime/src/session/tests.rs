@@ -22,6 +22,7 @@ fn meta(worker: &str, started: &str) -> SessionMeta {
         model: "test:default".into(),
         mode: "chat".into(),
         started: started.into(),
+        forked_from: None,
     }
 }
 
@@ -715,4 +716,55 @@ fn one_writer_per_transcript_and_the_second_is_told_who_holds_it() {
     store.reopen(&id).unwrap().finish().unwrap();
     // Notes live beside the sessions, not among them: listing sees no foreign file.
     assert!(store.scan().unwrap().skipped.is_empty());
+}
+
+#[test]
+fn entries_through_a_turn_end_before_the_next_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let turn = |n: usize| {
+        [
+            input(&format!("q{n}")),
+            Message::user(format!("q{n}")).into(),
+            Message::assistant(format!("a{n}")).into(),
+        ]
+    };
+    let mut entries: Vec<TranscriptEntry> = (1..=3).flat_map(turn).collect();
+    entries.push(ended(SessionEndReason::Completed));
+    write(&store, "20261122-024512-f0f0", &entries);
+    let transcript = store.load("20261122-024512-f0f0").unwrap();
+    assert_eq!(transcript.turns(), 3);
+    assert_eq!(transcript.entries_through_turn(0), None);
+    assert_eq!(transcript.entries_through_turn(4), None);
+    // A middle turn: its exchange, then an end so the copy reads as finished.
+    let mut second: Vec<TranscriptEntry> = (1..=2).flat_map(turn).collect();
+    second.push(ended(SessionEndReason::Completed));
+    assert_eq!(transcript.entries_through_turn(2), Some(second));
+    // The last turn: everything, as it is.
+    assert_eq!(transcript.entries_through_turn(3), Some(entries));
+}
+
+#[test]
+fn meta_reads_with_and_without_forked_from() {
+    let old = r#"{"kind":"meta","worker":"w","workerPath":"w.worker","model":"test:default","mode":"chat","started":"2026-11-22T02:45:12Z"}"#;
+    let TranscriptEntry::Meta(meta) = serde_json::from_str(old).unwrap() else {
+        panic!("a meta line");
+    };
+    assert_eq!(meta.forked_from, None);
+    let forked = SessionMeta {
+        forked_from: Some(ForkedFrom {
+            id: "20261122-024512-7f3a".into(),
+            turn: 2,
+        }),
+        ..meta
+    };
+    let line = serde_json::to_string(&TranscriptEntry::Meta(forked.clone())).unwrap();
+    assert!(
+        line.contains(r#""forkedFrom":{"id":"20261122-024512-7f3a","turn":2}"#),
+        "{line}"
+    );
+    assert_eq!(
+        serde_json::from_str::<TranscriptEntry>(&line).unwrap(),
+        TranscriptEntry::Meta(forked)
+    );
 }

@@ -76,6 +76,41 @@ impl Transcript {
         })
     }
 
+    /// How many user turns the session has (its `input` entries).
+    pub fn turns(&self) -> usize {
+        self.inputs().count()
+    }
+
+    /// The entries of user turns 1 to `turn` (a turn is its `input` entry and everything up to
+    /// the next one), to start a fork with; `None` when there is no such turn. When later
+    /// turns followed, the copy ends with a `completed` end (unless it has one already), so
+    /// the fork reads as a finished session until it is resumed.
+    pub fn entries_through_turn(&self, turn: usize) -> Option<Vec<TranscriptEntry>> {
+        let mut starts = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e, TranscriptEntry::Input { .. }))
+            .map(|(index, _)| index);
+        if turn == 0 {
+            return None;
+        }
+        starts.nth(turn - 1)?;
+        let end = starts.next();
+        let mut entries = self.entries[..end.unwrap_or(self.entries.len())].to_vec();
+        if end.is_some() {
+            let mut tracker = StatusTracker::default();
+            entries.iter().for_each(|e| tracker.entry(e));
+            if tracker.status() == SessionStatus::Unfinished {
+                entries.push(TranscriptEntry::Ended {
+                    reason: SessionEndReason::Completed,
+                    message: None,
+                });
+            }
+        }
+        Some(entries)
+    }
+
     /// The conversation to resume with: the `message` entries in order, made whole where a
     /// killed process cut it: tool calls of an assistant message that got no result get an
     /// `INTERRUPTED` error result, so every provider accepts the history.

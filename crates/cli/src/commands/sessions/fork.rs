@@ -1,0 +1,87 @@
+//! `golem-forge sessions fork`: a new session that starts from user turn N of an old one. The
+//! new transcript holds the old one's entries of turns 1 to N (its meta says where it came
+//! from), so resuming it replays just that conversation; with input, the fork runs it at once
+//! like `sessions resume`. The original transcript is only read.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use golem_runtime::session::{ForkedFrom, SessionMeta, SessionStore, now_rfc3339};
+
+use super::{load, print, session_error};
+use crate::cli_error::CommandError;
+use crate::frontend::clean::clean_text;
+
+/// Start a new session from a user turn of a recorded one
+///
+/// The new session holds the conversation up to and including turn TURN's exchange. Without
+/// input it is only created and its id printed; with input (the words after ID, --input or
+/// --file) it runs that input at once, like `sessions resume`.
+#[derive(Debug, Args)]
+pub struct ForkArgs {
+    /// The user turn to fork at: 1 is the first input (default: the last)
+    #[arg(long, value_name = "TURN")]
+    pub at: Option<usize>,
+
+    #[command(flatten)]
+    pub resume: super::super::run::ResumeArgs,
+}
+
+/// Runs `golem-forge sessions fork` against `store`.
+pub fn cmd_fork(store: &SessionStore, args: ForkArgs) -> Result<ExitCode, CommandError> {
+    let original = load(store, &args.resume.id)?;
+    let id = original.id.clone();
+    let turns = original.turns();
+    if turns == 0 {
+        return Err(
+            CommandError::usage(format!("session `{id}` has no user turns to fork from"))
+                .with_hint(format!(
+                    "Continue it instead: golem-forge sessions resume {id} \"…\""
+                )),
+        );
+    }
+    let turn = args.at.unwrap_or(turns);
+    let Some(entries) = original.entries_through_turn(turn) else {
+        let count = if turns == 1 {
+            "1 user turn".to_owned()
+        } else {
+            format!("{turns} user turns")
+        };
+        return Err(CommandError::usage(format!(
+            "session `{id}` has {count}; there is no turn {turn}"
+        ))
+        .with_hint(format!(
+            "Pass --at with a turn from 1 to {turns} (`golem-forge sessions show {id}` shows them)"
+        )));
+    };
+    let meta = SessionMeta {
+        started: now_rfc3339(),
+        forked_from: Some(ForkedFrom {
+            id: id.clone(),
+            turn,
+        }),
+        ..original.meta.clone()
+    };
+    let mut writer = store.create(meta).map_err(session_error)?;
+    let new_id = writer.id().to_owned();
+    for entry in &entries {
+        writer.append(entry).map_err(session_error)?;
+    }
+    writer.finish().map_err(session_error)?;
+    tracing::debug!(from = %id, turn, to = %new_id, "session forked");
+
+    let run = &args.resume.run;
+    let has_input = !run.input.is_empty() || run.input_text.is_some() || run.file.is_some();
+    let note = format!("Forked session {id} at turn {turn} of {turns} as {new_id}");
+    if has_input {
+        eprintln!("{}", clean_text(&note));
+        return super::super::run::cmd_resume(args.resume, &new_id);
+    }
+    eprintln!(
+        "{}",
+        clean_text(&format!(
+            "{note}\nContinue it: golem-forge sessions resume {new_id} \"your next input\""
+        ))
+    );
+    print(&format!("{new_id}\n"))
+}
