@@ -1,5 +1,7 @@
-//! `golem-forge approvals` lists the project's rules and removes them by number, `check` shows
-//! them, and a bad rules file is an error naming the file, line and key.
+//! Project approval rules from the command line: `golem-forge approvals` lists them and removes
+//! them by number, `check` shows them, a bad rules file is an error naming the file, line and
+//! key, and in a `run` with no one to answer approvals a rule pre-approves a matching write and
+//! not another.
 
 use crate::common::TestEnv;
 
@@ -81,4 +83,91 @@ fn check_shows_the_rules_and_a_bad_file_is_an_error_naming_it() {
         );
         assert!(out.ends_with("[exit status: 2]\n"), "{args:?}: {out}");
     }
+}
+
+/// `run --json` with no one to answer approvals: the rule pre-approves the matching write
+/// (`decidedBy: rule` in `approvalResolved` and the transcript); the other write is denied with
+/// the headless message.
+#[test]
+fn a_rule_pre_approves_a_matching_write_in_a_run_and_not_another() {
+    use golem_testkit::Wire;
+    use golem_testkit::mock::MockServer;
+    use serde_json::{Value, json};
+
+    let wire = Wire::OpenAi;
+    let env = program();
+    env.mkdir("out");
+    env.write(
+        "w.worker",
+        "---\nname: w\nsandbox:\n  zones:\n    - { name: notes, mode: rw }\n    - { name: out, mode: rw }\n\
+         toolsets:\n  filesystem: {}\n---\nHi\n",
+    );
+    env.write(".golem-forge/approvals.yaml", RULES);
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[
+            (
+                "call_1",
+                "write_file",
+                json!({"path": "/notes/a.md", "content": "kept\n"}),
+            ),
+            (
+                "call_2",
+                "write_file",
+                json!({"path": "/out/b.md", "content": "no\n"}),
+            ),
+        ]),
+        wire.text("Done."),
+    ]);
+    let output = env
+        .command()
+        .args(["run", "w.worker", "write", "--json"])
+        .args(["--model", crate::common::model_for(wire)])
+        .envs(crate::common::provider_env(wire, &server))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let events: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let resolved: Vec<(&str, bool, &str)> = events
+        .iter()
+        .filter(|e| e["type"] == "approvalResolved")
+        .map(|e| {
+            (
+                e["toolCallId"].as_str().unwrap(),
+                e["approved"].as_bool().unwrap(),
+                e["decidedBy"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        resolved,
+        [("call_1", true, "rule"), ("call_2", false, "mode")]
+    );
+    assert_eq!(env.read("notes/a.md").as_deref(), Some("kept\n"));
+    assert!(env.read("out/b.md").is_none());
+    let denied = events
+        .iter()
+        .find(|e| e["type"] == "toolResult" && e["toolCallId"] == "call_2")
+        .unwrap();
+    assert!(
+        denied.to_string().contains(
+            "approval needed for write_file but no terminal is attached (use --approval approve_all or auto_deny)"
+        ),
+        "{denied}"
+    );
+    let transcripts = env.transcripts(".");
+    let calls: Vec<(&str, &str)> = transcripts[0]
+        .iter()
+        .filter(|line| line["kind"] == "toolCall")
+        .map(|line| {
+            (
+                line["toolCallId"].as_str().unwrap(),
+                line["decidedBy"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(calls, [("call_1", "rule"), ("call_2", "mode")]);
 }
