@@ -99,6 +99,14 @@ fn every_key_and_default() {
             c.model_requests.max_retries = 2;
         },
     );
+    check(
+        "zones:\n  - { name: notes, path: shared/notes, mode: rw }\n  - { name: docs }\n",
+        |c| {
+            let mut notes = ZoneConfig::new("notes", ZoneMode::Rw);
+            notes.path = Some("shared/notes".into());
+            c.zones = vec![notes, ZoneConfig::new("docs", ZoneMode::Ro)];
+        },
+    );
     check("notify: { command: [notify-send, golem-forge] }\n", |c| {
         c.notify = Some(NotifySettings {
             command: vec!["notify-send".into(), "golem-forge".into()],
