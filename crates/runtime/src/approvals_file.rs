@@ -18,6 +18,7 @@
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use golem_core::approval::{ApprovalRule, ProjectRules, RuleStore};
 use serde::Deserialize;
@@ -189,7 +190,12 @@ pub fn save(path: &Path, rules: &[ApprovalRule]) -> Result<(), RulesFileError> {
         Some(_) | None => PathBuf::from("."),
     };
     std::fs::create_dir_all(&dir).map_err(write_error)?;
-    let temp = dir.join(format!(".approvals.yaml.{}.tmp", std::process::id()));
+    static SAVES: AtomicU64 = AtomicU64::new(0);
+    let temp = dir.join(format!(
+        ".approvals.yaml.{}.{}.tmp",
+        std::process::id(),
+        SAVES.fetch_add(1, Ordering::Relaxed)
+    ));
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create(true)

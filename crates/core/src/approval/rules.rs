@@ -145,6 +145,8 @@ pub trait RuleStore: Send + Sync {
 pub struct ProjectRules {
     rules: Arc<Mutex<Vec<ApprovalRule>>>,
     store: Option<Arc<dyn RuleStore>>,
+    /// Held while a change is written, so that two changes never interleave.
+    saving: Arc<Mutex<()>>,
 }
 
 impl fmt::Debug for ProjectRules {
@@ -162,6 +164,7 @@ impl ProjectRules {
         Self {
             rules: Arc::new(Mutex::new(rules)),
             store: None,
+            saving: Arc::default(),
         }
     }
 
@@ -170,6 +173,7 @@ impl ProjectRules {
         Self {
             rules: Arc::new(Mutex::new(rules)),
             store: Some(store),
+            saving: Arc::default(),
         }
     }
 
@@ -227,6 +231,7 @@ impl ProjectRules {
     }
 
     fn save(&self, change: &mut dyn FnMut(&mut Vec<ApprovalRule>)) -> Result<(), String> {
+        let _saving = self.saving.lock().unwrap_or_else(PoisonError::into_inner);
         match &self.store {
             Some(store) => {
                 let rules = store.update(change)?;
@@ -437,5 +442,24 @@ mod tests {
         assert!(shared.remove(&rule).unwrap());
         assert!(!shared.remove(&rule).unwrap());
         assert!(rules.is_empty());
+    }
+
+    struct Broken;
+
+    impl RuleStore for Broken {
+        fn update(
+            &self,
+            _change: &mut dyn FnMut(&mut Vec<ApprovalRule>),
+        ) -> Result<Vec<ApprovalRule>, String> {
+            Err("disk full".into())
+        }
+    }
+
+    #[test]
+    fn a_failed_save_still_holds_for_the_session() {
+        let rules = ProjectRules::stored(Vec::new(), Arc::new(Broken));
+        let rule = ApprovalRule::for_call("t", &json!({"a": 1}));
+        assert_eq!(rules.add(rule), Err("disk full".into()));
+        assert!(rules.matching("t", &json!({"a": 1})).is_some());
     }
 }
