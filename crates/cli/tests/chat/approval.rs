@@ -1,6 +1,7 @@
 //! The approval prompt of a model's file write: the box (tool, arguments, diff preview,
 //! choices), `y` once, `s` for the session (a second identical call in a later turn is not
-//! asked, and `/approvals` lists it), `n` with a note the model receives, empty or unknown
+//! asked, and `/approvals` lists it), `p` always in this project (a rule for the path, kept in
+//! `.golem-forge/approvals.yaml`), `n` with a note the model receives, empty or unknown
 //! answers denying, and `q` stopping the turn.
 
 use super::*;
@@ -106,6 +107,48 @@ fn s_remembers_so_an_identical_call_in_a_later_turn_is_not_asked() {
     assert!(
         shown.contains("write_file"),
         "/approvals lists the remembered approval:\n{shown}"
+    );
+}
+
+#[test]
+fn p_keeps_a_project_rule_so_a_later_write_to_the_path_is_not_asked() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[("call_1", "write_file", write_args("/out/a.txt", "one\n"))]),
+        wire.text("Wrote it."),
+        wire.tool_calls(&[("call_2", "write_file", write_args("/out/a.txt", "two\n"))]),
+        wire.text("Wrote it again."),
+    ]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    until_asked(&mut chat, "write it");
+    chat.send_line("p");
+    chat.wait_prompt();
+    let shown = chat.since();
+    assert!(
+        shown.contains("always approved in this project: write_file"),
+        "{}",
+        chat.dump()
+    );
+    assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("one\n"));
+    let rules = env.read("proj/.golem-forge/approvals.yaml").unwrap();
+    assert!(
+        rules.contains("tool: write_file") && rules.contains("\"/out/a.txt\""),
+        "{rules}"
+    );
+
+    let shown = chat.turn("write other content");
+    assert!(
+        !shown.contains("Approve"),
+        "the project rule answers the second call:\n{shown}"
+    );
+    assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("two\n"));
+    let shown = chat.turn("/approvals");
+    assert!(
+        shown.contains("Project rules (.golem-forge/approvals.yaml)"),
+        "/approvals lists the rule:\n{shown}"
     );
 }
 
