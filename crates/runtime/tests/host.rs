@@ -637,3 +637,112 @@ async fn a_notify_command_that_cannot_start_is_a_warning_and_the_approval_still_
     ui.send(ActionEvent::EndSession { reason: None });
     running.closed().await;
 }
+
+#[test]
+fn a_session_killed_while_an_approval_waited_asks_it_again_on_resume() {
+    let server = MockServer::start_blocking(vec![
+        openai::tool_calls(&[("call_1", "write_file", write_call("saved\n"))]),
+        openai::text("Saved after the resume."),
+    ]);
+    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
+    let runtime = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    // The first process asks, and dies before anyone answers.
+    let first = runtime();
+    let id = first.block_on(async {
+        let host = SessionHost::open(options(&worker)).unwrap();
+        let id = host.session_id();
+        let mut ui = host.attach(true);
+        let _running = host.start();
+        ui.send(ActionEvent::UserInput {
+            request_id: None,
+            content: "save a note".into(),
+        });
+        until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+        let file = dir.path().join(format!(".golem-forge/sessions/{id}.jsonl"));
+        let deadline = std::time::Instant::now() + WAIT;
+        while !std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("approvalRequired")
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the request was never recorded"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        id
+    });
+    first.shutdown_background();
+
+    // The resumed session asks the same call again before the new input.
+    let second = runtime();
+    second.block_on(async {
+        let host = SessionHost::open(HostOptions {
+            worker: HostWorker::Resume {
+                program_root: dir.path().to_owned(),
+                id: id.clone(),
+            },
+            ..options(&worker)
+        })
+        .unwrap();
+        let mut ui = host.attach(true);
+        let running = host.start();
+        ui.send(ActionEvent::UserInput {
+            request_id: None,
+            content: "go on".into(),
+        });
+        let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+        let DisplayEvent::ApprovalRequired(request) = asked else {
+            unreachable!()
+        };
+        assert_eq!(request.tool_call_id, "call_1");
+        assert_eq!(request.args, write_call("saved\n"));
+        ui.send(ActionEvent::ApprovalResponse(ApprovalResponse::approve(
+            request.request_id,
+        )));
+        let (ended, _) = until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+        assert!(
+            matches!(&ended, DisplayEvent::TurnEnded { status: TurnStatus::Completed, response: Some(r), .. } if r == "Saved after the resume."),
+            "{ended:?}"
+        );
+        ui.send(ActionEvent::EndSession { reason: None });
+        running.closed().await;
+    });
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out/a.txt")).unwrap(),
+        "saved\n"
+    );
+    // The model sees the call's result, then the new input.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let messages = requests[1].body["messages"].as_array().unwrap().clone();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "tool", "user"],
+        "{messages:#?}"
+    );
+    assert_eq!(messages[3]["tool_call_id"], "call_1");
+    assert_eq!(messages[4]["content"], "go on");
+    // And the transcript has the call once, settled by the user this time.
+    let transcript = SessionStore::new(dir.path()).load(&id).unwrap();
+    let calls: Vec<_> = transcript
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            TranscriptEntry::ToolCall(call) => Some(call),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].status, ToolStatus::Success);
+}

@@ -258,7 +258,8 @@ impl SessionHost {
             HostWorker::Resume { program_root, id } => {
                 let store = SessionStore::new(program_root);
                 let transcript = store.load(id)?;
-                let history = transcript.messages();
+                // A killed session's calls left waiting for an approval are asked again.
+                let history = transcript.resume_point();
                 let path = transcript.meta.worker_path.clone();
                 let model = options
                     .model
@@ -343,9 +344,11 @@ impl SessionHost {
                     definition.mode.as_str(),
                 ))?
             }
-            Some((resume_store, id, history, _)) => {
-                messages.store(history.len() as u64, Ordering::Relaxed);
-                runtime = runtime.with_history(history);
+            Some((resume_store, id, point, _)) => {
+                messages.store(point.history.len() as u64, Ordering::Relaxed);
+                runtime = runtime
+                    .with_history(point.history)
+                    .with_pending_calls(point.pending);
                 resume_store.reopen(&id)?
             }
         };

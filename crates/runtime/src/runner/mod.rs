@@ -16,6 +16,8 @@ use golem_llm::{Message, Model, ModelError, ModelRequest, ToolResultMessage};
 use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
 use tokio_util::sync::CancellationToken;
 
+use crate::session::PendingCalls;
+
 /// Receives what a run does, for transcripts: the root worker's input and conversation (what a
 /// resume continues), and the tool calls of every worker.
 pub trait RunObserver: Send + Sync {
@@ -87,6 +89,8 @@ pub struct WorkerRuntime {
     summary_timeout: Duration,
     /// Sent with every model request as its cache key (the session id, for the root worker).
     cache_key: Option<String>,
+    /// Calls of the resumed history's last turn to ask again before the next input.
+    pending: Option<PendingCalls>,
 }
 
 /// The note appended when asking the model to summarise after an interrupt.
@@ -111,7 +115,15 @@ impl WorkerRuntime {
             parent_call: None,
             summary_timeout: SUMMARY_TIMEOUT,
             cache_key: None,
+            pending: None,
         }
+    }
+
+    /// Asks `pending` again (through the gate, like any call) before the next run's input: the
+    /// calls a killed session left waiting for an approval (see `session::ResumePoint`).
+    pub fn with_pending_calls(mut self, pending: PendingCalls) -> Self {
+        self.pending = Some(pending).filter(|p| !p.is_empty());
+        self
     }
 
     /// Sends `key` with every model request from now on as its cache key
@@ -207,6 +219,10 @@ impl WorkerRuntime {
         } else {
             Vec::new()
         };
+        if let Some(pending) = self.pending.take() {
+            let results = self.settle_pending(pending).await;
+            self.record(&mut messages, Message::Tool { results });
+        }
         self.record(&mut messages, Message::user(input));
         let outcome = self.run_loop(&mut messages).await;
         if self.parts.keeps_history {
@@ -413,6 +429,27 @@ async fn bounded<T>(
 }
 
 /// The model's view of a call's outcome; a call never run because of an interrupt says so.
+impl WorkerRuntime {
+    /// Runs the calls a resumed session left waiting, after the ones settled before the kill,
+    /// and returns every result of that turn in the order of its calls.
+    async fn settle_pending(&self, pending: PendingCalls) -> Vec<ToolResultMessage> {
+        let parts = &self.parts;
+        let cancel = parts.interrupt.token();
+        let mut results = pending.settled;
+        for call in &pending.calls {
+            let outcome = parts
+                .orchestrator
+                .call(crate::model_calls::tool_call(call), &cancel)
+                .await;
+            if let Some(observer) = &parts.observer {
+                observer.tool_call(&outcome);
+            }
+            results.push(result_message(&outcome));
+        }
+        results
+    }
+}
+
 fn result_message(outcome: &CallOutcome) -> ToolResultMessage {
     ToolResultMessage {
         tool_call_id: outcome.tool_call_id.clone(),

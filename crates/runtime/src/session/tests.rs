@@ -768,3 +768,146 @@ fn meta_reads_with_and_without_forked_from() {
         TranscriptEntry::Meta(forked)
     );
 }
+
+mod resume_points {
+    use super::*;
+    use golem_protocol::{ApprovalRequest, ApprovalResolved, DecidedBy, Risk, ToolError};
+
+    fn call(id: &str) -> ModelToolCall {
+        ModelToolCall {
+            id: id.into(),
+            name: "write_file".into(),
+            arguments: format!(r#"{{"path":"/out/{id}"}}"#),
+        }
+    }
+
+    fn asked(id: &str) -> TranscriptEntry {
+        TranscriptEntry::Event {
+            event: golem_protocol::DisplayEvent::ApprovalRequired(ApprovalRequest {
+                request_id: format!("approval-{id}"),
+                tool_call_id: id.into(),
+                tool_name: "write_file".into(),
+                args: json!({"path": format!("/out/{id}")}),
+                description: "d".into(),
+                risk: Risk::Medium,
+                preview: None,
+                invoked_by: InvokedBy::Model,
+                worker: None,
+            }),
+        }
+    }
+
+    fn resolved(id: &str) -> TranscriptEntry {
+        TranscriptEntry::Event {
+            event: golem_protocol::DisplayEvent::ApprovalResolved(ApprovalResolved {
+                request_id: None,
+                tool_call_id: id.into(),
+                tool_name: "write_file".into(),
+                approved: true,
+                decided_by: DecidedBy::Policy,
+                note: None,
+                modified_args: None,
+                worker: None,
+            }),
+        }
+    }
+
+    fn denied_record(id: &str) -> TranscriptEntry {
+        TranscriptEntry::ToolCall(ToolCallRecord {
+            tool_call_id: id.into(),
+            tool_name: "write_file".into(),
+            invoked_by: InvokedBy::Model,
+            status: ToolStatus::Denied,
+            proposed_args: json!({}),
+            approved_args: None,
+            executed_args: None,
+            decided_by: Some(DecidedBy::User),
+            error: Some(ToolError::new(
+                golem_protocol::ToolErrorCode::Denied,
+                "The user denied write_file: not now",
+            )),
+            duration_ms: 1,
+            value: None,
+        })
+    }
+
+    fn turn(calls: &[&str]) -> Vec<TranscriptEntry> {
+        vec![
+            TranscriptEntry::Input {
+                content: "save".into(),
+            },
+            TranscriptEntry::Message {
+                message: Message::user("save"),
+            },
+            TranscriptEntry::Message {
+                message: Message::Assistant {
+                    text: String::new(),
+                    tool_calls: calls.iter().map(|id| call(id)).collect(),
+                },
+            },
+        ]
+    }
+
+    fn point(entries: &[TranscriptEntry]) -> ResumePoint {
+        let root = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(root.path());
+        write(&store, "s1", entries);
+        store.load("s1").unwrap().resume_point()
+    }
+
+    #[test]
+    fn a_call_waiting_for_approval_is_asked_again_after_the_settled_ones() {
+        let mut entries = turn(&["c1", "c2", "c3"]);
+        entries.extend([asked("c1"), denied_record("c1"), asked("c2")]);
+        let point = point(&entries);
+        assert_eq!(point.pending.calls, vec![call("c2"), call("c3")]);
+        assert_eq!(point.pending.settled.len(), 1);
+        assert_eq!(point.pending.settled[0].tool_call_id, "c1");
+        assert_eq!(
+            point.pending.settled[0].content,
+            "[DENIED] The user denied write_file: not now"
+        );
+        assert!(point.pending.settled[0].is_error);
+        // The history stops at the assistant message that made the calls: no made-up results.
+        assert!(matches!(
+            point.history.last(),
+            Some(Message::Assistant { tool_calls, .. }) if tool_calls.len() == 3
+        ));
+    }
+
+    #[test]
+    fn a_call_that_got_past_the_gate_is_never_run_again() {
+        let mut entries = turn(&["c1"]);
+        entries.extend([asked("c1"), resolved("c1")]);
+        let point = point(&entries);
+        assert!(point.pending.is_empty());
+        let Some(Message::Tool { results }) = point.history.last() else {
+            panic!("{:?}", point.history)
+        };
+        assert!(results[0].content.contains("INTERRUPTED"), "{results:?}");
+    }
+
+    #[test]
+    fn a_turn_that_ended_or_was_never_asked_resumes_as_recorded() {
+        let unasked = turn(&["c1"]);
+        assert!(point(&unasked).pending.is_empty());
+        let mut answered = turn(&["c1"]);
+        answered.extend([
+            asked("c1"),
+            denied_record("c1"),
+            TranscriptEntry::Message {
+                message: Message::Tool {
+                    results: vec![ToolResultMessage {
+                        tool_call_id: "c1".into(),
+                        tool_name: "write_file".into(),
+                        content: "[DENIED] no".into(),
+                        is_error: true,
+                    }],
+                },
+            },
+        ]);
+        let point = point(&answered);
+        assert!(point.pending.is_empty());
+        assert_eq!(point.history.len(), 3);
+    }
+}
