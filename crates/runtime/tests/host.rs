@@ -45,7 +45,7 @@ fn program(server: &MockServer, zone_approval: &str) -> (tempfile::TempDir, Path
     (dir, worker)
 }
 
-fn options(worker: &Path) -> HostOptions {
+pub(crate) fn options(worker: &Path) -> HostOptions {
     HostOptions {
         worker: HostWorker::File(worker.to_owned()),
         model: None,
@@ -58,8 +58,16 @@ fn options(worker: &Path) -> HostOptions {
     }
 }
 
+/// Appends `text` to the program config of the program in `dir`.
+fn append_config(dir: &tempfile::TempDir, text: &str) {
+    let config = dir.path().join("golem-forge.config.yaml");
+    let mut current = std::fs::read_to_string(&config).unwrap();
+    current.push_str(text);
+    std::fs::write(&config, current).unwrap();
+}
+
 /// Reads events until one matches `want`; returns it and every event before it.
-async fn until(
+pub(crate) async fn until(
     ui: &mut Attachment,
     want: impl Fn(&DisplayEvent) -> bool,
 ) -> (DisplayEvent, Vec<DisplayEvent>) {
@@ -440,10 +448,10 @@ async fn prices_from_the_program_config_put_costs_in_usage_turns_status_and_the_
     .await;
     let (dir, worker) = program(&server, "");
     // Each mock reply is 10 input and 5 output tokens: $0.001 + $0.001 at these prices.
-    let config = dir.path().join("golem-forge.config.yaml");
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str("prices:\n  \"mock:m*\": { input: 100, output: 200 }\n");
-    std::fs::write(&config, text).unwrap();
+    append_config(
+        &dir,
+        "prices:\n  \"mock:m*\": { input: 100, output: 200 }\n",
+    );
     let host = SessionHost::open(options(&worker)).unwrap();
     let mut ui = host.attach(true);
     let running = host.start();
@@ -504,13 +512,13 @@ async fn a_model_without_a_price_has_no_cost() {
 /// `notified.txt` in the program root.
 fn with_notify(dir: &tempfile::TempDir, after_seconds: u64) -> PathBuf {
     let log = dir.path().join("notified.txt");
-    let config = dir.path().join("golem-forge.config.yaml");
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str(&format!(
-        "notify:\n  command: [sh, -c, 'echo \"$GOLEM_FORGE_TOOL $GOLEM_FORGE_RISK\" >> {}']\n  after_seconds: {after_seconds}\n",
-        log.display()
-    ));
-    std::fs::write(&config, text).unwrap();
+    append_config(
+        dir,
+        &format!(
+            "notify:\n  command: [sh, -c, 'echo \"$GOLEM_FORGE_TOOL $GOLEM_FORGE_RISK\" >> {}']\n  after_seconds: {after_seconds}\n",
+            log.display()
+        ),
+    );
     log
 }
 
@@ -603,10 +611,10 @@ async fn a_notify_command_that_cannot_start_is_a_warning_and_the_approval_still_
     ])
     .await;
     let (dir, worker) = program(&server, "      approval: { create: ask }\n");
-    let config = dir.path().join("golem-forge.config.yaml");
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str("notify: { command: [/nonexistent/notifier], after_seconds: 0 }\n");
-    std::fs::write(&config, text).unwrap();
+    append_config(
+        &dir,
+        "notify: { command: [/nonexistent/notifier], after_seconds: 0 }\n",
+    );
     let host = SessionHost::open(options(&worker)).unwrap();
     let mut ui = host.attach(true);
     let running = host.start();

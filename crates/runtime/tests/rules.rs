@@ -4,20 +4,19 @@
 //! headless message, and a blocked write stays blocked. A bad rules file fails the open with
 //! the file, line and key; `/approvals` lists rules and forgets them from the file.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::PathBuf;
 
 use golem_protocol::{
     ActionEvent, ApprovalScope, DecidedBy, DisplayEvent, SessionAction, ToolStatus,
 };
 use golem_runtime::approvals_file;
-use golem_runtime::host::{Attachment, HostOptions, HostWorker, SessionHost};
+use golem_runtime::host::SessionHost;
 use golem_runtime::session::{SessionStore, TranscriptEntry};
 use golem_testkit::mock::MockServer;
 use golem_testkit::openai;
-use serde_json::json;
 
-const WAIT: Duration = Duration::from_secs(20);
+use crate::host::{options, until};
+use serde_json::json;
 
 const RULES: &str = "rules:\n  - tool: write_file\n    match:\n      path: {glob: /out/notes/**}\n  \
                      - tool: write_file\n    match:\n      path: {glob: /locked/**}\n";
@@ -48,36 +47,6 @@ fn program(server: &MockServer, rules: &str) -> (tempfile::TempDir, PathBuf) {
     )
     .unwrap();
     (dir, worker)
-}
-
-fn options(worker: &Path) -> HostOptions {
-    HostOptions {
-        worker: HostWorker::File(worker.to_owned()),
-        model: None,
-        env_model: None,
-        approval: None,
-        max_iterations: None,
-        record: None,
-        jail_helper: None,
-        keeps_history: true,
-    }
-}
-
-async fn until(
-    ui: &mut Attachment,
-    want: impl Fn(&DisplayEvent) -> bool,
-) -> (DisplayEvent, Vec<DisplayEvent>) {
-    let mut seen = Vec::new();
-    loop {
-        let event = tokio::time::timeout(WAIT, ui.recv())
-            .await
-            .unwrap_or_else(|_| panic!("no such event in time; saw {seen:#?}"))
-            .unwrap_or_else(|| panic!("the session closed; saw {seen:#?}"));
-        if want(&event) {
-            return (event, seen);
-        }
-        seen.push(event);
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

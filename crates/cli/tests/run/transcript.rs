@@ -185,19 +185,7 @@ fn resume_continues_a_killed_chat_session_with_its_history() {
         lines.iter().any(|l| l["kind"] == "toolCall"),
         "flushed per entry: {lines:#?}"
     );
-    let id = env
-        .path()
-        .join("proj/.golem-forge/sessions")
-        .read_dir()
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let id = only_session_id(&env);
 
     let server = MockServer::start_blocking(vec![wire.text("Resumed and finished.")]);
     let output = env
@@ -322,19 +310,7 @@ fn a_session_in_use_by_another_process_is_refused_naming_it() {
     ]);
     let child = spawn(&env, wire, &server, &["proj/main.worker", "take your time"]);
     assert!(server.wait_for_requests(1, LIMIT));
-    let id = env
-        .path()
-        .join("proj/.golem-forge/sessions")
-        .read_dir()
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let id = only_session_id(&env);
     let second = MockServer::start_blocking(vec![wire.text("must not run")]);
     let output = env
         .command()
@@ -367,4 +343,20 @@ fn a_session_in_use_by_another_process_is_refused_naming_it() {
         "{}",
         render(&output)
     );
+}
+
+/// The id of the one session of the program `proj`.
+fn only_session_id(env: &TestEnv) -> String {
+    env.path()
+        .join("proj/.golem-forge/sessions")
+        .read_dir()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
 }
