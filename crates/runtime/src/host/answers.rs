@@ -43,14 +43,15 @@ impl Context<'_> {
                 mode: zone.mode.as_str().to_owned(),
             })
             .collect();
+        let counts = self.shared.usage();
         self.ui.emit(DisplayEvent::SessionStatus(SessionStatus {
             request_id,
             session_id: self.shared.session_id(),
             worker: self.definition.name.clone(),
             model: self.shared.model(),
             zones,
-            usage: self.shared.usage().session,
-            cost: self.shared.usage().session_cost,
+            usage: counts.session,
+            cost: counts.session_cost,
             messages: self.shared.messages.load(Ordering::Relaxed),
             approvals_remembered: self.controller.memory().len() as u64,
             busy: self.shared.busy.load(Ordering::SeqCst),
