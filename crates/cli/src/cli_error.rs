@@ -15,6 +15,8 @@ pub enum ErrorKind {
     Failed,
     /// The user interrupted (exit 130).
     Interrupted,
+    /// A budget ran out (exit 3).
+    BudgetExceeded,
 }
 
 impl ErrorKind {
@@ -24,6 +26,7 @@ impl ErrorKind {
             ErrorKind::Usage => 2,
             ErrorKind::Failed => 1,
             ErrorKind::Interrupted => 130,
+            ErrorKind::BudgetExceeded => 3,
         }
     }
 }

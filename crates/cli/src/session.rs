@@ -81,6 +81,7 @@ pub fn open_host(
         record: options.record.clone(),
         jail_helper: std::env::current_exe().ok(),
         keeps_history,
+        budget: options.budget(),
     })
     .map_err(host_error)
 }

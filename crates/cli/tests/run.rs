@@ -5,6 +5,7 @@
 //! cases are in `run/`, one concern each.
 
 mod approval;
+mod budget;
 mod delegation;
 mod ending;
 mod interrupt;

@@ -635,6 +635,7 @@ fn show_adds_up_what_the_priced_model_calls_cost() {
             total: golem_protocol::TokenUsage::default(),
             model: Some("openai:gpt-4o".into()),
             cost,
+            budget: None,
             worker: None,
         },
     };
@@ -693,6 +694,7 @@ fn export_markdown_shows_the_cost_and_a_missing_end() {
             total: golem_protocol::TokenUsage::default(),
             model: Some("openai:gpt-4o".into()),
             cost: Some(0.0042),
+            budget: None,
             worker: None,
         },
     };

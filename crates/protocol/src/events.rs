@@ -10,11 +10,14 @@ use crate::approval::{ApprovalRequest, ApprovalResolved, ApprovalResponse};
 use crate::form::ManualToolInfo;
 use crate::result::ToolResultValue;
 use crate::session::{ActionResult, RememberedApproval, SessionStatus, TurnStatus};
+use crate::workers::{BudgetAmounts, WorkerProgress};
 
 /// The protocol version carried by `sessionStarted`: the major part changes on any incompatible
 /// change, the minor part when events are added (1.1: session actions, `turnEnded`,
-/// `actionResult`, `sessionStatus`, `approvalsRemembered`).
-pub const PROTOCOL_VERSION: &str = "1.1";
+/// `actionResult`, `sessionStatus`, `approvalsRemembered`; 1.2: the live tree of workers —
+/// worker ids, `workerProgress` — and budgets: `budgetExceeded` turns and sessions, the
+/// remaining budget in `usage` and `sessionStatus`).
+pub const PROTOCOL_VERSION: &str = "1.2";
 
 /// Who started a tool call. The two paths never mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -34,6 +37,10 @@ pub struct WorkerOrigin {
     pub name: String,
     /// Its depth in the delegation tree (0 is the root).
     pub depth: u32,
+    /// Its id in the tree of workers (as in its `workerStarted`; absent in transcripts written
+    /// before protocol 1.2).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
 }
 
 /// The author of a chat message.
@@ -128,6 +135,8 @@ pub enum SessionEndReason {
     Failed,
     /// An interrupt ended it.
     Interrupted,
+    /// The root worker's budget (tokens, cost or time) ran out.
+    BudgetExceeded,
 }
 
 /// Runtime → UI.
@@ -227,8 +236,14 @@ pub enum DisplayEvent {
         /// The tools.
         tools: Vec<ManualToolInfo>,
     },
-    /// A worker began (the root or a delegated one).
+    /// A worker began (the root or a delegated one): a node of the live tree of workers.
     WorkerStarted {
+        /// Its id in the tree (empty in transcripts written before protocol 1.2).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        worker_id: String,
+        /// The id of the worker that delegated to it; absent for the root.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_id: Option<String>,
         /// The worker's name.
         worker_name: String,
         /// Its depth (0 is the root).
@@ -239,9 +254,19 @@ pub enum DisplayEvent {
         /// The delegating call, for sub-workers.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         parent_tool_call_id: Option<String>,
+        /// The budget it runs under (the tightest of its own and its callers' remaining), when
+        /// it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        budget: Option<BudgetAmounts>,
     },
+    /// Where a running worker stands: what it spent, the tool it runs, whether it waits on an
+    /// approval.
+    WorkerProgress(WorkerProgress),
     /// A worker ended.
     WorkerFinished {
+        /// Its id in the tree (empty in transcripts written before protocol 1.2).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        worker_id: String,
         /// The worker's name.
         worker_name: String,
         /// Its depth.
@@ -253,6 +278,12 @@ pub enum DisplayEvent {
         /// Why it failed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// Tokens it spent, its sub-workers' included.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<TokenUsage>,
+        /// What they cost in US dollars, when the models' prices are known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
     },
     /// Tokens used by one model call and by the run so far.
     Usage {
@@ -266,6 +297,9 @@ pub enum DisplayEvent {
         /// What this call cost in US dollars, when the model's price is known.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cost: Option<f64>,
+        /// What is left of the calling worker's budget after this call, when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        budget: Option<BudgetAmounts>,
         /// The worker, for delegated workers.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worker: Option<WorkerOrigin>,

@@ -18,6 +18,7 @@ pub mod schema;
 pub mod session;
 pub mod text;
 pub mod tool_definition;
+pub mod workers;
 
 pub use approval::{
     ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, RememberScope, Risk,
@@ -37,8 +38,11 @@ pub use session::{
     ZoneSummary,
 };
 pub use tool_definition::ToolDefinition;
+pub use workers::{BudgetAmounts, BudgetStatus, WorkerProgress};
 
 #[cfg(test)]
 mod roundtrip_tests;
 #[cfg(test)]
 mod session_tests;
+#[cfg(test)]
+mod workers_tests;

@@ -27,6 +27,7 @@ fn origin() -> Option<WorkerOrigin> {
     Some(WorkerOrigin {
         name: "summarizer".into(),
         depth: 1,
+        id: String::new(),
     })
 }
 
@@ -430,7 +431,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.1", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.2", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(
@@ -517,21 +518,27 @@ fn display_events() {
     }
     check(
         DisplayEvent::WorkerStarted {
+            worker_id: String::new(),
+            parent_id: None,
             worker_name: "summarizer".into(),
             depth: 1,
             model: Some("test:default".into()),
             parent_tool_call_id: Some("t9".into()),
+            budget: None,
         },
         json!({"type": "workerStarted", "workerName": "summarizer", "depth": 1,
                "model": "test:default", "parentToolCallId": "t9"}),
     );
     check(
         DisplayEvent::WorkerFinished {
+            worker_id: String::new(),
             worker_name: "summarizer".into(),
             depth: 1,
             success: false,
             duration_ms: 40,
             error: Some("max iterations".into()),
+            usage: None,
+            cost: None,
         },
         json!({"type": "workerFinished", "workerName": "summarizer", "depth": 1,
                "success": false, "durationMs": 40, "error": "max iterations"}),
@@ -548,6 +555,7 @@ fn display_events() {
             total: usage,
             model: None,
             cost: None,
+            budget: None,
             worker: None,
         },
         json!({"type": "usage",
@@ -560,6 +568,7 @@ fn display_events() {
             total: usage,
             model: Some("anthropic:claude-sonnet-4".into()),
             cost: Some(0.25),
+            budget: None,
             worker: None,
         },
         json!({"type": "usage",
@@ -581,6 +590,7 @@ fn display_events() {
         (SessionEndReason::Completed, "completed"),
         (SessionEndReason::Failed, "failed"),
         (SessionEndReason::Interrupted, "interrupted"),
+        (SessionEndReason::BudgetExceeded, "budgetExceeded"),
     ] {
         check(reason, json!(name));
     }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::events::TokenUsage;
+use crate::workers::BudgetStatus;
 
 /// How a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -19,6 +20,9 @@ pub enum TurnStatus {
     Failed,
     /// An interrupt ended it.
     Interrupted,
+    /// The root worker's budget (tokens, cost or time) ran out; `error` says which and by how
+    /// much.
+    BudgetExceeded,
 }
 
 /// The session actions answered by an `actionResult` event.
@@ -89,6 +93,9 @@ pub struct SessionStatus {
     pub approvals_remembered: u64,
     /// Whether a turn or a manual tool call is running.
     pub busy: bool,
+    /// The root worker's budget per turn and what is left of it, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetStatus>,
 }
 
 /// One remembered approval: for the session (identical calls are not asked again) or a

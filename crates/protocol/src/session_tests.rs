@@ -127,6 +127,7 @@ fn session_answers() {
             messages: 4,
             approvals_remembered: 1,
             busy: false,
+            budget: None,
         }),
         json!({"type": "sessionStatus", "sessionId": "20261123-170000-abcd",
                "worker": "greeter", "model": "test:default",

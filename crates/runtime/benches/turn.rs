@@ -28,6 +28,7 @@ use golem_llm::{
 };
 use golem_protocol::{TokenUsage, ToolResultValue};
 use golem_runtime::runner::{RuntimeParts, WorkerRuntime};
+use golem_runtime::tree::{TreeSlot, WorkerTree};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -123,6 +124,7 @@ fn one_tool_call_run(bencher: divan::Bencher) {
             model: "zero".into(),
         })),
         orchestrator,
+        tree: TreeSlot::new(WorkerTree::new(ui.clone())),
         ui,
         interrupt: InterruptSignal::new(),
         observer: None,
@@ -166,6 +168,7 @@ fn one_turn_through_the_host(bencher: divan::Bencher) {
             record: None,
             jail_helper: None,
             keeps_history: false,
+            budget: Default::default(),
         })
         .unwrap();
         let ui = host.attach(true);

@@ -122,6 +122,12 @@ impl TypedTool for DelegateTool {
                 )
             })?
             .with_parent_call(&ctx.tool_call_id);
+        // Counted against the `max_workers` of the caller and of each worker above it.
+        if let Some(caller) = self.env.tree.running(&self.frame.id) {
+            caller
+                .start_child(&self.name)
+                .map_err(|message| ToolError::new(ToolErrorCode::ExecutionError, message))?;
+        }
         let mut input = args.input;
         if let Some(extra) = args.instructions.filter(|i| !i.trim().is_empty()) {
             input = format!("{input}\n\nInstructions for this task:\n{extra}");
@@ -154,6 +160,10 @@ impl TypedTool for DelegateTool {
             RunStatus::Interrupted => Err(ToolError::new(
                 ToolErrorCode::Interrupted,
                 format!("worker {} was interrupted: {}", self.name, outcome.response),
+            )),
+            RunStatus::BudgetExceeded(exceeded) => Err(ToolError::new(
+                ToolErrorCode::ExecutionError,
+                format!("worker {} stopped: {exceeded}", self.name),
             )),
         }
     }

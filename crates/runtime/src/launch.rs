@@ -17,9 +17,11 @@ use golem_llm::resolve::ModelResolver;
 use golem_protocol::WorkerOrigin;
 use golem_sandbox::Sandbox;
 
+use crate::budget::BudgetLimits;
 use crate::config::ProgramConfig;
 use crate::registry::WorkerRegistry;
 use crate::runner::{RunObserver, RuntimeParts, WorkerRuntime};
+use crate::tree::{TreeSlot, WorkerTree};
 use crate::worker::{WorkerDefinition, WorkerMode, load_worker};
 
 /// Why a worker could not be put together.
@@ -67,6 +69,10 @@ pub struct SessionEnv {
     /// The binary that runs the process jail's helper mode (`golem-forge` itself); `None`
     /// makes the `code` and `shell` toolsets a configuration error.
     pub jail_helper: Option<PathBuf>,
+    /// The running workers, and the budgets they spend from.
+    pub tree: Arc<WorkerTree>,
+    /// `--budget-*`: the root worker's limits besides its own `budget:` (the tighter wins).
+    pub budget: BudgetLimits,
 }
 
 impl SessionEnv {
@@ -86,6 +92,8 @@ impl SessionEnv {
 /// and model (none for the root).
 #[derive(Clone, Default)]
 pub struct WorkerFrame {
+    /// The id in the tree of workers of the worker this frame describes (empty for none).
+    pub id: String,
     /// The depth of the worker this frame describes.
     pub depth: u32,
     /// The workers from the root down to and including this one.
@@ -178,9 +186,39 @@ fn assemble(
     }
     .map_err(|e| LaunchError::Config(format!("worker {}: {e}", definition.name)))?;
 
+    // Its place in the tree of workers, and its budget: the root's own and the command
+    // line's; a sub-worker's own, bounded by what its callers have left while it runs.
+    let parent_id = parent
+        .as_ref()
+        .map(|p| p.id.clone())
+        .filter(|id| !id.is_empty());
+    let budget = match &parent {
+        None => definition.budget.tighter(env.budget),
+        Some(_) => definition.budget,
+    };
+    let callers_limit_cost = parent_id
+        .as_deref()
+        .and_then(|id| env.tree.running(id))
+        .is_some_and(|caller| caller.limits_cost());
+    if (budget.cost_usd.is_some() || callers_limit_cost) && model.price().is_none() {
+        return Err(LaunchError::Config(format!(
+            "worker {} runs under a cost budget, but the price of {} is not known: add it \
+             under `prices:` in golem-forge.config.yaml, or use a token budget instead",
+            definition.name,
+            model.spec()
+        )));
+    }
+    let slot = TreeSlot {
+        id: env.tree.next_id(),
+        tree: env.tree.clone(),
+        parent_id,
+        budget,
+    };
+
     let mut chain = parent.as_ref().map(|p| p.chain.clone()).unwrap_or_default();
     chain.push(definition.name.clone());
     let frame = WorkerFrame {
+        id: slot.id.clone(),
         depth,
         chain,
         sandbox: Some(sandbox.clone()),
@@ -191,6 +229,7 @@ fn assemble(
     let origin = WorkerOrigin {
         name: definition.name.clone(),
         depth,
+        id: slot.id.clone(),
     };
     let mut orchestrator =
         ToolCallOrchestrator::new(Arc::new(registry), env.controller.clone(), env.ui.clone())
@@ -209,5 +248,6 @@ fn assemble(
         ui: env.ui.clone(),
         interrupt: env.interrupt.clone(),
         observer: env.observer.clone(),
+        tree: slot,
     }))
 }

@@ -2,6 +2,7 @@
 //! transcripts, and the session host every front end attaches to.
 
 pub mod approvals_file;
+pub mod budget;
 pub mod config;
 pub mod delegation;
 pub mod host;
@@ -11,4 +12,5 @@ pub mod registry;
 pub mod runner;
 pub mod session;
 pub mod toolsets;
+pub mod tree;
 pub mod worker;

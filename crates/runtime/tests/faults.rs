@@ -23,6 +23,7 @@ use golem_llm::retry::RetryPolicy;
 use golem_llm::{Model, ModelSpec};
 use golem_protocol::{DisplayEvent, StatusLevel};
 use golem_runtime::runner::{RunOutcome, RunStatus, RuntimeParts, WorkerRuntime};
+use golem_runtime::tree::{TreeSlot, WorkerTree};
 use golem_testkit::mock::{Chunk, MockServer, Reply, sse};
 use serde_json::{Value, json};
 
@@ -109,6 +110,7 @@ async fn run_model(model: Arc<dyn Model>) -> Ran {
         max_iterations: 3,
         model,
         orchestrator,
+        tree: TreeSlot::new(WorkerTree::new(ui.clone())),
         ui,
         interrupt: InterruptSignal::new(),
         observer: None,

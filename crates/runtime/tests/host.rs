@@ -55,6 +55,7 @@ pub(crate) fn options(worker: &Path) -> HostOptions {
         record: None,
         jail_helper: None,
         keeps_history: true,
+        budget: Default::default(),
     }
 }
 

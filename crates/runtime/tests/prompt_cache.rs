@@ -49,6 +49,7 @@ fn options(worker: HostWorker) -> HostOptions {
         record: None,
         jail_helper: None,
         keeps_history: true,
+        budget: Default::default(),
     }
 }
 

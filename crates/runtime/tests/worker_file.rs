@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use golem_core::approval::{ApprovalConfig, ApprovalDecisionType};
+use golem_runtime::budget::BudgetLimits;
 use golem_runtime::worker::{
     CodeToolsetConfig, CustomToolsetConfig, FilesystemToolsetConfig, JailMode, ProcessLimitsConfig,
     ShellRule, ShellToolsetConfig, ToolsetsConfig, WorkerDefinition, WorkerFileError, WorkerMode,
@@ -31,6 +32,7 @@ fn minimal() -> WorkerDefinition {
         mode: WorkerMode::Single,
         compatible_models: None,
         max_iterations: 20,
+        budget: BudgetLimits::default(),
         zones: vec![],
         toolsets: ToolsetsConfig::default(),
         instructions: String::new(),
@@ -314,11 +316,11 @@ fn errors_name_the_file_line_and_key() {
         // Unknown keys, at every depth.
         (
             "name: greeter\nfoo: 1\n",
-            "line 3: unknown key `foo` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `sandbox`, `toolsets`)",
+            "line 3: unknown key `foo` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `budget`, `sandbox`, `toolsets`)",
         ),
         (
             "name: greeter\ninstructions: hi\n",
-            "line 3: unknown key `instructions` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `sandbox`, `toolsets`)",
+            "line 3: unknown key `instructions` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `budget`, `sandbox`, `toolsets`)",
         ),
         (
             "name: greeter\nmax_iteration: 3\n",
@@ -738,4 +740,47 @@ fn loading_from_disk() {
             .ends_with("line 3: the file is not UTF-8 text"),
         "{err}"
     );
+}
+
+#[test]
+fn a_budget_takes_each_limit() {
+    check(
+        "name: greeter\nbudget: {tokens: 20000, cost_usd: 0.5, wall_seconds: 120, max_workers: 0}\n",
+        |w| {
+            w.budget = BudgetLimits {
+                tokens: Some(20_000),
+                cost_usd: Some(0.5),
+                wall_seconds: Some(120),
+                max_workers: Some(0),
+            }
+        },
+    );
+    check("name: greeter\nbudget:\n", |_| {});
+    check("name: greeter\nbudget: {tokens: 10}\n", |w| {
+        w.budget.tokens = Some(10)
+    });
+}
+
+#[test]
+fn budget_errors_name_the_line_and_key() {
+    let err = |yaml: &str| parse(&worker(yaml, "Hello.")).unwrap_err().to_string();
+    let unknown = err("name: greeter\nbudget:\n  tokens: 100\n  dollars: 2\n");
+    assert!(unknown.contains("line 5"), "{unknown}");
+    assert!(unknown.contains("dollars"), "{unknown}");
+    assert!(
+        unknown.contains("cost_usd"),
+        "the known keys are listed: {unknown}"
+    );
+    let zero = err("name: greeter\nbudget:\n  tokens: 0\n");
+    assert!(zero.contains("line 4"), "{zero}");
+    assert!(zero.contains("budget.tokens"), "{zero}");
+    assert!(zero.contains("at least 1"), "{zero}");
+    let negative = err("name: greeter\nbudget: {cost_usd: -1}\n");
+    assert!(negative.contains("budget.cost_usd"), "{negative}");
+    assert!(
+        negative.contains("positive number of US dollars"),
+        "{negative}"
+    );
+    let words = err("name: greeter\nbudget: {wall_seconds: soon}\n");
+    assert!(words.contains("budget.wall_seconds"), "{words}");
 }

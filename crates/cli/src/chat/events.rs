@@ -13,11 +13,13 @@ use tokio::sync::{mpsc, oneshot};
 use crate::commands::common::TraceLevel;
 use crate::frontend::approval::{self, PromptContext};
 use crate::frontend::display::{EventDisplay, SPINNER_TICK, TurnStats};
+use crate::frontend::workers::WorkerTreeView;
 
 /// The handle of the running adapter.
 pub struct EventRenderer {
     flush: mpsc::UnboundedSender<oneshot::Sender<TurnStats>>,
     stats: Arc<Mutex<TurnStats>>,
+    workers: Arc<Mutex<WorkerTreeView>>,
 }
 
 /// Whether the chat's loop waits for `event`: the end of a turn, the answer to a session
@@ -41,6 +43,7 @@ fn is_reply(event: &DisplayEvent) -> bool {
         | DisplayEvent::InputRequired { .. }
         | DisplayEvent::Status { .. }
         | DisplayEvent::WorkerStarted { .. }
+        | DisplayEvent::WorkerProgress(_)
         | DisplayEvent::WorkerFinished { .. }
         | DisplayEvent::Usage { .. } => false,
     }
@@ -59,6 +62,7 @@ impl EventRenderer {
         let (flush, requests) = mpsc::unbounded_channel();
         let (replies, waiting) = mpsc::unbounded_channel();
         let stats = display.stats_handle();
+        let workers = display.workers_handle();
         let adapter = Adapter {
             actions,
             prompts,
@@ -67,7 +71,19 @@ impl EventRenderer {
             replies,
         };
         tokio::spawn(adapter.run(events, requests));
-        (EventRenderer { flush, stats }, waiting)
+        (
+            EventRenderer {
+                flush,
+                stats,
+                workers,
+            },
+            waiting,
+        )
+    }
+
+    /// The running workers, as the events drawn so far tell them.
+    pub fn workers(&self) -> Arc<Mutex<WorkerTreeView>> {
+        self.workers.clone()
     }
 
     /// Waits until every event emitted so far is drawn, then returns the turn's counts and

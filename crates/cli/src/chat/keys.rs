@@ -1,6 +1,8 @@
 //! Keys during a turn: while the model streams or a tool runs, the terminal is put in a mode
 //! without line buffering, echo or signals (output processing stays on), and a thread watches
-//! for Ctrl+C and a lone Esc, each of which sends an `interrupt` action. The approval prompt
+//! for Ctrl+C and a lone Esc, each of which sends an `interrupt` action. A line typed meanwhile
+//! (shown after the spinner) is read on Enter: `/workers` draws the tree of running workers;
+//! anything else is answered with what works during a turn. The approval prompt
 //! (`frontend::approval`) pauses the watcher and gets the terminal back as it was; the watcher
 //! resumes after the answer.
 
@@ -17,11 +19,14 @@ use rustix::termios::{
 
 use crate::frontend::approval::KeyWatcher;
 use crate::frontend::screen::Screen;
+use crate::frontend::workers::WorkerTreeView;
 
 /// How long to wait after an Esc for the rest of an escape sequence (arrow keys and the like).
 const ESCAPE_SEQUENCE_GAP: Duration = Duration::from_millis(30);
 /// How often the watcher looks at its flags.
 const POLL_INTERVAL: Duration = Duration::from_millis(50);
+/// The longest line kept while a turn runs.
+const MAX_TYPED: usize = 80;
 
 #[derive(Debug, Default)]
 struct Flags {
@@ -37,6 +42,7 @@ pub struct TurnKeys {
     shared: Shared,
     saved: Termios,
     thread: Option<JoinHandle<()>>,
+    screen: Arc<Mutex<Screen>>,
 }
 
 fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Flags> {
@@ -71,8 +77,12 @@ fn read_byte() -> Option<u8> {
 }
 
 impl TurnKeys {
-    /// Starts watching (`None` when stdin is not a terminal).
-    pub fn start(bus: ActionSender, screen: Arc<Mutex<Screen>>) -> Option<TurnKeys> {
+    /// Starts watching (`None` when stdin is not a terminal); `/workers` draws `workers`.
+    pub fn start(
+        bus: ActionSender,
+        screen: Arc<Mutex<Screen>>,
+        workers: Arc<Mutex<WorkerTreeView>>,
+    ) -> Option<TurnKeys> {
         let saved = tcgetattr(std::io::stdin()).ok()?;
         tcsetattr(
             std::io::stdin(),
@@ -82,11 +92,13 @@ impl TurnKeys {
         .ok()?;
         let shared: Shared = Arc::new((Mutex::new(Flags::default()), Condvar::new()));
         let flags = shared.clone();
-        let thread = std::thread::spawn(move || watch(&flags, &bus, &screen));
+        let watched = screen.clone();
+        let thread = std::thread::spawn(move || watch(&flags, &bus, &watched, &workers));
         Some(TurnKeys {
             shared,
             saved,
             thread: Some(thread),
+            screen,
         })
     }
 
@@ -146,12 +158,39 @@ impl Drop for TurnKeys {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+        // A line typed but not ended is dropped with the turn.
+        self.screen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .set_typed("");
         let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, &self.saved);
     }
 }
 
-fn watch(shared: &Shared, bus: &ActionSender, screen: &Arc<Mutex<Screen>>) {
+/// Carries out a line typed while a turn runs.
+fn typed_line(line: &str, screen: &Mutex<Screen>, workers: &Mutex<WorkerTreeView>) {
+    let mut screen = screen.lock().unwrap_or_else(PoisonError::into_inner);
+    match line.trim() {
+        "" => {}
+        "/workers" => super::show_workers(workers, &mut screen),
+        other => {
+            let text = screen.dim(&format!(
+                "{other}: while a turn runs only /workers works (Esc or Ctrl+C interrupts); \
+                 send it after the turn"
+            ));
+            screen.line(&text);
+        }
+    }
+}
+
+fn watch(
+    shared: &Shared,
+    bus: &ActionSender,
+    screen: &Arc<Mutex<Screen>>,
+    workers: &Mutex<WorkerTreeView>,
+) {
     let mut interrupted = false;
+    let mut typed = String::new();
     loop {
         {
             let mut flags = lock(shared);
@@ -180,6 +219,22 @@ fn watch(shared: &Shared, bus: &ActionSender, screen: &Arc<Mutex<Screen>>) {
                 }
                 lone.then_some("Esc")
             }
+            Some(b'\r' | b'\n') => {
+                let line = std::mem::take(&mut typed);
+                lock_screen(screen).set_typed("");
+                typed_line(&line, screen, workers);
+                None
+            }
+            Some(0x7f | 0x08) => {
+                typed.pop();
+                lock_screen(screen).set_typed(&typed);
+                None
+            }
+            Some(byte @ 0x20..=0x7e) if typed.len() < MAX_TYPED => {
+                typed.push(char::from(byte));
+                lock_screen(screen).set_typed(&typed);
+                None
+            }
             Some(_) => None,
             None => {
                 // End of input or an error: stop watching rather than spin.
@@ -195,10 +250,14 @@ fn watch(shared: &Shared, bus: &ActionSender, screen: &Arc<Mutex<Screen>>) {
             });
             if !interrupted {
                 interrupted = true;
-                let mut screen = screen.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut screen = lock_screen(screen);
                 let text = screen.dim("⏹ interrupting…");
                 screen.line(&text);
             }
         }
     }
+}
+
+fn lock_screen(screen: &Mutex<Screen>) -> std::sync::MutexGuard<'_, Screen> {
+    screen.lock().unwrap_or_else(PoisonError::into_inner)
 }

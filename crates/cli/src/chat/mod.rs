@@ -38,6 +38,7 @@ use crate::frontend::approval::PromptContext;
 use crate::frontend::clean::clean_text;
 use crate::frontend::render::{human_cost, human_duration};
 use crate::frontend::screen::{Screen, Tone};
+use crate::frontend::workers::WorkerTreeView;
 use crate::session::{SessionChoice, open_host};
 use complete::ChatCompleter;
 use events::EventRenderer;
@@ -124,10 +125,23 @@ impl Chat {
         &self.registry
     }
 
+    /// Prints the tree of running workers (`/workers`; while a turn runs the key watcher
+    /// prints it the same way).
+    pub fn show_workers(&self) {
+        let workers = self.renderer.workers();
+        let mut screen = self.screen();
+        show_workers(&workers, &mut screen);
+    }
+
     /// One turn of the conversation.
     fn turn(&mut self, input: &str) {
         let started = Instant::now();
-        let keys = TurnKeys::start(self.actions.clone(), self.screen.clone()).map(Arc::new);
+        let keys = TurnKeys::start(
+            self.actions.clone(),
+            self.screen.clone(),
+            self.renderer.workers(),
+        )
+        .map(Arc::new);
         *self.keys.lock().unwrap_or_else(PoisonError::into_inner) = keys.clone();
         self.send(ActionEvent::UserInput {
             request_id: None,
@@ -143,7 +157,7 @@ impl Chat {
         match ended {
             Some((TurnStatus::Completed, _)) => {}
             Some((TurnStatus::Interrupted, _)) => self.say("⏹ interrupted"),
-            Some((TurnStatus::Failed, error)) => {
+            Some((TurnStatus::Failed | TurnStatus::BudgetExceeded, error)) => {
                 self.error(&format!("✗ {}", error.unwrap_or_default()))
             }
             None => self.error("✗ the session ended"),
@@ -185,6 +199,21 @@ impl Chat {
         });
         self.runtime.block_on(self.renderer.finish_turn());
     }
+}
+
+/// Draws the tree of running workers on `screen`, or says that none runs.
+pub(crate) fn show_workers(workers: &Mutex<WorkerTreeView>, screen: &mut Screen) {
+    let view = workers.lock().unwrap_or_else(PoisonError::into_inner);
+    if view.is_empty() {
+        let text = screen
+            .dim("no worker is running (while a turn runs, type /workers and Enter to see them)");
+        screen.line(&text);
+        return;
+    }
+    let lines = view.lines(screen).join("\n");
+    drop(view);
+    let title = screen.paint(Tone::Bold, "workers");
+    screen.line(&format!("{title}\n{lines}"));
 }
 
 /// Runs `golem-forge chat`.

@@ -126,6 +126,7 @@ fn builtin(chat: &mut Chat, command: BuiltinCommand, parsed: &ParsedCommand) -> 
         BuiltinCommand::Status => status(chat),
         BuiltinCommand::Tools => list_tools(chat),
         BuiltinCommand::Approvals => approvals(chat, parsed),
+        BuiltinCommand::Workers => chat.show_workers(),
         BuiltinCommand::Exit => return Flow::Exit,
     }
     Flow::Continue
@@ -160,7 +161,15 @@ fn status(chat: &mut Chat) {
         status.approvals_remembered,
         status.session_id,
     );
-    chat.say(&text);
+    let budget = status.budget.map(|budget| {
+        use crate::frontend::workers::{budget_amounts, budget_left};
+        format!(
+            "\nbudget per turn: {} ({})",
+            budget_amounts(&budget.limits).unwrap_or_default(),
+            budget_left(&budget.remaining).unwrap_or_default()
+        )
+    });
+    chat.say(&format!("{text}{}", budget.unwrap_or_default()));
 }
 
 fn list_tools(chat: &mut Chat) {

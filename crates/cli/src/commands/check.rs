@@ -13,11 +13,14 @@ use golem_core::approval::{ApprovalController, ApprovalDecisionType, ApprovalMod
 use golem_core::bus::UiEventBus;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::ui::RuntimeUI;
+use golem_llm::pricing::PriceTable;
 use golem_llm::resolve::ModelResolver;
 use golem_protocol::ExecutionMode;
+use golem_runtime::budget::BudgetLimits;
 use golem_runtime::config::{ProgramConfig, choose_model};
 use golem_runtime::launch::{SessionEnv, WorkerFrame};
 use golem_runtime::registry::{WorkerRegistry, resolve_worker_arg};
+use golem_runtime::tree::WorkerTree;
 use golem_runtime::worker::{WorkerDefinition, load_worker};
 use golem_sandbox::jail::{KernelSupport, LayerSupport, NETWORK_OFF_LIMITS, RunLimitSupport};
 use golem_sandbox::{Sandbox, ZoneMode, ZoneOperation};
@@ -141,8 +144,10 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         &config,
     )
     .map_err(usage)?;
-    let resolver = ModelResolver::new(config.providers.clone());
-    let model_state = match resolver.resolve(&model) {
+    let resolver = ModelResolver::new(config.providers.clone())
+        .with_prices(PriceTable::defaults().with(&config.prices));
+    let resolved = resolver.resolve(&model);
+    let model_state = match &resolved {
         Ok(_) => "ready".to_owned(),
         Err(e) => format!("not usable: {e}"),
     };
@@ -157,6 +162,19 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         worker.max_iterations
     ));
     say(&format!("  model: {model} ({model_state})"));
+    if !worker.budget.is_unlimited() {
+        say(&format!(
+            "  budget per run: {} (its sub-workers' spending included)",
+            worker.budget.describe()
+        ));
+        let unpriced = resolved.as_ref().is_ok_and(|model| model.price().is_none());
+        if worker.budget.cost_usd.is_some() && unpriced {
+            say(&format!(
+                "  warning: the cost budget needs the price of {model}, which is not known: \
+                 add it under `prices:` in golem-forge.config.yaml"
+            ));
+        }
+    }
     match &config.file {
         Some(file) => say(&format!("  program config: {}", file.display())),
         None => say("  program config: none (defaults)"),
@@ -209,8 +227,11 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         record: None::<PathBuf>,
         redactor,
         jail_helper: std::env::current_exe().ok(),
+        tree: WorkerTree::new(RuntimeUI::new(UiEventBus::new())),
+        budget: BudgetLimits::default(),
     });
     let frame = WorkerFrame {
+        id: String::new(),
         depth: 0,
         chain: vec![worker.name.clone()],
         sandbox: Some(sandbox.clone()),

@@ -187,7 +187,7 @@ async fn run(
             TurnStatus::Completed | TurnStatus::Interrupted => {
                 println!("{}", clean_text(end.response.trim_end()))
             }
-            TurnStatus::Failed => {}
+            TurnStatus::Failed | TurnStatus::BudgetExceeded => {}
         }
     }
     // Ended before the turn did: a second Ctrl+C.
@@ -200,11 +200,20 @@ async fn run(
         TurnStatus::Completed => return Ok(ExitCode::SUCCESS),
         TurnStatus::Failed => (ErrorKind::Failed, end.error.unwrap_or_default()),
         TurnStatus::Interrupted => (ErrorKind::Interrupted, "interrupted".to_owned()),
+        TurnStatus::BudgetExceeded => (ErrorKind::BudgetExceeded, end.error.unwrap_or_default()),
+    };
+    let hints = match end.status {
+        TurnStatus::BudgetExceeded => vec![
+            "raise the limit under `budget:` in the worker file (the --budget-* options can \
+             only lower it)"
+                .to_owned(),
+        ],
+        TurnStatus::Completed | TurnStatus::Failed | TurnStatus::Interrupted => Vec::new(),
     };
     Err(CommandError {
         kind,
         message,
-        hints: Vec::new(),
+        hints,
         quiet: json,
     })
 }

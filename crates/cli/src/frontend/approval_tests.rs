@@ -173,6 +173,7 @@ fn a_request_of_a_sub_worker_then_n_with_a_note_denies_with_it() {
     request.worker = Some(WorkerOrigin {
         name: "drafter".into(),
         depth: 2,
+        id: "w3".into(),
     });
     let (answer, shown) = exchange(
         &request,
@@ -342,6 +343,7 @@ fn a_prompt_faked_in_the_content_is_drawn_visibly_under_the_real_path() {
     request.worker = Some(WorkerOrigin {
         name: "sub\x07".into(),
         depth: 1,
+        id: "w2".into(),
     });
     let (_, screen) = memory_screen();
     let text = render_request(&request, &lock(&screen));

@@ -18,6 +18,7 @@ use super::render::{
     RenderStyle, detect_image_protocol, human_duration, render_lines, summary_line,
 };
 use super::screen::{Screen, Tone};
+use super::workers::WorkerTreeView;
 use crate::commands::common::TraceLevel;
 
 /// How often the spinner moves.
@@ -43,6 +44,9 @@ pub struct EventDisplay {
     stream_text: bool,
     markdown: Option<MarkdownStream>,
     stats: Arc<Mutex<TurnStats>>,
+    workers: Arc<Mutex<WorkerTreeView>>,
+    /// What the spinner says the root worker does (`thinking`, `running read_file`).
+    activity: String,
 }
 
 fn indent(worker: &Option<WorkerOrigin>) -> String {
@@ -58,7 +62,31 @@ impl EventDisplay {
             stream_text,
             markdown: None,
             stats: Arc::default(),
+            workers: Arc::default(),
+            activity: String::new(),
         }
+    }
+
+    /// The running workers as the events tell them, shared with whoever shows them
+    /// (`/workers`).
+    pub fn workers_handle(&self) -> Arc<Mutex<WorkerTreeView>> {
+        self.workers.clone()
+    }
+
+    /// Shows the spinner for `activity`; while sub-workers run it says what they do instead.
+    fn spin(&mut self, activity: &str) {
+        activity.clone_into(&mut self.activity);
+        let label = self.spinner_label();
+        self.screen().spin(&label);
+    }
+
+    fn spinner_label(&self) -> String {
+        let summary = self
+            .workers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .summary();
+        summary.unwrap_or_else(|| self.activity.clone())
     }
 
     /// The counts of the turn so far, shared with whoever reads them.
@@ -104,6 +132,15 @@ impl EventDisplay {
             let line = screen.dim(&json);
             screen.line(&line);
         }
+        let tree_changed = self
+            .workers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .update(event);
+        if tree_changed {
+            let label = self.spinner_label();
+            self.screen().relabel(&label);
+        }
         match event {
             DisplayEvent::WorkerStarted {
                 worker_name, depth, ..
@@ -117,14 +154,16 @@ impl EventDisplay {
                     ));
                     screen.line(&text);
                 }
-                self.screen().spin("thinking");
+                self.spin("thinking");
             }
+            DisplayEvent::WorkerProgress(_) => {}
             DisplayEvent::WorkerFinished {
                 worker_name,
                 depth,
                 success,
                 duration_ms,
                 error,
+                ..
             } => {
                 self.end_text();
                 let mut screen = self.screen();
@@ -140,7 +179,8 @@ impl EventDisplay {
                         "  ".repeat(*depth as usize)
                     ));
                     screen.line(&text);
-                    screen.spin("thinking");
+                    drop(screen);
+                    self.spin("thinking");
                 }
             }
             DisplayEvent::Streaming {
@@ -190,7 +230,8 @@ impl EventDisplay {
                     );
                     screen.line(&line);
                 }
-                screen.spin(&format!("running {tool_name}"));
+                drop(screen);
+                self.spin(&format!("running {tool_name}"));
             }
             DisplayEvent::ToolResult {
                 status,
@@ -242,7 +283,8 @@ impl EventDisplay {
                         screen.line(&body);
                     }
                 }
-                screen.spin("thinking");
+                drop(screen);
+                self.spin("thinking");
             }
             DisplayEvent::Usage { usage, cost, .. } => {
                 let mut stats = self.stats();
@@ -370,6 +412,7 @@ mod tests {
             &[result(Some(WorkerOrigin {
                 name: "sub".into(),
                 depth: 2,
+                id: "w3".into(),
             }))],
             TraceLevel::Normal,
             false,

@@ -2,7 +2,8 @@
 //! (`display`: `run`'s trace on stderr, the chat's screen on stdout), the approval prompt shared
 //! by `run` and `chat` (`approval`, drawn on a `screen` and answered
 //! through `ask`), and what the chat draws with — result renderers (`render`), the streaming
-//! markdown renderer (`markdown`) and their shared syntax data (`syntax`). Each front end
+//! markdown renderer (`markdown`) and their shared syntax data (`syntax`), and the live tree
+//! of workers (`workers`: `/workers` and the spinner's summary). Each front end
 //! subscribes to the event bus like any UI. Text from outside (a model, a tool, a file, a
 //! worker's config) reaches a terminal only through `clean`.
 
@@ -15,3 +16,4 @@ pub mod markdown;
 pub mod render;
 pub mod screen;
 pub mod syntax;
+pub mod workers;

@@ -117,6 +117,8 @@ pub struct Screen {
     width: usize,
     at_line_start: bool,
     spinner: Option<Spinner>,
+    /// What the user has typed while a turn runs, shown after the spinner.
+    typed: String,
 }
 
 impl Screen {
@@ -147,6 +149,7 @@ impl Screen {
             width,
             at_line_start: true,
             spinner: None,
+            typed: String::new(),
             target,
         }
     }
@@ -241,6 +244,21 @@ impl Screen {
         self.tick();
     }
 
+    /// Changes what a spinner that is showing says (nothing when none is).
+    pub fn relabel(&mut self, label: &str) {
+        if let Some(spinner) = &mut self.spinner {
+            spinner.label = clean_text(label).into_owned();
+        }
+    }
+
+    /// Shows `typed` (what the user types while a turn runs) after the spinner.
+    pub fn set_typed(&mut self, typed: &str) {
+        self.typed = clean_text(typed).into_owned();
+        if self.spinner.is_some() {
+            self.tick();
+        }
+    }
+
     /// Removes the spinner.
     pub fn stop_spin(&mut self) {
         self.erase_spinner();
@@ -258,11 +276,14 @@ impl Screen {
         };
         spinner.frame = (spinner.frame + 1) % FRAMES.len();
         let text = format!("{} {}…", FRAMES[spinner.frame], spinner.label);
-        let text = if color {
+        let mut text = if color {
             Tone::Dim.style().apply(text).to_string()
         } else {
             text
         };
+        if !self.typed.is_empty() {
+            text.push_str(&format!("  › {}", self.typed));
+        }
         self.target.write_all(format!("\r\x1b[2K{text}").as_bytes());
         spinner.drawn = true;
     }

@@ -122,12 +122,14 @@ fn sub_worker_events_name_their_worker_and_the_delegating_call() {
         .into_iter()
         .find(|e| e["toolCallId"] == "call_b")
         .unwrap();
+    let started = of_type(&events, "workerStarted");
+    let b_id = started[1]["workerId"].clone();
     assert_eq!(
         result["worker"],
-        json!({"name": "b", "depth": 1}),
+        json!({"name": "b", "depth": 1, "id": b_id}),
         "{result}"
     );
-    let parents: Vec<_> = of_type(&events, "workerStarted")
+    let parents: Vec<_> = started
         .iter()
         .map(|e| e["parentToolCallId"].clone())
         .collect();
@@ -136,6 +138,16 @@ fn sub_worker_events_name_their_worker_and_the_delegating_call() {
         [Value::Null, json!("call_a"), json!("call_b")],
         "workerStarted of a sub-worker names the call that started it: {events:#?}"
     );
+    // Each worker has its own id, and names its caller's.
+    let ids: Vec<_> = started.iter().map(|e| e["workerId"].clone()).collect();
+    let callers: Vec<_> = started.iter().map(|e| e["parentId"].clone()).collect();
+    assert!(ids.iter().all(Value::is_string), "{ids:?}");
+    assert_eq!(callers, [Value::Null, ids[0].clone(), ids[1].clone()]);
+    let finished: Vec<_> = of_type(&events, "workerFinished")
+        .iter()
+        .map(|e| e["workerId"].clone())
+        .collect();
+    assert_eq!(finished, [ids[2].clone(), ids[1].clone(), ids[0].clone()]);
 }
 
 #[test]

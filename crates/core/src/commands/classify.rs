@@ -25,13 +25,15 @@ pub enum BuiltinCommand {
     Tools,
     /// `/approvals`: show the approvals remembered this session.
     Approvals,
+    /// `/workers`: show the tree of running workers.
+    Workers,
     /// `/exit` (also `/quit`, `/q`): end the session.
     Exit,
 }
 
 impl BuiltinCommand {
     /// Every built-in command, in the order `/help` lists them.
-    pub const ALL: [BuiltinCommand; 8] = [
+    pub const ALL: [BuiltinCommand; 9] = [
         BuiltinCommand::Help,
         BuiltinCommand::Model,
         BuiltinCommand::Clear,
@@ -39,6 +41,7 @@ impl BuiltinCommand {
         BuiltinCommand::Status,
         BuiltinCommand::Tools,
         BuiltinCommand::Approvals,
+        BuiltinCommand::Workers,
         BuiltinCommand::Exit,
     ];
 
@@ -52,6 +55,7 @@ impl BuiltinCommand {
             BuiltinCommand::Status => "status",
             BuiltinCommand::Tools => "tools",
             BuiltinCommand::Approvals => "approvals",
+            BuiltinCommand::Workers => "workers",
             BuiltinCommand::Exit => "exit",
         }
     }
@@ -74,6 +78,7 @@ impl BuiltinCommand {
             BuiltinCommand::Status => "/status",
             BuiltinCommand::Tools => "/tools",
             BuiltinCommand::Approvals => "/approvals",
+            BuiltinCommand::Workers => "/workers",
             BuiltinCommand::Exit => "/exit",
         }
     }
@@ -88,6 +93,7 @@ impl BuiltinCommand {
             BuiltinCommand::Status => "Show the worker's state",
             BuiltinCommand::Tools => "List the tools you can invoke by hand",
             BuiltinCommand::Approvals => "Show the approvals remembered for this session",
+            BuiltinCommand::Workers => "Show the running workers (also while a turn runs)",
             BuiltinCommand::Exit => "Exit the session (also /quit, /q)",
         }
     }
@@ -454,12 +460,14 @@ mod tests {
         assert_eq!(unknown("/Deplyo"), ("Deplyo".into(), Some("deploy".into())));
         assert_eq!(unknown("/quti").1, Some("quit".into()));
         assert_eq!(unknown("/tol").1, Some("tool".into()));
+        assert_eq!(unknown("/w").1, Some("workers".into()));
+        assert_eq!(unknown("/worker").1, Some("workers".into()));
     }
 
     #[test]
     fn far_names_get_no_suggestion() {
         assert_eq!(unknown("/xyzzy"), ("xyzzy".into(), None));
-        assert_eq!(unknown("/w").1, None);
+        assert_eq!(unknown("/v").1, None);
         assert_eq!(unknown(&format!("/{}", "z".repeat(50_000))).1, None);
     }
 
@@ -495,7 +503,7 @@ mod tests {
 
     #[test]
     fn builtin_metadata() {
-        assert_eq!(BuiltinCommand::ALL.len(), 8);
+        assert_eq!(BuiltinCommand::ALL.len(), 9);
         for command in BuiltinCommand::ALL {
             assert!(!command.summary().is_empty() && !command.summary().contains('\n'));
             assert!(command.usage().starts_with(&format!("/{}", command.name())));

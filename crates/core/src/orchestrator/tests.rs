@@ -652,6 +652,7 @@ async fn events_carry_the_worker_origin() {
     h.orchestrator = h.orchestrator.clone().with_worker(WorkerOrigin {
         name: "sub".into(),
         depth: 2,
+        id: "w3".into(),
     });
     call(&h, json!({"path": "/a"})).await;
     for event in h.events() {

@@ -7,11 +7,13 @@ use golem_core::approval::{ApprovalController, ApprovalRule};
 use golem_core::registry::ToolRegistry;
 use golem_core::ui::RuntimeUI;
 use golem_protocol::{
-    ActionResult, ApprovalScope, DisplayEvent, RememberedApproval, SessionAction, SessionStatus,
-    ZoneSummary,
+    ActionResult, ApprovalScope, BudgetStatus, DisplayEvent, RememberedApproval, SessionAction,
+    SessionStatus, ZoneSummary,
 };
 
 use super::SharedState;
+use crate::budget::BudgetLimits;
+use crate::tree::WorkerTree;
 use crate::worker::WorkerDefinition;
 
 /// One remembered approval, as listed.
@@ -29,6 +31,9 @@ pub(crate) struct Context<'a> {
     pub registry: &'a ToolRegistry,
     pub controller: &'a ApprovalController,
     pub definition: &'a WorkerDefinition,
+    pub tree: &'a WorkerTree,
+    /// The root worker's limits per turn.
+    pub budget: BudgetLimits,
 }
 
 impl Context<'_> {
@@ -44,6 +49,13 @@ impl Context<'_> {
             })
             .collect();
         let counts = self.shared.usage();
+        let budget = (!self.budget.is_unlimited()).then(|| BudgetStatus {
+            limits: self.budget.amounts(),
+            remaining: self
+                .tree
+                .root_remaining()
+                .unwrap_or_else(|| self.budget.amounts()),
+        });
         self.ui.emit(DisplayEvent::SessionStatus(SessionStatus {
             request_id,
             session_id: self.shared.session_id(),
@@ -55,6 +67,7 @@ impl Context<'_> {
             messages: self.shared.messages.load(Ordering::Relaxed),
             approvals_remembered: self.controller.memory().len() as u64,
             busy: self.shared.busy.load(Ordering::SeqCst),
+            budget,
         }));
     }
 

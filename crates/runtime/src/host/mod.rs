@@ -36,11 +36,13 @@ use golem_llm::pricing::PriceTable;
 use golem_llm::resolve::ModelResolver;
 use golem_protocol::{ActionEvent, DisplayEvent, PROTOCOL_VERSION, SessionEndReason};
 
+use crate::budget::BudgetLimits;
 use crate::config::ProgramConfig;
 use crate::launch::{LaunchError, SessionEnv, build_root};
 use crate::registry::WorkerRegistry;
 use crate::runner::WorkerRuntime;
 use crate::session::{SessionError, SessionMeta, SessionStore};
+use crate::tree::WorkerTree;
 use crate::worker::WorkerDefinition;
 use notify::ApprovalNotifier;
 use transcript::{HostObserver, TranscriptSlot, UsageCounts};
@@ -80,6 +82,9 @@ pub struct HostOptions {
     /// Whether the root worker keeps its conversation between turns (a chat). A resumed
     /// session always does.
     pub keeps_history: bool,
+    /// `--budget-*`: limits of each turn of the root worker, besides its own `budget:` (the
+    /// tighter of the two wins).
+    pub budget: BudgetLimits,
 }
 
 /// Why a session could not be opened.
@@ -227,11 +232,13 @@ impl RunningSession {
 
 /// Asks through the bus while some attached front end can answer; otherwise denies with the
 /// headless message, as a session without a terminal always has.
-/// A request that waits long enough runs the `notify:` command, if there is one.
+/// A request that waits long enough runs the `notify:` command, if there is one. While it
+/// waits, the tree of workers shows its worker as waiting on an approval.
 fn attached_approval_callback(
     ui: RuntimeUI,
     answerers: Arc<AtomicUsize>,
     notifier: Option<ApprovalNotifier>,
+    tree: Arc<WorkerTree>,
 ) -> ApprovalCallback {
     let ask = ui_approval_callback(ui);
     Arc::new(move |request, cancel| {
@@ -240,9 +247,14 @@ fn attached_approval_callback(
             return Box::pin(async move { Err(CallbackError::Unavailable(message)) });
         }
         let nudge = notifier.as_ref().map(|n| n.watch(&request));
+        // The root's calls carry no origin.
+        let worker = request.worker.as_ref().map(|w| w.id.clone());
+        tree.set_awaiting(worker.as_deref(), true);
         let answer = ask(request, cancel);
+        let tree = tree.clone();
         Box::pin(async move {
             let answer = answer.await;
+            tree.set_awaiting(worker.as_deref(), false);
             drop(nudge);
             answer
         })
@@ -281,6 +293,7 @@ impl SessionHost {
         let ui = RuntimeUI::new(bus.clone());
         let interrupt = InterruptSignal::new();
         let answerers = Arc::new(AtomicUsize::new(0));
+        let tree = WorkerTree::new(ui.clone());
         let mode = options
             .approval
             .or(config.approval.mode)
@@ -294,6 +307,7 @@ impl SessionHost {
                 ui.clone(),
                 answerers.clone(),
                 notifier,
+                tree.clone(),
             ))
             .with_rules(
                 crate::approvals_file::project_rules(&config.root)
@@ -330,6 +344,8 @@ impl SessionHost {
             record: options.record.clone(),
             redactor,
             jail_helper: options.jail_helper.clone(),
+            tree,
+            budget: options.budget,
         });
         let (mut runtime, definition, model_name) = build_root(&env, &worker_path)?;
         let writer = match resume {

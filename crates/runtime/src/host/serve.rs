@@ -85,6 +85,8 @@ pub(crate) async fn serve(host: SessionHost) {
     let (last, last_seen) = watch::channel(None);
     let registry = runtime.registry().clone();
     let controller = runtime.controller().clone();
+    let budget = runtime.tree_slot().budget;
+    let tree = env.tree.clone();
     let worker = tokio::spawn(
         Worker {
             runtime,
@@ -104,6 +106,8 @@ pub(crate) async fn serve(host: SessionHost) {
         registry: &registry,
         controller: &controller,
         definition: &definition,
+        tree: &tree,
+        budget,
     };
     let requested = dispatch(actions, &jobs, &interrupt, &context).await;
     drop(jobs);
@@ -261,6 +265,12 @@ impl Worker {
                 None,
                 Some(error),
             ),
+            RunStatus::BudgetExceeded(exceeded) => (
+                TurnStatus::BudgetExceeded,
+                SessionEndReason::BudgetExceeded,
+                None,
+                Some(exceeded.to_string()),
+            ),
         };
         self.last.send_replace(Some(TurnRecord {
             reason,
@@ -278,11 +288,20 @@ impl Worker {
     /// The model called `name`, if it exists, is usable (its key is set) and fits the root
     /// worker's `compatible_models`.
     fn set_model(&mut self, request_id: Option<String>, name: &str) -> DisplayEvent {
+        let cost_budget = self.runtime.tree_slot().budget.cost_usd.is_some();
         let resolved = self
             .definition
             .check_compatible(name)
             .map_err(|e| e.to_string())
-            .and_then(|()| self.env.resolver.resolve(name).map_err(|e| e.to_string()));
+            .and_then(|()| self.env.resolver.resolve(name).map_err(|e| e.to_string()))
+            .and_then(|model| match model.price() {
+                None if cost_budget => Err(format!(
+                    "the worker runs under a cost budget, and the price of {} is not known \
+                     (add it under `prices:` in golem-forge.config.yaml)",
+                    model.spec()
+                )),
+                Some(_) | None => Ok(model),
+            });
         let result = match resolved {
             Ok(model) => {
                 self.runtime.set_model(model);
@@ -330,6 +349,7 @@ impl Worker {
         self.runtime.clear_history();
         self.runtime.set_cache_key(&id);
         self.runtime.controller().memory().clear();
+        self.env.tree.reset();
         self.shared.messages.store(0, Ordering::Relaxed);
         *self
             .shared

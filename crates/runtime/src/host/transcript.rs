@@ -124,11 +124,14 @@ impl RunObserver for HostObserver {
     }
 }
 
-/// Whether the recorder writes `event`: a tool call's start and result are in its record.
+/// Whether the recorder writes `event`: a tool call's start and result are in its record, and
+/// `workerProgress` is a live view whose totals `workerFinished` keeps.
 fn recorded(event: &DisplayEvent) -> bool {
     !matches!(
         event,
-        DisplayEvent::ToolStarted { .. } | DisplayEvent::ToolResult { .. }
+        DisplayEvent::ToolStarted { .. }
+            | DisplayEvent::ToolResult { .. }
+            | DisplayEvent::WorkerProgress(_)
     )
 }
 

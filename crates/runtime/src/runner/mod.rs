@@ -7,7 +7,7 @@ mod manual;
 mod turn;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::{CallOutcome, ToolCallOrchestrator};
@@ -16,7 +16,9 @@ use golem_llm::{Message, Model, ModelError, ModelRequest, ToolResultMessage};
 use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
 use tokio_util::sync::CancellationToken;
 
+use crate::budget::BudgetExceeded;
 use crate::session::PendingCalls;
+use crate::tree::{NodeStart, TreeSlot, WorkerNode};
 
 /// Receives what a run does, for transcripts: the root worker's input and conversation (what a
 /// resume continues), and the tool calls of every worker.
@@ -33,7 +35,7 @@ pub trait RunObserver: Send + Sync {
 }
 
 /// How a run ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum RunStatus {
     /// The model gave a final answer.
     Completed,
@@ -42,6 +44,8 @@ pub enum RunStatus {
     /// The user interrupted; the response is the model's summary of partial progress, if it
     /// could give one.
     Interrupted,
+    /// A budget ran out: this worker's, or a caller's (which then stops too).
+    BudgetExceeded(BudgetExceeded),
 }
 
 /// The result of one run.
@@ -79,6 +83,8 @@ pub struct RuntimeParts {
     pub interrupt: InterruptSignal,
     /// The transcript, if any.
     pub observer: Option<Arc<dyn RunObserver>>,
+    /// Where it sits in the session's tree of workers, and its budget.
+    pub tree: TreeSlot,
 }
 
 /// Runs a worker.
@@ -183,7 +189,13 @@ impl WorkerRuntime {
         (self.parts.depth > 0).then(|| WorkerOrigin {
             name: self.parts.worker_name.clone(),
             depth: self.parts.depth,
+            id: self.parts.tree.id.clone(),
         })
+    }
+
+    /// Its place in the session's tree of workers.
+    pub fn tree_slot(&self) -> &TreeSlot {
+        &self.parts.tree
     }
 
     fn record(&self, messages: &mut Vec<Message>, message: Message) {
@@ -203,13 +215,14 @@ impl WorkerRuntime {
 
     /// Runs the worker on `input` until it answers, fails or is interrupted.
     pub async fn run(&mut self, input: &str) -> RunOutcome {
-        let started = Instant::now();
         let parts = &self.parts;
-        parts.ui.emit(DisplayEvent::WorkerStarted {
-            worker_name: parts.worker_name.clone(),
+        let node = parts.tree.tree.start(NodeStart {
+            slot: &parts.tree,
+            name: &parts.worker_name,
             depth: parts.depth,
-            model: Some(parts.model.spec().to_string()),
-            parent_tool_call_id: self.parent_call.clone(),
+            model: parts.model.spec().to_string(),
+            parent_call: self.parent_call.clone(),
+            base: parts.interrupt.token(),
         });
         if let Some(observer) = self.root_observer() {
             observer.input(input);
@@ -220,11 +233,11 @@ impl WorkerRuntime {
             Vec::new()
         };
         if let Some(pending) = self.pending.take() {
-            let results = self.settle_pending(pending).await;
+            let results = self.settle_pending(pending, &node).await;
             self.record(&mut messages, Message::Tool { results });
         }
         self.record(&mut messages, Message::user(input));
-        let outcome = self.run_loop(&mut messages).await;
+        let outcome = self.run_loop(&mut messages, &node).await;
         if self.parts.keeps_history {
             self.history = messages;
         }
@@ -232,18 +245,13 @@ impl WorkerRuntime {
             RunStatus::Completed => (true, None),
             RunStatus::Failed(message) => (false, Some(message.clone())),
             RunStatus::Interrupted => (false, Some("interrupted".to_owned())),
+            RunStatus::BudgetExceeded(exceeded) => (false, Some(exceeded.to_string())),
         };
-        self.parts.ui.emit(DisplayEvent::WorkerFinished {
-            worker_name: self.parts.worker_name.clone(),
-            depth: self.parts.depth,
-            success,
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            error,
-        });
+        self.parts.tree.tree.finish(&node, success, error);
         outcome
     }
 
-    async fn run_loop(&self, messages: &mut Vec<Message>) -> RunOutcome {
+    async fn run_loop(&self, messages: &mut Vec<Message>, node: &WorkerNode) -> RunOutcome {
         let parts = &self.parts;
         let tools = parts.orchestrator.registry().llm_definitions();
         let mut usage = TokenUsage::default();
@@ -251,10 +259,11 @@ impl WorkerRuntime {
         let mut turns = 0;
         // Whether a tool call has got past the gate since the user's input.
         let mut tools_ran = false;
+        // Cancelled by an interrupt, or when a budget of this worker or a caller runs out.
+        let cancel = node.stop_token();
         while turns < parts.max_iterations {
-            let cancel = parts.interrupt.token();
             if cancel.is_cancelled() {
-                return self.interrupted(messages, usage, turns, tools_ran).await;
+                return self.stopped(messages, usage, turns, tools_ran, node).await;
             }
             turns += 1;
             let request = ModelRequest::new(&parts.instructions, messages.clone(), tools.clone())
@@ -270,7 +279,7 @@ impl WorkerRuntime {
             {
                 Ok(response) => response,
                 Err(ModelError::Cancelled) => {
-                    return self.interrupted(messages, usage, turns, tools_ran).await;
+                    return self.stopped(messages, usage, turns, tools_ran, node).await;
                 }
                 Err(error) => {
                     return RunOutcome {
@@ -283,6 +292,7 @@ impl WorkerRuntime {
             };
             usage.add(&response.usage);
             let cost = parts.model.price().map(|price| price.cost(&response.usage));
+            node.charge(&response.usage, cost);
             if let Some(observer) = &parts.observer {
                 observer.usage(&response.usage, cost);
             }
@@ -291,9 +301,19 @@ impl WorkerRuntime {
                 total: usage,
                 model: Some(parts.model.spec().to_string()),
                 cost,
+                budget: node.remaining(),
                 worker: origin.clone(),
             });
+            node.report_spending();
             let calls = response.tool_calls.clone();
+            // A final answer stands even when its call spent the budget; a budget that ran out
+            // stops the calls the answer asks for before any of them starts (and they are
+            // left out of the history, which never holds a call without its result).
+            if !calls.is_empty()
+                && let Some(exceeded) = node.exceeded()
+            {
+                return budget_exceeded(exceeded, usage, turns);
+            }
             self.record(
                 messages,
                 Message::Assistant {
@@ -311,10 +331,12 @@ impl WorkerRuntime {
             }
             let mut results = Vec::with_capacity(calls.len());
             for call in &calls {
+                node.set_tool(Some(&call.name));
                 let outcome = parts
                     .orchestrator
                     .call(crate::model_calls::tool_call(call), &cancel)
                     .await;
+                node.set_tool(None);
                 if let Some(observer) = &parts.observer {
                     observer.tool_call(&outcome);
                 }
@@ -325,7 +347,7 @@ impl WorkerRuntime {
             }
             self.record(messages, Message::Tool { results });
             if cancel.is_cancelled() {
-                return self.interrupted(messages, usage, turns, tools_ran).await;
+                return self.stopped(messages, usage, turns, tools_ran, node).await;
             }
         }
         let message = format!(
@@ -338,6 +360,22 @@ impl WorkerRuntime {
             response: String::new(),
             usage,
             turns,
+        }
+    }
+
+    /// After the run's stop token fired: a budget that ran out ends the run as
+    /// [`RunStatus::BudgetExceeded`], an interrupt as [`WorkerRuntime::interrupted`] says.
+    async fn stopped(
+        &self,
+        messages: &mut Vec<Message>,
+        usage: TokenUsage,
+        turns: u32,
+        tools_ran: bool,
+        node: &WorkerNode,
+    ) -> RunOutcome {
+        match node.exceeded() {
+            Some(exceeded) => budget_exceeded(exceeded, usage, turns),
+            None => self.interrupted(messages, usage, turns, tools_ran).await,
         }
     }
 
@@ -428,19 +466,24 @@ async fn bounded<T>(
     }
 }
 
-/// The model's view of a call's outcome; a call never run because of an interrupt says so.
 impl WorkerRuntime {
     /// Runs the calls a resumed session left waiting, after the ones settled before the kill,
     /// and returns every result of that turn in the order of its calls.
-    async fn settle_pending(&self, pending: PendingCalls) -> Vec<ToolResultMessage> {
+    async fn settle_pending(
+        &self,
+        pending: PendingCalls,
+        node: &WorkerNode,
+    ) -> Vec<ToolResultMessage> {
         let parts = &self.parts;
-        let cancel = parts.interrupt.token();
+        let cancel = node.stop_token();
         let mut results = pending.settled;
         for call in &pending.calls {
+            node.set_tool(Some(&call.name));
             let outcome = parts
                 .orchestrator
                 .call(crate::model_calls::tool_call(call), &cancel)
                 .await;
+            node.set_tool(None);
             if let Some(observer) = &parts.observer {
                 observer.tool_call(&outcome);
             }
@@ -450,6 +493,17 @@ impl WorkerRuntime {
     }
 }
 
+/// The outcome of a run stopped by a budget.
+fn budget_exceeded(exceeded: BudgetExceeded, usage: TokenUsage, turns: u32) -> RunOutcome {
+    RunOutcome {
+        status: RunStatus::BudgetExceeded(exceeded),
+        response: String::new(),
+        usage,
+        turns,
+    }
+}
+
+/// The model's view of a call's outcome; a call never run because of an interrupt says so.
 fn result_message(outcome: &CallOutcome) -> ToolResultMessage {
     ToolResultMessage {
         tool_call_id: outcome.tool_call_id.clone(),

@@ -16,6 +16,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
+use crate::tree::{TreeSlot, WorkerTree};
 
 type Script =
     Box<dyn Fn(&ModelRequest, usize) -> Result<Vec<StreamEvent>, ModelError> + Send + Sync>;
@@ -184,6 +185,7 @@ fn setup(
         max_iterations,
         model: model.clone(),
         orchestrator,
+        tree: TreeSlot::new(WorkerTree::new(ui.clone())),
         ui,
         interrupt: interrupt.clone(),
         observer: None,

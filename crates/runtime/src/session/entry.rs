@@ -195,6 +195,8 @@ pub enum SessionStatus {
     Failed,
     /// An interrupt ended it.
     Interrupted,
+    /// The root worker's budget ran out.
+    BudgetExceeded,
     /// No end was recorded: the process was killed, or it is still running.
     Unfinished,
 }
@@ -206,6 +208,7 @@ impl SessionStatus {
             SessionStatus::Completed => "completed",
             SessionStatus::Failed => "failed",
             SessionStatus::Interrupted => "interrupted",
+            SessionStatus::BudgetExceeded => "budget exceeded",
             SessionStatus::Unfinished => "unfinished",
         }
     }
@@ -223,6 +226,7 @@ impl From<SessionEndReason> for SessionStatus {
             SessionEndReason::Completed => SessionStatus::Completed,
             SessionEndReason::Failed => SessionStatus::Failed,
             SessionEndReason::Interrupted => SessionStatus::Interrupted,
+            SessionEndReason::BudgetExceeded => SessionStatus::BudgetExceeded,
         }
     }
 }

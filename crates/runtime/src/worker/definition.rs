@@ -9,6 +9,7 @@ use golem_sandbox::ZoneConfig;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::yaml::or_default;
+use crate::budget::BudgetLimits;
 
 /// A worker as its `.worker` file defines it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +26,8 @@ pub struct WorkerDefinition {
     pub compatible_models: Option<Vec<String>>,
     /// Model turns before the run fails (at least 1; 20 when absent).
     pub max_iterations: u32,
+    /// What one run of it may spend (`budget:`); unlimited when absent.
+    pub budget: BudgetLimits,
     /// The sandbox zones; host paths are relative to [`WorkerDefinition::dir`].
     pub zones: Vec<ZoneConfig>,
     /// The toolsets the worker gets.

@@ -16,6 +16,7 @@ use super::definition::{
 };
 use super::error::WorkerFileError;
 use super::yaml::{self, or_default};
+use crate::budget::BudgetLimits;
 
 /// The extension of worker files.
 pub const WORKER_EXTENSION: &str = "worker";
@@ -69,6 +70,7 @@ pub fn parse_worker(text: &str, path: &Path) -> Result<WorkerDefinition, WorkerF
         mode: front.mode,
         compatible_models: front.compatible_models,
         max_iterations: front.max_iterations,
+        budget: front.budget,
         zones: front.sandbox.zones,
         toolsets: front.toolsets,
         instructions: parts.body.trim().to_owned(),
@@ -95,6 +97,8 @@ struct FrontMatter {
         deserialize_with = "max_iterations"
     )]
     max_iterations: u32,
+    #[serde(default, deserialize_with = "or_default")]
+    budget: BudgetLimits,
     #[serde(default, deserialize_with = "or_default")]
     sandbox: SandboxSection,
     #[serde(default, deserialize_with = "or_default")]
