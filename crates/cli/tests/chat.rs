@@ -14,6 +14,7 @@ mod escapes;
 mod interrupt;
 mod manual;
 mod model;
+mod workers;
 
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};

@@ -117,8 +117,10 @@ impl WorkerTree {
     }
 
     /// Starts a run of a worker: a node under its running caller (whose stop token its own
-    /// descends from), a timer for its time budget, and `workerStarted`.
-    pub fn start(&self, start: NodeStart<'_>) -> Arc<WorkerNode> {
+    /// descends from), a timer for its time budget, and `workerStarted`. The run leaves the
+    /// tree with [`RunningWorker::finish`], or as interrupted when the guard is dropped
+    /// unfinished (a caller that stopped waiting for it).
+    pub fn start(self: &Arc<Self>, start: NodeStart<'_>) -> RunningWorker {
         let slot = start.slot;
         let parent = slot.parent_id.as_deref().and_then(|id| self.running(id));
         let stop = match &parent {
@@ -158,11 +160,15 @@ impl WorkerTree {
             parent_tool_call_id: start.parent_call,
             budget: node.remaining(),
         });
-        node
+        RunningWorker {
+            tree: self.clone(),
+            node,
+            finished: false,
+        }
     }
 
     /// Ends a run: `workerFinished` with what it spent, and the node leaves the tree.
-    pub fn finish(&self, node: &WorkerNode, success: bool, error: Option<String>) {
+    fn finish(&self, node: &WorkerNode, success: bool, error: Option<String>) {
         if let Some(timer) = lock(&node.timer).take() {
             timer.abort();
         }
@@ -197,6 +203,39 @@ impl WorkerTree {
         };
         if let Some(node) = node {
             node.update(|state| state.awaiting = awaiting);
+        }
+    }
+}
+
+/// A run of a worker in the tree, until it finishes: dropped unfinished (its caller stopped
+/// waiting for it), it leaves the tree as interrupted, so no node outlives its run.
+pub struct RunningWorker {
+    tree: Arc<WorkerTree>,
+    node: Arc<WorkerNode>,
+    finished: bool,
+}
+
+impl RunningWorker {
+    /// Ends the run: `workerFinished` with what it spent, and the node leaves the tree.
+    pub fn finish(mut self, success: bool, error: Option<String>) {
+        self.finished = true;
+        self.tree.finish(&self.node, success, error);
+    }
+}
+
+impl std::ops::Deref for RunningWorker {
+    type Target = WorkerNode;
+
+    fn deref(&self) -> &WorkerNode {
+        &self.node
+    }
+}
+
+impl Drop for RunningWorker {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.tree
+                .finish(&self.node, false, Some("interrupted".to_owned()));
         }
     }
 }

@@ -22,7 +22,7 @@ const WAIT: Duration = Duration::from_secs(20);
 
 /// A program in a temporary directory: a config with the `mock` provider (OpenAI chat wire,
 /// no key) at `server`, the zone `out` and `main.worker` with the filesystem tools.
-fn program(server: &MockServer, zone_approval: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn program(server: &MockServer, zone_approval: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::write(

@@ -10,6 +10,7 @@ mod config;
 mod faults;
 mod fixture;
 mod host;
+mod host_tree;
 mod models;
 mod prompt_cache;
 mod registry;

@@ -247,7 +247,7 @@ impl WorkerRuntime {
             RunStatus::Interrupted => (false, Some("interrupted".to_owned())),
             RunStatus::BudgetExceeded(exceeded) => (false, Some(exceeded.to_string())),
         };
-        self.parts.tree.tree.finish(&node, success, error);
+        node.finish(success, error);
         outcome
     }
 

@@ -27,7 +27,7 @@ fn slot(tree: &Arc<WorkerTree>, parent: Option<&WorkerNode>, budget: BudgetLimit
     }
 }
 
-fn start(tree: &Arc<WorkerTree>, slot: &TreeSlot, name: &str, depth: u32) -> Arc<WorkerNode> {
+fn start(tree: &Arc<WorkerTree>, slot: &TreeSlot, name: &str, depth: u32) -> RunningWorker {
     tree.start(NodeStart {
         slot,
         name,
@@ -66,7 +66,7 @@ async fn spending_rolls_up_to_every_caller_and_is_reported() {
     let (tree, mut events) = tree();
     let root_slot = slot(&tree, None, BudgetLimits::default());
     let root = start(&tree, &root_slot, "planner", 0);
-    let child_slot = slot(&tree, Some(&root), BudgetLimits::default());
+    let child_slot = slot(&tree, Some(&*root), BudgetLimits::default());
     let child = start(&tree, &child_slot, "writer", 1);
     child.charge(&usage(30, 5), Some(0.25));
     child.report_spending();
@@ -86,7 +86,8 @@ async fn spending_rolls_up_to_every_caller_and_is_reported() {
     assert_eq!(snapshot[1].parent_id.as_deref(), Some(root.id()));
     assert!(snapshot[0].budget.is_none(), "no budget, no remaining");
 
-    tree.finish(&child, true, None);
+    let child_id = child.id().to_owned();
+    child.finish(true, None);
     let events = drain(&mut events);
     let started: Vec<_> = events
         .iter()
@@ -103,7 +104,7 @@ async fn spending_rolls_up_to_every_caller_and_is_reported() {
         started,
         [
             (root.id().to_owned(), None),
-            (child.id().to_owned(), Some(root.id().to_owned()))
+            (child_id.clone(), Some(root.id().to_owned()))
         ]
     );
     let progress = events
@@ -123,10 +124,7 @@ async fn spending_rolls_up_to_every_caller_and_is_reported() {
         } => Some((worker_id.clone(), *usage, *cost)),
         _ => None,
     });
-    assert_eq!(
-        finished,
-        Some((child.id().to_owned(), Some(usage(30, 5)), Some(0.25)))
-    );
+    assert_eq!(finished, Some((child_id, Some(usage(30, 5)), Some(0.25))));
     assert_eq!(
         tree.snapshot().len(),
         1,
@@ -139,7 +137,7 @@ async fn a_child_over_its_own_budget_stops_alone() {
     let (tree, _events) = tree();
     let root_slot = slot(&tree, None, tokens(1000));
     let root = start(&tree, &root_slot, "planner", 0);
-    let child_slot = slot(&tree, Some(&root), tokens(100));
+    let child_slot = slot(&tree, Some(&*root), tokens(100));
     let child = start(&tree, &child_slot, "writer", 1);
     child.charge(&usage(90, 5), None);
     assert!(child.exceeded().is_none(), "95 of 100 tokens");
@@ -160,7 +158,7 @@ async fn a_childs_spending_stops_the_caller_whose_budget_it_spends() {
     let root_slot = slot(&tree, None, tokens(100));
     let root = start(&tree, &root_slot, "planner", 0);
     root.charge(&usage(40, 0), None);
-    let child_slot = slot(&tree, Some(&root), BudgetLimits::default());
+    let child_slot = slot(&tree, Some(&*root), BudgetLimits::default());
     let child = start(&tree, &child_slot, "writer", 1);
     assert_eq!(
         child.remaining().and_then(|r| r.tokens),
@@ -213,7 +211,7 @@ async fn max_workers_counts_every_sub_worker_below_and_refuses_beyond() {
     let root_slot = slot(&tree, None, budget);
     let root = start(&tree, &root_slot, "planner", 0);
     root.start_child("writer").unwrap();
-    let child_slot = slot(&tree, Some(&root), BudgetLimits::default());
+    let child_slot = slot(&tree, Some(&*root), BudgetLimits::default());
     let child = start(&tree, &child_slot, "writer", 1);
     // A grandchild counts against the root too.
     child.start_child("checker").unwrap();
@@ -245,7 +243,7 @@ async fn a_refused_start_counts_nothing() {
     let root = start(&tree, &root_slot, "planner", 0);
     let child_slot = slot(
         &tree,
-        Some(&root),
+        Some(&*root),
         BudgetLimits {
             max_workers: Some(0),
             ..BudgetLimits::default()
@@ -265,7 +263,7 @@ async fn a_time_budget_runs_out_on_its_own() {
     };
     let root_slot = slot(&tree, None, budget);
     let root = start(&tree, &root_slot, "planner", 0);
-    let child_slot = slot(&tree, Some(&root), BudgetLimits::default());
+    let child_slot = slot(&tree, Some(&*root), BudgetLimits::default());
     let child = start(&tree, &child_slot, "writer", 1);
     let stop = child.stop_token();
     tokio::time::timeout(Duration::from_secs(60), stop.cancelled())
@@ -276,8 +274,8 @@ async fn a_time_budget_runs_out_on_its_own() {
         (exceeded.worker.as_str(), exceeded.kind),
         ("planner", BudgetKind::Time)
     );
-    tree.finish(&child, false, Some(exceeded.to_string()));
-    tree.finish(&root, false, Some(exceeded.to_string()));
+    child.finish(false, Some(exceeded.to_string()));
+    root.finish(false, Some(exceeded.to_string()));
     let finished = drain(&mut events)
         .into_iter()
         .filter(|e| matches!(e, DisplayEvent::WorkerFinished { success: false, .. }))
@@ -290,7 +288,7 @@ async fn approvals_and_tools_show_in_the_progress_of_their_worker() {
     let (tree, mut events) = tree();
     let root_slot = slot(&tree, None, BudgetLimits::default());
     let root = start(&tree, &root_slot, "planner", 0);
-    let child_slot = slot(&tree, Some(&root), BudgetLimits::default());
+    let child_slot = slot(&tree, Some(&*root), BudgetLimits::default());
     let child = start(&tree, &child_slot, "writer", 1);
     child.set_tool(Some("write_file"));
     tree.set_awaiting(Some(child.id()), true);
@@ -328,8 +326,37 @@ async fn the_root_remaining_budget_outlives_its_run_until_a_new_session() {
     let root = start(&tree, &root_slot, "planner", 0);
     root.charge(&usage(100, 20), None);
     assert_eq!(tree.root_remaining().and_then(|r| r.tokens), Some(880));
-    tree.finish(&root, true, None);
+    root.finish(true, None);
     assert_eq!(tree.root_remaining().and_then(|r| r.tokens), Some(880));
     tree.reset();
     assert_eq!(tree.root_remaining(), None);
+}
+
+#[tokio::test]
+async fn a_run_dropped_unfinished_leaves_the_tree_as_interrupted() {
+    let (tree, mut events) = tree();
+    let root_slot = slot(&tree, None, BudgetLimits::default());
+    let root = start(&tree, &root_slot, "planner", 0);
+    let child_slot = slot(&tree, Some(&*root), BudgetLimits::default());
+    let child = start(&tree, &child_slot, "writer", 1);
+    let child_id = child.id().to_owned();
+    // A caller that stops waiting drops its child's run.
+    drop(child);
+    assert_eq!(tree.snapshot().len(), 1);
+    assert!(tree.running(&child_id).is_none());
+    let finished = drain(&mut events).into_iter().find_map(|e| match e {
+        DisplayEvent::WorkerFinished {
+            worker_id,
+            success,
+            error,
+            ..
+        } => Some((worker_id, success, error)),
+        _ => None,
+    });
+    assert_eq!(
+        finished,
+        Some((child_id, false, Some("interrupted".to_owned())))
+    );
+    root.finish(true, None);
+    assert!(tree.snapshot().is_empty());
 }
