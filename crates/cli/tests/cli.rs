@@ -31,7 +31,7 @@ fn version() {
 }
 
 #[test]
-fn chat_without_a_terminal_and_serve_say_why_they_cannot_run() {
+fn chat_without_a_terminal_and_serve_without_a_worker_say_why_they_cannot_run() {
     let env = TestEnv::new();
     assert_snapshot!(env.run(&["chat", "greeter"]), @r"
     [stderr]
@@ -40,7 +40,7 @@ fn chat_without_a_terminal_and_serve_say_why_they_cannot_run() {
     [exit status: 2]
     ");
     let out = env.run(&["serve", "greeter"]);
-    assert!(out.contains("is not available yet"), "{out}");
+    assert!(out.contains("no worker named `greeter`"), "{out}");
     assert!(out.ends_with("[exit status: 2]\n"), "{out}");
     assert!(
         out.starts_with("[stderr]\n"),

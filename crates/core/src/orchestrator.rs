@@ -18,6 +18,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalController, ApprovalOutcome, ApprovalRequirement};
+use crate::fields::derive_fields_from_schema;
 use crate::plan::{Plan, PreparedCall};
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
@@ -340,6 +341,7 @@ impl ToolCallOrchestrator {
             preview: plan.preview(),
             invoked_by: call.invoked_by,
             worker: self.worker.clone(),
+            fields: derive_fields_from_schema(tool.input_schema()),
         };
         let (response, decided_by) = match self.controller.decide(request, &ctx.cancel).await {
             ApprovalOutcome::Interrupted => return Err(Stopped::interrupted(&call.name)),

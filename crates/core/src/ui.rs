@@ -146,6 +146,7 @@ mod tests {
             preview: None,
             invoked_by: InvokedBy::Model,
             worker: None,
+            fields: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::events::{InvokedBy, WorkerOrigin};
+use crate::form::FormField;
 use crate::result::ToolResultValue;
 
 /// How risky a call is, as shown to the user.
@@ -59,6 +60,10 @@ pub struct ApprovalRequest {
     /// The worker making the call, for delegated workers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker: Option<WorkerOrigin>,
+    /// The form fields of the tool's arguments, for a front end that lets the user edit them
+    /// before approving (empty when the tool's schema has no properties).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FormField>,
 }
 
 /// The user's answer to an [`ApprovalRequest`] (the `approvalResponse` action).

@@ -16,8 +16,9 @@ use crate::workers::{BudgetAmounts, WorkerProgress};
 /// change, the minor part when events are added (1.1: session actions, `turnEnded`,
 /// `actionResult`, `sessionStatus`, `approvalsRemembered`; 1.2: the live tree of workers —
 /// worker ids, `workerProgress` — and budgets: `budgetExceeded` turns and sessions, the
-/// remaining budget in `usage` and `sessionStatus`).
-pub const PROTOCOL_VERSION: &str = "1.2";
+/// remaining budget in `usage` and `sessionStatus`; 1.3: `approvalRequired.fields`, the form of
+/// the tool's arguments, for front ends that edit them before approving).
+pub const PROTOCOL_VERSION: &str = "1.3";
 
 /// Who started a tool call. The two paths never mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -158,7 +159,9 @@ pub enum DisplayEvent {
         /// The model, as `provider:model`.
         model: String,
     },
-    /// A complete message.
+    /// A complete message. The session host echoes each `userInput` as a `user` message when
+    /// its turn starts, so that every front end (another tab, a reloaded page) sees what was
+    /// asked.
     Message {
         /// The message.
         message: ChatMessage,

@@ -335,6 +335,15 @@ fn approval_types() {
         preview: Some(ToolResultValue::text("p")),
         invoked_by: InvokedBy::Model,
         worker: origin(),
+        fields: vec![FormField {
+            name: "path".into(),
+            field_type: FieldType::Text,
+            required: true,
+            default: None,
+            description: Some("where".into()),
+            options: Vec::new(),
+            integer: false,
+        }],
     };
     check(
         DisplayEvent::ApprovalRequired(request),
@@ -342,7 +351,9 @@ fn approval_types() {
                "toolName": "write_file", "args": {"path": "/out/x", "content": "y"},
                "description": "Write /out/x", "risk": "medium",
                "preview": {"kind": "text", "data": {"content": "p"}}, "invokedBy": "model",
-               "worker": {"name": "summarizer", "depth": 1}}),
+               "worker": {"name": "summarizer", "depth": 1},
+               "fields": [{"name": "path", "type": "text", "required": true,
+                           "description": "where"}]}),
     );
     for (risk, name) in [
         (Risk::Low, "low"),
@@ -431,7 +442,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.2", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.3", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(

@@ -20,30 +20,7 @@ use serde_json::{Value, json};
 /// How long any one expected event may take.
 const WAIT: Duration = Duration::from_secs(20);
 
-/// A program in a temporary directory: a config with the `mock` provider (OpenAI chat wire,
-/// no key) at `server`, the zone `out` and `main.worker` with the filesystem tools.
-pub(crate) fn program(server: &MockServer, zone_approval: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::write(
-        root.join("golem-forge.config.yaml"),
-        format!(
-            "providers:\n  mock:\n    base_url: {}/v1\n",
-            server.base_url
-        ),
-    )
-    .unwrap();
-    std::fs::create_dir(root.join("out")).unwrap();
-    let worker = root.join("main.worker");
-    std::fs::write(
-        &worker,
-        format!(
-            "---\nname: main\ndescription: the main worker\nmodel: mock:m1\nsandbox:\n  zones:\n    - name: out\n      mode: rw\n{zone_approval}toolsets:\n  filesystem: {{}}\n---\nYou are the main worker.\n"
-        ),
-    )
-    .unwrap();
-    (dir, worker)
-}
+pub(crate) use golem_testkit::program::mock_program as program;
 
 pub(crate) fn options(worker: &Path) -> HostOptions {
     HostOptions {
@@ -118,7 +95,15 @@ async fn a_whole_session_through_the_host_with_protocol_messages_only() {
         request_id: None,
         content: "save a note".into(),
     });
-    let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    let (asked, before) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    assert!(
+        matches!(
+            before.first(),
+            Some(DisplayEvent::Message { message, .. })
+                if message.role == golem_protocol::Role::User && message.content == "save a note"
+        ),
+        "the turn starts with the input, echoed for every front end: {before:#?}"
+    );
     let DisplayEvent::ApprovalRequired(request) = asked else {
         unreachable!()
     };
@@ -234,6 +219,22 @@ async fn a_whole_session_through_the_host_with_protocol_messages_only() {
         })
         .count();
     assert_eq!(events_about_the_call, 0, "the call is not recorded twice");
+    let echoes = transcript
+        .entries
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                TranscriptEntry::Event {
+                    event: DisplayEvent::Message { .. }
+                }
+            )
+        })
+        .count();
+    assert_eq!(
+        echoes, 0,
+        "the input is its `input` entry, not an event too"
+    );
     assert!(matches!(
         transcript.entries.last(),
         Some(TranscriptEntry::Ended {

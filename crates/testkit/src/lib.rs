@@ -7,6 +7,7 @@
 //! - [`anthropic`] and [`openai`]: scripted replies shaped like each API's real SSE stream
 //!   (a text answer, tool calls), and readers of the tool results a client sent back.
 //! - [`Wire`]: the two wire formats behind one enum, to run one test against both.
+//! - [`program`]: a worker program on disk that talks to the mock, for session tests.
 
 #![allow(
     clippy::unwrap_used,
@@ -17,6 +18,7 @@
 pub mod anthropic;
 pub mod mock;
 pub mod openai;
+pub mod program;
 
 use mock::{Recorded, Reply};
 use serde_json::Value;

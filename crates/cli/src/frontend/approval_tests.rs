@@ -97,6 +97,7 @@ fn request(tool: &str, args: Value, description: &str, risk: Risk) -> ApprovalRe
         preview: None,
         invoked_by: InvokedBy::Model,
         worker: None,
+        fields: Vec::new(),
     }
 }
 

@@ -142,10 +142,10 @@ impl WorkerTreeView {
     /// (`reviewer › checker: running read_file · 1,234 tokens`); `None` while only the root
     /// runs.
     pub fn summary(&self) -> Option<String> {
+        // The deepest, and of those the newest (`max_by_key` keeps the last of equals).
         let deepest = self
             .running
             .values()
-            .rev()
             .filter(|worker| worker.depth > 0)
             .max_by_key(|worker| worker.depth)?;
         let mut chain = vec![deepest];

@@ -23,6 +23,15 @@ fn budgeted(name: &str, budget: &str, allowed: &[&str]) -> String {
     worker(name, &front)
 }
 
+/// a delegates once to b, b answers, and a would answer last (if it were asked).
+fn one_delegation(wire: Wire) -> MockServer {
+    MockServer::start_blocking(vec![
+        wire.tool_calls(&[("call_1", "b", json!({"input": "go"}))]),
+        wire.text("b done"),
+        wire.text("never asked for"),
+    ])
+}
+
 #[test]
 fn a_fan_out_beyond_max_workers_is_refused_and_the_run_goes_on() {
     for wire in Wire::ALL {
@@ -86,11 +95,7 @@ fn a_childs_tokens_stop_the_parent_at_its_budget_with_exit_3() {
             ],
         );
         // a's call (15 tokens) then b's (15 more): 30 of a's 25.
-        let server = MockServer::start_blocking(vec![
-            wire.tool_calls(&[("call_1", "b", json!({"input": "go"}))]),
-            wire.text("b done"),
-            wire.text("never asked for"),
-        ]);
+        let server = one_delegation(wire);
         let output = run(
             &env,
             wire,
@@ -129,10 +134,7 @@ fn a_childs_tokens_stop_the_parent_at_its_budget_with_exit_3() {
             ("b.worker", budgeted("b", "", &[])),
         ],
     );
-    let server = MockServer::start_blocking(vec![
-        wire.tool_calls(&[("call_1", "b", json!({"input": "go"}))]),
-        wire.text("b done"),
-    ]);
+    let server = one_delegation(wire);
     let output = run(
         &env,
         wire,
@@ -228,11 +230,7 @@ fn the_cost_budget_counts_with_the_price_table() {
                 ("b.worker", budgeted("b", "", &[])),
             ],
         );
-        let server = MockServer::start_blocking(vec![
-            wire.tool_calls(&[("call_1", "b", json!({"input": "go"}))]),
-            wire.text("b done"),
-            wire.text("never asked for"),
-        ]);
+        let server = one_delegation(wire);
         let output = run(
             &env,
             wire,

@@ -13,7 +13,8 @@ use golem_core::bus::ActionSubscription;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::ui::RuntimeUI;
 use golem_protocol::{
-    ActionEvent, ActionResult, DisplayEvent, SessionAction, SessionEndReason, TurnStatus,
+    ActionEvent, ActionResult, ChatMessage, DisplayEvent, Role, SessionAction, SessionEndReason,
+    TurnStatus,
 };
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
@@ -239,6 +240,15 @@ impl Worker {
 
     async fn turn(&mut self, input: &str) -> DisplayEvent {
         self.interrupt.reset();
+        // Every front end sees what was asked, whichever one sent it (a second browser tab, a
+        // tab that reloads later).
+        self.ui.emit(DisplayEvent::Message {
+            message: ChatMessage {
+                role: Role::User,
+                content: input.to_owned(),
+            },
+            worker: None,
+        });
         self.shared
             .usage
             .lock()

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use golem_core::bus::DisplaySubscription;
 use golem_core::orchestrator::CallOutcome;
 use golem_llm::Message;
-use golem_protocol::{DisplayEvent, SessionEndReason, TokenUsage};
+use golem_protocol::{ChatMessage, DisplayEvent, Role, SessionEndReason, TokenUsage};
 
 use crate::runner::RunObserver;
 use crate::session::{SessionWriter, TranscriptEntry};
@@ -124,14 +124,22 @@ impl RunObserver for HostObserver {
     }
 }
 
-/// Whether the recorder writes `event`: a tool call's start and result are in its record, and
-/// `workerProgress` is a live view whose totals `workerFinished` keeps.
+/// Whether the recorder writes `event`: a tool call's start and result are in its record,
+/// `workerProgress` is a live view whose totals `workerFinished` keeps, and the echo of the
+/// user's input is its `input` entry.
 fn recorded(event: &DisplayEvent) -> bool {
     !matches!(
         event,
         DisplayEvent::ToolStarted { .. }
             | DisplayEvent::ToolResult { .. }
             | DisplayEvent::WorkerProgress(_)
+            | DisplayEvent::Message {
+                message: ChatMessage {
+                    role: Role::User,
+                    ..
+                },
+                ..
+            }
     )
 }
 

@@ -793,6 +793,7 @@ mod resume_points {
                 preview: None,
                 invoked_by: InvokedBy::Model,
                 worker: None,
+                fields: Vec::new(),
             }),
         }
     }

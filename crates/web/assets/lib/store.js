@@ -1,0 +1,302 @@
+// The session as the page shows it, rebuilt from display events: the timeline (messages, tool
+// cards, notices), approvals waiting, manual tools, token counts, the running workers. `apply`
+// takes one event; items that change are replaced (never mutated), so a view can skip the ones
+// that did not.
+
+const ZERO = () => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+
+function fresh(keep) {
+  return {
+    session: null,
+    model: keep?.model ?? '',
+    worker: keep?.worker ?? '',
+    items: [],
+    index: new Map(),
+    calls: new Map(),
+    approvals: [],
+    answered: new Set(),
+    manualTools: keep?.manualTools ?? null,
+    usage: ZERO(),
+    cost: null,
+    workers: new Map(),
+    busy: false,
+    lastTurn: null,
+    inputRequired: null,
+    ended: null,
+    modelNote: null,
+    lastUserIndex: -1,
+    seq: 0,
+  };
+}
+
+export class Store {
+  constructor() {
+    this.state = fresh();
+    this.connected = false;
+    /** `setModel` requests of this tab: request id → model. */
+    this.modelRequests = new Map();
+  }
+
+  /** Forgets everything (a new connection replays the session). */
+  reset() {
+    const s = this.state;
+    this.state = fresh({ manualTools: s.manualTools });
+  }
+
+  // -- timeline -----------------------------------------------------------------------------
+
+  push(item) {
+    const s = this.state;
+    s.index.set(item.id, s.items.length);
+    s.items.push(item);
+    return item;
+  }
+
+  get(id) {
+    const i = this.state.index.get(id);
+    return i === undefined ? undefined : this.state.items[i];
+  }
+
+  /** Replaces item `id` by `fn(old)`. */
+  update(id, fn) {
+    const s = this.state;
+    const i = s.index.get(id);
+    if (i === undefined) return undefined;
+    const next = fn(s.items[i]);
+    s.items[i] = next;
+    return next;
+  }
+
+  notice(level, message) {
+    const s = this.state;
+    this.push({ type: 'notice', id: 'n' + ++s.seq, level, message: String(message ?? '') });
+  }
+
+  /**
+   * The tool card of call `id`, created when it is not there yet, or when its card is finished
+   * (ids repeat across turns with some models: a finished call's id starts a new card).
+   */
+  tool(id, name, patch) {
+    const s = this.state;
+    let key = s.calls.get(id);
+    const card = key && this.get(key);
+    if (!card || card.value) {
+      key = 'tool:' + id + (card ? '#' + ++s.seq : '');
+      s.calls.set(id, key);
+      this.push({
+        type: 'tool', id: key, callId: id, name, args: undefined, status: 'running',
+        awaiting: false, value: null, durationMs: null, invokedBy: 'model', worker: null, decision: null,
+      });
+    }
+    return this.update(key, (old) => ({ ...old, ...patch }));
+  }
+
+  /** A message typed in this tab, shown at once (the server may echo it as a `message`). */
+  addLocalUserMessage(content) {
+    const s = this.state;
+    s.lastUserIndex = s.items.length;
+    s.busy = true;
+    this.push({ type: 'message', id: 'local' + ++s.seq, role: 'user', content, streaming: false, worker: null, local: true });
+  }
+
+  // -- approvals ------------------------------------------------------------------------------
+
+  /** The approval the dialog shows: the oldest one not answered from this tab. */
+  pendingApproval() {
+    const s = this.state;
+    return s.approvals.find((a) => !s.answered.has(a.requestId)) || null;
+  }
+
+  pendingCount() {
+    const s = this.state;
+    return s.approvals.filter((a) => !s.answered.has(a.requestId)).length;
+  }
+
+  markAnswered(requestId) {
+    this.state.answered.add(requestId);
+  }
+
+  dropApproval(match) {
+    const s = this.state;
+    s.approvals = s.approvals.filter((a) => !match(a));
+  }
+
+  // -- events ---------------------------------------------------------------------------------
+
+  /** Takes one display event. Unknown events are ignored. */
+  apply(ev) {
+    if (!ev || typeof ev !== 'object') return;
+    const s = this.state;
+    switch (ev.type) {
+      case 'sessionStarted': {
+        if (s.session && s.session.sessionId !== ev.sessionId) {
+          // `newSession`: a new story starts.
+          this.state = fresh({ manualTools: s.manualTools });
+        }
+        const t = this.state;
+        t.session = { sessionId: ev.sessionId, worker: ev.worker, model: ev.model, protocolVersion: ev.protocolVersion };
+        t.worker = ev.worker || t.worker;
+        t.model = ev.model || t.model;
+        t.ended = null;
+        break;
+      }
+      case 'message': {
+        const m = ev.message || {};
+        const role = m.role || 'system';
+        const content = String(m.content ?? '');
+        if (role === 'user' && !ev.worker) {
+          s.busy = true;
+          // The echo of a message this tab sent replaces the local copy.
+          const local = s.items.findIndex((it) => it.type === 'message' && it.local && it.content === content);
+          if (local !== -1) {
+            s.items[local] = { ...s.items[local], local: false };
+            break;
+          }
+          s.lastUserIndex = s.items.length;
+        }
+        this.push({ type: 'message', id: 'm' + ++s.seq, role, content, streaming: false, worker: ev.worker || null });
+        break;
+      }
+      case 'streaming': {
+        const key = 'stream:' + ev.requestId;
+        const delta = String(ev.delta ?? '');
+        if (this.get(key)) {
+          this.update(key, (old) => ({ ...old, content: old.content + delta, streaming: !ev.done }));
+        } else {
+          this.push({ type: 'message', id: key, role: 'assistant', content: delta, streaming: !ev.done, worker: ev.worker || null });
+        }
+        break;
+      }
+      case 'toolStarted': {
+        this.tool(ev.toolCallId, ev.toolName, {
+          args: ev.args, status: 'running', awaiting: false, invokedBy: ev.invokedBy || 'model', worker: ev.worker || null,
+        });
+        this.dropApproval((a) => a.toolCallId === ev.toolCallId);
+        break;
+      }
+      case 'toolResult': {
+        const known = s.calls.get(ev.toolCallId);
+        const old = known && this.get(known);
+        this.tool(ev.toolCallId, ev.toolName, {
+          status: ev.status || 'error', awaiting: false, value: ev.value || null, durationMs: ev.durationMs ?? null,
+          invokedBy: ev.invokedBy || old?.invokedBy || 'model', worker: ev.worker || old?.worker || null,
+        });
+        this.dropApproval((a) => a.toolCallId === ev.toolCallId);
+        break;
+      }
+      case 'approvalRequired': {
+        this.tool(ev.toolCallId, ev.toolName, {
+          args: ev.args, awaiting: true, invokedBy: ev.invokedBy || 'model', worker: ev.worker || null,
+        });
+        if (!s.approvals.some((a) => a.requestId === ev.requestId)) s.approvals = [...s.approvals, ev];
+        break;
+      }
+      case 'approvalResolved': {
+        this.dropApproval((a) => (ev.requestId && a.requestId === ev.requestId) || a.toolCallId === ev.toolCallId);
+        const decision = {
+          approved: !!ev.approved, decidedBy: ev.decidedBy, note: ev.note ?? null, modifiedArgs: ev.modifiedArgs,
+        };
+        const patch = { awaiting: false, decision, worker: ev.worker || null };
+        if (ev.modifiedArgs !== undefined) patch.args = ev.modifiedArgs;
+        this.tool(ev.toolCallId, ev.toolName, patch);
+        break;
+      }
+      case 'inputRequired':
+        s.inputRequired = { requestId: ev.requestId, prompt: String(ev.prompt ?? '') };
+        break;
+      case 'status':
+        this.notice(ev.level || 'info', ev.message);
+        break;
+      case 'manualToolsAvailable':
+        s.manualTools = Array.isArray(ev.tools) ? ev.tools : [];
+        break;
+      case 'workerStarted': {
+        const id = workerKey(ev);
+        s.workers = new Map(s.workers);
+        s.workers.set(id, {
+          id, parentId: ev.parentId ?? null, name: ev.workerName, depth: ev.depth ?? 0, model: ev.model ?? null,
+          currentTool: null, awaitingApproval: false, usage: null, cost: null,
+        });
+        break;
+      }
+      case 'workerProgress': {
+        const id = workerKey(ev);
+        const old = s.workers.get(id) || { id, parentId: ev.parentId ?? null, name: ev.workerName, depth: ev.depth ?? 0 };
+        s.workers = new Map(s.workers);
+        s.workers.set(id, {
+          ...old, model: ev.model ?? old.model ?? null, usage: ev.usage ?? null, cost: ev.cost ?? null,
+          currentTool: ev.currentTool ?? null, awaitingApproval: !!ev.awaitingApproval,
+        });
+        break;
+      }
+      case 'workerFinished': {
+        s.workers = new Map(s.workers);
+        s.workers.delete(workerKey(ev));
+        break;
+      }
+      case 'usage': {
+        const u = ev.usage || {};
+        const t = { ...s.usage };
+        for (const k of Object.keys(t)) t[k] += Number(u[k]) || 0;
+        s.usage = t;
+        if (typeof ev.cost === 'number') s.cost = (s.cost ?? 0) + ev.cost;
+        break;
+      }
+      case 'turnEnded': {
+        s.busy = false;
+        s.lastTurn = ev.status || 'completed';
+        s.inputRequired = null;
+        s.workers = new Map();
+        const answered = s.items.slice(s.lastUserIndex + 1).some((it) => it.type === 'message' && it.role === 'assistant' && !it.worker);
+        if (!answered && ev.status === 'completed' && ev.response) {
+          this.push({ type: 'message', id: 'm' + ++s.seq, role: 'assistant', content: String(ev.response), streaming: false, worker: null });
+        }
+        // Streams cut short by an interrupt are over.
+        for (const it of s.items) if (it.type === 'message' && it.streaming) this.update(it.id, (o) => ({ ...o, streaming: false }));
+        if (ev.status === 'failed') this.notice('error', 'The turn failed: ' + (ev.error || 'unknown error'));
+        else if (ev.status === 'budgetExceeded') this.notice('error', 'Budget exceeded: ' + (ev.error || ''));
+        else if (ev.status === 'interrupted') this.notice('warning', 'Interrupted.');
+        break;
+      }
+      case 'actionResult': {
+        if (ev.action === 'setModel') {
+          const wanted = ev.requestId ? this.modelRequests.get(ev.requestId) : undefined;
+          if (ev.ok) {
+            const m = /^model:\s*(.+)$/.exec(ev.message || '');
+            s.model = wanted || (m ? m[1].trim() : s.model);
+            s.modelNote = null;
+          } else if (wanted !== undefined) {
+            s.modelNote = ev.message;
+          }
+        }
+        if (!ev.ok) this.notice('error', ev.message);
+        else if (ev.action !== 'setModel') this.notice('info', ev.message);
+        break;
+      }
+      case 'sessionStatus': {
+        s.model = ev.model || s.model;
+        s.worker = ev.worker || s.worker;
+        if (ev.usage) s.usage = { ...ZERO(), ...ev.usage };
+        s.cost = typeof ev.cost === 'number' ? ev.cost : s.cost;
+        s.busy = !!ev.busy;
+        break;
+      }
+      case 'sessionEnded': {
+        s.busy = false;
+        s.ended = { reason: ev.reason, message: ev.message ?? null };
+        s.approvals = [];
+        s.workers = new Map();
+        if (ev.usage) s.usage = { ...ZERO(), ...ev.usage };
+        if (typeof ev.cost === 'number') s.cost = ev.cost;
+        this.notice(ev.reason === 'completed' ? 'info' : 'warning', `The session ended (${ev.reason}).`);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+function workerKey(ev) {
+  return ev.workerId || `${ev.workerName}@${ev.depth ?? 0}`;
+}

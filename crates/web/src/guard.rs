@@ -1,0 +1,363 @@
+//! Who may talk to the server: every request must name the bound address in its `Host`
+//! header (so a DNS-rebinding page cannot reach it by another name), come from the page's own
+//! origin when it says where it comes from (`Origin`), and carry the run's token — in the query
+//! on the first load (`?token=…`, traded for an `HttpOnly; SameSite=Strict` cookie and a
+//! redirect that drops it from the address bar), in the cookie afterwards. Every response
+//! carries a strict Content-Security-Policy, `nosniff`, no referrer and no caching.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+use axum::extract::{Request, State};
+use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+
+/// The cookie that carries the token after the first load.
+pub const COOKIE: &str = "golem_forge_token";
+
+/// The Content-Security-Policy of every response: nothing but the server's own files, no
+/// inline script or style, images also from the `data:` and `blob:` URLs the page makes of
+/// image results, and no framing.
+pub const CSP: &str = "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; \
+                       base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// What a request must show.
+#[derive(Debug, Clone)]
+pub struct Access {
+    token: String,
+    port: u16,
+    /// The `Host` values that name the server; `None` for a server bound to every address
+    /// (`0.0.0.0`, `::`), which any IP address of the machine names (but no DNS name other
+    /// than `localhost`, so a rebinding name still cannot reach it).
+    hosts: Option<Vec<String>>,
+    /// Where the printed address points.
+    shown: String,
+}
+
+impl Access {
+    /// Access for a server bound to `addr` with `token`: the `Host` values that name the bound
+    /// address (`localhost` too for a loopback address).
+    pub fn new(token: String, addr: SocketAddr) -> Access {
+        let port = addr.port();
+        let ip = if addr.ip().is_unspecified() {
+            match addr {
+                SocketAddr::V4(_) => IpAddr::V4(Ipv4Addr::LOCALHOST),
+                SocketAddr::V6(_) => IpAddr::V6(Ipv6Addr::LOCALHOST),
+            }
+        } else {
+            addr.ip()
+        };
+        let shown = SocketAddr::new(ip, port).to_string();
+        let hosts = (!addr.ip().is_unspecified()).then(|| {
+            let mut hosts = vec![shown.clone()];
+            if ip.is_loopback() {
+                hosts.push(format!("localhost:{port}"));
+            }
+            hosts
+        });
+        Access {
+            token,
+            port,
+            hosts,
+            shown,
+        }
+    }
+
+    /// Whether `host` (a `Host` header) names this server.
+    fn names_us(&self, host: &str) -> bool {
+        match &self.hosts {
+            Some(hosts) => hosts.iter().any(|known| known.eq_ignore_ascii_case(host)),
+            None => {
+                host.eq_ignore_ascii_case(&format!("localhost:{}", self.port))
+                    || host
+                        .parse::<SocketAddr>()
+                        .is_ok_and(|addr| addr.port() == self.port)
+            }
+        }
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The run's token.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The address to open, with the token: `http://127.0.0.1:PORT/?token=…`.
+    pub fn url(&self) -> String {
+        format!("http://{}/?token={}", self.shown, self.token)
+    }
+
+    fn token_matches(&self, offered: &str) -> bool {
+        // Constant time over the token's length: how much of it matched is not timed.
+        let (a, b) = (self.token.as_bytes(), offered.as_bytes());
+        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+
+    /// Why `headers` and `query` may not pass, if they may not; `Ok(true)` when the token came
+    /// in the query (to be traded for the cookie).
+    fn check(
+        &self,
+        headers: &HeaderMap,
+        query: Option<&str>,
+    ) -> Result<bool, (StatusCode, &'static str)> {
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        if !self.names_us(host) {
+            return Err((StatusCode::FORBIDDEN, "unknown host"));
+        }
+        // The page's own origin is the address it was loaded from: the `Host` just checked.
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let own = origin
+                .to_str()
+                .ok()
+                .and_then(|origin| origin.strip_prefix("http://"))
+                .is_some_and(|origin| origin.eq_ignore_ascii_case(host));
+            if !own {
+                return Err((StatusCode::FORBIDDEN, "foreign origin"));
+            }
+        }
+        if query
+            .and_then(|q| param(q, "token"))
+            .is_some_and(|t| self.token_matches(t))
+        {
+            return Ok(true);
+        }
+        let cookie_ok = headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|h| h.to_str().ok())
+            .flat_map(|h| h.split(';'))
+            .filter_map(|pair| pair.trim().strip_prefix(COOKIE)?.strip_prefix('='))
+            .any(|t| self.token_matches(t));
+        if cookie_ok {
+            Ok(false)
+        } else {
+            Err((
+                StatusCode::UNAUTHORIZED,
+                "a token is needed: open the address golem-forge serve printed",
+            ))
+        }
+    }
+}
+
+/// The value of `name` in a query string (tokens are hex, so nothing needs decoding).
+fn param<'a>(query: &'a str, name: &str) -> Option<&'a str> {
+    query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+}
+
+/// The middleware: refuses what [`Access`] refuses, trades a query token for the cookie, and
+/// adds the security headers to every response.
+pub async fn guard(
+    State(access): State<std::sync::Arc<Access>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let verdict = access.check(request.headers(), request.uri().query());
+    let mut response = match verdict {
+        Err((status, why)) => (status, why).into_response(),
+        Ok(false) => next.run(request).await,
+        Ok(true) => {
+            let cookie = format!(
+                "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
+                access.token
+            );
+            // A page load drops the token from the address bar; other requests go through.
+            let mut response = if request.method() == Method::GET && request.uri().path() == "/" {
+                Redirect::to("/").into_response()
+            } else {
+                next.run(request).await
+            };
+            if let Ok(value) = HeaderValue::from_str(&cookie) {
+                response.headers_mut().append(header::SET_COOKIE, value);
+            }
+            response
+        }
+    };
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access() -> Access {
+        Access::new("abc123".into(), "127.0.0.1:4777".parse().unwrap())
+    }
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(
+                axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        map
+    }
+
+    #[test]
+    fn the_host_must_name_the_bound_address() {
+        let a = access();
+        assert_eq!(a.url(), "http://127.0.0.1:4777/?token=abc123");
+        assert_eq!(
+            a.check(
+                &headers(&[("host", "127.0.0.1:4777")]),
+                Some("token=abc123")
+            ),
+            Ok(true)
+        );
+        assert_eq!(
+            a.check(
+                &headers(&[("host", "localhost:4777")]),
+                Some("token=abc123")
+            ),
+            Ok(true)
+        );
+        for host in ["evil.example:4777", "127.0.0.1:4778", "127.0.0.1", ""] {
+            assert_eq!(
+                a.check(&headers(&[("host", host)]), Some("token=abc123")),
+                Err((StatusCode::FORBIDDEN, "unknown host")),
+                "{host}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_foreign_origin_is_refused_and_the_pages_own_passes() {
+        let a = access();
+        let own = headers(&[
+            ("host", "127.0.0.1:4777"),
+            ("origin", "http://127.0.0.1:4777"),
+            ("cookie", "golem_forge_token=abc123"),
+        ]);
+        assert_eq!(a.check(&own, None), Ok(false));
+        for origin in ["http://evil.example", "https://127.0.0.1:4777", "null"] {
+            let foreign = headers(&[
+                ("host", "127.0.0.1:4777"),
+                ("origin", origin),
+                ("cookie", "golem_forge_token=abc123"),
+            ]);
+            assert_eq!(
+                a.check(&foreign, None),
+                Err((StatusCode::FORBIDDEN, "foreign origin")),
+                "{origin}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_token_comes_in_the_query_or_the_cookie_and_must_match() {
+        let a = access();
+        let host = ("host", "127.0.0.1:4777");
+        assert!(matches!(
+            a.check(&headers(&[host]), None),
+            Err((StatusCode::UNAUTHORIZED, _))
+        ));
+        assert!(matches!(
+            a.check(&headers(&[host]), Some("token=abc124")),
+            Err((StatusCode::UNAUTHORIZED, _))
+        ));
+        assert!(matches!(
+            a.check(&headers(&[host]), Some("token=abc12")),
+            Err((StatusCode::UNAUTHORIZED, _))
+        ));
+        assert!(matches!(
+            a.check(&headers(&[host]), Some("x=1&token=abc123")),
+            Ok(true)
+        ));
+        assert!(matches!(
+            a.check(
+                &headers(&[host, ("cookie", "a=b; golem_forge_token=abc123")]),
+                None
+            ),
+            Ok(false)
+        ));
+        assert!(matches!(
+            a.check(
+                &headers(&[host, ("cookie", "golem_forge_token=nope")]),
+                None
+            ),
+            Err((StatusCode::UNAUTHORIZED, _))
+        ));
+        assert!(matches!(
+            a.check(
+                &headers(&[host, ("cookie", "xgolem_forge_token=abc123")]),
+                None
+            ),
+            Err((StatusCode::UNAUTHORIZED, _))
+        ));
+    }
+
+    #[test]
+    fn ipv6_and_other_addresses_name_themselves() {
+        let v6 = Access::new("t".into(), "[::1]:9000".parse().unwrap());
+        assert_eq!(v6.url(), "http://[::1]:9000/?token=t");
+        assert!(
+            v6.check(&headers(&[("host", "localhost:9000")]), Some("token=t"))
+                .is_ok()
+        );
+        let lan = Access::new("t".into(), "192.168.1.5:4777".parse().unwrap());
+        assert!(
+            lan.check(&headers(&[("host", "192.168.1.5:4777")]), Some("token=t"))
+                .is_ok()
+        );
+        assert!(
+            lan.check(&headers(&[("host", "localhost:4777")]), Some("token=t"))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn a_server_on_every_address_takes_ip_addresses_but_no_other_names() {
+        let every = Access::new("t".into(), "0.0.0.0:4777".parse().unwrap());
+        assert_eq!(every.url(), "http://127.0.0.1:4777/?token=t");
+        for host in [
+            "192.168.1.5:4777",
+            "10.0.0.2:4777",
+            "[fe80::1]:4777",
+            "localhost:4777",
+        ] {
+            let from_there = headers(&[("host", host), ("origin", &format!("http://{host}"))]);
+            assert!(every.check(&from_there, Some("token=t")).is_ok(), "{host}");
+        }
+        for host in ["evil.example:4777", "192.168.1.5:80", "192.168.1.5"] {
+            assert_eq!(
+                every.check(&headers(&[("host", host)]), Some("token=t")),
+                Err((StatusCode::FORBIDDEN, "unknown host")),
+                "{host}"
+            );
+        }
+        let foreign = headers(&[
+            ("host", "192.168.1.5:4777"),
+            ("origin", "http://10.0.0.2:4777"),
+        ]);
+        assert_eq!(
+            every.check(&foreign, Some("token=t")),
+            Err((StatusCode::FORBIDDEN, "foreign origin"))
+        );
+    }
+}

@@ -1,0 +1,578 @@
+//! The page's files (crates/web/assets), checked without a browser: the vendored view library is
+//! exactly what `assets/vendor/VERSIONS` names (SHA-256 of each file, and of the package's file
+//! for the one changed line), the page stays under its weight, `index.html` has no inline script
+//! or style and loads only the page's own files, nothing points outside the page, the page's
+//! own code never builds markup from strings, and every `data-testid` hook of PAGE.md exists.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers: a failure is a test failure"
+)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The most the page may weigh, uncompressed: every file it loads.
+const MAX_PAGE_BYTES: usize = 150 * 1000;
+
+fn assets_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
+}
+
+/// Every file under `dir`, as (path relative to `dir` with `/` separators, full path), sorted.
+fn files_under(dir: &Path) -> Vec<(String, PathBuf)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
+        let mut entries: Vec<_> = fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+            .map(|entry| entry.expect("a directory entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path
+                    .strip_prefix(root)
+                    .expect("under the root")
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                out.push((rel, path));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// Whether a file is licence or provenance text rather than something the page loads.
+fn is_notice(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.starts_with("LICENSE") || name == "VERSIONS"
+}
+
+/// The files the page loads: the HTML, the scripts and the styles (and any images).
+fn page_files() -> Vec<(String, PathBuf)> {
+    files_under(&assets_dir())
+        .into_iter()
+        .filter(|(rel, _)| !is_notice(rel))
+        .collect()
+}
+
+/// The page's own scripts (not the vendored library).
+fn own_scripts() -> Vec<(String, String)> {
+    page_files()
+        .into_iter()
+        .filter(|(rel, _)| rel.ends_with(".js") && !rel.starts_with("vendor/"))
+        .map(|(rel, path)| {
+            let text = read(&path);
+            (rel, text)
+        })
+        .collect()
+}
+
+// -- SHA-256 (FIPS 180-4), enough to pin a few files without a dependency ------------------------
+
+const K: [u32; 64] = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+];
+
+fn sha256_hex(data: &[u8]) -> String {
+    let mut h: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+    let mut message = data.to_vec();
+    let bit_len = (data.len() as u64).wrapping_mul(8);
+    message.push(0x80);
+    while message.len() % 64 != 56 {
+        message.push(0);
+    }
+    message.extend_from_slice(&bit_len.to_be_bytes());
+    for block in message.chunks_exact(64) {
+        let mut w = [0u32; 64];
+        for (i, word) in block.chunks_exact(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..64 {
+            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
+            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[i - 7])
+                .wrapping_add(s1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
+        for i in 0..64 {
+            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+            let ch = (e & f) ^ (!e & g);
+            let t1 = hh
+                .wrapping_add(s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[i])
+                .wrapping_add(w[i]);
+            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+            let maj = (a & b) ^ (a & c) ^ (b & c);
+            let t2 = s0.wrapping_add(maj);
+            hh = g;
+            g = f;
+            f = e;
+            e = d.wrapping_add(t1);
+            d = c;
+            c = b;
+            b = a;
+            a = t1.wrapping_add(t2);
+        }
+        for (slot, v) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+            *slot = slot.wrapping_add(v);
+        }
+    }
+    h.iter().map(|v| format!("{v:08x}")).collect()
+}
+
+#[test]
+fn sha256_matches_known_digests() {
+    assert_eq!(
+        sha256_hex(b""),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    assert_eq!(
+        sha256_hex(b"abc"),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    assert_eq!(
+        sha256_hex(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    );
+    assert_eq!(
+        sha256_hex(&[b'a'; 1000]),
+        "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"
+    );
+}
+
+// -- the vendored library -----------------------------------------------------------------------
+
+/// `vendor/VERSIONS` as blocks: a file name, then indented `key: value` lines.
+fn versions() -> BTreeMap<String, BTreeMap<String, String>> {
+    let text = read(&assets_dir().join("vendor/VERSIONS"));
+    let mut blocks: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if !line.starts_with(' ') {
+            let name = line.trim().to_owned();
+            assert!(
+                blocks.insert(name.clone(), BTreeMap::new()).is_none(),
+                "VERSIONS names {name} twice"
+            );
+            current = Some(name);
+            continue;
+        }
+        let name = current
+            .as_ref()
+            .expect("a key line before any file name in VERSIONS");
+        let (key, value) = line
+            .trim()
+            .split_once(": ")
+            .unwrap_or_else(|| panic!("VERSIONS: not a `key: value` line: {line:?}"));
+        blocks
+            .get_mut(name)
+            .expect("the current block")
+            .insert(key.to_owned(), value.to_owned());
+    }
+    blocks
+}
+
+#[test]
+fn vendored_files_are_the_pinned_ones() {
+    let vendor = assets_dir().join("vendor");
+    let blocks = versions();
+    assert!(!blocks.is_empty(), "VERSIONS names no file");
+    for (name, block) in &blocks {
+        for key in ["package", "version", "from", "licence", "sha256"] {
+            assert!(block.contains_key(key), "VERSIONS: {name} has no `{key}`");
+        }
+        let bytes = fs::read(vendor.join(name))
+            .unwrap_or_else(|e| panic!("VERSIONS names {name}, which cannot be read: {e}"));
+        assert_eq!(
+            sha256_hex(&bytes),
+            block["sha256"],
+            "vendor/{name} is not the file VERSIONS pins"
+        );
+        let licence = block["licence"].split_whitespace().next().unwrap_or("");
+        assert!(
+            vendor.join(licence).is_file(),
+            "vendor/{name}: its licence file {licence} is missing"
+        );
+        // A changed file: undoing the change gives back the package's file.
+        match (block.get("upstream-sha256"), block.get("change")) {
+            (None, None) => {}
+            (Some(upstream), Some(change)) => {
+                let (before, after) = change
+                    .split_once(" -> ")
+                    .unwrap_or_else(|| panic!("VERSIONS: {name}: `change` is not `A -> B`"));
+                let text = String::from_utf8(bytes.clone()).expect("a changed file is text");
+                assert_eq!(
+                    text.matches(after).count(),
+                    1,
+                    "vendor/{name}: the change should appear exactly once"
+                );
+                let original = text.replacen(after, before, 1);
+                assert_eq!(
+                    &sha256_hex(original.as_bytes()),
+                    upstream,
+                    "vendor/{name} differs from its package's file by more than `{change}`"
+                );
+            }
+            _ => panic!("VERSIONS: {name} needs both `upstream-sha256` and `change`, or neither"),
+        }
+    }
+    for (rel, _) in files_under(&vendor) {
+        if !is_notice(&rel) {
+            assert!(
+                blocks.contains_key(&rel),
+                "vendor/{rel} is not named in VERSIONS"
+            );
+        }
+    }
+}
+
+// -- weight, HTML, URLs, scripts ----------------------------------------------------------------
+
+#[test]
+fn the_page_weighs_less_than_its_budget() {
+    let files = page_files();
+    let total: usize = files
+        .iter()
+        .map(|(_, path)| fs::metadata(path).expect("a page file").len() as usize)
+        .sum();
+    let list: Vec<String> = files
+        .iter()
+        .map(|(rel, path)| format!("{rel} {}", fs::metadata(path).map(|m| m.len()).unwrap_or(0)))
+        .collect();
+    assert!(
+        total < MAX_PAGE_BYTES,
+        "the page weighs {total} bytes (budget {MAX_PAGE_BYTES}):\n{}",
+        list.join("\n")
+    );
+    assert!(files.iter().any(|(rel, _)| rel == "index.html"));
+    assert!(files.iter().any(|(rel, _)| rel == "app.js"));
+    assert!(files.iter().any(|(rel, _)| rel == "style.css"));
+}
+
+/// The values of attribute `attr` in `html` (quoted with `"`).
+fn attribute_values(html: &str, attr: &str) -> Vec<String> {
+    let needle = format!("{attr}=\"");
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(at) = rest.find(&needle) {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + needle.len()..];
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-') {
+            continue;
+        }
+        let end = rest.find('"').expect("a closing quote");
+        out.push(rest[..end].to_owned());
+        rest = &rest[end..];
+    }
+    out
+}
+
+#[test]
+fn index_html_has_no_inline_script_or_style_and_loads_only_its_own_files() {
+    let html = read(&assets_dir().join("index.html"));
+    let lower = html.to_ascii_lowercase();
+    // Every <script> has a src and nothing inside.
+    let mut scripts = 0;
+    for (at, _) in lower.match_indices("<script") {
+        scripts += 1;
+        let tag_end = at + lower[at..].find('>').expect("a closed script tag");
+        let tag = &lower[at..tag_end];
+        assert!(
+            tag.contains(" src=\""),
+            "an inline script in index.html: {tag}"
+        );
+        assert!(
+            lower[tag_end + 1..].trim_start().starts_with("</script>"),
+            "a script with a body in index.html"
+        );
+    }
+    assert_eq!(scripts, 1, "index.html loads one script, app.js");
+    assert!(!lower.contains("<style"), "a <style> block in index.html");
+    assert!(
+        !lower.contains(" style="),
+        "a style attribute in index.html"
+    );
+    assert!(
+        !lower.contains("javascript:"),
+        "a javascript: URL in index.html"
+    );
+    for (at, _) in lower.match_indices(" on") {
+        let word: String = lower[at + 1..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect();
+        assert!(
+            !lower[at + 1 + word.len()..].starts_with('=') || word.len() < 3,
+            "an inline event handler in index.html: {word}"
+        );
+    }
+    assert_eq!(
+        attribute_values(&html, "src"),
+        ["/assets/app.js"],
+        "index.html loads exactly /assets/app.js"
+    );
+    assert!(
+        lower.contains("<script type=\"module\" src=\"/assets/app.js\">"),
+        "app.js is loaded as a module"
+    );
+    let hrefs = attribute_values(&html, "href");
+    assert!(
+        hrefs.contains(&"/assets/style.css".to_owned()),
+        "index.html loads /assets/style.css"
+    );
+    for href in hrefs {
+        assert!(
+            href == "/assets/style.css" || href == "data:,",
+            "index.html links {href}; only /assets/style.css (and the empty icon) are expected"
+        );
+    }
+}
+
+/// XML namespace names that only look like URLs (no request is ever made to them).
+const NAMESPACES: &[&str] = &[
+    "http://www.w3.org/2000/svg",
+    "http://www.w3.org/1998/Math/MathML",
+    "http://www.w3.org/1999/xlink",
+    "http://www.w3.org/1999/xhtml",
+];
+
+#[test]
+fn nothing_the_page_loads_points_outside_it() {
+    for (rel, path) in page_files() {
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue; // an image
+        };
+        for scheme in ["http://", "https://"] {
+            for (at, _) in text.match_indices(scheme) {
+                let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                let line = text[line_start..].lines().next().unwrap_or("").trim_start();
+                let in_comment =
+                    line.starts_with("//") || line.starts_with("/*") || line.starts_with('*');
+                let namespace = NAMESPACES.iter().any(|ns| text[at..].starts_with(ns));
+                assert!(
+                    in_comment || namespace,
+                    "{rel} names an outside address: {}",
+                    &text[at..(at + 60).min(text.len())]
+                );
+            }
+        }
+        let lower = text.to_ascii_lowercase();
+        for pattern in [
+            "src=\"//",
+            "href=\"//",
+            "url(//",
+            "url(\"//",
+            "url('//",
+            "@import",
+        ] {
+            assert!(!lower.contains(pattern), "{rel} contains {pattern}");
+        }
+    }
+}
+
+/// The module specifiers of the `import` and `export … from` statements of a script: each
+/// statement starts a line (or the file) and runs to its `;`.
+fn import_specifiers(js: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut starts = vec![0];
+    starts.extend(js.match_indices('\n').map(|(i, _)| i + 1));
+    for start in starts {
+        let line = js[start..].trim_start_matches([' ', '\t']);
+        let is_statement = [
+            "import ", "import{", "import'", "import\"", "export ", "export{", "export*",
+        ]
+        .iter()
+        .any(|p| line.starts_with(p));
+        if !is_statement {
+            continue;
+        }
+        let statement = &line[..line.find(';').unwrap_or(line.len())];
+        let tail = match statement.rfind("from") {
+            Some(at) => &statement[at + 4..],
+            None if statement.starts_with("import") => &statement[6..],
+            None => continue,
+        };
+        let tail = tail.trim_start();
+        let Some(quote) = tail.chars().next().filter(|c| *c == '\'' || *c == '"') else {
+            continue;
+        };
+        if let Some(end) = tail[1..].find(quote) {
+            out.push(tail[1..1 + end].to_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn every_import_is_a_file_of_the_page() {
+    let dir = assets_dir();
+    let mut imports = 0;
+    for (rel, path) in page_files() {
+        if !rel.ends_with(".js") {
+            continue;
+        }
+        let text = read(&path);
+        assert!(
+            !text.contains("import("),
+            "{rel} imports a module at run time"
+        );
+        let base = Path::new(&rel).parent().unwrap_or(Path::new(""));
+        for spec in import_specifiers(&text) {
+            imports += 1;
+            assert!(
+                spec.starts_with("./") || spec.starts_with("../"),
+                "{rel} imports {spec:?}: a browser needs a relative path (no import maps under the CSP)"
+            );
+            let target = dir.join(base).join(&spec);
+            let target = target.canonicalize().unwrap_or_else(|_| {
+                panic!("{rel} imports {spec:?}, which is not a file of the page")
+            });
+            assert!(
+                target.starts_with(dir.canonicalize().expect("the assets folder")),
+                "{rel} imports {spec:?} from outside the assets"
+            );
+        }
+    }
+    assert!(
+        imports >= 10,
+        "only {imports} imports found; is the parser still right?"
+    );
+}
+
+#[test]
+fn the_pages_own_scripts_never_build_markup_from_strings() {
+    let scripts = own_scripts();
+    assert!(!scripts.is_empty());
+    for (rel, text) in &scripts {
+        for banned in [
+            "innerHTML",
+            "outerHTML",
+            "insertAdjacentHTML",
+            "document.write",
+            "dangerouslySetInnerHTML",
+            "eval(",
+            "new Function",
+            "setTimeout('",
+            "setTimeout(\"",
+        ] {
+            assert!(!text.contains(banned), "{rel} uses {banned}");
+        }
+        for banned in ["style=\"", "style='", "<style"] {
+            assert!(
+                !text.contains(banned),
+                "{rel} writes an inline style ({banned}); the CSP allows only styles set through the CSSOM"
+            );
+        }
+    }
+}
+
+// -- the contract with the tests ----------------------------------------------------------------
+
+/// The hooks in PAGE.md's table (the `DOM hooks` section): every backticked name in the first
+/// column, and the hyphenated ones and `data-` attributes the second column names (`deny-confirm`,
+/// `approval-submit`, `data-streaming`).
+fn page_md_hooks() -> Vec<String> {
+    let page = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("PAGE.md"));
+    let section = page
+        .split("## DOM hooks")
+        .nth(1)
+        .expect("PAGE.md has a `DOM hooks` section");
+    let mut hooks = Vec::new();
+    for line in section.lines().filter(|l| l.starts_with('|')) {
+        for (column, cell) in line.split('|').skip(1).take(2).enumerate() {
+            for (k, piece) in cell.split('`').enumerate() {
+                let named = column == 0 || piece.contains('-');
+                if k % 2 == 1 && named && !hooks.iter().any(|h| h == piece) {
+                    hooks.push(piece.to_owned());
+                }
+            }
+        }
+    }
+    hooks
+}
+
+#[test]
+fn every_hook_of_page_md_is_in_the_page() {
+    let js: String = own_scripts()
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let hooks = page_md_hooks();
+    assert!(
+        hooks.len() >= 20,
+        "too few hooks found in PAGE.md: {hooks:?}"
+    );
+    let mut checked = 0;
+    for hook in &hooks {
+        if hook.starts_with("body[") {
+            // `body[data-connected="true"]`: set through the dataset.
+            let name = hook
+                .split("data-")
+                .nth(1)
+                .and_then(|rest| rest.split('=').next())
+                .expect("a data attribute");
+            assert!(
+                js.contains(&format!("body.dataset.{name} = 'true'"))
+                    && js.contains(&format!("body.dataset.{name} = 'false'")),
+                "the page never sets body[data-{name}] to true and false"
+            );
+            checked += 1;
+        } else if hook.starts_with("data-") {
+            let name = hook.split('=').next().unwrap_or(hook);
+            assert!(
+                js.contains(&format!("{name}=")),
+                "the page never sets the attribute {name} (PAGE.md: {hook})"
+            );
+            checked += 1;
+        } else if hook.chars().all(|c| c.is_ascii_lowercase() || c == '-') && !hook.is_empty() {
+            assert!(
+                js.contains(&format!("data-testid=\"{hook}\"")),
+                "no element has data-testid=\"{hook}\" (PAGE.md's hooks)"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "only {checked} hooks checked: {hooks:?}");
+    for status in [
+        "running",
+        "success",
+        "error",
+        "denied",
+        "blocked",
+        "interrupted",
+    ] {
+        assert!(
+            js.contains(&format!("{status}:")),
+            "the tool card does not know the status {status}"
+        );
+    }
+}
