@@ -11,6 +11,7 @@ mod approval;
 mod basics;
 mod edit;
 mod escapes;
+mod git;
 mod interrupt;
 mod manual;
 mod model;

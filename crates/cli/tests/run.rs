@@ -6,12 +6,15 @@
 
 mod approval;
 mod budget;
+mod custom;
 mod delegation;
 mod ending;
+pub(crate) mod git;
 mod interrupt;
 mod processes;
 mod prompt;
 mod transcript;
+mod web;
 mod wire;
 
 use std::process::{Child, Output, Stdio};

@@ -466,30 +466,49 @@ impl ToolResultValue {
 
 impl ToolResultValue {
     /// A change as the model needs it: the path, the summary and the changed lines (the hunks),
-    /// not both whole texts again. `None` when the data has no hunks.
+    /// not both whole texts again. A change to several files, given as `files` (one `DiffData`
+    /// each, beside the whole change's fields; git's diff does this), is told file by file.
+    /// `None` when the data has no hunks.
     fn diff_model_text(&self) -> Option<String> {
         let data: DiffData = self.data_as()?;
-        let hunks = data.hunks?;
-        let mut text = format!(
-            "{} {}{}",
-            if data.is_new { "Created" } else { "Changed" },
-            data.path,
-            self.summary
-                .as_ref()
-                .map(|s| format!(" ({s})"))
-                .unwrap_or_default()
-        );
-        for hunk in hunks {
-            text.push_str(&format!(
-                "\n@@ -{},{} +{},{} @@",
-                hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
-            ));
-            for line in hunk.lines {
+        let summary = self
+            .summary
+            .as_ref()
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
+        let files: Vec<DiffData> = match self.data.get("files") {
+            Some(files) => serde_json::from_value(files.clone()).unwrap_or_default(),
+            None => Vec::new(),
+        };
+        if files.len() > 1 {
+            let mut text = format!("Changes in {}{summary}", data.path);
+            for file in files {
                 text.push('\n');
-                text.push_str(line.trim_end_matches('\n'));
+                push_file_change(&mut text, &file.path, file.is_new, file.hunks?);
             }
+            return Some(text);
         }
+        let hunks = data.hunks?;
+        let mut text = String::new();
+        push_file_change(&mut text, &data.path, data.is_new, hunks);
+        text.insert_str(text.find('\n').unwrap_or(text.len()), &summary);
         Some(text)
+    }
+}
+
+/// `Changed <path>` (or `Created`) and the hunks, for the model.
+fn push_file_change(text: &mut String, path: &str, is_new: bool, hunks: Vec<DiffHunk>) {
+    text.push_str(if is_new { "Created " } else { "Changed " });
+    text.push_str(path);
+    for hunk in hunks {
+        text.push_str(&format!(
+            "\n@@ -{},{} +{},{} @@",
+            hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
+        ));
+        for line in hunk.lines {
+            text.push('\n');
+            text.push_str(line.trim_end_matches('\n'));
+        }
     }
 }
 
@@ -524,4 +543,37 @@ pub fn diff_summary(original: &str, modified: &str) -> String {
     let added: i64 = counts.values().filter(|c| **c > 0).sum();
     let removed: i64 = -counts.values().filter(|c| **c < 0).sum::<i64>();
     format!("+{added} \u{2212}{removed} lines")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_change_to_several_files_reaches_the_model_file_by_file() {
+        let hunk = |line: &str| {
+            json!({"oldStart": 1, "oldLines": 0, "newStart": 1, "newLines": 1,
+                   "lines": [line]})
+        };
+        let value = ToolResultValue::new(
+            "diff",
+            json!({
+                "path": "/repo", "modified": "", "isNew": false,
+                "hunks": [hunk("+a"), hunk("+b")],
+                "files": [
+                    {"path": "/repo/a.txt", "modified": "", "isNew": false, "hunks": [hunk("+a")]},
+                    {"path": "/repo/b.txt", "modified": "", "isNew": true, "hunks": [hunk("+b")]},
+                ],
+            }),
+        )
+        .with_summary("2 files, +2 \u{2212}0 lines");
+        assert_eq!(
+            value.to_model_text(),
+            "Changes in /repo (2 files, +2 \u{2212}0 lines)\n\
+             Changed /repo/a.txt\n@@ -1,0 +1,1 @@\n+a\n\
+             Created /repo/b.txt\n@@ -1,0 +1,1 @@\n+b"
+        );
+    }
 }

@@ -1,20 +1,26 @@
 //! A worker's tools from its `toolsets:` section: the filesystem toolset over its sandbox,
 //! `run_code` and `shell` each in a process jail built from the toolset's options, one
-//! delegation tool per allowed worker; toolsets not built yet are a clear error, never
-//! silently missing.
+//! delegation tool per allowed worker, `web_fetch` and `web_search` (the search backend's API
+//! key read from the environment here), the git tools in two jails (without and with the
+//! network), the custom tools of each module in a jail of its own; toolsets not built yet are
+//! a clear error, never silently missing.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use golem_core::registry::ToolRegistry;
-use golem_sandbox::Sandbox;
 use golem_sandbox::jail::{Jail, JailError, JailLimits, JailMode as SandboxJailMode, JailPolicy};
+use golem_sandbox::{Sandbox, ZoneMode};
 use golem_tools::code::CodeOptions;
+use golem_tools::git::{GitAuthor, GitOptions};
 use golem_tools::shell::{ShellOptions, ShellRule as ToolShellRule, ShellRules};
+use golem_tools::web::{SearchOptions, WebOptions};
 
 use crate::delegation::DelegateTool;
 use crate::launch::{LaunchError, SessionEnv, WorkerFrame};
-use crate::worker::{JailMode, ProcessLimitsConfig, WorkerDefinition};
+use crate::worker::{
+    CustomToolsetConfig, GitToolsetConfig, JailMode, ProcessLimitsConfig, WorkerDefinition,
+};
 
 /// Builds the tools of `definition`.
 pub fn build_tools(
@@ -111,14 +117,158 @@ pub fn build_tools(
             )))?;
         }
     }
-    if toolsets.custom.is_some() {
-        return Err(LaunchError::Unsupported(format!(
-            "worker {} uses the custom toolset, which is not available yet (it arrives with a \
-             later issue)",
-            definition.name
-        )));
+    if let Some(web) = &toolsets.web {
+        let search = web.search.as_ref().map(|search| SearchOptions {
+            backend: search.backend,
+            url: search.url.clone(),
+            api_key: search
+                .backend
+                .key_env()
+                .and_then(|name| std::env::var(name).ok()),
+        });
+        let options = WebOptions {
+            allow: web.allow.clone(),
+            private_hosts: web.private_hosts.clone(),
+            max_bytes: web.max_bytes,
+            timeout: Duration::from_secs(web.timeout),
+            search,
+        };
+        let tools = golem_tools::web_tools(options).map_err(|e| {
+            LaunchError::Config(format!(
+                "worker {} ({}): {e}",
+                definition.name,
+                definition.path.display()
+            ))
+        })?;
+        for tool in tools {
+            add(tool)?;
+        }
+    }
+    if let Some(git) = &toolsets.git {
+        for tool in git_tools(env, definition, sandbox, git)? {
+            add(tool)?;
+        }
+    }
+    if let Some(custom) = &toolsets.custom {
+        for tool in custom_tools(env, definition, sandbox, custom)? {
+            add(tool)?;
+        }
     }
     Ok(registry)
+}
+
+/// The tools of every custom module (`toolsets.custom`), each module run in a jail over the
+/// worker's zones with its own network setting; the module's path is relative to the worker
+/// file. A module that cannot be read or described, or a whitelisted tool it lacks, fails the
+/// launch with a message naming the module and the tool.
+fn custom_tools(
+    env: &SessionEnv,
+    definition: &WorkerDefinition,
+    sandbox: &Sandbox,
+    custom: &CustomToolsetConfig,
+) -> Result<Vec<Arc<dyn golem_core::tool::Tool>>, LaunchError> {
+    let config_error = |message: String| {
+        LaunchError::Config(format!(
+            "worker {} ({}): toolsets.custom: {message}",
+            definition.name,
+            definition.path.display()
+        ))
+    };
+    if custom.modules.is_empty() {
+        return Err(config_error(
+            "name a module (`module: ./tools.py`) or a list of them".to_owned(),
+        ));
+    }
+    let base = definition
+        .path
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let mut tools = Vec::new();
+    for module in &custom.modules {
+        let process = ProcessToolset {
+            toolset: "custom",
+            network: module.network,
+            jail: module.jail,
+            limits: &module.limits,
+            workdir: None,
+            timeout: module.timeout,
+            max_timeout: module.timeout,
+        };
+        let (jail, _, timeout, _) = process.build(env, definition, sandbox)?;
+        let describe_jail = Jail::new(
+            env.jail_helper.clone().unwrap_or_default(),
+            sandbox.clone(),
+            jail.policy().clone(),
+        );
+        let options = golem_tools::custom::CustomOptions {
+            path: base.join(&module.module),
+            shown: module.module.clone(),
+            tools: module.tools.clone(),
+            approval: module.approval.clone(),
+            timeout,
+        };
+        tools.extend(
+            golem_tools::custom_tools(jail, describe_jail, options)
+                .map_err(|e| config_error(e.to_string()))?,
+        );
+    }
+    Ok(tools)
+}
+
+/// The git tools on the repository of `git.zone` (checked here, so that the error names the
+/// key): two jails over the worker's zones, both checked against the kernel now, one without
+/// the network for reading and changing the repository and one with it for `git_pull` and
+/// `git_push` (only built when the zone is `rw`, the only case they exist in).
+fn git_tools(
+    env: &SessionEnv,
+    definition: &WorkerDefinition,
+    sandbox: &Sandbox,
+    git: &GitToolsetConfig,
+) -> Result<Vec<Arc<dyn golem_core::tool::Tool>>, LaunchError> {
+    let config_error = |message: String| {
+        LaunchError::Config(format!(
+            "worker {} ({}): toolsets.git: {message}",
+            definition.name,
+            definition.path.display()
+        ))
+    };
+    let Some(zone) = sandbox.zone(&git.zone) else {
+        let zones: Vec<&str> = sandbox.zones().iter().map(|z| z.name()).collect();
+        return Err(config_error(format!(
+            "zone `{}` is not a zone of this worker (zones: {})",
+            git.zone,
+            if zones.is_empty() {
+                "none".to_owned()
+            } else {
+                zones.join(", ")
+            }
+        )));
+    };
+    let process = |network| ProcessToolset {
+        toolset: "git",
+        network,
+        jail: git.jail,
+        limits: &git.limits,
+        workdir: None,
+        timeout: git.timeout,
+        max_timeout: git.timeout,
+    };
+    let (local, ..) = process(false).build(env, definition, sandbox)?;
+    let network = match zone.mode() {
+        ZoneMode::Rw => Some(process(true).build(env, definition, sandbox)?.0),
+        ZoneMode::Ro => None,
+    };
+    let options = GitOptions {
+        zone: git.zone.clone(),
+        hooks: git.hooks,
+        author: git.author.as_ref().map(|author| GitAuthor {
+            name: author.name.clone(),
+            email: author.email.clone(),
+        }),
+        timeout: Duration::from_secs(git.timeout),
+    };
+    golem_tools::git_tools(local, network, options).map_err(|e| config_error(e.to_string()))
 }
 
 /// The options `code` and `shell` share: how their jail is built and where they start.

@@ -16,3 +16,4 @@ mod prompt_cache;
 mod registry;
 mod rules;
 mod worker_file;
+mod worker_file_web;

@@ -6,12 +6,11 @@ use std::path::{Path, PathBuf};
 use golem_core::approval::{ApprovalConfig, ApprovalDecisionType};
 use golem_runtime::budget::BudgetLimits;
 use golem_runtime::worker::{
-    CodeToolsetConfig, CustomToolsetConfig, FilesystemToolsetConfig, JailMode, ProcessLimitsConfig,
-    ShellRule, ShellToolsetConfig, ToolsetsConfig, WorkerDefinition, WorkerFileError, WorkerMode,
-    WorkersToolsetConfig, load_worker, parse_worker,
+    CodeToolsetConfig, CustomModuleConfig, CustomToolsetConfig, FilesystemToolsetConfig, JailMode,
+    ProcessLimitsConfig, ShellRule, ShellToolsetConfig, ToolsetsConfig, WorkerDefinition,
+    WorkerFileError, WorkerMode, WorkersToolsetConfig, load_worker, parse_worker,
 };
 use golem_sandbox::{ZoneApproval, ZoneConfig, ZoneMode};
-use serde_json::json;
 
 use crate::fixture::dedent;
 
@@ -125,7 +124,8 @@ fn the_design_example() {
             default: ask
           workers: { allowed_workers: [summarizer] }
           custom:
-            command_tools: { word_count: { command: "wc -w" } }
+            module: ./tools.py
+            tools: [word_count]
             approval: { default: ask, tools: { word_count: preApproved } }
         "#,
         "You are a careful file organiser.\n",
@@ -174,12 +174,16 @@ fn the_design_example() {
                 allowed_workers: vec!["summarizer".into()]
             }),
             custom: Some(CustomToolsetConfig {
-                approval: ApprovalConfig {
-                    default: Some(Ask),
-                    tools: [("word_count".to_owned(), PreApproved)].into(),
-                },
-                command_tools: json!({"word_count": {"command": "wc -w"}}),
+                modules: vec![CustomModuleConfig {
+                    tools: Some(vec!["word_count".to_owned()]),
+                    approval: ApprovalConfig {
+                        default: Some(Ask),
+                        tools: [("word_count".to_owned(), PreApproved)].into(),
+                    },
+                    ..custom_module("./tools.py")
+                }],
             }),
+            ..ToolsetsConfig::default()
         }
     );
     assert_eq!(def.instructions, "You are a careful file organiser.");
@@ -216,10 +220,7 @@ fn toolset_defaults() {
     );
     check("name: greeter\ntoolsets:\n  workers:\n  custom:\n", |w| {
         w.toolsets.workers = Some(WorkersToolsetConfig::default());
-        w.toolsets.custom = Some(CustomToolsetConfig {
-            approval: ApprovalConfig::default(),
-            command_tools: serde_json::Value::Null,
-        });
+        w.toolsets.custom = Some(CustomToolsetConfig::default());
     });
     check(
         "name: greeter\ntoolsets:\n  code: { network: true, timeout: 5, jail: best_effort }\n  \
@@ -268,11 +269,21 @@ fn toolset_defaults() {
     check("name: greeter\ntoolsets:\nsandbox:\n", |_| {});
     check(
         "name: greeter\ntoolsets:\n  shell:\n    rules:\n    network:\n    timeout:\n    jail:\n  \
-         workers:\n    allowed_workers:\n  custom:\n    approval:\n    command_tools:\n",
+         workers:\n    allowed_workers:\n  custom:\n    - module: ./a.py\n      approval:\n      \
+         tools:\n      network:\n    - { module: ./b.mjs, network: true, timeout: 5 }\n",
         |w| {
             w.toolsets.shell = Some(ShellToolsetConfig::default());
             w.toolsets.workers = Some(WorkersToolsetConfig::default());
-            w.toolsets.custom = Some(CustomToolsetConfig::default());
+            w.toolsets.custom = Some(CustomToolsetConfig {
+                modules: vec![
+                    custom_module("./a.py"),
+                    CustomModuleConfig {
+                        network: true,
+                        timeout: 5,
+                        ..custom_module("./b.mjs")
+                    },
+                ],
+            });
         },
     );
     check("name: greeter\nsandbox:\n  zones:\n", |_| {});
@@ -783,4 +794,17 @@ fn budget_errors_name_the_line_and_key() {
     );
     let words = err("name: greeter\nbudget: {wall_seconds: soon}\n");
     assert!(words.contains("budget.wall_seconds"), "{words}");
+}
+
+/// A custom module with every option at its default.
+fn custom_module(module: &str) -> CustomModuleConfig {
+    CustomModuleConfig {
+        module: module.to_owned(),
+        tools: None,
+        approval: ApprovalConfig::default(),
+        network: false,
+        timeout: 60,
+        jail: JailMode::Strict,
+        limits: ProcessLimitsConfig::default(),
+    }
 }

@@ -1,15 +1,24 @@
 //! Toolsets: filesystem, shell, code, web, git, workers, custom and MCP tools.
 //!
 //! Each toolset is a folder with one file per tool; tools implement `golem_core::tool::Tool`
-//! and are only ever run through the orchestrator. Built so far: [`filesystem`], and [`code`]
+//! and are only ever run through the orchestrator. Built so far: [`filesystem`], [`code`]
 //! (`run_code`) and [`shell`] (`shell`), which run processes in the toolset's
-//! `golem_sandbox::jail::Jail` and share how a run is started and reported (`process`).
+//! `golem_sandbox::jail::Jail` and share how a run is started and reported (`process`),
+//! [`web`] (`web_fetch`, SSRF-safe, and `web_search`), and [`git`] (git on the repository of
+//! one zone, in the jail, with nothing the repository configures allowed to run), and
+//! [`custom`] (tools from a user's Python, JavaScript or executable module, in the jail).
 
 pub mod code;
+pub mod custom;
 pub mod filesystem;
+pub mod git;
 mod process;
 pub mod shell;
+pub mod web;
 
 pub use code::run_code_tool;
+pub use custom::custom_tools;
 pub use filesystem::filesystem_tools;
+pub use git::git_tools;
 pub use shell::shell_tool;
+pub use web::web_tools;

@@ -1,5 +1,6 @@
 //! Integration tests of `golem-tools`: one binary, one module per toolset. Every tool call goes
-//! through the real `ToolCallOrchestrator` over a real `Sandbox` on temporary directories.
+//! through the real `ToolCallOrchestrator` over a real `Sandbox` on temporary directories (the
+//! web toolset against HTTP servers the tests start on `127.0.0.1`).
 
 #![allow(
     clippy::unwrap_used,
@@ -9,3 +10,4 @@
 
 mod filesystem;
 mod shell;
+mod web;

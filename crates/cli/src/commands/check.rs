@@ -60,6 +60,7 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
     let users: Vec<&str> = [
         (worker.toolsets.code.is_some(), "run_code"),
         (worker.toolsets.shell.is_some(), "shell"),
+        (worker.toolsets.git.is_some(), "git"),
     ]
     .into_iter()
     .filter_map(|(used, tool)| used.then_some(tool))
@@ -97,10 +98,103 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
             .shell
             .as_ref()
             .is_some_and(|shell| !shell.network),
+        // Every git tool but `git_pull` and `git_push` runs without the network.
+        worker.toolsets.git.is_some(),
     ];
     if network_off.contains(&true) {
         say(&format!("Limit: {NETWORK_OFF_LIMITS}."));
     }
+}
+
+/// The git toolset's settings: the repository's zone, whether its hooks run, the identity of
+/// commits and the time limit (on a read-only zone, that only the read tools exist).
+fn print_git(worker: &WorkerDefinition, sandbox: &Sandbox) {
+    let Some(git) = &worker.toolsets.git else {
+        return;
+    };
+    let read_only = sandbox
+        .zone(&git.zone)
+        .is_some_and(|zone| zone.mode() == ZoneMode::Ro);
+    let (name, email) = match &git.author {
+        Some(author) => (author.name.as_str(), author.email.as_str()),
+        None => golem_tools::git::DEFAULT_AUTHOR,
+    };
+    let author = match &git.author {
+        Some(_) => format!("{name} <{email}>"),
+        None => format!("the repository's own, else {name} <{email}>"),
+    };
+    say("\nGit");
+    say(&format!("  repository: /{} (the zone's root)", git.zone));
+    say(&format!(
+        "  hooks: {}",
+        if git.hooks {
+            "run (hooks: true)"
+        } else {
+            "off"
+        }
+    ));
+    if read_only {
+        say(&format!(
+            "  read-only zone: only {} (nothing is changed or pushed)",
+            golem_tools::git::READ_TOOLS.join(", ")
+        ));
+        say(&format!("  limit: {} s per git command", git.timeout));
+        return;
+    }
+    say(&format!("  commits as: {author}"));
+    say(&format!(
+        "  limit: {} s per git command; git_pull and git_push use the network",
+        git.timeout
+    ));
+}
+
+/// The web toolset's settings: the hosts pre-approved and those that may be private, the
+/// limits, and the search backend (with whether its API key is set).
+fn print_web(worker: &WorkerDefinition) {
+    let Some(web) = &worker.toolsets.web else {
+        return;
+    };
+    let list = |items: Vec<String>| {
+        if items.is_empty() {
+            "none".to_owned()
+        } else {
+            items.join(", ")
+        }
+    };
+    say("\nWeb");
+    say(&format!(
+        "  allow (pre-approved): {}",
+        list(web.allow.iter().map(ToString::to_string).collect())
+    ));
+    say(&format!(
+        "  private hosts: {}",
+        list(web.private_hosts.iter().map(ToString::to_string).collect())
+    ));
+    say(&format!(
+        "  limits: {} bytes and {} s per fetch, {} redirects",
+        web.max_bytes,
+        web.timeout,
+        golem_tools::web::MAX_REDIRECTS
+    ));
+    let search = match &web.search {
+        None => "none (web_search fails until toolsets.web.search is set)".to_owned(),
+        Some(search) => {
+            let url = search
+                .url
+                .as_deref()
+                .or(search.backend.default_url())
+                .unwrap_or_default();
+            let key = match search.backend.key_env() {
+                None => String::new(),
+                Some(name) if std::env::var(name).is_ok_and(|v| !v.trim().is_empty()) => {
+                    format!(", key in {name}")
+                }
+                Some(name) => format!(", warning: {name} is not set, so web_search fails"),
+            };
+            format!("{} at {url}{key}", search.backend.as_str())
+        }
+    };
+    say(&format!("  search: {search}"));
 }
 
 /// Warnings about shell rules that pre-approve every command of a program that can run other
@@ -209,6 +303,8 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     }
 
     print_jail_support(&worker);
+    print_web(&worker);
+    print_git(&worker, &sandbox);
 
     let bus = UiEventBus::new();
     let redactor = SessionEnv::secrets_of(&config);

@@ -264,6 +264,7 @@ fn approve_all_writes_the_file_and_json_prints_only_the_events() {
             types(&events),
             [
                 "sessionStarted",
+                "message",
                 "workerStarted",
                 "usage",
                 "workerProgress",

@@ -2,10 +2,13 @@
 //! DESIGN.md §3.1 writes them. Deserialization validates every value it can check alone (with
 //! its line); nothing here builds tools or touches the filesystem.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use golem_core::approval::{ApprovalConfig, ApprovalDecisionType};
 use golem_sandbox::ZoneConfig;
+use golem_tools::web::{HostPattern, PrivateHost, SearchBackend, check_search_url};
+use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::yaml::or_default;
@@ -110,9 +113,15 @@ pub struct ToolsetsConfig {
     /// One tool per allowed sub-worker.
     #[serde(default, deserialize_with = "present")]
     pub workers: Option<WorkersToolsetConfig>,
-    /// Custom command tools.
+    /// Custom tools from local modules (Python, JavaScript or any executable).
     #[serde(default, deserialize_with = "present")]
     pub custom: Option<CustomToolsetConfig>,
+    /// `web_fetch` and `web_search`.
+    #[serde(default, deserialize_with = "present")]
+    pub web: Option<WebToolsetConfig>,
+    /// The git tools on the repository of one zone.
+    #[serde(default, deserialize_with = "git_toolset")]
+    pub git: Option<GitToolsetConfig>,
 }
 
 /// The filesystem toolset's options: none yet (`filesystem: {}`).
@@ -277,17 +286,188 @@ pub struct WorkersToolsetConfig {
     pub allowed_workers: Vec<String>,
 }
 
-/// The custom toolset: command tools and their approval decisions.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+/// The git toolset's options (`toolsets.git`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct GitToolsetConfig {
+    /// The zone whose root is the repository (required).
+    #[serde(deserialize_with = "non_empty_string")]
+    pub zone: String,
+    /// Whether the repository's hooks run (default `false`: git runs with no hooks).
+    #[serde(default, deserialize_with = "or_default")]
+    pub hooks: bool,
+    /// The identity of commits (default: the repository's own `user.name` and `user.email`,
+    /// else `Golem Forge <golem-forge@localhost>`).
+    #[serde(default)]
+    pub author: Option<GitAuthorConfig>,
+    /// Wall-clock limit of each git command in seconds (default 60).
+    #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
+    pub timeout: u64,
+    /// How strictly to jail (default `strict`).
+    #[serde(default, deserialize_with = "or_default")]
+    pub jail: JailMode,
+    /// Resource limits of git's processes.
+    #[serde(default, deserialize_with = "or_default")]
+    pub limits: ProcessLimitsConfig,
+}
+
+/// `toolsets.git.author`: the name and email git records on commits.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GitAuthorConfig {
+    /// `user.name`.
+    #[serde(deserialize_with = "non_empty_string")]
+    pub name: String,
+    /// `user.email`.
+    #[serde(deserialize_with = "non_empty_string")]
+    pub email: String,
+}
+
+/// The custom toolset (`toolsets.custom`): one module, or a list of them, each written as a
+/// [`CustomModuleConfig`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CustomToolsetConfig {
-    /// Decisions per tool with a default (`ask` when absent).
+    /// The modules, in the order written.
+    pub modules: Vec<CustomModuleConfig>,
+}
+
+impl<'de> Deserialize<'de> for CustomToolsetConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Modules;
+        impl<'de> Visitor<'de> for Modules {
+            type Value = CustomToolsetConfig;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a module (`module: ./tools.py`) or a list of modules")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let module = CustomModuleConfig::deserialize(
+                    serde::de::value::MapAccessDeserializer::new(map),
+                )?;
+                Ok(CustomToolsetConfig {
+                    modules: vec![module],
+                })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                let modules = Vec::<CustomModuleConfig>::deserialize(
+                    serde::de::value::SeqAccessDeserializer::new(seq),
+                )?;
+                Ok(CustomToolsetConfig { modules })
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(CustomToolsetConfig::default())
+            }
+        }
+        deserializer.deserialize_any(Modules)
+    }
+}
+
+/// One module of custom tools: a Python file, a JavaScript module or any executable, run in
+/// the jail with the worker's zones.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomModuleConfig {
+    /// The module, relative to the worker file: `.py`, `.mjs`/`.js`, or any executable.
+    #[serde(deserialize_with = "non_empty_string")]
+    pub module: String,
+    /// The whitelist: only these tools are exposed (absent: every tool of the module).
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+    /// Decisions for tools without a policy of their own, with a default (`ask` when absent).
     #[serde(default, deserialize_with = "or_default")]
     pub approval: ApprovalConfig,
-    /// The command tools, kept as written until the extensibility issue defines them
-    /// (`null` when absent).
+    /// Whether the module may use the network (default `false`).
+    #[serde(default, deserialize_with = "or_default")]
+    pub network: bool,
+    /// Wall-clock limit of each call (and of reading the module's tools) in seconds
+    /// (default 60).
+    #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
+    pub timeout: u64,
+    /// How strictly to jail (default `strict`).
+    #[serde(default, deserialize_with = "or_default")]
+    pub jail: JailMode,
+    /// Resource limits of the module's processes.
+    #[serde(default, deserialize_with = "or_default")]
+    pub limits: ProcessLimitsConfig,
+}
+
+/// The web toolset's options (`toolsets.web`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebToolsetConfig {
+    /// Hosts whose fetches are pre-approved (`docs.rs`, `*.python.org`, `127.0.0.1:8080`);
+    /// other hosts ask. A port other than 80 and 443 can be fetched only when written here.
+    #[serde(default, deserialize_with = "host_patterns")]
+    pub allow: Vec<HostPattern>,
+    /// Hosts, addresses or networks (`10.0.0.0/8`) that may be fetched on private networks
+    /// (none by default).
+    #[serde(default, deserialize_with = "private_hosts")]
+    pub private_hosts: Vec<PrivateHost>,
+    /// The largest response body read, in bytes (default 2000000, at least 1).
+    #[serde(default = "default_max_bytes", deserialize_with = "positive_max_bytes")]
+    pub max_bytes: u64,
+    /// A fetch's wall-clock limit in seconds, and the most a call may ask for (default 30).
+    #[serde(
+        default = "default_web_timeout",
+        deserialize_with = "positive_web_secs"
+    )]
+    pub timeout: u64,
+    /// The backend of `web_search`; absent → `web_search` fails, naming this setting.
     #[serde(default)]
-    pub command_tools: serde_json::Value,
+    pub search: Option<WebSearchConfig>,
+}
+
+impl Default for WebToolsetConfig {
+    fn default() -> Self {
+        Self {
+            allow: Vec::new(),
+            private_hosts: Vec::new(),
+            max_bytes: golem_tools::web::DEFAULT_MAX_BYTES,
+            timeout: golem_tools::web::DEFAULT_TIMEOUT.as_secs(),
+            search: None,
+        }
+    }
+}
+
+/// `toolsets.web.search`: which service `web_search` asks, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, try_from = "SearchSection")]
+pub struct WebSearchConfig {
+    /// `searxng`, `brave` (key in `BRAVE_API_KEY`) or `tavily` (key in `TAVILY_API_KEY`).
+    pub backend: SearchBackend,
+    /// The service's address: required for SearXNG (its instance), optional for Brave and
+    /// Tavily (their public APIs by default). Trusted configuration: not subject to
+    /// `web_fetch`'s address checks.
+    pub url: Option<String>,
+}
+
+/// `toolsets.web.search` as written, before the backend and the URL are checked together.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchSection {
+    backend: SearchBackend,
+    #[serde(default, deserialize_with = "search_url")]
+    url: Option<String>,
+}
+
+impl TryFrom<SearchSection> for WebSearchConfig {
+    type Error = String;
+
+    fn try_from(section: SearchSection) -> Result<Self, String> {
+        if section.url.is_none() && section.backend.default_url().is_none() {
+            return Err(format!(
+                "must give `url` for the {} backend (the address of the instance, such as \
+                 http://127.0.0.1:8888)",
+                section.backend.as_str()
+            ));
+        }
+        Ok(WebSearchConfig {
+            backend: section.backend,
+            url: section.url,
+        })
+    }
 }
 
 /// Whether `name` is a valid worker name: `[a-z][a-z0-9_]*`.
@@ -360,6 +540,19 @@ where
     ))
 }
 
+/// `git:` needs its zone: the key with no value is an error, not a toolset without a
+/// repository.
+fn git_toolset<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<GitToolsetConfig>, D::Error> {
+    match Option::<GitToolsetConfig>::deserialize(deserializer)? {
+        Some(config) => Ok(Some(config)),
+        None => Err(serde::de::Error::custom(
+            "must give `zone`, the zone whose root is the repository (`git: { zone: repo }`)",
+        )),
+    }
+}
+
 fn positive_secs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
     let secs = Option::<u64>::deserialize(deserializer)?.unwrap_or(DEFAULT_TIMEOUT_SECS);
     if secs == 0 {
@@ -368,6 +561,127 @@ fn positive_secs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::E
         ));
     }
     Ok(secs)
+}
+
+fn default_max_bytes() -> u64 {
+    golem_tools::web::DEFAULT_MAX_BYTES
+}
+
+fn default_web_timeout() -> u64 {
+    golem_tools::web::DEFAULT_TIMEOUT.as_secs()
+}
+
+fn positive_max_bytes<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    let bytes = Option::<u64>::deserialize(deserializer)?.unwrap_or_else(default_max_bytes);
+    if bytes == 0 {
+        return Err(serde::de::Error::custom(
+            "must be at least 1 (bytes), found \"0\"",
+        ));
+    }
+    Ok(bytes)
+}
+
+fn positive_web_secs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    let secs = Option::<u64>::deserialize(deserializer)?.unwrap_or_else(default_web_timeout);
+    if secs == 0 {
+        return Err(serde::de::Error::custom(
+            "must be at least 1 (seconds), found \"0\"",
+        ));
+    }
+    Ok(secs)
+}
+
+fn host_patterns<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<HostPattern>, D::Error> {
+    parsed_list(
+        deserializer,
+        HostPattern::parse,
+        "a host such as \"docs.rs\", \"*.python.org\" or \"127.0.0.1:8080\"",
+    )
+}
+
+fn private_hosts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<PrivateHost>, D::Error> {
+    parsed_list(
+        deserializer,
+        PrivateHost::parse,
+        "a host, an address or a network such as \"intranet.example\", \"10.1.2.3\" or \
+         \"10.0.0.0/8\"",
+    )
+}
+
+/// A list of strings, each parsed by `parse`; a bad entry is an error at its own line.
+fn parsed_list<'de, D, T>(
+    deserializer: D,
+    parse: fn(&str) -> Result<T, String>,
+    what: &'static str,
+) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    Ok(deserializer
+        .deserialize_option(ParsedList { parse, what })?
+        .unwrap_or_default())
+}
+
+/// Reads a list of strings, parsing each one where it stands.
+struct ParsedList<T> {
+    parse: fn(&str) -> Result<T, String>,
+    what: &'static str,
+}
+
+impl<'de, T> Visitor<'de> for ParsedList<T> {
+    type Value = Option<Vec<T>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list")
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(ParsedItem {
+            parse: self.parse,
+            what: self.what,
+        })? {
+            items.push(item);
+        }
+        Ok(Some(items))
+    }
+}
+
+/// One entry of a [`ParsedList`].
+struct ParsedItem<T> {
+    parse: fn(&str) -> Result<T, String>,
+    what: &'static str,
+}
+
+impl<'de, T> DeserializeSeed<'de> for ParsedItem<T> {
+    type Value = T;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        (self.parse)(&text)
+            .map_err(|why| serde::de::Error::custom(format!("must be {}: {why}", self.what)))
+    }
+}
+
+fn search_url<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    match Option::<String>::deserialize(deserializer)? {
+        None => Ok(None),
+        Some(url) => check_search_url(&url)
+            .map(Some)
+            .map_err(serde::de::Error::custom),
+    }
 }
 
 fn non_empty_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {

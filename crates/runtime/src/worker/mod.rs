@@ -10,9 +10,10 @@ pub(crate) mod suggest;
 pub(crate) mod yaml;
 
 pub use definition::{
-    CodeToolsetConfig, CustomToolsetConfig, DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS,
-    FilesystemToolsetConfig, JailMode, ProcessLimitsConfig, ShellRule, ShellToolsetConfig,
-    ToolsetsConfig, WorkerDefinition, WorkerMode, WorkersToolsetConfig, is_valid_worker_name,
+    CodeToolsetConfig, CustomModuleConfig, CustomToolsetConfig, DEFAULT_MAX_TIMEOUT_SECS,
+    DEFAULT_TIMEOUT_SECS, FilesystemToolsetConfig, GitAuthorConfig, GitToolsetConfig, JailMode,
+    ProcessLimitsConfig, ShellRule, ShellToolsetConfig, ToolsetsConfig, WebSearchConfig,
+    WebToolsetConfig, WorkerDefinition, WorkerMode, WorkersToolsetConfig, is_valid_worker_name,
 };
 pub use error::WorkerFileError;
 pub use models::glob_matches;

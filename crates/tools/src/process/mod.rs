@@ -1,6 +1,7 @@
-//! What `run_code` and `shell` share: running one command in the toolset's [`Jail`] with the
-//! working directory and time limit of the toolset, and turning how it ended into a
-//! `code_result` or a `ToolError` (`outcome.rs`). Nothing here decides approval or parses a
+//! What `run_code`, `shell` and the git tools share: running one command in the toolset's
+//! [`Jail`] with the working directory and time limit of the toolset, and turning how it ended
+//! into a `code_result` or a `ToolError` (`outcome.rs`), or, for a tool that reads the output,
+//! the output as captured (`Runner::run_captured`). Nothing here decides approval or parses a
 //! call's arguments; each tool does that for itself.
 
 mod outcome;
@@ -10,7 +11,7 @@ use std::collections::BTreeMap;
 
 use golem_protocol::result::CodeResultData;
 use golem_protocol::{Risk, ToolError};
-use golem_sandbox::jail::{Jail, JailCommand};
+use golem_sandbox::jail::{Jail, JailCommand, JailOutput};
 use golem_sandbox::{Sandbox, ZoneMode};
 use tokio_util::sync::CancellationToken;
 
@@ -118,6 +119,24 @@ impl Runner {
             .await
             .map_err(|err| outcome::jail_error(&err))?;
         outcome::outcome(shown, command.timeout, output)
+    }
+
+    /// Runs `command` like [`Runner::run`], but gives back the output as the jail captured it
+    /// (each stream with whether it was cut), for a tool that reads what the program printed.
+    /// A process that did not end by itself is the same error as there.
+    pub async fn run_captured(
+        &self,
+        command: &JailCommand,
+        shown: &str,
+        cancel: &CancellationToken,
+    ) -> Result<JailOutput, ToolError> {
+        let output = self
+            .jail
+            .run(command, cancel)
+            .await
+            .map_err(|err| outcome::jail_error(&err))?;
+        outcome::ended(shown, command.timeout, &output)?;
+        Ok(output)
     }
 }
 

@@ -21,13 +21,7 @@ pub fn outcome(
     limit: Duration,
     output: JailOutput,
 ) -> Result<CodeResultData, ToolError> {
-    let (exit_code, signal) = match &output.exit {
-        JailExit::Code(code) => (Some(*code), None),
-        JailExit::Signal(signal) => (None, Some(*signal)),
-        JailExit::TimedOut => return Err(timed_out(command, limit, &output)),
-        JailExit::Interrupted => return Err(interrupted(command, &output)),
-        JailExit::LimitExceeded(why) => return Err(over_limit(command, why, &output)),
-    };
+    let (exit_code, signal) = ended(command, limit, &output)?;
     Ok(CodeResultData {
         command: command.to_owned(),
         stdout: output.stdout.text,
@@ -38,6 +32,22 @@ pub fn outcome(
         timed_out: false,
         weakened: output.weakened,
     })
+}
+
+/// The exit code or the signal of a process that ended by itself, else the error its end
+/// stands for (`TIMEOUT`, `INTERRUPTED`, a limit of the run); see [`outcome`].
+pub fn ended(
+    command: &str,
+    limit: Duration,
+    output: &JailOutput,
+) -> Result<(Option<i32>, Option<i32>), ToolError> {
+    match &output.exit {
+        JailExit::Code(code) => Ok((Some(*code), None)),
+        JailExit::Signal(signal) => Ok((None, Some(*signal))),
+        JailExit::TimedOut => Err(timed_out(command, limit, output)),
+        JailExit::Interrupted => Err(interrupted(command, output)),
+        JailExit::LimitExceeded(why) => Err(over_limit(command, why, output)),
+    }
 }
 
 fn millis(duration: Duration) -> u64 {

@@ -1,7 +1,9 @@
 //! The `diff` view: a header with the path and `+N −M`, then a unified diff with old and new
 //! line numbers, removed lines red and added lines green. Drawn from the producer's hunks when
 //! there are some, else computed from the two texts with `similar` (bounded by a timeout).
-//! Lines are not syntax highlighted, so a 10,000-line diff stays fast.
+//! Lines are not syntax highlighted, so a 10,000-line diff stays fast. A change to several
+//! files (`files`) is one such view per file; a file's `from` (renamed), `isDeleted` and
+//! `binary` are said in its header.
 
 use std::time::Duration;
 
@@ -33,8 +35,29 @@ enum Row<'a> {
     },
 }
 
-/// A `diff` result, or `None` when `data` is not diff data.
+/// A `diff` result, or `None` when `data` is not diff data. A change to several files (`files`,
+/// one diff each, as `git_diff` makes) is drawn file after file.
 pub(super) fn render(data: &Value, ctx: &Ctx) -> Option<Vec<Line>> {
+    if let Some(files) = data.get("files").and_then(Value::as_array)
+        && files.len() > 1
+    {
+        let mut out = Vec::new();
+        for file in files {
+            out.extend(render_file(file, ctx)?);
+        }
+        if data.get("truncated").and_then(Value::as_bool) == Some(true) {
+            out.push(Line::styled(
+                palette::dim(),
+                "… the rest of the change was cut",
+            ));
+        }
+        return Some(out);
+    }
+    render_file(data, ctx)
+}
+
+/// One file's change: the header, then the rows (or what there is instead of them).
+fn render_file(data: &Value, ctx: &Ctx) -> Option<Vec<Line>> {
     let diff = DiffData::deserialize(data).ok()?;
     let truncated = data.get("truncated").and_then(Value::as_bool) == Some(true);
     let computed;
@@ -54,9 +77,18 @@ pub(super) fn render(data: &Value, ctx: &Ctx) -> Option<Vec<Line>> {
         _ => (a, r),
     });
 
+    let flag = |key: &str| data.get(key).and_then(Value::as_bool) == Some(true);
     let mut header = Line::styled(palette::bold(), &diff.path);
+    if let Some(from) = data.get("from").and_then(Value::as_str) {
+        header
+            .push(palette::dim(), " ← ")
+            .push(palette::plain(), from);
+    }
     if diff.is_new {
         header.push(palette::dim(), " (new file)");
+    }
+    if flag("isDeleted") {
+        header.push(palette::dim(), " (deleted)");
     }
     header
         .push(palette::plain(), " ")
@@ -67,6 +99,14 @@ pub(super) fn render(data: &Value, ctx: &Ctx) -> Option<Vec<Line>> {
         header.push(palette::dim(), " (truncated)");
     }
     let mut out = wrap(&header, ctx.width);
+    if rows.is_empty() && flag("binary") {
+        out.push(Line::styled(palette::dim(), "(binary file)"));
+        return Some(out);
+    }
+    if rows.is_empty() && data.get("from").is_some() {
+        out.push(Line::styled(palette::dim(), "(renamed, same content)"));
+        return Some(out);
+    }
     if rows.is_empty() {
         out.push(Line::styled(palette::dim(), "(no changes)"));
         return Some(out);

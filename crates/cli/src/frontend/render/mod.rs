@@ -2,9 +2,10 @@
 //! a width, with or without ANSI colour. Pure functions of the value and a [`RenderStyle`]: no
 //! terminal queries, no environment reads (the caller decides colour, width and image support).
 //!
-//! Well-known kinds have a view each (one file per kind). Unknown kinds follow the seed 003
-//! fallback chain: `display.preferredView`, then `mimeType`, then the data's shape (a string is
-//! text, an array of objects a table), then pretty JSON. Data that does not match its kind's
+//! Well-known kinds have a view each (one file per kind), and so does the custom kind
+//! `git.status` (`git_status.rs`). Unknown kinds follow the seed 003 fallback chain:
+//! `display.preferredView`, then `mimeType`, then the data's shape (a string is text, an array
+//! of objects a table), then pretty JSON. Data that does not match its kind's
 //! shape is shown as JSON. Nothing a tool returns can drive the terminal: every piece of text
 //! is cleaned of control characters on its way into a line (see `canvas`).
 
@@ -13,6 +14,7 @@ mod code_result;
 mod diff;
 mod file_content;
 mod file_list;
+mod git_status;
 mod highlight;
 mod image;
 mod layout;
@@ -196,6 +198,7 @@ fn render(value: &ToolResultValue, style: &RenderStyle) -> Vec<Line> {
         }),
         "code_result" => Some(code_result::render(data, &ctx)),
         "tool_error" => Some(tool_error::render(data, &ctx)),
+        "git.status" => Some(git_status::render(data, &ctx)),
         _ => None,
     };
     match known {

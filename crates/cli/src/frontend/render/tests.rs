@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::*;
 
 mod fallback;
+mod git;
 
 const WIDTH: usize = 60;
 

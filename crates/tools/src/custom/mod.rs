@@ -1,0 +1,125 @@
+//! Custom tools (`toolsets.custom`): tools a user writes next to a worker, in a Python file, a
+//! JavaScript module or any executable, run in the toolset's jail with the worker's zones.
+//!
+//! Every module speaks one protocol (`module.rs`): `describe` prints its tools, `call NAME`
+//! runs one with the arguments as JSON, `policy NAME` answers a dynamic `needs_approval`. An
+//! executable speaks it itself (arguments on stdin); Python and JavaScript modules are wrapped
+//! in an adapter shipped in this binary (`adapters/`), which loads the module from its source
+//! and turns functions and tool objects into that protocol. One jailed process runs per
+//! request. The tools are read once, when the toolset is built (`describe.rs`: the whitelist,
+//! unusable schemas, bad output and bad names are errors naming the module and the tool);
+//! each tool (`tool.rs`) decides approval in `prepare`: its own `needs_approval` (static or
+//! dynamic) wins over the configured decision, which is `ask` when unset.
+
+mod describe;
+mod module;
+mod output;
+mod tool;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use golem_core::approval::ApprovalConfig;
+use golem_core::tool::Tool;
+use golem_sandbox::jail::Jail;
+use tokio_util::sync::CancellationToken;
+
+use crate::process::{Runner, Timeouts};
+
+pub use module::ModuleKind;
+
+/// One module of custom tools, as configured.
+#[derive(Debug, Clone)]
+pub struct CustomOptions {
+    /// The module's file on the host.
+    pub path: PathBuf,
+    /// The module as the worker file names it, for messages.
+    pub shown: String,
+    /// The whitelist: only these tools are exposed (`None`: every tool of the module).
+    pub tools: Option<Vec<String>>,
+    /// Decisions for tools without a policy of their own.
+    pub approval: ApprovalConfig,
+    /// The wall-clock limit of each request to the module.
+    pub timeout: Duration,
+}
+
+/// Why a module's tools could not be built; the message names the module (and the tool).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct CustomError(pub String);
+
+/// The tools of one module: reads its tools once through `describe_jail` (a jail used for
+/// nothing else: it is driven from a runtime of its own, so that this works from synchronous
+/// code inside or outside a runtime), then builds one tool per exposed tool, each calling the
+/// module through `jail`.
+pub fn custom_tools(
+    jail: Jail,
+    describe_jail: Jail,
+    options: CustomOptions,
+) -> Result<Vec<Arc<dyn Tool>>, CustomError> {
+    let source = std::fs::read(&options.path).map_err(|e| {
+        CustomError(format!(
+            "custom tool module {} ({}) cannot be read: {e}",
+            options.shown,
+            options.path.display()
+        ))
+    })?;
+    let kind = ModuleKind::of(&options.path);
+    let timeouts = Timeouts::new(options.timeout, options.timeout);
+    let describer = module::Module::new(
+        options.shown.clone(),
+        options.path.clone(),
+        kind,
+        source.clone(),
+        Runner::new(describe_jail, timeouts, None),
+    );
+    let described = describe_blocking(describer)?;
+    let entries = describe::select(&options.shown, described, options.tools.as_deref())?;
+    let module = Arc::new(module::Module::new(
+        options.shown,
+        options.path,
+        kind,
+        source,
+        Runner::new(jail, timeouts, None),
+    ));
+    Ok(entries
+        .into_iter()
+        .map(|entry| {
+            Arc::new(tool::CustomTool::new(
+                module.clone(),
+                entry,
+                &options.approval,
+            )) as Arc<dyn Tool>
+        })
+        .collect())
+}
+
+/// Runs `describe` on a thread with a runtime of its own and parses what the module printed.
+fn describe_blocking(module: module::Module) -> Result<describe::Described, CustomError> {
+    let shown = module.shown().to_owned();
+    let handle = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| CustomError(format!("custom tool module {shown}: {e}")))?;
+        let result = runtime.block_on(async {
+            let stdout = module
+                .request("describe", None, None, &CancellationToken::new())
+                .await
+                .map_err(|e| {
+                    CustomError(format!(
+                        "custom tool module {}: reading its tools failed: {}",
+                        module.shown(),
+                        e.message
+                    ))
+                })?;
+            describe::parse(module.shown(), &stdout)
+        });
+        drop(module);
+        result
+    });
+    handle
+        .join()
+        .unwrap_or_else(|_| Err(CustomError("reading custom tools panicked".to_owned())))
+}

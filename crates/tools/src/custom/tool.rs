@@ -1,0 +1,167 @@
+//! One custom tool: its description and schema from the module, approval decided in
+//! `prepare` (the tool's own `needs_approval` first, static or asked of the module for the
+//! call's arguments; else the configured decision, `ask` when unset), and each call run as a
+//! `call NAME` request whose output becomes the result (`output.rs`).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use golem_core::approval::{ApprovalConfig, ApprovalDecisionType, ApprovalRequirement};
+use golem_core::tool::{ManualExecution, Plan, PreparedCall, Preparing, Tool, ToolContext};
+use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
+use serde_json::Value;
+
+use super::describe::{Entry, OwnPolicy};
+use super::module::Module;
+use super::output;
+
+/// Where a tool's approval comes from.
+#[derive(Debug, Clone)]
+enum Approval {
+    /// The tool's own policy.
+    Own(OwnPolicy),
+    /// The configured decision; `configured` is false when it is the unset default (`ask`).
+    Config {
+        decision: ApprovalDecisionType,
+        configured: bool,
+    },
+}
+
+/// A tool of a custom module.
+pub struct CustomTool {
+    module: Arc<Module>,
+    name: String,
+    description: String,
+    input_schema: Value,
+    execution: ManualExecution,
+    approval: Approval,
+}
+
+impl CustomTool {
+    /// The tool `entry` of `module`, with `config` for when it has no policy of its own.
+    pub fn new(module: Arc<Module>, entry: Entry, config: &ApprovalConfig) -> CustomTool {
+        let approval = match entry.own_policy {
+            Some(own) => Approval::Own(own),
+            None => Approval::Config {
+                decision: config.decision_for(&entry.name),
+                configured: config.default.is_some() || config.tools.contains_key(&entry.name),
+            },
+        };
+        let description = if entry.description.is_empty() {
+            format!("Custom tool {} from {}", entry.name, module.shown())
+        } else {
+            entry.description
+        };
+        CustomTool {
+            module,
+            name: entry.name,
+            description,
+            input_schema: entry.input_schema,
+            execution: entry.execution,
+            approval,
+        }
+    }
+
+    fn what(&self) -> String {
+        format!(
+            "custom tool `{}` (module {})",
+            self.name,
+            self.module.shown()
+        )
+    }
+
+    /// The requirement for a call with `args`.
+    async fn requirement(
+        &self,
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> Result<ApprovalRequirement, ToolError> {
+        let ask = |ask: bool| {
+            if ask {
+                ApprovalRequirement::Ask
+            } else {
+                ApprovalRequirement::PreApproved
+            }
+        };
+        match &self.approval {
+            Approval::Own(OwnPolicy::Static(needs)) => Ok(ask(*needs)),
+            Approval::Config { decision, .. } => Ok(decision.requirement(&self.name)),
+            Approval::Own(OwnPolicy::Dynamic) => {
+                let stdout = self
+                    .module
+                    .request("policy", Some(&self.name), Some(args), &ctx.cancel)
+                    .await?;
+                match stdout.trim() {
+                    "true" => Ok(ask(true)),
+                    "false" => Ok(ask(false)),
+                    other => Err(ToolError::new(
+                        ToolErrorCode::ExecutionError,
+                        format!(
+                            "{}: its needs_approval must answer true or false, not {:?}",
+                            self.what(),
+                            other.chars().take(100).collect::<String>()
+                        ),
+                    )),
+                }
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for CustomTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn input_schema(&self) -> &Value {
+        &self.input_schema
+    }
+    fn execution(&self) -> ManualExecution {
+        self.execution.clone()
+    }
+    /// The final policy and whose it is: `ask (tool's own)`, `dynamic (tool's own)`,
+    /// `preApproved (configured)`, `ask (default)`.
+    fn approval_policy(&self) -> Option<String> {
+        Some(match &self.approval {
+            Approval::Own(OwnPolicy::Static(true)) => "ask (tool's own)".to_owned(),
+            Approval::Own(OwnPolicy::Static(false)) => "preApproved (tool's own)".to_owned(),
+            Approval::Own(OwnPolicy::Dynamic) => "dynamic (tool's own)".to_owned(),
+            Approval::Config {
+                decision,
+                configured: true,
+            } => format!("{} (configured)", decision.as_str()),
+            Approval::Config {
+                decision,
+                configured: false,
+            } => format!("{} (default)", decision.as_str()),
+        })
+    }
+    fn prepare<'a>(&'a self, args: &'a Value, ctx: &'a ToolContext) -> Preparing<'a> {
+        Preparing::later(async move {
+            if !args.is_object() {
+                return Err(ToolError::new(
+                    ToolErrorCode::InvalidArguments,
+                    format!(
+                        "invalid arguments for {}: expected a JSON object",
+                        self.name
+                    ),
+                ));
+            }
+            let requirement = self.requirement(args, ctx).await?;
+            Ok(PreparedCall::new(Plan::args(args.clone()))
+                .with_requirement(requirement)
+                .with_risk(self.module.runner().risk()))
+        })
+    }
+    async fn execute(&self, plan: Plan, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
+        let args = plan.downcast::<Value>(&self.name)?;
+        let stdout = self
+            .module
+            .request("call", Some(&self.name), Some(&args), &ctx.cancel)
+            .await?;
+        output::result(&self.what(), &stdout)
+    }
+}

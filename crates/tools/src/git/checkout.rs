@@ -1,0 +1,136 @@
+//! `git_checkout {branch, create?}` → switches the working tree to a branch (`git switch`), or
+//! creates it from the current commit first (`create`); a `text` result with what git said.
+//! Asks by default: it rewrites the working tree. Git refuses a switch that would lose
+//! uncommitted changes, and that refusal is the error.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use golem_core::approval::ApprovalRequirement;
+use golem_core::tool::{
+    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
+};
+use golem_protocol::{Risk, ToolError, ToolResultValue};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::checks;
+use super::repo::{Access, Repo};
+
+/// Switch to a branch, or create one.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitCheckoutArgs {
+    /// The branch to switch to (an existing local branch, or a remote one's name to track it).
+    branch: String,
+    /// Create the branch from the current commit, then switch to it.
+    #[serde(default)]
+    create: bool,
+}
+
+/// The branch, checked.
+#[derive(Debug)]
+pub struct GitCheckoutPlan {
+    branch: String,
+    create: bool,
+}
+
+impl CallPlan for GitCheckoutPlan {}
+
+/// The `git_checkout` tool.
+#[derive(Debug)]
+pub struct GitCheckout {
+    repo: Arc<Repo>,
+    description: String,
+    schema: Value,
+}
+
+impl GitCheckout {
+    pub(super) fn new(repo: Arc<Repo>) -> GitCheckout {
+        let description = format!(
+            "Switch the git repository {} to a branch, or with `create` make a new branch at \
+             the current commit and switch to it. Uncommitted changes that would be lost stop \
+             the switch",
+            repo.root()
+        );
+        GitCheckout {
+            repo,
+            description,
+            schema: input_schema_for::<GitCheckoutArgs>(),
+        }
+    }
+}
+
+#[async_trait]
+impl TypedTool for GitCheckout {
+    type Args = GitCheckoutArgs;
+    type Plan = GitCheckoutPlan;
+
+    fn name(&self) -> &str {
+        "git_checkout"
+    }
+
+    fn execution(&self) -> ManualExecution {
+        super::both("Switch Branch")
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn approval_policy(&self) -> Option<String> {
+        Some("ask".to_owned())
+    }
+
+    async fn prepare(
+        &self,
+        args: GitCheckoutArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<GitCheckoutPlan>, ToolError> {
+        checks::branch_name("branch", &args.branch)?;
+        let root = self.repo.root();
+        let description = if args.create {
+            format!(
+                "Create the branch `{}` in {root} and switch to it",
+                args.branch
+            )
+        } else {
+            format!("Switch {root} to the branch `{}`", args.branch)
+        };
+        Ok(PreparedCall::new(GitCheckoutPlan {
+            branch: args.branch,
+            create: args.create,
+        })
+        .with_requirement(ApprovalRequirement::Ask)
+        .with_description(description)
+        .with_risk(Risk::Medium))
+    }
+
+    async fn execute(
+        &self,
+        plan: GitCheckoutPlan,
+        ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
+        let args = if plan.create {
+            vec!["switch".to_owned(), format!("--create={}", plan.branch)]
+        } else {
+            vec![
+                "switch".to_owned(),
+                "--end-of-options".to_owned(),
+                plan.branch.clone(),
+            ]
+        };
+        let output = self.repo.ok(Access::Write, &args, &ctx.cancel).await?;
+        let summary = if plan.create {
+            format!("on the new branch {}", plan.branch)
+        } else {
+            format!("on {}", plan.branch)
+        };
+        Ok(super::said_result(output.said(), summary))
+    }
+}

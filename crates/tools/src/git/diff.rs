@@ -1,0 +1,244 @@
+//! `git_diff {staged?, path?}` → a `diff` result: the working tree's changes that are not
+//! staged (or, with `staged`, the index's changes against `HEAD`), optionally limited to one
+//! path, with the hunks of each file. Pre-approved: it reads only.
+//!
+//! The `diff` kind describes one file (`DiffData`); a change to several files keeps that shape
+//! for the whole (its `path` is the repository or the path asked about, its `hunks` every
+//! file's hunks in order, so a front end that knows only one file still shows every line) and
+//! adds `files`: one `DiffData` per file, each with its own `path` and `hunks`, plus `from` for
+//! a rename or copy, `isDeleted` and `binary` when they apply. `modified` is empty: a git diff
+//! carries hunks, not whole texts. `truncated` says the patch was cut at the jail's output
+//! limit.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use golem_core::approval::ApprovalRequirement;
+use golem_core::tool::{
+    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
+};
+use golem_protocol::result::DiffData;
+use golem_protocol::{Risk, ToolError, ToolResultValue};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::patch::{FilePatch, parse_patch};
+use super::repo::{Access, Repo};
+
+/// Show changes in the repository as a diff.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitDiffArgs {
+    /// Show the staged changes (what a commit would record) instead of the changes not staged
+    /// yet.
+    #[serde(default)]
+    staged: bool,
+    /// Only changes under this path: a virtual path in the repository's zone or a path
+    /// relative to the repository.
+    #[serde(default)]
+    path: Option<String>,
+}
+
+/// The diff to show: staged or not, and the path git is given.
+#[derive(Debug)]
+pub struct GitDiffPlan {
+    staged: bool,
+    path: Option<String>,
+}
+
+impl CallPlan for GitDiffPlan {}
+
+/// The `git_diff` tool.
+#[derive(Debug)]
+pub struct GitDiff {
+    repo: Arc<Repo>,
+    description: String,
+    schema: Value,
+}
+
+impl GitDiff {
+    pub(super) fn new(repo: Arc<Repo>) -> GitDiff {
+        let description = format!(
+            "Show the changes in the git repository {} as a diff with hunks per file: by \
+             default the changes not staged yet, with `staged` the changes a commit would \
+             record; `path` limits it to one file or directory. Untracked files are not \
+             included (see git_status)",
+            repo.root()
+        );
+        GitDiff {
+            repo,
+            description,
+            schema: input_schema_for::<GitDiffArgs>(),
+        }
+    }
+}
+
+/// The words of `git diff` for a plan, with the flags that keep external diff programs and
+/// text conversion drivers from running.
+fn diff_args(staged: bool, path: Option<&str>) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        "--ignore-submodules=dirty",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    if staged {
+        args.push("--cached".to_owned());
+    }
+    args.push("--".to_owned());
+    if let Some(path) = path {
+        args.push(path.to_owned());
+    }
+    args
+}
+
+/// The `diff` result of `files`, for changes under `scope` (a virtual path).
+fn diff_result(
+    repo: &Repo,
+    scope: String,
+    files: Vec<FilePatch>,
+    truncated: bool,
+    staged: bool,
+) -> ToolResultValue {
+    let entries: Vec<Value> = files.iter().map(|file| file_entry(repo, file)).collect();
+    let (path, is_new) = match files.as_slice() {
+        [only] => (repo.virtual_path(&only.path), only.is_new),
+        _ => (scope, false),
+    };
+    let hunks = files.into_iter().flat_map(|f| f.hunks).collect();
+    let whole = ToolResultValue::diff(DiffData {
+        path,
+        original: None,
+        modified: String::new(),
+        is_new,
+        bytes_written: None,
+        hunks: Some(hunks),
+    });
+    let counts = whole.summary.clone().unwrap_or_default();
+    let mut data = whole.data;
+    if let Value::Object(map) = &mut data {
+        map.insert("files".into(), Value::Array(entries.clone()));
+        map.insert("staged".into(), Value::Bool(staged));
+        if truncated {
+            map.insert("truncated".into(), Value::Bool(true));
+        }
+    }
+    let what = if staged { "staged changes" } else { "changes" };
+    let summary = match entries.len() {
+        0 => format!("no {what}"),
+        1 => format!("1 file, {counts}"),
+        n => format!("{n} files, {counts}"),
+    };
+    let summary = if truncated {
+        format!("{summary} (cut at the output limit)")
+    } else {
+        summary
+    };
+    ToolResultValue::new("diff", data).with_summary(summary)
+}
+
+/// One file of a change: a `DiffData` with its own hunks and what else git said about it.
+fn file_entry(repo: &Repo, file: &FilePatch) -> Value {
+    let data = DiffData {
+        path: repo.virtual_path(&file.path),
+        original: None,
+        modified: String::new(),
+        is_new: file.is_new,
+        bytes_written: None,
+        hunks: Some(file.hunks.clone()),
+    };
+    let mut entry = serde_json::to_value(data).unwrap_or_else(|_| json!({}));
+    if let Value::Object(map) = &mut entry {
+        if let Some(from) = &file.from {
+            map.insert("from".into(), Value::String(repo.virtual_path(from)));
+        }
+        if file.is_deleted {
+            map.insert("isDeleted".into(), Value::Bool(true));
+        }
+        if file.binary {
+            map.insert("binary".into(), Value::Bool(true));
+        }
+    }
+    entry
+}
+
+#[async_trait]
+impl TypedTool for GitDiff {
+    type Args = GitDiffArgs;
+    type Plan = GitDiffPlan;
+
+    fn name(&self) -> &str {
+        "git_diff"
+    }
+
+    fn execution(&self) -> ManualExecution {
+        super::both("Show Diff")
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn approval_policy(&self) -> Option<String> {
+        Some("pre-approved (reads only)".to_owned())
+    }
+
+    async fn prepare(
+        &self,
+        args: GitDiffArgs,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<GitDiffPlan>, ToolError> {
+        let path = args
+            .path
+            .as_deref()
+            .map(|path| self.repo.relative(path))
+            .transpose()?;
+        let what = if args.staged {
+            "staged changes"
+        } else {
+            "changes"
+        };
+        let scope = match &path {
+            Some(path) => self.repo.virtual_path(path),
+            None => self.repo.root(),
+        };
+        Ok(PreparedCall::new(GitDiffPlan {
+            staged: args.staged,
+            path,
+        })
+        .with_requirement(ApprovalRequirement::PreApproved)
+        .with_description(format!("Show the {what} in {scope}"))
+        .with_risk(Risk::Low))
+    }
+
+    async fn execute(
+        &self,
+        plan: GitDiffPlan,
+        ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
+        let args = diff_args(plan.staged, plan.path.as_deref());
+        let output = self.repo.ok(Access::Read, &args, &ctx.cancel).await?;
+        let files = parse_patch(&output.stdout, !output.truncated);
+        let scope = match &plan.path {
+            Some(path) => self.repo.virtual_path(path),
+            None => self.repo.root(),
+        };
+        Ok(diff_result(
+            &self.repo,
+            scope,
+            files,
+            output.truncated,
+            plan.staged,
+        ))
+    }
+}

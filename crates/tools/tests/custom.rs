@@ -1,0 +1,707 @@
+//! Custom tools (`toolsets.custom`) from a Python, a JavaScript and a shell module, through the
+//! real orchestrator and the real process jail: both Python formats (functions with type hints
+//! or a `_schema` dict, and tool objects), JavaScript functions with a `Schema` export and tool
+//! objects, the executable protocol (`describe`, `call NAME` with the arguments on stdin); a
+//! tool's own `needs_approval` (static and dynamic) beating the configured decision; the
+//! whitelist; custom result kinds; bad JSON out, a timeout, a crash, a whitelisted tool the
+//! module lacks and a function without a usable schema as errors naming the module and the
+//! tool; and the jail (a module reads its zone but nothing outside it, not even its own file).
+//!
+//! The jail runs its helper as `<this binary> __jail …`, so this test binary is its own helper
+//! (`harness = false`; see `git.rs` for the same small runner).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests: a failure is a test failure"
+)]
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use golem_core::approval::{
+    ApprovalCallback, ApprovalConfig, ApprovalController, ApprovalDecisionType, ApprovalMode,
+};
+use golem_core::bus::UiEventBus;
+use golem_core::orchestrator::{CallOutcome, ToolCall, ToolCallOrchestrator};
+use golem_core::registry::ToolRegistry;
+use golem_core::tool::Tool;
+use golem_core::ui::RuntimeUI;
+use golem_protocol::{ApprovalRequest, ApprovalResponse, ToolErrorCode, ToolStatus};
+use golem_sandbox::jail::{HELPER_ARG, Jail, JailPolicy, helper_main};
+use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
+use golem_tools::custom::{CustomError, CustomOptions, custom_tools};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+type Test = fn();
+
+const TESTS: &[(&str, Test)] = &[
+    (
+        "python_functions_and_tool_objects",
+        python_functions_and_tool_objects,
+    ),
+    (
+        "python_own_policies_beat_the_config",
+        python_own_policies_beat_the_config,
+    ),
+    (
+        "javascript_functions_and_tool_objects",
+        javascript_functions_and_tool_objects,
+    ),
+    (
+        "an_executable_speaks_the_protocol",
+        an_executable_speaks_the_protocol,
+    ),
+    (
+        "bad_json_a_crash_and_a_timeout",
+        bad_json_a_crash_and_a_timeout,
+    ),
+    (
+        "errors_at_start_name_the_module_and_tool",
+        errors_at_start_name_the_module_and_tool,
+    ),
+    ("the_module_runs_in_the_jail", the_module_runs_in_the_jail),
+];
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    let first = args.next();
+    if first.as_deref() == Some(std::ffi::OsStr::new(HELPER_ARG)) {
+        let code = helper_main(args.collect());
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    let words: Vec<String> = first
+        .into_iter()
+        .chain(args)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if words.iter().any(|w| w == "--list") {
+        for (name, _) in TESTS {
+            println!("{name}: test");
+        }
+        return ExitCode::SUCCESS;
+    }
+    let filters: Vec<&String> = words.iter().filter(|w| !w.starts_with('-')).collect();
+    let chosen: Vec<&(&str, Test)> = TESTS
+        .iter()
+        .filter(|(name, _)| filters.is_empty() || filters.iter().any(|f| name.contains(*f)))
+        .collect();
+    println!("\nrunning {} tests", chosen.len());
+    let mut failed = Vec::new();
+    for (name, test) in chosen {
+        let outcome = std::panic::catch_unwind(test);
+        println!(
+            "test {name} ... {}",
+            if outcome.is_ok() { "ok" } else { "FAILED" }
+        );
+        if outcome.is_err() {
+            failed.push(*name);
+        }
+    }
+    if failed.is_empty() {
+        println!("\ntest result: ok");
+        ExitCode::SUCCESS
+    } else {
+        println!("\nfailures: {failed:?}\ntest result: FAILED");
+        ExitCode::FAILURE
+    }
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+// ---- the fixture ----
+
+/// A temporary directory with the zone `work` (rw), the module in `modules/` (outside every
+/// zone) and `secret.txt` beside it.
+struct Fixture {
+    dir: tempfile::TempDir,
+    sandbox: Sandbox,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("work")).unwrap();
+        std::fs::create_dir_all(dir.path().join("modules")).unwrap();
+        std::fs::write(dir.path().join("work/notes.txt"), "inside the zone").unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "outside every zone").unwrap();
+        let sandbox = Sandbox::open(dir.path(), &[ZoneConfig::new("work", ZoneMode::Rw)]).unwrap();
+        Fixture { dir, sandbox }
+    }
+
+    fn jail(&self) -> Jail {
+        Jail::new(
+            std::env::current_exe().unwrap(),
+            self.sandbox.clone(),
+            JailPolicy::default(),
+        )
+    }
+
+    fn module(&self, name: &str, source: &str) -> PathBuf {
+        let path = self.dir.path().join("modules").join(name);
+        std::fs::write(&path, source).unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&path, perms).unwrap();
+        path
+    }
+
+    fn tools(
+        &self,
+        name: &str,
+        source: &str,
+        whitelist: Option<&[&str]>,
+        approval: ApprovalConfig,
+        timeout: Duration,
+    ) -> Result<Vec<Arc<dyn Tool>>, CustomError> {
+        let path = self.module(name, source);
+        let options = CustomOptions {
+            path,
+            shown: format!("./{name}"),
+            tools: whitelist.map(|w| w.iter().map(|s| (*s).to_owned()).collect()),
+            approval,
+            timeout,
+        };
+        custom_tools(self.jail(), self.jail(), options)
+    }
+}
+
+/// The orchestrator over `tools`, with a prompt that records whom it asked and approves.
+struct Session {
+    orchestrator: ToolCallOrchestrator,
+    asked: Arc<Mutex<Vec<String>>>,
+    names: Vec<String>,
+}
+
+impl Session {
+    fn new(tools: Vec<Arc<dyn Tool>>) -> Session {
+        let names = tools.iter().map(|t| t.name().to_owned()).collect();
+        let mut registry = ToolRegistry::new();
+        for tool in tools {
+            registry.register(tool).unwrap();
+        }
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let callback: ApprovalCallback = {
+            let asked = asked.clone();
+            Arc::new(move |request: ApprovalRequest, _cancel| {
+                asked.lock().unwrap().push(request.tool_name.clone());
+                let response = ApprovalResponse::approve(&request.request_id);
+                Box::pin(async move { Ok(response) })
+            })
+        };
+        let controller = ApprovalController::new(ApprovalMode::Interactive).with_callback(callback);
+        let orchestrator = ToolCallOrchestrator::new(
+            Arc::new(registry),
+            controller,
+            RuntimeUI::new(UiEventBus::new()),
+        );
+        Session {
+            orchestrator,
+            asked,
+            names,
+        }
+    }
+
+    async fn call(&self, tool: &str, args: Value) -> CallOutcome {
+        self.orchestrator
+            .call(
+                ToolCall::from_model("m1", tool, args),
+                &CancellationToken::new(),
+            )
+            .await
+    }
+
+    async fn ok(&self, tool: &str, args: Value) -> CallOutcome {
+        let outcome = self.call(tool, args.clone()).await;
+        assert_eq!(
+            outcome.status,
+            ToolStatus::Success,
+            "{tool} {args}: {:?}",
+            outcome.error
+        );
+        outcome
+    }
+
+    async fn error(&self, tool: &str, args: Value) -> (ToolErrorCode, String) {
+        let outcome = self.call(tool, args).await;
+        let error = outcome.error.expect("an error");
+        (error.code, error.message)
+    }
+
+    /// Whom the prompt was asked about since the last look.
+    fn asked(&self) -> Vec<String> {
+        std::mem::take(&mut *self.asked.lock().unwrap())
+    }
+}
+
+fn config(
+    default: Option<ApprovalDecisionType>,
+    tools: &[(&str, ApprovalDecisionType)],
+) -> ApprovalConfig {
+    ApprovalConfig {
+        default,
+        tools: tools.iter().map(|(n, d)| ((*n).to_owned(), *d)).collect(),
+    }
+}
+
+const SECS: Duration = Duration::from_secs(30);
+
+// ---- the modules ----
+
+const PYTHON: &str = r#"
+from typing import Annotated, Literal, Optional
+
+def calculate_fibonacci(n: Annotated[int, "Which Fibonacci number"]) -> dict:
+    """Computes the nth Fibonacci number.
+
+    Second paragraph, not in the description."""
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return {"n": n, "value": a}
+
+def word_count(text: str, unit: Literal["words", "chars"] = "words", note: Optional[str] = None) -> str:
+    """Counts the words of a text."""
+    return str(len(text.split()) if unit == "words" else len(text))
+
+def shout(text):
+    return text.upper()
+
+shout_schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+def helper(x):
+    return x
+
+report = {
+    "name": "report",
+    "description": "A report of a custom kind.",
+    "input_schema": {"type": "object", "properties": {"title": {"type": "string"}}},
+    "execute": lambda args: {"kind": "acme.report", "data": {"title": args["title"]}, "summary": "1 report"},
+}
+
+class Deleter:
+    name = "delete_file"
+    description = "Deletes a file."
+    input_schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+    def needs_approval(self, args):
+        return args["path"].startswith("/etc")
+    def execute(self, args):
+        return "deleted " + args["path"]
+
+delete_file = Deleter()
+
+always_asks = {
+    "name": "always_asks", "description": "Asks.", "input_schema": {"type": "object"},
+    "execute": lambda args: "ran", "needs_approval": True,
+}
+never_asks = {
+    "name": "never_asks", "description": "Never asks.", "input_schema": {"type": "object"},
+    "execute": lambda args: "ran", "needs_approval": False,
+    "manual_execution": {"mode": "both", "label": "Never asks", "category": "demo"},
+}
+"#;
+
+const WHITELIST: &[&str] = &[
+    "calculate_fibonacci",
+    "word_count",
+    "shout",
+    "report",
+    "delete_file",
+    "always_asks",
+    "never_asks",
+];
+
+// ---- the tests ----
+
+fn python_functions_and_tool_objects() {
+    let f = Fixture::new();
+    let tools = f
+        .tools(
+            "tools.py",
+            PYTHON,
+            Some(WHITELIST),
+            config(Some(ApprovalDecisionType::PreApproved), &[]),
+            SECS,
+        )
+        .unwrap();
+    let fib = tools
+        .iter()
+        .find(|t| t.name() == "calculate_fibonacci")
+        .unwrap();
+    assert_eq!(fib.description(), "Computes the nth Fibonacci number.");
+    assert_eq!(
+        fib.input_schema(),
+        &json!({"type": "object", "properties": {"n": {"type": "integer",
+            "description": "Which Fibonacci number"}}, "required": ["n"]})
+    );
+    let wc = tools.iter().find(|t| t.name() == "word_count").unwrap();
+    assert_eq!(
+        wc.input_schema()["properties"]["unit"],
+        json!({"enum": ["words", "chars"]})
+    );
+    assert_eq!(wc.input_schema()["required"], json!(["text"]));
+    let session = Session::new(tools);
+    // The whitelist hides `helper` (which has no usable schema and would be an error).
+    assert!(
+        !session.names.contains(&"helper".to_owned()),
+        "{:?}",
+        session.names
+    );
+    block_on(async {
+        let out = session.ok("calculate_fibonacci", json!({"n": 10})).await;
+        assert_eq!(out.value.kind, "structured");
+        assert_eq!(out.value.data, json!({"n": 10, "value": 55}));
+        let out = session
+            .ok("word_count", json!({"text": "one two three"}))
+            .await;
+        assert_eq!(out.value, golem_protocol::ToolResultValue::text("3"));
+        let out = session.ok("shout", json!({"text": "hi"})).await;
+        assert_eq!(out.value, golem_protocol::ToolResultValue::text("HI"));
+        let out = session.ok("report", json!({"title": "Q3"})).await;
+        assert_eq!(out.value.kind, "acme.report");
+        assert_eq!(out.value.data, json!({"title": "Q3"}));
+        assert_eq!(out.value.summary.as_deref(), Some("1 report"));
+        // Arguments that break the schema never reach the module.
+        let (code, _) = session.error("word_count", json!({"txt": "x"})).await;
+        assert_eq!(code, ToolErrorCode::InvalidArguments);
+        let (code, message) = session
+            .error("calculate_fibonacci", json!({"n": 1.5}))
+            .await;
+        assert_eq!(code, ToolErrorCode::InvalidArguments, "{message}");
+    });
+}
+
+fn python_own_policies_beat_the_config() {
+    let f = Fixture::new();
+    // The config pre-approves everything, and blocks `delete_file` and `always_asks` by name:
+    // their own policies win; `word_count` has none and takes the config's `ask`.
+    let approval = config(
+        Some(ApprovalDecisionType::PreApproved),
+        &[
+            ("delete_file", ApprovalDecisionType::Blocked),
+            ("always_asks", ApprovalDecisionType::Blocked),
+            ("never_asks", ApprovalDecisionType::Ask),
+            ("word_count", ApprovalDecisionType::Ask),
+        ],
+    );
+    let tools = f
+        .tools("tools.py", PYTHON, Some(WHITELIST), approval, SECS)
+        .unwrap();
+    let policy = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t.name() == name)
+            .unwrap()
+            .approval_policy()
+            .unwrap()
+    };
+    assert_eq!(policy("delete_file"), "dynamic (tool's own)");
+    assert_eq!(policy("always_asks"), "ask (tool's own)");
+    assert_eq!(policy("never_asks"), "preApproved (tool's own)");
+    assert_eq!(policy("word_count"), "ask (configured)");
+    assert_eq!(policy("shout"), "preApproved (configured)");
+    let never = tools.iter().find(|t| t.name() == "never_asks").unwrap();
+    assert_eq!(never.execution().label.as_deref(), Some("Never asks"));
+    let unset = f
+        .tools(
+            "tools.py",
+            PYTHON,
+            Some(&["shout"]),
+            ApprovalConfig::default(),
+            SECS,
+        )
+        .unwrap();
+    assert_eq!(unset[0].approval_policy().unwrap(), "ask (default)");
+    let session = Session::new(tools);
+    block_on(async {
+        session.ok("delete_file", json!({"path": "/work/a"})).await;
+        assert!(session.asked().is_empty());
+        let out = session
+            .ok("delete_file", json!({"path": "/etc/passwd"}))
+            .await;
+        assert_eq!(
+            out.value,
+            golem_protocol::ToolResultValue::text("deleted /etc/passwd")
+        );
+        assert_eq!(session.asked(), ["delete_file"]);
+        session.ok("always_asks", json!({})).await;
+        assert_eq!(session.asked(), ["always_asks"]);
+        session.ok("never_asks", json!({})).await;
+        assert!(session.asked().is_empty());
+        session.ok("word_count", json!({"text": "a"})).await;
+        assert_eq!(session.asked(), ["word_count"]);
+        session.ok("shout", json!({"text": "a"})).await;
+        assert!(session.asked().is_empty());
+    });
+}
+
+const JAVASCRIPT: &str = r#"
+export function add({ a, b }) { return String(a + b); }
+export const addSchema = {
+  type: "object", description: "Adds two numbers.",
+  properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"],
+};
+export const chart = {
+  name: "chart", description: "A chart of a custom kind.", inputSchema: { type: "object" },
+  execute: async (args) => ({ kind: "acme.chart", data: { points: [1, 2, 3] } }),
+  needsApproval: (args) => args.big === true,
+};
+export const sum = {
+  name: "sum", description: "Sums.", inputSchema: { type: "object" },
+  execute: (args) => [args.xs.reduce((x, y) => x + y, 0)], needsApproval: true,
+};
+export function untyped() { return "x"; }
+"#;
+
+fn javascript_functions_and_tool_objects() {
+    let f = Fixture::new();
+    let approval = config(Some(ApprovalDecisionType::Blocked), &[]);
+    let tools = f
+        .tools(
+            "tools.mjs",
+            JAVASCRIPT,
+            Some(&["add", "chart", "sum"]),
+            approval,
+            SECS,
+        )
+        .unwrap();
+    assert_eq!(tools[0].description(), "Adds two numbers.");
+    let session = Session::new(tools);
+    block_on(async {
+        // `add` has no policy of its own: the config blocks it.
+        let (code, _) = session.error("add", json!({"a": 1, "b": 2})).await;
+        assert_eq!(code, ToolErrorCode::Blocked);
+        let out = session.ok("chart", json!({})).await;
+        assert_eq!(out.value.kind, "acme.chart");
+        assert!(session.asked().is_empty());
+        session.ok("chart", json!({"big": true})).await;
+        assert_eq!(session.asked(), ["chart"]);
+        let out = session.ok("sum", json!({"xs": [1, 2, 3]})).await;
+        assert_eq!(out.value.kind, "structured");
+        assert_eq!(out.value.data, json!([6]));
+        assert_eq!(session.asked(), ["sum"]);
+    });
+    let err = f
+        .tools(
+            "tools.mjs",
+            JAVASCRIPT,
+            None,
+            ApprovalConfig::default(),
+            SECS,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("custom tool `untyped` (module ./tools.mjs)"),
+        "{err}"
+    );
+    assert!(err.contains("untypedSchema"), "{err}");
+}
+
+const SHELL: &str = r#"#!/bin/sh
+case "$1" in
+describe)
+  echo '{"tools":[
+    {"name":"upper","description":"Upper-cases text.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},
+    {"name":"stats","description":"A custom kind.","inputSchema":{"type":"object"},"needsApproval":false},
+    {"name":"garbage","description":"Bad JSON.","inputSchema":{"type":"object"}},
+    {"name":"badkind","description":"Bad kind.","inputSchema":{"type":"object"}},
+    {"name":"crash","description":"Crashes.","inputSchema":{"type":"object"}},
+    {"name":"fails","description":"Fails.","inputSchema":{"type":"object"}},
+    {"name":"slow","description":"Sleeps.","inputSchema":{"type":"object"}}
+  ]}' ;;
+call)
+  args=$(cat)
+  case "$2" in
+  upper) printf '%s\n' "$args" | tr a-z A-Z ;;
+  stats) echo '{"kind":"acme.stats","data":{"args":'"$args"'}}' ;;
+  garbage) echo '{"kind": "text", "data": ' ;;
+  badkind) echo '{"kind":"Not A Kind","data":{}}' ;;
+  crash) echo "about to crash" >&2; kill -SEGV $$ ;;
+  fails) echo "no such record" >&2; exit 3 ;;
+  slow) sleep 30 ;;
+  esac ;;
+*) exit 2 ;;
+esac
+"#;
+
+fn an_executable_speaks_the_protocol() {
+    let f = Fixture::new();
+    let approval = config(None, &[("upper", ApprovalDecisionType::PreApproved)]);
+    let tools = f
+        .tools("tool.sh", SHELL, Some(&["upper", "stats"]), approval, SECS)
+        .unwrap();
+    let session = Session::new(tools);
+    block_on(async {
+        let out = session.ok("upper", json!({"text": "hello"})).await;
+        // A JSON object without `kind` is `structured`; plain text would be `text`.
+        assert_eq!(out.value.kind, "structured");
+        assert_eq!(out.value.data, json!({"TEXT": "HELLO"}));
+        let out = session.ok("stats", json!({"n": 1})).await;
+        assert_eq!(out.value.kind, "acme.stats");
+        assert_eq!(out.value.data, json!({"args": {"n": 1}}));
+        assert!(session.asked().is_empty());
+    });
+}
+
+fn bad_json_a_crash_and_a_timeout() {
+    let f = Fixture::new();
+    let approval = config(Some(ApprovalDecisionType::PreApproved), &[]);
+    let tools = f
+        .tools("tool.sh", SHELL, None, approval, Duration::from_secs(2))
+        .unwrap();
+    let session = Session::new(tools);
+    block_on(async {
+        let (code, message) = session.error("garbage", json!({})).await;
+        assert_eq!(code, ToolErrorCode::ExecutionError);
+        assert!(
+            message.contains("custom tool `garbage` (module ./tool.sh) printed malformed JSON"),
+            "{message}"
+        );
+        let (code, message) = session.error("badkind", json!({})).await;
+        assert_eq!(code, ToolErrorCode::ExecutionError);
+        assert!(
+            message.contains("`badkind`") && message.contains("Not A Kind"),
+            "{message}"
+        );
+        let (code, message) = session.error("crash", json!({})).await;
+        assert_eq!(code, ToolErrorCode::ExecutionError);
+        assert!(
+            message.contains("custom tool `crash` (module ./tool.sh) crashed"),
+            "{message}"
+        );
+        assert!(message.contains("about to crash"), "{message}");
+        let (code, message) = session.error("fails", json!({})).await;
+        assert_eq!(code, ToolErrorCode::ExecutionError);
+        assert!(
+            message.contains("failed (exit 3)") && message.contains("no such record"),
+            "{message}"
+        );
+        let started = std::time::Instant::now();
+        let (code, message) = session.error("slow", json!({})).await;
+        assert_eq!(code, ToolErrorCode::Timeout, "{message}");
+        assert!(
+            message.contains("custom tool `slow` (module ./tool.sh)"),
+            "{message}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+    });
+}
+
+fn errors_at_start_name_the_module_and_tool() {
+    let f = Fixture::new();
+    let none = ApprovalConfig::default;
+    let err = f
+        .tools("tools.py", PYTHON, Some(&["nope"]), none(), SECS)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("custom tool module ./tools.py has no tool `nope`"),
+        "{err}"
+    );
+    let err = f
+        .tools("tools.py", PYTHON, None, none(), SECS)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("custom tool `helper` (module ./tools.py): no usable input schema"),
+        "{err}"
+    );
+    assert!(err.contains("parameter `x` has no type hint"), "{err}");
+    let err = f
+        .tools(
+            "bad.sh",
+            "#!/bin/sh\necho 'tools: none'\n",
+            None,
+            none(),
+            SECS,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("custom tool module ./bad.sh: `describe` did not print"),
+        "{err}"
+    );
+    let err = f
+        .tools(
+            "broken.py",
+            "import not_a_module_anywhere\n",
+            None,
+            none(),
+            SECS,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("custom tool module ./broken.py: reading its tools failed"),
+        "{err}"
+    );
+    assert!(err.contains("not_a_module_anywhere"), "{err}");
+    let err = f
+        .tools(
+            "hangs.sh",
+            "#!/bin/sh\nsleep 30\n",
+            None,
+            none(),
+            Duration::from_secs(1),
+        )
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("custom tool module ./hangs.sh") && err.contains("time limit"),
+        "{err}"
+    );
+}
+
+fn the_module_runs_in_the_jail() {
+    let f = Fixture::new();
+    let secret = f.dir.path().join("secret.txt");
+    let own = f.dir.path().join("modules/spy.py");
+    let source = format!(
+        r#"
+def read(path: str) -> str:
+    """Reads a file."""
+    try:
+        with open(path) as f:
+            return "read: " + f.read()
+    except OSError as err:
+        return "refused: " + type(err).__name__
+
+SECRET = {secret:?}
+OWN = {own:?}
+"#,
+        secret = secret.display().to_string(),
+        own = own.display().to_string(),
+    );
+    let approval = config(Some(ApprovalDecisionType::PreApproved), &[]);
+    let tools = f.tools("spy.py", &source, None, approval, SECS).unwrap();
+    let session = Session::new(tools);
+    block_on(async {
+        let out = session.ok("read", json!({"path": "/work/notes.txt"})).await;
+        assert_eq!(
+            out.value,
+            golem_protocol::ToolResultValue::text("read: inside the zone")
+        );
+        for path in [secret.display().to_string(), own.display().to_string()] {
+            let out = session.ok("read", json!({ "path": path })).await;
+            let text = out.value.data["content"].as_str().unwrap().to_owned();
+            assert!(text.starts_with("refused: "), "{path}: {text}");
+        }
+    });
+}
