@@ -5,8 +5,8 @@
 //!
 //! `cargo test -p golem-forge --test browser`. A failing page test leaves a screenshot, the
 //! console log, the DOM and the server's stderr under `target/browser-artifacts/<test>/`. The
-//! page's hooks are the `data-testid`s of `crates/web/PAGE.md`. The harness is in
-//! `browser/harness.rs`; the cases are in `browser/`, one concern each.
+//! page's hooks are the `data-testid`s of `crates/web/PAGE.md`. The harness is `browser/harness.rs`
+//! (its parts in `browser/harness/`); the cases are in `browser/`, one concern each.
 
 #![allow(
     clippy::unwrap_used,
@@ -20,6 +20,8 @@
 )]
 mod common;
 
+#[path = "browser/approvals.rs"]
+mod approvals;
 #[path = "browser/chat.rs"]
 mod chat;
 #[allow(dead_code, reason = "the bench uses parts the tests do not")]
@@ -27,5 +29,7 @@ mod chat;
 mod harness;
 #[path = "browser/security.rs"]
 mod security;
+#[path = "browser/session.rs"]
+mod session;
 #[path = "browser/tools.rs"]
 mod tools;

@@ -24,20 +24,26 @@ let scheduled = false;
 const notified = new Map();
 
 const ui = {
-  paletteOpen: false,
+  /** The panel open over the page: 'tools' (the palette), 'session' (the session menu) or null. */
+  panel: null,
   focusInput: () => {},
   refresh(stick) {
     flush(stick);
   },
-  togglePalette() {
-    this.paletteOpen = !this.paletteOpen;
-    if (this.paletteOpen && store.state.manualTools === null) send({ type: 'listManualTools', requestId: newId('tools') });
+  toggle(panel) {
+    this.panel = this.panel === panel ? null : panel;
+    if (this.panel === 'tools' && store.state.manualTools === null) send({ type: 'listManualTools', requestId: newId('tools') });
     flush();
   },
-  closePalette() {
-    this.paletteOpen = false;
+  /** Closes the panel; focus goes back to the button that opened it. */
+  close() {
+    const was = this.panel;
+    this.panel = null;
     flush();
-    document.querySelector('[data-testid="tools-button"]')?.focus();
+    document.querySelector(`[data-testid="${was}-button"]`)?.focus();
+  },
+  listApprovals() {
+    send({ type: 'listApprovals', requestId: newId('approvals') });
   },
   interrupt() {
     send({ type: 'interrupt', reason: 'interrupted from the browser' });
@@ -91,6 +97,8 @@ function connect() {
       store.reset();
     }
     store.apply(event);
+    // The session menu's list of remembered approvals follows what changes it.
+    if (ui.panel === 'session' && (event.type === 'sessionStarted' || event.action === 'forgetApprovals')) ui.listApprovals();
     if (event.type === 'sessionStatus' && event.requestId === statusRequest) markConnected();
     else schedule();
   };
@@ -185,12 +193,13 @@ document.addEventListener('visibilitychange', () => {
   if (!document.hidden) flush();
 });
 
-// Escape interrupts the turn, unless a dialog handled it first.
+// Escape interrupts the turn, unless a dialog handled it first (or is open: it closes).
 document.addEventListener('keydown', (e) => {
   if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
   if (document.querySelector('[data-testid="approval"]')) return;
   e.preventDefault();
-  ui.interrupt();
+  if (ui.panel) ui.close();
+  else ui.interrupt();
 });
 
 document.body.dataset.connected = 'false';

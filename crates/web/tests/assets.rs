@@ -2,7 +2,8 @@
 //! exactly what `assets/vendor/VERSIONS` names (SHA-256 of each file, and of the package's file
 //! for the one changed line), the page stays under its weight, `index.html` has no inline script
 //! or style and loads only the page's own files, nothing points outside the page, the page's
-//! own code never builds markup from strings, and every `data-testid` hook of PAGE.md exists.
+//! own code never builds markup from strings, every `data-testid` hook of PAGE.md exists, and
+//! the page speaks the protocol of `crates/protocol/schema/events.schema.json`.
 
 #![allow(
     clippy::unwrap_used,
@@ -528,7 +529,7 @@ fn every_hook_of_page_md_is_in_the_page() {
         .join("\n");
     let hooks = page_md_hooks();
     assert!(
-        hooks.len() >= 20,
+        hooks.len() >= 40,
         "too few hooks found in PAGE.md: {hooks:?}"
     );
     let mut checked = 0;
@@ -561,7 +562,7 @@ fn every_hook_of_page_md_is_in_the_page() {
             checked += 1;
         }
     }
-    assert!(checked >= 30, "only {checked} hooks checked: {hooks:?}");
+    assert!(checked >= 45, "only {checked} hooks checked: {hooks:?}");
     for status in [
         "running",
         "success",
@@ -573,6 +574,82 @@ fn every_hook_of_page_md_is_in_the_page() {
         assert!(
             js.contains(&format!("{status}:")),
             "the tool card does not know the status {status}"
+        );
+    }
+}
+
+// -- the protocol -------------------------------------------------------------------------------
+
+/// The `type` of every variant of `$defs.NAME` in the protocol's JSON Schema.
+fn event_types(name: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../protocol/schema/events.schema.json");
+    let schema: serde_json::Value = serde_json::from_str(&read(&path)).expect("the schema is JSON");
+    let def = &schema["$defs"][name];
+    let variants = def["oneOf"]
+        .as_array()
+        .or(def["anyOf"].as_array())
+        .unwrap_or_else(|| panic!("$defs.{name} has no variants"));
+    variants
+        .iter()
+        .map(|v| {
+            v["properties"]["type"]["const"]
+                .as_str()
+                .unwrap_or_else(|| panic!("a variant of {name} without a `type`: {v}"))
+                .to_owned()
+        })
+        .collect()
+}
+
+/// What follows each `open` in `text` up to the next `'`.
+fn quoted_after(text: &str, open: &str) -> Vec<String> {
+    text.match_indices(open)
+        .filter_map(|(at, _)| {
+            let rest = &text[at + open.len()..];
+            rest.find('\'').map(|end| rest[..end].to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn the_page_speaks_the_protocol() {
+    let display = event_types("DisplayEvent");
+    let actions = event_types("ActionEvent");
+    assert!(
+        display.len() >= 15 && actions.len() >= 10,
+        "{display:?} {actions:?}"
+    );
+
+    // The store takes every display event, and only those.
+    let store = read(&assets_dir().join("lib/store.js"));
+    let mut handled = quoted_after(&store, "case '");
+    handled.sort();
+    let mut expected = display.clone();
+    expected.sort();
+    assert_eq!(
+        handled, expected,
+        "lib/store.js: the display events `apply` takes"
+    );
+
+    // The page sends only actions (a camelCase `type: '…'`, or the name given to `act`), and
+    // every one but `endSession` (the session ends with the server).
+    let js: String = own_scripts()
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut sent = quoted_after(&js, "type: '");
+    sent.retain(|t| t.chars().any(|c| c.is_ascii_uppercase()));
+    sent.extend(quoted_after(&js, "act('"));
+    for name in &sent {
+        assert!(
+            actions.contains(name),
+            "the page sends `{name}`, not an action event"
+        );
+    }
+    for name in actions.iter().filter(|a| *a != "endSession") {
+        assert!(
+            js.contains(&format!("'{name}'")),
+            "the page never sends the action `{name}`"
         );
     }
 }

@@ -1,5 +1,6 @@
 // The approval dialog: what the call will do, how risky it is, its arguments and preview (a
-// diff for file writes); approve once, approve for the session, deny with a note, or edit the
+// diff for file writes); approve once, for the session, always in this project (a rule in
+// `.golem-forge/approvals.yaml`, as the terminal's `p`), deny with a note, or edit the
 // arguments in a form (validated before anything is sent). Focus moves into the dialog when a
 // request opens it; Escape backs out of the note or the form.
 import { html, useState, useEffect, useRef } from './view.js';
@@ -26,8 +27,7 @@ export function ApprovalDialog({ req, waiting, respond }) {
   }, [mode]);
 
   const answer = (response) => respond({ type: 'approvalResponse', requestId: req.requestId, ...response });
-  const approve = () => answer({ approved: true, remember: 'none' });
-  const approveSession = () => answer({ approved: true, remember: 'session' });
+  const approve = (remember) => () => answer({ approved: true, remember });
   const deny = () => {
     const text = (noteRef.current ? noteRef.current.value : note).trim();
     answer({ approved: false, remember: 'none', ...(text ? { note: text } : {}) });
@@ -83,9 +83,11 @@ export function ApprovalDialog({ req, waiting, respond }) {
         <summary>Arguments</summary><${JsonTree} value=${req.args} /></details>` : null}
 
       ${mode === 'main' ? html`<div class="actions">
-        <button type="button" class="btn primary" data-testid="approve" onClick=${approve}>Approve</button>
-        <button type="button" class="btn" data-testid="approve-session" onClick=${approveSession}
+        <button type="button" class="btn primary" data-testid="approve" onClick=${approve('none')}>Approve</button>
+        <button type="button" class="btn" data-testid="approve-session" onClick=${approve('session')}
           title="Approve identical calls for the rest of the session">Approve for session</button>
+        <button type="button" class="btn" data-testid="approve-project" onClick=${approve('project')}
+          title="Approve matching calls in this project from now on: a rule in .golem-forge/approvals.yaml for this path (else these exact arguments)">Always in this project</button>
         <button type="button" class="btn" data-testid="edit" onClick=${() => setMode('edit')} disabled=${!fields.length}>Edit…</button>
         <button type="button" class="btn danger" data-testid="deny" onClick=${() => setMode('deny')}>Deny…</button>
       </div>` : null}

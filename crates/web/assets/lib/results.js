@@ -463,3 +463,35 @@ registerRenderer('tool_error', (data) => {
     ${data.details !== undefined && data.details !== null ? html`<details class="err-details"><summary>details</summary><${JsonTree} value=${data.details} /></details>` : null}
   </div>`;
 });
+
+// -- git.status (a custom kind) ------------------------------------------------------------------
+
+const GIT_GROUPS = [['conflicts', 'Conflicts'], ['staged', 'Staged'], ['modified', 'Not staged'], ['untracked', 'Untracked']];
+const GIT_LETTER = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R', copied: 'C', 'type changed': 'T' };
+
+/** The branch line, then each group of paths (a path, or `{path, change, from}`); anything else as JSON. */
+registerRenderer('git.status', (d) => {
+  if (!isObject(d) || !GIT_GROUPS.every(([k]) => d[k] == null || Array.isArray(d[k]))) {
+    return html`<div class="git-status"><p class="dim">(unexpected git.status data)</p><${JsonTree} value=${d} /></div>`;
+  }
+  const count = (n) => (Number.isInteger(n) && n > 0 ? n : 0);
+  const entry = (group, e) => {
+    if (typeof e === 'string') e = { path: e };
+    if (!isObject(e) || typeof e.path !== 'string') return html`<li><${JsonTree} value=${e} /></li>`;
+    const change = typeof e.change === 'string' ? e.change : '';
+    const tag = group === 'untracked' ? '?' : group === 'conflicts' ? 'U' : GIT_LETTER[change] || '•';
+    return html`<li><span class="gs-tag" title=${change || group}>${tag}</span> ${e.path}${typeof e.from === 'string' ? html`<span class="dim"> ← ${e.from}</span>` : null}${group === 'conflicts' && change ? html`<span class="dim"> (${change})</span>` : null}</li>`;
+  };
+  const groups = GIT_GROUPS.filter(([k]) => d[k]?.length);
+  const ahead = count(d.ahead);
+  const behind = count(d.behind);
+  return html`<div class="git-status">
+    <div class="result-head"><span class="path">⎇ ${typeof d.branch === 'string' ? d.branch : 'detached HEAD'}</span>
+      ${typeof d.commit === 'string' ? html`<code class="dim">${d.commit}</code>` : null}
+      ${typeof d.upstream === 'string' ? html`<span class="dim">→ ${d.upstream}</span>` : null}
+      ${ahead ? html`<span class="count-add">↑${ahead} ahead</span>` : null}${behind ? html`<span class="count-del">↓${behind} behind</span>` : null}
+      ${typeof d.upstream === 'string' && !ahead && !behind ? html`<span class="dim">up to date</span>` : null}</div>
+    ${groups.length ? groups.map(([k, label]) => html`<details open class=${'gs gs-' + k}><summary>${label} <span class="dim">${d[k].length}</span></summary>
+      <ul class="tree">${d[k].map((e) => entry(k, e))}</ul></details>`) : html`<p class="dim">nothing to commit, working tree clean</p>`}
+  </div>`;
+});

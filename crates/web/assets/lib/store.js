@@ -1,5 +1,6 @@
 // The session as the page shows it, rebuilt from display events: the timeline (messages, tool
-// cards, notices), approvals waiting, manual tools, token counts, the running workers. `apply`
+// cards, notices), approvals waiting, manual tools, token counts, the running workers, the
+// approvals remembered (`approvalsRemembered`, kept across connections). `apply`
 // takes one event; items that change are replaced (never mutated), so a view can skip the ones
 // that did not.
 
@@ -35,6 +36,9 @@ export class Store {
     this.connected = false;
     /** `setModel` requests of this tab: request id → model. */
     this.modelRequests = new Map();
+    /** The last `approvalsRemembered` (null until it comes), and the last `forgetApprovals` answer. */
+    this.remembered = null;
+    this.forgotten = null;
   }
 
   /** Forgets everything (a new connection replays the session). */
@@ -129,15 +133,12 @@ export class Store {
     const s = this.state;
     switch (ev.type) {
       case 'sessionStarted': {
-        if (s.session && s.session.sessionId !== ev.sessionId) {
-          // `newSession`: a new story starts.
-          this.state = fresh({ manualTools: s.manualTools });
-        }
-        const t = this.state;
+        // A session's first event (also of one `newSession` started): a new story starts, as
+        // the server's replay does.
+        const t = (this.state = fresh(s));
         t.session = { sessionId: ev.sessionId, worker: ev.worker, model: ev.model, protocolVersion: ev.protocolVersion };
         t.worker = ev.worker || t.worker;
         t.model = ev.model || t.model;
-        t.ended = null;
         break;
       }
       case 'message': {
@@ -269,10 +270,15 @@ export class Store {
             s.modelNote = ev.message;
           }
         }
+        if (ev.action === 'forgetApprovals') this.forgotten = ev;
         if (!ev.ok) this.notice('error', ev.message);
+        else if (ev.action === 'clearHistory') this.push({ type: 'divider', id: 'n' + ++s.seq, message: String(ev.message ?? '') });
         else if (ev.action !== 'setModel') this.notice('info', ev.message);
         break;
       }
+      case 'approvalsRemembered':
+        this.remembered = Array.isArray(ev.approvals) ? ev.approvals : [];
+        break;
       case 'sessionStatus': {
         s.model = ev.model || s.model;
         s.worker = ev.worker || s.worker;

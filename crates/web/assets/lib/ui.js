@@ -1,11 +1,13 @@
-// The page: a header (worker, model, tools, notifications), the conversation (messages, tool
-// cards, notices), the message box with send and interrupt, and the status bar (tokens, cost,
-// running workers, model switch). Dialogs (an approval, the tools palette) open over it.
+// The page: a header (worker, model, session menu, tools, notifications), the conversation
+// (messages, tool cards, notices, cleared-history dividers), the message box with send and
+// interrupt, and the status bar (tokens, cost, running workers, model switch). Dialogs (an
+// approval, the tools palette, the session menu) open over it.
 import { html, Component, useState, useRef, useEffect, num, usd, duration, preview, newId } from './view.js';
 import { markdown } from './markdown.js';
 import { ResultView, JsonTree } from './results.js';
 import { ApprovalDialog } from './approval.js';
 import { Palette } from './palette.js';
+import { SessionMenu } from './session.js';
 
 export function App({ store, send, ui }) {
   const s = store.state;
@@ -29,7 +31,8 @@ export function App({ store, send, ui }) {
     <${Composer} store=${store} send=${send} ui=${ui} />
     <${StatusBar} store=${store} send=${send} ui=${ui} />
     ${pending ? html`<${ApprovalDialog} key=${pending.requestId} req=${pending} waiting=${store.pendingCount()} respond=${respond} />` : null}
-    ${ui.paletteOpen && !pending ? html`<${Palette} tools=${s.manualTools} send=${send} onClose=${() => ui.closePalette()} />` : null}
+    ${pending ? null : ui.panel === 'tools' ? html`<${Palette} tools=${s.manualTools} send=${send} onClose=${() => ui.close()} />`
+      : ui.panel === 'session' ? html`<${SessionMenu} store=${store} send=${send} ui=${ui} />` : null}
   </div>`;
 }
 
@@ -45,8 +48,10 @@ function Header({ store, ui }) {
       : html`<span class=${'conn ' + (store.connected ? 'on' : 'off')} role="status" aria-label=${store.connected ? 'Connected' : 'Not connected'}
           title=${store.connected ? 'Connected' : 'Reconnecting…'}>${store.connected ? '●' : '○ reconnecting…'}</span>`}
     <${Bell} />
-    <button type="button" class="btn" data-testid="tools-button" aria-haspopup="dialog" aria-expanded=${ui.paletteOpen ? 'true' : 'false'}
-      aria-controls="tool-palette" onClick=${() => ui.togglePalette()}>Tools</button>
+    <button type="button" class="btn" data-testid="session-button" aria-haspopup="dialog" aria-expanded=${ui.panel === 'session' ? 'true' : 'false'}
+      aria-controls="session-menu" onClick=${() => ui.toggle('session')}>Session</button>
+    <button type="button" class="btn" data-testid="tools-button" aria-haspopup="dialog" aria-expanded=${ui.panel === 'tools' ? 'true' : 'false'}
+      aria-controls="tool-palette" onClick=${() => ui.toggle('tools')}>Tools</button>
   </header>`;
 }
 
@@ -84,6 +89,9 @@ class Item extends Component {
     if (item.type === 'tool') return html`<${ToolCard} item=${item} />`;
     if (item.type === 'notice') {
       return html`<div class=${'notice level-' + item.level} data-testid="notice" data-level=${item.level} role=${item.level === 'error' ? 'alert' : 'status'}>${item.message}</div>`;
+    }
+    if (item.type === 'divider') {
+      return html`<p class="divider" data-testid="history-cleared" role="status">${item.message}: the model no longer sees what is above</p>`;
     }
     return null;
   }

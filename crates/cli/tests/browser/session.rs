@@ -1,0 +1,120 @@
+//! The session menu's actions: a new session empties the conversation (the next answer appears
+//! alone, the model is not sent the old one, a reload shows only the new session, and the old
+//! transcript stays on disk); clearing the history keeps the conversation on the page under a
+//! divider, and the model no longer sees it.
+
+use golem_testkit::mock::MockServer;
+
+use crate::common::TestEnv;
+use crate::harness::{Ui, WIRE, fs_worker, project, tid};
+
+/// A session that has had one turn (`what is one?` → `First answer.`), whose model answers
+/// `Second answer.` to anything after.
+fn after_one_turn(name: &str) -> (TestEnv, MockServer, Ui) {
+    let env = TestEnv::new();
+    let worker = project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![WIRE.text("First answer.")]);
+    server.set_fallback(WIRE.text("Second answer."));
+    let ui = Ui::open(name, &env, &server, &worker, &[]);
+    ui.turn("what is one?", "First answer.");
+    (env, server, ui)
+}
+
+/// Opens the session menu and clicks `action` in it.
+fn session_action(ui: &Ui, action: &str) {
+    ui.click(&tid("session-button"));
+    ui.wait_element(&tid("session-menu"));
+    ui.click(&tid(action));
+}
+
+#[test]
+fn a_new_session_empties_the_conversation() {
+    let (env, server, ui) = after_one_turn("a_new_session_empties_the_conversation");
+    session_action(&ui, "new-session");
+    ui.wait_gone(&tid("session-menu"));
+    ui.wait("the conversation to empty", |ui| {
+        (ui.count(&tid("message")) == 0).then_some(())
+    });
+    ui.wait_text(&tid("notice"), "new session");
+    assert_eq!(ui.last_turn(), None, "no turn yet\n{}", ui.describe());
+
+    ui.turn("what is two?", "Second answer.");
+    let alone = |ui: &Ui| {
+        assert_eq!(ui.messages("user"), ["what is two?"], "{}", ui.describe());
+        assert_eq!(
+            ui.messages("assistant"),
+            ["Second answer."],
+            "{}",
+            ui.describe()
+        );
+    };
+    alone(&ui);
+    let sent = server.requests()[1].body.to_string();
+    assert!(sent.contains("what is two?"), "{sent}");
+    assert!(
+        !sent.contains("what is one?") && !sent.contains("First answer."),
+        "the new session starts without history: {sent}"
+    );
+
+    ui.reload();
+    ui.wait_connected();
+    ui.wait_message("assistant", "Second answer.");
+    ui.wait_idle();
+    alone(&ui);
+
+    let transcripts = env.transcripts("proj");
+    assert_eq!(transcripts.len(), 2, "the old session stays on disk");
+    let text: Vec<String> = transcripts
+        .iter()
+        .map(|lines| lines.iter().map(|l| l.to_string()).collect())
+        .collect();
+    assert_eq!(
+        text.iter().filter(|t| t.contains("what is one?")).count(),
+        1,
+        "{text:?}"
+    );
+    assert_eq!(
+        text.iter().filter(|t| t.contains("what is two?")).count(),
+        1,
+        "{text:?}"
+    );
+}
+
+#[test]
+fn clearing_the_history_leaves_a_divider() {
+    let (_env, server, ui) = after_one_turn("clearing_the_history_leaves_a_divider");
+    session_action(&ui, "clear-history");
+    let divider = ui.wait_text(&tid("history-cleared"), "conversation cleared");
+    assert!(
+        divider.contains("the model no longer sees what is above"),
+        "{divider:?}"
+    );
+    assert_eq!(
+        ui.messages("assistant"),
+        ["First answer."],
+        "the conversation stays on the page\n{}",
+        ui.describe()
+    );
+
+    ui.turn("what is two?", "Second answer.");
+    let sent = server.requests()[1].body.to_string();
+    assert!(
+        sent.contains("what is two?") && !sent.contains("what is one?"),
+        "the model no longer sees the cleared turn: {sent}"
+    );
+    // The divider sits between the two turns, also after a reload.
+    ui.reload();
+    ui.wait_connected();
+    ui.wait_message("assistant", "Second answer.");
+    let order = ui.js(
+        "return [...document.querySelectorAll('[data-testid=\"message\"], [data-testid=\"history-cleared\"]')]
+            .map(e => e.dataset.testid === 'message' ? e.dataset.role : 'divider');",
+        vec![],
+    );
+    assert_eq!(
+        order,
+        serde_json::json!(["user", "assistant", "divider", "user", "assistant"]),
+        "{}",
+        ui.describe()
+    );
+}

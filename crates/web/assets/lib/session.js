@@ -1,0 +1,69 @@
+// The session menu: start a new session (`newSession`), clear the history (`clearHistory`), and
+// the approvals remembered for the session and the project (`listApprovals`, answered by
+// `approvalsRemembered`), each with a button to forget it (`forgetApprovals {index}`; without
+// an index, every approval of the session: project rules go one by one).
+import { html, useEffect, useRef, preview, newId } from './view.js';
+import { trapTab } from './approval.js';
+
+const SCOPES = [
+  ['session', 'For this session'],
+  ['project', 'Always in this project (.golem-forge/approvals.yaml)'],
+];
+
+export function SessionMenu({ store, send, ui }) {
+  const box = useRef(null);
+  useEffect(() => {
+    store.forgotten = null;
+    ui.listApprovals();
+    box.current?.querySelector('button')?.focus();
+  }, []);
+  const act = (type) => send({ type, requestId: newId(type) }) && ui.close();
+  const forget = (index) => {
+    if (send({ type: 'forgetApprovals', requestId: newId('forget'), index })) {
+      // Numbers change once one is forgotten: wait for the new list.
+      store.remembered = null;
+      ui.refresh();
+      box.current?.focus();
+    }
+  };
+  const onKeyDown = (e) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      ui.close();
+    } else if (e.key === 'Tab') trapTab(e, box.current);
+  };
+  const list = store.remembered;
+  const scope = (a) => a.scope || 'session';
+  const done = store.forgotten;
+  return html`<div class="overlay" onClick=${(e) => e.target === e.currentTarget && ui.close()}>
+    <div class="palette" id="session-menu" data-testid="session-menu" role="dialog" aria-modal="true" aria-labelledby="session-title"
+      tabindex="-1" ref=${box} onKeyDown=${onKeyDown}>
+      <div class="dialog-head">
+        <h2 id="session-title">Session</h2>
+        <button type="button" class="btn" aria-label="Close the session menu" onClick=${() => ui.close()}>✕</button>
+      </div>
+      <div class="actions">
+        <button type="button" class="btn" data-testid="new-session" onClick=${() => act('newSession')}
+          title="This session is saved; the new one starts without history, remembered approvals or token counts">New session</button>
+        <button type="button" class="btn" data-testid="clear-history" onClick=${() => act('clearHistory')}
+          title="The model forgets the conversation; remembered approvals are kept">Clear history</button>
+      </div>
+      <section data-testid="approvals-panel" aria-labelledby="approvals-title">
+        <h3 id="approvals-title">Remembered approvals</h3>
+        ${list === null ? html`<p class="dim">Loading…</p>` : list.length ? null : html`<p class="dim">None: every call that asks will ask.</p>`}
+        ${SCOPES.map(([name, title]) => {
+          const mine = (list || []).filter((a) => scope(a) === name);
+          return mine.length ? html`<h4>${title}</h4><ul class="remembered">${mine.map((a) => html`<li key=${a.index}
+            data-testid="remembered-approval" data-scope=${name} data-tool=${a.toolName} data-index=${a.index}>
+            <code>${a.toolName}</code> <code class="dim">${preview(a.args, 120)}</code>
+            <button type="button" class="btn" data-testid="forget-approval" onClick=${() => forget(a.index)}
+              aria-label=${`Forget ${a.toolName} ${preview(a.args, 60)}`}>Forget</button></li>`)}</ul>` : null;
+        })}
+        ${list?.some((a) => scope(a) === 'session') ? html`<div class="actions">
+          <button type="button" class="btn" data-testid="forget-session-approvals" onClick=${() => forget()}>Forget all of this session</button></div>` : null}
+        ${done ? html`<p class=${done.ok ? 'dim' : 'field-error'} role="status">${done.message}</p>` : null}
+      </section>
+    </div>
+  </div>`;
+}
