@@ -30,13 +30,16 @@ use golem_core::registry::ToolRegistry;
 use golem_core::tool::Tool;
 use golem_core::ui::RuntimeUI;
 use golem_protocol::{ApprovalRequest, ApprovalResponse, ToolErrorCode, ToolStatus};
-use golem_sandbox::jail::{HELPER_ARG, Jail, JailPolicy, helper_main};
+use golem_sandbox::jail::{Jail, JailPolicy};
 use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
 use golem_tools::custom::{CustomError, CustomOptions, custom_tools};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-type Test = fn();
+#[path = "support/jail_runner.rs"]
+mod jail_runner;
+
+use jail_runner::{Test, block_on};
 
 const TESTS: &[(&str, Test)] = &[
     (
@@ -67,56 +70,7 @@ const TESTS: &[(&str, Test)] = &[
 ];
 
 fn main() -> ExitCode {
-    let mut args = std::env::args_os().skip(1);
-    let first = args.next();
-    if first.as_deref() == Some(std::ffi::OsStr::new(HELPER_ARG)) {
-        let code = helper_main(args.collect());
-        return ExitCode::from(u8::try_from(code).unwrap_or(1));
-    }
-    let words: Vec<String> = first
-        .into_iter()
-        .chain(args)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    if words.iter().any(|w| w == "--list") {
-        for (name, _) in TESTS {
-            println!("{name}: test");
-        }
-        return ExitCode::SUCCESS;
-    }
-    let filters: Vec<&String> = words.iter().filter(|w| !w.starts_with('-')).collect();
-    let chosen: Vec<&(&str, Test)> = TESTS
-        .iter()
-        .filter(|(name, _)| filters.is_empty() || filters.iter().any(|f| name.contains(*f)))
-        .collect();
-    println!("\nrunning {} tests", chosen.len());
-    let mut failed = Vec::new();
-    for (name, test) in chosen {
-        let outcome = std::panic::catch_unwind(test);
-        println!(
-            "test {name} ... {}",
-            if outcome.is_ok() { "ok" } else { "FAILED" }
-        );
-        if outcome.is_err() {
-            failed.push(*name);
-        }
-    }
-    if failed.is_empty() {
-        println!("\ntest result: ok");
-        ExitCode::SUCCESS
-    } else {
-        println!("\nfailures: {failed:?}\ntest result: FAILED");
-        ExitCode::FAILURE
-    }
-}
-
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(future)
+    jail_runner::main(TESTS)
 }
 
 // ---- the fixture ----
