@@ -56,7 +56,9 @@ fn layers() -> BTreeMap<&'static str, u32> {
         ("golem-tools", 3),
         ("golem-runtime", 4),
         ("golem-web", 5),
-        ("golem-forge", 6),
+        // The MCP front end shares the web front end's address rules (`BoundAddress`).
+        ("golem-mcp", 6),
+        ("golem-forge", 7),
     ])
 }
 
@@ -128,7 +130,7 @@ fn crate_dependencies_point_downwards() {
         {
             assert!(
                 layers[dep.as_str()] < layers[krate.as_str()],
-                "{krate} must not depend on {dep} (DESIGN.md §2: protocol ← core ← {{llm, sandbox}} ← tools ← runtime ← {{cli, web}})"
+                "{krate} must not depend on {dep} (DESIGN.md §2: protocol ← core ← {{llm, sandbox}} ← tools ← runtime ← web ← mcp ← cli)"
             );
         }
     }
@@ -201,7 +203,7 @@ const FRONT_END_ONLY: &[&str] = &[
 ];
 
 /// The crates that are front ends.
-const FRONT_ENDS: &[&str] = &["golem-forge", "golem-web"];
+const FRONT_ENDS: &[&str] = &["golem-forge", "golem-web", "golem-mcp"];
 
 /// Each library source file below `crates/*/src` of a crate that is not a front end or test
 /// support, with the text before its `#[cfg(test)]` part.

@@ -22,23 +22,23 @@ pub const COOKIE: &str = "golem_forge_token";
 pub const CSP: &str = "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; \
                        base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/// What a request must show.
+/// The address a server is bound to, and so which `Host` and `Origin` values name it: the
+/// bound address (and `localhost` for a loopback one), or, for a server bound to every address
+/// (`0.0.0.0`, `::`), any IP address of the machine with the port (and `localhost`, but no other
+/// DNS name, so a rebinding name still cannot reach it). Shared by every HTTP front end (the
+/// page here, `golem-forge mcp --http`).
 #[derive(Debug, Clone)]
-pub struct Access {
-    token: String,
+pub struct BoundAddress {
     port: u16,
-    /// The `Host` values that name the server; `None` for a server bound to every address
-    /// (`0.0.0.0`, `::`), which any IP address of the machine names (but no DNS name other
-    /// than `localhost`, so a rebinding name still cannot reach it).
+    /// The `Host` values that name the server; `None` when bound to every address.
     hosts: Option<Vec<String>>,
-    /// Where the printed address points.
+    /// Where a printed address points (127.0.0.1 or ::1 for every address).
     shown: String,
 }
 
-impl Access {
-    /// Access for a server bound to `addr` with `token`: the `Host` values that name the bound
-    /// address (`localhost` too for a loopback address).
-    pub fn new(token: String, addr: SocketAddr) -> Access {
+impl BoundAddress {
+    /// The rules for a server bound to `addr`.
+    pub fn new(addr: SocketAddr) -> BoundAddress {
         let port = addr.port();
         let ip = if addr.ip().is_unspecified() {
             match addr {
@@ -56,12 +56,17 @@ impl Access {
             }
             hosts
         });
-        Access {
-            token,
-            port,
-            hosts,
-            shown,
-        }
+        BoundAddress { port, hosts, shown }
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `HOST:PORT` to print in an address.
+    pub fn shown(&self) -> &str {
+        &self.shown
     }
 
     /// Whether `host` (a `Host` header) names this server.
@@ -77,34 +82,9 @@ impl Access {
         }
     }
 
-    /// The port it listens on.
-    pub fn port(&self) -> u16 {
-        self.port
-    }
-
-    /// The run's token.
-    pub fn token(&self) -> &str {
-        &self.token
-    }
-
-    /// The address to open, with the token: `http://127.0.0.1:PORT/?token=…`.
-    pub fn url(&self) -> String {
-        format!("http://{}/?token={}", self.shown, self.token)
-    }
-
-    fn token_matches(&self, offered: &str) -> bool {
-        // Constant time over the token's length: how much of it matched is not timed.
-        let (a, b) = (self.token.as_bytes(), offered.as_bytes());
-        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-    }
-
-    /// Why `headers` and `query` may not pass, if they may not; `Ok(true)` when the token came
-    /// in the query (to be traded for the cookie).
-    fn check(
-        &self,
-        headers: &HeaderMap,
-        query: Option<&str>,
-    ) -> Result<bool, (StatusCode, &'static str)> {
+    /// Refuses `headers` whose `Host` does not name this server, or whose `Origin`, when sent,
+    /// is not `http://` + that host (the address the page or client was loaded from).
+    pub fn check(&self, headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
         let host = headers
             .get(header::HOST)
             .and_then(|h| h.to_str().ok())
@@ -112,7 +92,6 @@ impl Access {
         if !self.names_us(host) {
             return Err((StatusCode::FORBIDDEN, "unknown host"));
         }
-        // The page's own origin is the address it was loaded from: the `Host` just checked.
         if let Some(origin) = headers.get(header::ORIGIN) {
             let own = origin
                 .to_str()
@@ -123,6 +102,60 @@ impl Access {
                 return Err((StatusCode::FORBIDDEN, "foreign origin"));
             }
         }
+        Ok(())
+    }
+}
+
+/// Whether `offered` is `expected`, in constant time over the token's length (how much of it
+/// matched is not timed).
+pub fn token_matches(expected: &str, offered: &str) -> bool {
+    let (a, b) = (expected.as_bytes(), offered.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// What a request must show.
+#[derive(Debug, Clone)]
+pub struct Access {
+    token: String,
+    address: BoundAddress,
+}
+
+impl Access {
+    /// Access for a server bound to `addr` with `token`.
+    pub fn new(token: String, addr: SocketAddr) -> Access {
+        Access {
+            token,
+            address: BoundAddress::new(addr),
+        }
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.address.port()
+    }
+
+    /// The run's token.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The address to open, with the token: `http://127.0.0.1:PORT/?token=…`.
+    pub fn url(&self) -> String {
+        format!("http://{}/?token={}", self.address.shown(), self.token)
+    }
+
+    fn token_matches(&self, offered: &str) -> bool {
+        token_matches(&self.token, offered)
+    }
+
+    /// Why `headers` and `query` may not pass, if they may not; `Ok(true)` when the token came
+    /// in the query (to be traded for the cookie).
+    fn check(
+        &self,
+        headers: &HeaderMap,
+        query: Option<&str>,
+    ) -> Result<bool, (StatusCode, &'static str)> {
+        self.address.check(headers)?;
         if query
             .and_then(|q| param(q, "token"))
             .is_some_and(|t| self.token_matches(t))

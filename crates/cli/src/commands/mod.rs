@@ -6,6 +6,7 @@ pub mod chat;
 mod check;
 pub mod common;
 mod init;
+mod mcp;
 mod run;
 mod serve;
 mod sessions;
@@ -40,6 +41,7 @@ enum Command {
     Run(run::RunArgs),
     Chat(chat::ChatArgs),
     Serve(serve::ServeArgs),
+    Mcp(mcp::McpArgs),
     Init(init::InitArgs),
     Check(check::CheckArgs),
     Sessions(sessions::SessionsArgs),
@@ -53,6 +55,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
         Command::Run(args) => run::cmd_run(args),
         Command::Chat(args) => chat::cmd_chat(args),
         Command::Serve(args) => serve::cmd_serve(args),
+        Command::Mcp(args) => mcp::cmd_mcp(args),
         Command::Init(args) => init::cmd_init(args),
         Command::Check(args) => check::cmd_check(args),
         Command::Sessions(args) => sessions::cmd_sessions(args),
