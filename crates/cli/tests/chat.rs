@@ -9,6 +9,7 @@
 
 mod approval;
 mod basics;
+mod custom;
 mod edit;
 mod escapes;
 mod git;
