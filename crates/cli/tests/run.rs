@@ -11,6 +11,7 @@ mod delegation;
 mod ending;
 pub(crate) mod git;
 mod interrupt;
+mod mcp_toolset;
 mod processes;
 mod prompt;
 mod transcript;

@@ -2,8 +2,8 @@
 //! `run_code` and `shell` each in a process jail built from the toolset's options, one
 //! delegation tool per allowed worker, `web_fetch` and `web_search` (the search backend's API
 //! key read from the environment here), the git tools in two jails (without and with the
-//! network), the custom tools of each module in a jail of its own; toolsets not built yet are
-//! a clear error, never silently missing.
+//! network), the custom tools of each module in a jail of its own, the tools of each MCP
+//! server (a child process outside the jail).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +19,8 @@ use golem_tools::web::{SearchOptions, WebOptions};
 use crate::delegation::DelegateTool;
 use crate::launch::{LaunchError, SessionEnv, WorkerFrame};
 use crate::worker::{
-    CustomToolsetConfig, GitToolsetConfig, JailMode, ProcessLimitsConfig, WorkerDefinition,
+    CustomToolsetConfig, GitToolsetConfig, JailMode, McpToolsetConfig, ProcessLimitsConfig,
+    WorkerDefinition,
 };
 
 /// Builds the tools of `definition`.
@@ -154,7 +155,54 @@ pub fn build_tools(
             add(tool)?;
         }
     }
+    if let Some(mcp) = &toolsets.mcp {
+        for tool in mcp_tools(definition, mcp)? {
+            add(tool)?;
+        }
+    }
     Ok(registry)
+}
+
+/// The tools of every MCP server (`toolsets.mcp`), each server a child process outside the
+/// jail, its working directory relative to the worker file (default: the worker file's
+/// directory). A server that cannot be started or listed, or a whitelisted tool it lacks,
+/// fails the launch with a message naming the server and the tool.
+fn mcp_tools(
+    definition: &WorkerDefinition,
+    mcp: &McpToolsetConfig,
+) -> Result<Vec<Arc<dyn golem_core::tool::Tool>>, LaunchError> {
+    let base = definition
+        .path
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let servers = mcp
+        .servers
+        .iter()
+        .map(|(name, server)| golem_tools::mcp::McpServerOptions {
+            name: name.clone(),
+            command: server.command.clone(),
+            args: server.args.clone(),
+            env: server.env.clone(),
+            cwd: server
+                .cwd
+                .as_deref()
+                .map_or_else(|| base.clone(), |cwd| base.join(cwd)),
+        })
+        .collect();
+    let options = golem_tools::mcp::McpOptions {
+        servers,
+        tools: mcp.tools.clone(),
+        approval: mcp.approval.clone(),
+        timeout: Duration::from_secs(mcp.timeout),
+    };
+    golem_tools::mcp_tools(options).map_err(|e| {
+        LaunchError::Config(format!(
+            "worker {} ({}): {e}",
+            definition.name,
+            definition.path.display()
+        ))
+    })
 }
 
 /// The tools of every custom module (`toolsets.custom`), each module run in a jail over the

@@ -16,4 +16,5 @@ mod prompt_cache;
 mod registry;
 mod rules;
 mod worker_file;
+mod worker_file_mcp;
 mod worker_file_web;

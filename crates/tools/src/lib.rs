@@ -5,13 +5,15 @@
 //! (`run_code`) and [`shell`] (`shell`), which run processes in the toolset's
 //! `golem_sandbox::jail::Jail` and share how a run is started and reported (`process`),
 //! [`web`] (`web_fetch`, SSRF-safe, and `web_search`), and [`git`] (git on the repository of
-//! one zone, in the jail, with nothing the repository configures allowed to run), and
-//! [`custom`] (tools from a user's Python, JavaScript or executable module, in the jail).
+//! one zone, in the jail, with nothing the repository configures allowed to run),
+//! [`custom`] (tools from a user's Python, JavaScript or executable module, in the jail), and
+//! [`mcp`] (the tools of MCP servers, each a child process outside the jail).
 
 pub mod code;
 pub mod custom;
 pub mod filesystem;
 pub mod git;
+pub mod mcp;
 mod process;
 pub mod shell;
 pub mod web;
@@ -20,5 +22,6 @@ pub use code::run_code_tool;
 pub use custom::custom_tools;
 pub use filesystem::filesystem_tools;
 pub use git::git_tools;
+pub use mcp::mcp_tools;
 pub use shell::shell_tool;
 pub use web::web_tools;

@@ -197,6 +197,35 @@ fn print_web(worker: &WorkerDefinition) {
     say(&format!("  search: {search}"));
 }
 
+/// The MCP servers: each one's command and where it runs (outside the jail: it gets a minimal
+/// environment, never our API keys).
+fn print_mcp(worker: &WorkerDefinition) {
+    let Some(mcp) = &worker.toolsets.mcp else {
+        return;
+    };
+    say("\nMCP servers");
+    if mcp.servers.is_empty() {
+        say("  none");
+    }
+    for (name, server) in &mcp.servers {
+        let mut command = vec![server.command.clone()];
+        command.extend(server.args.iter().cloned());
+        let whitelist = match mcp.tools.get(name) {
+            Some(tools) => format!(", tools: {}", tools.join(", ")),
+            None => String::new(),
+        };
+        say(&format!(
+            "  {name}: stdio, `{}`, runs outside the jail (environment: PATH, HOME, LANG{}){whitelist}",
+            command.join(" "),
+            server
+                .env
+                .keys()
+                .map(|k| format!(", {k}"))
+                .collect::<String>()
+        ));
+    }
+}
+
 /// Warnings about shell rules that pre-approve every command of a program that can run other
 /// programs or load other configuration (`git `, `find `): such commands ask anyway
 /// (`golem_tools::shell`'s table), and a narrow rule says what is meant.
@@ -305,6 +334,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     print_jail_support(&worker);
     print_web(&worker);
     print_git(&worker, &sandbox);
+    print_mcp(&worker);
 
     let bus = UiEventBus::new();
     let redactor = SessionEnv::secrets_of(&config);

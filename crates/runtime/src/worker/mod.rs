@@ -12,8 +12,9 @@ pub(crate) mod yaml;
 pub use definition::{
     CodeToolsetConfig, CustomModuleConfig, CustomToolsetConfig, DEFAULT_MAX_TIMEOUT_SECS,
     DEFAULT_TIMEOUT_SECS, FilesystemToolsetConfig, GitAuthorConfig, GitToolsetConfig, JailMode,
-    ProcessLimitsConfig, ShellRule, ShellToolsetConfig, ToolsetsConfig, WebSearchConfig,
-    WebToolsetConfig, WorkerDefinition, WorkerMode, WorkersToolsetConfig, is_valid_worker_name,
+    McpServerConfig, McpToolsetConfig, ProcessLimitsConfig, ShellRule, ShellToolsetConfig,
+    ToolsetsConfig, WebSearchConfig, WebToolsetConfig, WorkerDefinition, WorkerMode,
+    WorkersToolsetConfig, is_valid_mcp_server_name, is_valid_worker_name,
 };
 pub use error::WorkerFileError;
 pub use models::glob_matches;
