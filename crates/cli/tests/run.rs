@@ -93,6 +93,17 @@ fn run(env: &TestEnv, wire: Wire, server: &MockServer, args: &[&str]) -> Output 
         .unwrap()
 }
 
+/// `golem-forge check proj/main.worker` with the offline model; it must succeed. Its stdout.
+fn check_offline(env: &TestEnv) -> String {
+    let output = env
+        .command()
+        .args(["check", "proj/main.worker", "--model", "test:default"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 0);
+    stdout(&output)
+}
+
 /// Like [`run`], but started in the background with its output piped.
 fn spawn(env: &TestEnv, wire: Wire, server: &MockServer, args: &[&str]) -> Child {
     env.std_command()

@@ -291,13 +291,7 @@ fn check_lists_the_git_tools_and_who_may_call_them() {
         &[("main.worker", git_worker("main", "{ zone: repo }"))],
     );
     git_repositories(&env, "proj");
-    let output = env
-        .command()
-        .args(["check", "proj/main.worker", "--model", "test:default"])
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    let text = stdout(&output);
+    let text = check_offline(&env);
     for expected in [
         "Jail (for git)",
         "repository: /repo (the zone's root)",

@@ -279,13 +279,7 @@ fn check_lists_the_servers_and_their_tools() {
         everything()
     ));
     project(&env, &[("main.worker", worker)]);
-    let output = env
-        .command()
-        .args(["check", "proj/main.worker", "--model", "test:default"])
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    let out = stdout(&output);
+    let out = check_offline(&env);
     assert!(
         out.contains("everything: stdio, `node ") && out.contains("runs outside the jail"),
         "{out}"

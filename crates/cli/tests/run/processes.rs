@@ -212,13 +212,7 @@ fn check_reports_the_kernels_jail_support_and_the_shell_rules() {
             process_worker(&format!("  code: {{}}\n{SHELL}")),
         )],
     );
-    let output = env
-        .command()
-        .args(["check", "proj/main.worker", "--model", "test:default"])
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    let text = stdout(&output);
+    let text = check_offline(&env);
     assert!(text.contains("Jail (for run_code, shell)"), "{text}");
     for layer in ["user namespaces", "Landlock", "seccomp", "process limit"] {
         let row = text

@@ -180,13 +180,7 @@ fn check_lists_the_web_toolset() {
     let env = TestEnv::new();
     let web = "    allow: [docs.rs, \"*.python.org\"]\n    search: { backend: brave }\n";
     project(&env, &[("main.worker", web_worker(web))]);
-    let output = env
-        .command()
-        .args(["check", "proj/main.worker", "--model", "test:default"])
-        .output()
-        .unwrap();
-    assert_exit(&output, 0);
-    let text = stdout(&output);
+    let text = check_offline(&env);
     for expected in [
         "allow (pre-approved): docs.rs, *.python.org",
         "private hosts: none",
