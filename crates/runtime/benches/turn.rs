@@ -159,18 +159,7 @@ fn one_turn_through_the_host(bencher: divan::Bencher) {
     )
     .unwrap();
     let (mut ui, running) = rt.block_on(async {
-        let host = SessionHost::open(HostOptions {
-            worker: HostWorker::File(worker),
-            model: None,
-            env_model: None,
-            approval: None,
-            max_iterations: None,
-            record: None,
-            jail_helper: None,
-            keeps_history: false,
-            budget: Default::default(),
-        })
-        .unwrap();
+        let host = SessionHost::open(HostOptions::new(HostWorker::File(worker))).unwrap();
         let ui = host.attach(true);
         (ui, host.start())
     });

@@ -41,15 +41,8 @@ fn program(server: &MockServer) -> (tempfile::TempDir, PathBuf) {
 
 fn options(worker: HostWorker) -> HostOptions {
     HostOptions {
-        worker,
-        model: None,
-        env_model: None,
-        approval: None,
-        max_iterations: None,
-        record: None,
-        jail_helper: None,
         keeps_history: true,
-        budget: Default::default(),
+        ..HostOptions::new(worker)
     }
 }
 

@@ -7,6 +7,8 @@
 //! - [`anthropic`] and [`openai`]: scripted replies shaped like each API's real SSE stream
 //!   (a text answer, tool calls), and readers of the tool results a client sent back.
 //! - [`Wire`]: the two wire formats behind one enum, to run one test against both.
+//! - [`git`]: the host's git with no user or system configuration, for tests that make
+//!   repositories.
 //! - [`program`]: a worker program on disk that talks to the mock, for session tests.
 
 #![allow(
@@ -16,6 +18,7 @@
 )]
 
 pub mod anthropic;
+pub mod git;
 pub mod mock;
 pub mod openai;
 pub mod program;

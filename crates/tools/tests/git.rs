@@ -36,6 +36,7 @@ use golem_core::ui::RuntimeUI;
 use golem_protocol::{ApprovalRequest, ApprovalResponse, ToolErrorCode, ToolStatus};
 use golem_sandbox::jail::{Jail, JailPolicy};
 use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
+use golem_testkit::git::host_git;
 use golem_tools::git::{GitOptions, READ_TOOLS, git_tools};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -112,33 +113,6 @@ impl Default for Setup {
             init: true,
         }
     }
-}
-
-/// Runs the host's git in `dir`, with no user or system configuration, and returns its stdout;
-/// a failure panics with its stderr.
-fn host_git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args([
-            "-c",
-            "user.name=Tester",
-            "-c",
-            "user.email=tester@example.org",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 impl Env {

@@ -35,15 +35,8 @@ type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 fn options(worker: &Path) -> HostOptions {
     HostOptions {
-        worker: HostWorker::File(worker.to_owned()),
-        model: None,
-        env_model: None,
-        approval: None,
-        max_iterations: None,
-        record: None,
-        jail_helper: None,
         keeps_history: true,
-        budget: Default::default(),
+        ..HostOptions::new(HostWorker::File(worker.to_owned()))
     }
 }
 

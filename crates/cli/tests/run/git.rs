@@ -9,9 +9,8 @@
 //! `/remote/origin.git`, which is the URL `origin` is given (the host's git, which sets the
 //! repositories up, uses the real path instead).
 
-use std::path::Path;
-
 use super::*;
+pub(crate) use golem_testkit::git::host_git;
 
 /// The worker `main` with the zones `repo` and `remote` (both `rw`) and `toolsets.git` as
 /// `git` (YAML after `git:`).
@@ -23,32 +22,6 @@ pub(crate) fn git_worker(name: &str, git: &str) -> String {
              mode: rw\ntoolsets:\n  git: {git}\n"
         ),
     )
-}
-
-/// Runs the host's git in `dir` without user or system configuration; its stdout.
-pub(crate) fn host_git(dir: &Path, args: &[&str]) -> String {
-    let output = std::process::Command::new("git")
-        .args([
-            "-c",
-            "user.name=Tester",
-            "-c",
-            "user.email=tester@example.org",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// `root/repo`: a repository with one commit of `README.md` whose `origin` is the bare

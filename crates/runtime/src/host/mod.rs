@@ -87,6 +87,24 @@ pub struct HostOptions {
     pub budget: BudgetLimits,
 }
 
+impl HostOptions {
+    /// A new session of `worker` with nothing else chosen: the model, the approval mode and
+    /// the limits come from the worker and the program config; one turn, no history kept.
+    pub fn new(worker: HostWorker) -> HostOptions {
+        HostOptions {
+            worker,
+            model: None,
+            env_model: None,
+            approval: None,
+            max_iterations: None,
+            record: None,
+            jail_helper: None,
+            keeps_history: false,
+            budget: BudgetLimits::default(),
+        }
+    }
+}
+
 /// Why a session could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
