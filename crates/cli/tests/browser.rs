@@ -24,6 +24,8 @@ mod common;
 mod approvals;
 #[path = "browser/chat.rs"]
 mod chat;
+#[path = "browser/elicitation.rs"]
+mod elicitation;
 #[allow(dead_code, reason = "the bench uses parts the tests do not")]
 #[path = "browser/harness.rs"]
 mod harness;

@@ -11,6 +11,7 @@ mod approval;
 mod basics;
 mod custom;
 mod edit;
+mod elicitation;
 mod escapes;
 mod git;
 mod interrupt;

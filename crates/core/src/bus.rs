@@ -11,7 +11,7 @@
 //! so it takes no lock of ours and allocates nothing beyond the event itself.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -54,6 +54,7 @@ pub fn action_type_name(action: &ActionEvent) -> &'static str {
     match action {
         ActionEvent::UserInput { .. } => "userInput",
         ActionEvent::ApprovalResponse(_) => "approvalResponse",
+        ActionEvent::InputResponse { .. } => "inputResponse",
         ActionEvent::Interrupt { .. } => "interrupt",
         ActionEvent::ManualToolInvoke { .. } => "manualToolInvoke",
         ActionEvent::SetModel { .. } => "setModel",
@@ -75,6 +76,8 @@ struct Inner {
     actions: broadcast::Sender<ActionEvent>,
     pending: Mutex<PendingMap>,
     next_id: AtomicU64,
+    /// How many attached front ends answer `inputRequired` forms.
+    input_answerers: AtomicUsize,
 }
 
 impl Inner {
@@ -116,6 +119,7 @@ impl UiEventBus {
                 actions,
                 pending: Mutex::new(HashMap::new()),
                 next_id: AtomicU64::new(0),
+                input_answerers: AtomicUsize::new(0),
             }),
         }
     }
@@ -224,6 +228,34 @@ impl UiEventBus {
     pub fn pending_requests(&self) -> usize {
         self.inner.pending().len()
     }
+
+    /// Registers a front end that answers `inputRequired` forms (a terminal or a browser tab
+    /// with someone at it), for as long as the returned guard lives.
+    pub fn register_input_answerer(&self) -> InputAnswerer {
+        self.inner.input_answerers.fetch_add(1, Ordering::SeqCst);
+        InputAnswerer {
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// Whether some front end can answer an `inputRequired` form now; when none can (a
+    /// headless run), tools must not ask.
+    pub fn has_input_answerer(&self) -> bool {
+        self.inner.input_answerers.load(Ordering::SeqCst) > 0
+    }
+}
+
+/// A front end that answers `inputRequired` forms, counted while this guard lives
+/// ([`UiEventBus::register_input_answerer`]).
+#[derive(Debug)]
+pub struct InputAnswerer {
+    inner: Arc<Inner>,
+}
+
+impl Drop for InputAnswerer {
+    fn drop(&mut self) {
+        self.inner.input_answerers.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Removes a pending entry when its request ends, however it ends.
@@ -314,6 +346,8 @@ mod tests {
         DisplayEvent::InputRequired {
             request_id: id.to_owned(),
             prompt: "?".to_owned(),
+            source: None,
+            fields: Vec::new(),
         }
     }
 
@@ -663,6 +697,19 @@ mod tests {
         // Nobody listening is fine too.
         drop((a, b));
         bus.send_action(chat);
+    }
+
+    #[test]
+    fn input_answerers_are_counted_while_registered() {
+        let bus = UiEventBus::new();
+        assert!(!bus.has_input_answerer());
+        let first = bus.register_input_answerer();
+        let second = bus.clone().register_input_answerer();
+        assert!(bus.has_input_answerer());
+        drop(first);
+        assert!(bus.has_input_answerer());
+        drop(second);
+        assert!(!bus.has_input_answerer());
     }
 
     #[test]

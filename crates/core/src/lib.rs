@@ -1,6 +1,7 @@
 //! Golem Forge core: the `Tool` trait, prepared calls and the registry, approval
 //! (requirements, configuration, session memory, the controller), the one tool-call
-//! orchestrator, the UI event bus with its `RuntimeUI` wrapper and the interrupt signal, the
+//! orchestrator, the UI event bus with its `RuntimeUI` wrapper, the interrupt signal and the
+//! questions a running tool asks the user (`input`), the
 //! slash-command parser, and form fields derived from JSON Schema, and the redaction of secret
 //! values from tool output.
 //!
@@ -13,6 +14,7 @@ pub mod commands;
 pub mod decorated;
 pub mod fields;
 pub mod fn_tool;
+pub mod input;
 pub mod interrupt;
 pub mod orchestrator;
 pub mod plan;

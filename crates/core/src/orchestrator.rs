@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalController, ApprovalOutcome, ApprovalRequirement};
 use crate::fields::derive_fields_from_schema;
+use crate::input::InputRequester;
 use crate::plan::{Plan, PreparedCall};
 use crate::redact::SecretRedactor;
 use crate::registry::ToolRegistry;
@@ -141,6 +142,12 @@ impl ToolCallOrchestrator {
             invoked_by: call.invoked_by,
             worker: self.worker.clone(),
             cancel: cancel.child_token(),
+            // Tools may ask the user only while someone can answer.
+            input: self
+                .ui
+                .bus()
+                .has_input_answerer()
+                .then(|| InputRequester::new(self.ui.clone())),
         };
         let (status, mut value, mut error, approved_args, executed_args, decided_by) =
             match self.clear(&call, &ctx).await {

@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::input::{FormAnswer, InputRequester};
 pub use crate::plan::{CallPlan, Plan, PreparedCall, Preparing};
 
 /// Who may invoke a tool, and how it is presented to the user.
@@ -61,6 +62,9 @@ pub struct ToolContext {
     pub worker: Option<WorkerOrigin>,
     /// Cancelled when the user interrupts; long-running tools must watch it.
     pub cancel: CancellationToken,
+    /// How to ask the user a question while the call runs; `None` when no front end can
+    /// answer (a headless run): a tool then declines on the user's behalf.
+    pub input: Option<InputRequester>,
 }
 
 impl ToolContext {
@@ -71,6 +75,7 @@ impl ToolContext {
             invoked_by: InvokedBy::Model,
             worker: None,
             cancel: CancellationToken::new(),
+            input: None,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `RuntimeUI`: the high-level handle runtime code uses to talk to whatever UI is attached
-//! (seed 000, "RuntimeUI"). Fire-and-forget display helpers, and the two awaited exchanges:
-//! asking for approval and asking for text.
+//! (seed 000, "RuntimeUI"). Fire-and-forget display helpers, and the awaited exchanges:
+//! asking for approval, asking for text, and asking for a form (a tool's question).
 //!
 //! It speaks only through the [`UiEventBus`]; it must not render, read a terminal, or decide
 //! anything itself (the approval gate decides what a response means).
@@ -8,11 +8,13 @@
 use std::time::Duration;
 
 use golem_protocol::{
-    ActionEvent, ApprovalRequest, ApprovalResponse, ChatMessage, DisplayEvent, StatusLevel,
+    ActionEvent, ApprovalRequest, ApprovalResponse, ChatMessage, DisplayEvent, FormField,
+    InputAction, StatusLevel,
 };
 use tokio_util::sync::CancellationToken;
 
 use crate::bus::{RequestError, UiEventBus, action_type_name};
+use crate::input::{FormAnswer, answer_from_text};
 
 /// The runtime's handle on the UI. Cheap to clone; clones share the bus.
 #[derive(Debug, Clone)]
@@ -113,6 +115,8 @@ impl RuntimeUI {
         let event = DisplayEvent::InputRequired {
             request_id: request_id.clone(),
             prompt: prompt.to_owned(),
+            source: None,
+            fields: Vec::new(),
         };
         let answer = self
             .bus
@@ -126,6 +130,63 @@ impl RuntimeUI {
                 action: action_type_name(&other),
             }),
         }
+    }
+
+    /// Emits `inputRequired` with a form (`fields`, and `source`: who asks) under a fresh
+    /// `input-N` id, waits for its answer, then emits `inputResolved`. An `inputResponse`
+    /// accepts (with its values), declines or cancels; a `userInput` accepts, its content read
+    /// as the values (see [`answer_from_text`]). Cancellation (an interrupt) ends the question
+    /// as [`FormAnswer::Cancelled`]; other failures are errors (and resolve it as `cancel`).
+    pub async fn get_form_input(
+        &self,
+        prompt: &str,
+        source: Option<&str>,
+        fields: Vec<FormField>,
+        cancel: &CancellationToken,
+    ) -> Result<FormAnswer, RequestError> {
+        let request_id = self.bus.next_request_id("input");
+        let answer = self
+            .bus
+            .request(
+                DisplayEvent::InputRequired {
+                    request_id: request_id.clone(),
+                    prompt: prompt.to_owned(),
+                    source: source.map(str::to_owned),
+                    fields: fields.clone(),
+                },
+                &request_id,
+                self.request_timeout,
+                cancel,
+            )
+            .await;
+        let answer = match answer {
+            Ok(ActionEvent::InputResponse { action, values, .. }) => Ok(match action {
+                InputAction::Accept => FormAnswer::Accepted(values.unwrap_or_default()),
+                InputAction::Decline => FormAnswer::Declined,
+                InputAction::Cancel => FormAnswer::Cancelled,
+            }),
+            Ok(ActionEvent::UserInput { content, .. }) => {
+                Ok(FormAnswer::Accepted(answer_from_text(&content, &fields)))
+            }
+            // Any other action carrying this request's id answers it wrongly.
+            Ok(other) => Err(RequestError::UnexpectedResponse {
+                request_id: request_id.clone(),
+                action: action_type_name(&other),
+            }),
+            Err(RequestError::Cancelled) => Ok(FormAnswer::Cancelled),
+            Err(e) => Err(e),
+        };
+        let action = match &answer {
+            Ok(FormAnswer::Accepted(_)) => InputAction::Accept,
+            Ok(FormAnswer::Declined) => InputAction::Decline,
+            Ok(FormAnswer::Cancelled) | Err(_) => InputAction::Cancel,
+        };
+        // A request refused before it was asked (a duplicate id) was never shown.
+        if !matches!(answer, Err(RequestError::DuplicateId(_))) {
+            self.bus
+                .emit(DisplayEvent::InputResolved { request_id, action });
+        }
+        answer
     }
 }
 
@@ -164,7 +225,10 @@ mod tests {
                         note: Some(format!("ok {}", request.tool_name)),
                         ..ApprovalResponse::approve(&request.request_id)
                     }));
-                } else if let DisplayEvent::InputRequired { request_id, prompt } = &event {
+                } else if let DisplayEvent::InputRequired {
+                    request_id, prompt, ..
+                } = &event
+                {
                     bus.send_action(ActionEvent::UserInput {
                         request_id: Some(request_id.clone()),
                         content: prompt.chars().rev().collect(),
@@ -194,6 +258,8 @@ mod tests {
         ui.emit(DisplayEvent::InputRequired {
             request_id: "x".into(),
             prompt: "p".into(),
+            source: None,
+            fields: Vec::new(),
         });
         assert_eq!(
             sub.try_recv(),
@@ -278,11 +344,15 @@ mod tests {
             vec![
                 DisplayEvent::InputRequired {
                     request_id: "input-1".into(),
-                    prompt: "abc".into()
+                    prompt: "abc".into(),
+                    source: None,
+                    fields: Vec::new(),
                 },
                 DisplayEvent::InputRequired {
                     request_id: "input-2".into(),
-                    prompt: "xy".into()
+                    prompt: "xy".into(),
+                    source: None,
+                    fields: Vec::new(),
                 },
                 end,
             ]

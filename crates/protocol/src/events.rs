@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::approval::{ApprovalRequest, ApprovalResolved, ApprovalResponse};
-use crate::form::ManualToolInfo;
+use crate::form::{FormField, ManualToolInfo};
 use crate::result::ToolResultValue;
 use crate::session::{ActionResult, RememberedApproval, SessionStatus, TurnStatus};
 use crate::workers::{BudgetAmounts, WorkerProgress};
@@ -17,8 +17,10 @@ use crate::workers::{BudgetAmounts, WorkerProgress};
 /// `actionResult`, `sessionStatus`, `approvalsRemembered`; 1.2: the live tree of workers —
 /// worker ids, `workerProgress` — and budgets: `budgetExceeded` turns and sessions, the
 /// remaining budget in `usage` and `sessionStatus`; 1.3: `approvalRequired.fields`, the form of
-/// the tool's arguments, for front ends that edit them before approving).
-pub const PROTOCOL_VERSION: &str = "1.3";
+/// the tool's arguments, for front ends that edit them before approving; 1.4: forms in
+/// `inputRequired` — `fields` and `source` — answered by `inputResponse`, which can also
+/// decline or cancel).
+pub const PROTOCOL_VERSION: &str = "1.4";
 
 /// Who started a tool call. The two paths never mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -217,12 +219,31 @@ pub enum DisplayEvent {
     ApprovalRequired(ApprovalRequest),
     /// The audit record of a gate decision.
     ApprovalResolved(ApprovalResolved),
-    /// The runtime waits for text from the user; answer with `userInput`.
+    /// The runtime waits for the user. Without `fields` it asks for text: answer with
+    /// `userInput`. With `fields` it asks for a form (a tool's question, such as an MCP
+    /// server's elicitation): answer with `inputResponse` (accept with the values, decline or
+    /// cancel); a `userInput` answering it counts as accepting, its content read as a JSON
+    /// object of values (or as the value of a form's only field).
     InputRequired {
-        /// Correlates the `userInput`.
+        /// Correlates the answer.
         request_id: String,
         /// What to ask.
         prompt: String,
+        /// Who asks, for the user to judge the question (e.g. "MCP server `everything`");
+        /// absent when the runtime itself asks.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
+        /// The form to fill, one field per value asked for; empty for a plain text question.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        fields: Vec<FormField>,
+    },
+    /// A form question (`inputRequired` with `fields`) is over: answered, refused, or ended by
+    /// an interrupt (`cancel`). Front ends close its dialog; the values are not repeated.
+    InputResolved {
+        /// The `inputRequired` it settles.
+        request_id: String,
+        /// How it ended.
+        action: InputAction,
     },
     /// A status line.
     Status {
@@ -371,6 +392,18 @@ pub enum ActionEvent {
     },
     /// The answer to `approvalRequired`.
     ApprovalResponse(ApprovalResponse),
+    /// The answer to an `inputRequired` form: the values when accepted, or a refusal.
+    InputResponse {
+        /// The `inputRequired` this answers.
+        request_id: String,
+        /// What the user did; `accept` when absent.
+        #[serde(default)]
+        action: InputAction,
+        /// The form's values by field name (for `accept`); fields left out take their
+        /// defaults.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        values: Option<serde_json::Map<String, Value>>,
+    },
     /// Stop the current turn.
     Interrupt {
         /// Why, for the transcript.
@@ -453,6 +486,7 @@ impl ActionEvent {
         match self {
             ActionEvent::UserInput { request_id, .. } => request_id.as_deref(),
             ActionEvent::ApprovalResponse(response) => Some(&response.request_id),
+            ActionEvent::InputResponse { request_id, .. } => Some(request_id),
             ActionEvent::Interrupt { .. }
             | ActionEvent::ManualToolInvoke { .. }
             | ActionEvent::SetModel { .. }
@@ -463,6 +497,30 @@ impl ActionEvent {
             | ActionEvent::ForgetApprovals { .. }
             | ActionEvent::GetStatus { .. }
             | ActionEvent::EndSession { .. } => None,
+        }
+    }
+}
+
+/// What the user did with an `inputRequired` form.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum InputAction {
+    /// Filled it in and sent it (the values come along).
+    #[default]
+    Accept,
+    /// Refused to answer.
+    Decline,
+    /// Dismissed it without choosing (closed the dialog, pressed Ctrl+C).
+    Cancel,
+}
+
+impl InputAction {
+    /// The wire name (`accept`, `decline`, `cancel`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputAction::Accept => "accept",
+            InputAction::Decline => "decline",
+            InputAction::Cancel => "cancel",
         }
     }
 }

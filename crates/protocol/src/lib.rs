@@ -25,8 +25,8 @@ pub use approval::{
 };
 pub use error::{ToolError, ToolErrorCode};
 pub use events::{
-    ActionEvent, ChatMessage, DisplayEvent, InvokedBy, PROTOCOL_VERSION, ProtocolEvent, Role,
-    SessionEndReason, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
+    ActionEvent, ChatMessage, DisplayEvent, InputAction, InvokedBy, PROTOCOL_VERSION,
+    ProtocolEvent, Role, SessionEndReason, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
 };
 pub use form::{ExecutionMode, FieldOption, FieldType, FormField, ManualToolInfo};
 pub use jsonl::{escape_line_breaks, to_jsonl_line};
@@ -40,6 +40,8 @@ pub use session::{
 pub use tool_definition::ToolDefinition;
 pub use workers::{BudgetAmounts, BudgetStatus, WorkerProgress};
 
+#[cfg(test)]
+mod input_tests;
 #[cfg(test)]
 mod roundtrip_tests;
 #[cfg(test)]

@@ -442,7 +442,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.3", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.4", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(
@@ -510,6 +510,8 @@ fn display_events() {
         DisplayEvent::InputRequired {
             request_id: "i1".into(),
             prompt: "Name?".into(),
+            source: None,
+            fields: Vec::new(),
         },
         json!({"type": "inputRequired", "requestId": "i1", "prompt": "Name?"}),
     );

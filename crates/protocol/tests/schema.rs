@@ -34,6 +34,7 @@ fn schema_names_every_event_type() {
         "approvalRequired",
         "approvalResolved",
         "inputRequired",
+        "inputResolved",
         "status",
         "manualToolsAvailable",
         "workerStarted",
@@ -41,6 +42,7 @@ fn schema_names_every_event_type() {
         "usage",
         "sessionEnded",
         "userInput",
+        "inputResponse",
         "approvalResponse",
         "interrupt",
         "manualToolInvoke",
@@ -80,6 +82,12 @@ fn schema_accepts_real_events_and_rejects_malformed_ones() {
         .unwrap(),
         json!({"type": "interrupt"}),
         json!({"type": "streaming", "requestId": "r", "delta": "", "done": true}),
+        json!({"type": "inputRequired", "requestId": "i", "prompt": "Name?",
+               "source": "MCP server `everything`",
+               "fields": [{"name": "name", "type": "text", "required": true}]}),
+        json!({"type": "inputResponse", "requestId": "i", "action": "accept",
+               "values": {"name": "Ada"}}),
+        json!({"type": "inputResponse", "requestId": "i", "action": "decline"}),
     ];
     for event in &good {
         assert!(validator.is_valid(event), "schema rejected {event}");
@@ -90,6 +98,8 @@ fn schema_accepts_real_events_and_rejects_malformed_ones() {
         json!({"type": "approvalResponse", "requestId": "a", "approved": true,
                "remember": "forever"}),
         json!({"kind": "text"}),
+        json!({"type": "inputResponse", "requestId": "i", "action": "maybe"}),
+        json!({"type": "inputResponse", "requestId": "i", "values": ["Ada"]}),
     ];
     for event in &bad {
         assert!(!validator.is_valid(event), "schema accepted {event}");

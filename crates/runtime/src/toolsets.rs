@@ -19,8 +19,8 @@ use golem_tools::web::{SearchOptions, WebOptions};
 use crate::delegation::DelegateTool;
 use crate::launch::{LaunchError, SessionEnv, WorkerFrame};
 use crate::worker::{
-    CustomToolsetConfig, GitToolsetConfig, JailMode, McpToolsetConfig, ProcessLimitsConfig,
-    WorkerDefinition,
+    CustomToolsetConfig, GitToolsetConfig, JailMode, McpServerConfig, McpToolsetConfig,
+    ProcessLimitsConfig, WorkerDefinition,
 };
 
 /// Builds the tools of `definition`.
@@ -156,21 +156,48 @@ pub fn build_tools(
         }
     }
     if let Some(mcp) = &toolsets.mcp {
-        for tool in mcp_tools(definition, mcp)? {
+        for tool in mcp_tools(env, definition, mcp)? {
             add(tool)?;
         }
     }
     Ok(registry)
 }
 
-/// The tools of every MCP server (`toolsets.mcp`), each server a child process outside the
-/// jail, its working directory relative to the worker file (default: the worker file's
-/// directory). A server that cannot be started or listed, or a whitelisted tool it lacks,
-/// fails the launch with a message naming the server and the tool.
+/// The tools of every MCP server (`toolsets.mcp`): a stdio server a child process outside
+/// the jail, an HTTP server an endpoint; tool lists come from the cache under the program
+/// root when it has them (no server started until a call), and a server's changed tool list
+/// is announced as a `status` event. A server that cannot be started or listed, or a
+/// whitelisted tool it lacks, fails the launch with a message naming the server and the
+/// tool.
 fn mcp_tools(
+    env: &SessionEnv,
     definition: &WorkerDefinition,
     mcp: &McpToolsetConfig,
 ) -> Result<Vec<Arc<dyn golem_core::tool::Tool>>, LaunchError> {
+    let mut options = mcp_options(definition, mcp, &env.config.root);
+    let ui = env.ui.clone();
+    options.notice = Some(golem_tools::mcp::McpNotice(Arc::new(
+        move |message: &str| {
+            ui.show_status(golem_protocol::StatusLevel::Info, message);
+        },
+    )));
+    golem_tools::mcp_tools(options).map_err(|e| {
+        LaunchError::Config(format!(
+            "worker {} ({}): {e}",
+            definition.name,
+            definition.path.display()
+        ))
+    })
+}
+
+/// The options of `definition`'s MCP toolset: a stdio server's working directory relative
+/// to the worker file (default: the worker file's directory), the tool-list cache in
+/// `<program_root>/.golem-forge/mcp-tools`. For sessions, `mcp-refresh` and `check`.
+pub fn mcp_options(
+    definition: &WorkerDefinition,
+    mcp: &McpToolsetConfig,
+    program_root: &std::path::Path,
+) -> golem_tools::mcp::McpOptions {
     let base = definition
         .path
         .parent()
@@ -181,28 +208,42 @@ fn mcp_tools(
         .iter()
         .map(|(name, server)| golem_tools::mcp::McpServerOptions {
             name: name.clone(),
-            command: server.command.clone(),
-            args: server.args.clone(),
-            env: server.env.clone(),
-            cwd: server
-                .cwd
-                .as_deref()
-                .map_or_else(|| base.clone(), |cwd| base.join(cwd)),
+            transport: match server {
+                McpServerConfig::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => golem_tools::mcp::McpTransportOptions::Stdio {
+                    command: command.clone(),
+                    args: args.clone(),
+                    env: env.clone(),
+                    cwd: cwd
+                        .as_deref()
+                        .map_or_else(|| base.clone(), |cwd| base.join(cwd)),
+                },
+                McpServerConfig::Http { url, headers } => {
+                    golem_tools::mcp::McpTransportOptions::Http {
+                        url: url.clone(),
+                        headers: headers.clone(),
+                    }
+                }
+            },
         })
         .collect();
-    let options = golem_tools::mcp::McpOptions {
+    golem_tools::mcp::McpOptions {
         servers,
         tools: mcp.tools.clone(),
         approval: mcp.approval.clone(),
         timeout: Duration::from_secs(mcp.timeout),
-    };
-    golem_tools::mcp_tools(options).map_err(|e| {
-        LaunchError::Config(format!(
-            "worker {} ({}): {e}",
-            definition.name,
-            definition.path.display()
-        ))
-    })
+        cache_dir: Some(mcp_cache_dir(program_root)),
+        notice: None,
+    }
+}
+
+/// The MCP tool-list cache of the program at `program_root`.
+pub fn mcp_cache_dir(program_root: &std::path::Path) -> std::path::PathBuf {
+    program_root.join(".golem-forge").join("mcp-tools")
 }
 
 /// The tools of every custom module (`toolsets.custom`), each module run in a jail over the

@@ -1,6 +1,7 @@
-//! `toolsets.mcp` in worker files: every key and its default, and each mistake (no command, a
-//! `url` server, an unknown key, a bad server name, a zero timeout) as an error naming the
-//! file, the line and the key.
+//! `toolsets.mcp` in worker files: every key and its default (stdio and streamable HTTP
+//! servers), and each mistake (no command nor url, both, a URL that is not http(s), keys of
+//! the other transport, a bad header name, an unknown key, a bad server name, a zero timeout)
+//! as an error naming the file, the line and the key.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,7 +27,8 @@ fn every_key_and_the_defaults() {
     let worker = parse(
         "name: greeter\ntoolsets:\n  mcp:\n    servers:\n      everything: { command: npx, \
          args: [\"-y\", \"@modelcontextprotocol/server-everything\"], env: { TOKEN: \"${T}\" }, \
-         cwd: . }\n      plain: { command: srv }\n    tools: { everything: [echo, add] }\n    \
+         cwd: . }\n      plain: { command: srv }\n      remote: { url: \"https://example.com/mcp\", \
+         headers: { Authorization: \"Bearer ${MCP_TOKEN}\" } }\n      open: { url: \"http://127.0.0.1:8080/mcp\" }\n    tools: { everything: [echo, add] }\n    \
          approval: { default: ask, tools: { everything__echo: preApproved } }\n    \
          timeout: 5\n",
     )
@@ -35,7 +37,7 @@ fn every_key_and_the_defaults() {
         servers: BTreeMap::from([
             (
                 "everything".to_owned(),
-                McpServerConfig {
+                McpServerConfig::Stdio {
                     command: "npx".to_owned(),
                     args: vec![
                         "-y".to_owned(),
@@ -47,11 +49,28 @@ fn every_key_and_the_defaults() {
             ),
             (
                 "plain".to_owned(),
-                McpServerConfig {
+                McpServerConfig::Stdio {
                     command: "srv".to_owned(),
                     args: vec![],
                     env: BTreeMap::new(),
                     cwd: None,
+                },
+            ),
+            (
+                "remote".to_owned(),
+                McpServerConfig::Http {
+                    url: "https://example.com/mcp".to_owned(),
+                    headers: BTreeMap::from([(
+                        "Authorization".to_owned(),
+                        "Bearer ${MCP_TOKEN}".to_owned(),
+                    )]),
+                },
+            ),
+            (
+                "open".to_owned(),
+                McpServerConfig::Http {
+                    url: "http://127.0.0.1:8080/mcp".to_owned(),
+                    headers: BTreeMap::new(),
                 },
             ),
         ]),
@@ -90,13 +109,38 @@ fn mistakes_name_the_file_line_and_key() {
             && no_command.contains("must give `command`"),
         "{no_command}"
     );
-    let url = err(
-        "name: greeter\ntoolsets:\n  mcp:\n    servers:\n      remote: { url: \"https://x/mcp\" }\n",
-    );
-    assert!(
-        url.contains("line 6") && url.contains("not supported yet"),
-        "{url}"
-    );
+    assert!(no_command.contains("or `url`"), "{no_command}");
+    let server = |body: &str| {
+        err(&format!(
+            "name: greeter\ntoolsets:\n  mcp:\n    servers:\n      remote: {body}\n"
+        ))
+    };
+    for (body, says) in [
+        ("{ url: \"ftp://x/mcp\" }", "http or https"),
+        ("{ url: \"https:///mcp\" }", "no host"),
+        ("{ url: \"x/mcp\" }", "must start with http:// or https://"),
+        ("{ url: \"https://x/mcp\", command: srv }", "not both"),
+        (
+            "{ url: \"https://x/mcp\", env: { A: b } }",
+            "`env` is for `command` servers",
+        ),
+        (
+            "{ command: srv, headers: { A: b } }",
+            "`headers` is for `url` servers",
+        ),
+        (
+            "{ url: \"https://x/mcp\", headers: { \"a b\": c } }",
+            "not an HTTP header name",
+        ),
+    ] {
+        let message = server(body);
+        assert!(
+            message.starts_with("worker file greeter.worker, line 6:")
+                && message.contains("toolsets.mcp.servers.remote")
+                && message.contains(says),
+            "{body}: {message}"
+        );
+    }
     let unknown =
         err("name: greeter\ntoolsets:\n  mcp:\n    servers:\n      a: { command: x, jail: {} }\n");
     assert!(

@@ -196,7 +196,7 @@ document.addEventListener('visibilitychange', () => {
 // Escape interrupts the turn, unless a dialog handled it first (or is open: it closes).
 document.addEventListener('keydown', (e) => {
   if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
-  if (document.querySelector('[data-testid="approval"]')) return;
+  if (document.querySelector('[data-testid="approval"], [data-testid="input-dialog"]')) return;
   e.preventDefault();
   if (ui.panel) ui.close();
   else ui.interrupt();

@@ -1,7 +1,8 @@
 //! The session as the page needs it: every display event so far, compacted so that a tab that
 //! connects (or reconnects) can rebuild its view from them — each stream's `streaming` deltas
 //! merged into one event holding the text so far, only the latest `workerProgress` of each
-//! worker, no answers to other tabs' questions, and nothing from before the last
+//! worker, no answers to other tabs' questions, a form question (`inputRequired`) only while it
+//! waits (its `inputResolved` takes it out), and nothing from before the last
 //! `sessionStarted` (`newSession` starts afresh) — and the live events fanned out to every
 //! connected tab. A tab gets the snapshot and its live feed under one lock, so it misses
 //! nothing and sees nothing twice.
@@ -100,6 +101,23 @@ impl SessionLog {
 }
 
 impl LogState {
+    /// Takes the question `request_id` out of the story, keeping the indexes of the merged
+    /// events right.
+    fn forget_question(&mut self, request_id: &str) {
+        let asked = self.events.iter().rposition(|event| {
+            matches!(event, DisplayEvent::InputRequired { request_id: id, .. } if id == request_id)
+        });
+        let Some(at) = asked else {
+            return;
+        };
+        self.events.remove(at);
+        for index in self.streams.values_mut().chain(self.progress.values_mut()) {
+            if *index > at {
+                *index -= 1;
+            }
+        }
+    }
+
     fn record(&mut self, event: DisplayEvent) {
         match event {
             DisplayEvent::Streaming {
@@ -143,6 +161,8 @@ impl LogState {
                     }
                 }
             }
+            // An answered question is no longer asked: a late tab must not show its dialog.
+            DisplayEvent::InputResolved { request_id, .. } => self.forget_question(&request_id),
             // A new session (`newSession`) starts a new story.
             event @ DisplayEvent::SessionStarted { .. } => {
                 self.events.clear();
@@ -298,5 +318,43 @@ mod tests {
         log.push(delta("s1", "x", true));
         assert_eq!(log.tabs(), 0);
         assert_eq!(log.len(), 1);
+    }
+
+    #[test]
+    fn a_question_is_replayed_while_it_waits_and_not_once_answered() {
+        let log = SessionLog::default();
+        let asked = |id: &str| DisplayEvent::InputRequired {
+            request_id: id.into(),
+            prompt: "Name?".into(),
+            source: Some("MCP server `everything`".into()),
+            fields: Vec::new(),
+        };
+        log.push(delta("s1", "Hel", false));
+        log.push(asked("input-1"));
+        log.push(progress("w1", 1));
+        assert_eq!(
+            parsed(&log.connect().snapshot),
+            [
+                delta("s1", "Hel", false),
+                asked("input-1"),
+                progress("w1", 1)
+            ]
+        );
+        log.push(DisplayEvent::InputResolved {
+            request_id: "input-1".into(),
+            action: golem_protocol::InputAction::Decline,
+        });
+        // The merged events after it are still found.
+        log.push(delta("s1", "lo", true));
+        log.push(progress("w1", 2));
+        log.push(asked("input-2"));
+        assert_eq!(
+            parsed(&log.connect().snapshot),
+            [
+                delta("s1", "Hello", true),
+                progress("w1", 2),
+                asked("input-2")
+            ]
+        );
     }
 }

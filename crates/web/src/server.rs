@@ -65,7 +65,7 @@ impl WebServer {
             .map_err(|source| ServeError::Bind { addr, source })?;
         let local = listener.local_addr()?;
         let access = Arc::new(Access::new(new_token(), local));
-        let (mut events, actions, presence) = host.attach(true).into_parts();
+        let (mut events, actions, presence) = host.attach_interactive().into_parts();
         let log = Arc::new(SessionLog::default());
         let (ended_tx, ended) = watch::channel(false);
         let recorder = log.clone();

@@ -1,5 +1,6 @@
 //! The chat's terminal adapter: reads the session's display events like any front end, answers
-//! approval requests with action events (`frontend/approval.rs` asks), draws the rest with the
+//! approval requests and tools' questions with action events (`frontend/approval.rs` and
+//! `frontend/input.rs` ask), draws the rest with the
 //! terminal's one renderer (`frontend/display.rs`, which `run` uses on stderr), and hands the
 //! chat's loop the events it waits for once they are drawn.
 
@@ -13,6 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::commands::common::TraceLevel;
 use crate::frontend::approval::{self, PromptContext};
 use crate::frontend::display::{EventDisplay, SPINNER_TICK, TurnStats};
+use crate::frontend::input;
 use crate::frontend::workers::WorkerTreeView;
 
 /// The handle of the running adapter.
@@ -41,6 +43,7 @@ fn is_reply(event: &DisplayEvent) -> bool {
         | DisplayEvent::ApprovalRequired(_)
         | DisplayEvent::ApprovalResolved(_)
         | DisplayEvent::InputRequired { .. }
+        | DisplayEvent::InputResolved { .. }
         | DisplayEvent::Status { .. }
         | DisplayEvent::WorkerStarted { .. }
         | DisplayEvent::WorkerProgress(_)
@@ -125,6 +128,13 @@ impl Adapter {
                         // Answered like any front end answers: with an action event.
                         self.display.settle();
                         let action = approval::answer(request, self.prompts.clone()).await;
+                        self.actions.send(action);
+                    }
+                    Some(DisplayEvent::InputRequired { request_id, prompt, source, fields }) => {
+                        // A tool's question, answered the same way.
+                        self.display.settle();
+                        let question = input::Question { request_id, prompt, source, fields };
+                        let action = input::answer(question, self.prompts.clone()).await;
                         self.actions.send(action);
                     }
                     Some(event) => {

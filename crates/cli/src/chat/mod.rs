@@ -8,14 +8,14 @@
 //! `manualToolInvoke` (its arguments from options or a `-i` form, `form.rs`); anything else is
 //! `userInput`. The terminal adapter (`events.rs`) reads the display events: it draws them on
 //! the shared screen (`frontend/screen.rs`) — streamed markdown, spinner, tool calls and
-//! rendered results — answers `approvalRequired` with the prompt shared with `run`
-//! (`frontend/approval.rs`), and hands the loop the answers it waits for (`turnEnded`,
-//! `actionResult`, …) once they are drawn. During a turn `keys.rs` turns Ctrl+C and Esc into
+//! rendered results — answers `approvalRequired` and a tool's `inputRequired` question with
+//! the prompts shared with `run` (`frontend/approval.rs`, `frontend/input.rs`), and hands the
+//! loop the answers it waits for (`turnEnded`, `actionResult`, …) once they are drawn. During a turn `keys.rs` turns Ctrl+C and Esc into
 //! `interrupt` actions. After each turn a status line says what it cost.
 
 mod complete;
 mod events;
-mod form;
+pub(crate) mod form;
 mod keys;
 mod lines;
 mod slash;
@@ -246,7 +246,7 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
     };
     let worker_name = host.worker_name().to_owned();
     let model_name = host.model_name();
-    let (events, actions, presence) = host.attach(true).into_parts();
+    let (events, actions, presence) = host.attach_interactive().into_parts();
     let (renderer, replies, running) = {
         let _guard = runtime.enter();
         let (renderer, replies) =

@@ -21,9 +21,10 @@ use golem_runtime::config::{ProgramConfig, choose_model};
 use golem_runtime::launch::{SessionEnv, WorkerFrame};
 use golem_runtime::registry::{WorkerRegistry, resolve_worker_arg};
 use golem_runtime::tree::WorkerTree;
-use golem_runtime::worker::{WorkerDefinition, load_worker};
+use golem_runtime::worker::{McpServerConfig, WorkerDefinition, load_worker};
 use golem_sandbox::jail::{KernelSupport, LayerSupport, NETWORK_OFF_LIMITS, RunLimitSupport};
 use golem_sandbox::{Sandbox, ZoneMode, ZoneOperation};
+use golem_tools::mcp::CacheStatus;
 
 use crate::cli_error::CommandError;
 use crate::frontend::clean::{clean_line, clean_text};
@@ -49,6 +50,10 @@ pub struct CheckArgs {
     /// Check with this model instead of the configured one
     #[arg(short, long, value_name = "PROVIDER:MODEL")]
     pub model: Option<String>,
+
+    /// Start the worker's MCP servers and update their cached tool lists first
+    #[arg(long)]
+    pub refresh: bool,
 }
 
 fn usage(err: impl std::fmt::Display) -> CommandError {
@@ -197,9 +202,11 @@ fn print_web(worker: &WorkerDefinition) {
     say(&format!("  search: {search}"));
 }
 
-/// The MCP servers: each one's command and where it runs (outside the jail: it gets a minimal
-/// environment, never our API keys).
-fn print_mcp(worker: &WorkerDefinition) {
+/// The MCP servers: each one's transport (the stdio command or the URL), where it runs
+/// (outside the jail: a stdio server gets a minimal environment, never our API keys), the
+/// names of its variables or headers (never their values, which hold secrets) and whether
+/// its tool list is cached, without starting any.
+fn print_mcp(worker: &WorkerDefinition, root: &std::path::Path) {
     let Some(mcp) = &worker.toolsets.mcp else {
         return;
     };
@@ -207,22 +214,66 @@ fn print_mcp(worker: &WorkerDefinition) {
     if mcp.servers.is_empty() {
         say("  none");
     }
+    let options = golem_runtime::toolsets::mcp_options(worker, mcp, root);
+    let statuses = golem_tools::mcp::cache_status(&options);
     for (name, server) in &mcp.servers {
-        let mut command = vec![server.command.clone()];
-        command.extend(server.args.iter().cloned());
+        let transport = match server {
+            McpServerConfig::Stdio {
+                command, args, env, ..
+            } => {
+                let mut line = vec![command.clone()];
+                line.extend(args.iter().cloned());
+                format!(
+                    "stdio, `{}`, runs outside the jail (environment: PATH, HOME, LANG{})",
+                    line.join(" "),
+                    env.keys().map(|k| format!(", {k}")).collect::<String>()
+                )
+            }
+            McpServerConfig::Http { url, headers } => {
+                let names = if headers.is_empty() {
+                    "no headers".to_owned()
+                } else {
+                    format!(
+                        "headers: {}",
+                        headers.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )
+                };
+                format!("http, {url}, reached from outside the jail ({names})")
+            }
+        };
         let whitelist = match mcp.tools.get(name) {
             Some(tools) => format!(", tools: {}", tools.join(", ")),
             None => String::new(),
         };
-        say(&format!(
-            "  {name}: stdio, `{}`, runs outside the jail (environment: PATH, HOME, LANG{}){whitelist}",
-            command.join(" "),
-            server
-                .env
-                .keys()
-                .map(|k| format!(", {k}"))
-                .collect::<String>()
-        ));
+        let cache = match statuses.iter().find(|(server, _)| server == name) {
+            Some((
+                _,
+                CacheStatus::Cached {
+                    fetched_at,
+                    tools,
+                    version,
+                },
+            )) => {
+                let version = if version.is_empty() {
+                    String::new()
+                } else {
+                    format!(", version {version}")
+                };
+                format!("tool list cached {fetched_at} ({tools} tools{version})")
+            }
+            Some((_, CacheStatus::Missing)) => {
+                "tool list not cached (listed when a session starts, or run `golem-forge \
+                 mcp-refresh`)"
+                    .to_owned()
+            }
+            Some((_, CacheStatus::Unusable(why))) => {
+                format!("tool list cache unusable, listed again at start ({why})")
+            }
+            Some((_, CacheStatus::Unknown(why))) => format!("tool list cache unknown ({why})"),
+            None => "tool list cache unknown".to_owned(),
+        };
+        say(&format!("  {name}: {transport}{whitelist}"));
+        say(&format!("    {cache}"));
     }
 }
 
@@ -257,6 +308,11 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     let config = ProgramConfig::discover(worker.dir()).map_err(usage)?;
     config.apply_default_zones(&mut worker);
     let registry = WorkerRegistry::discover(&config, worker.dir()).map_err(usage)?;
+    let mut refreshed = true;
+    if args.refresh && worker.toolsets.mcp.is_some() {
+        refreshed = super::mcp_refresh::refresh_and_print(&worker, &config.root)?;
+        say("");
+    }
     let env_model = std::env::var("GOLEM_FORGE_MODEL")
         .ok()
         .filter(|m| !m.trim().is_empty());
@@ -334,7 +390,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     print_jail_support(&worker);
     print_web(&worker);
     print_git(&worker, &sandbox);
-    print_mcp(&worker);
+    print_mcp(&worker, &config.root);
 
     let bus = UiEventBus::new();
     let redactor = SessionEnv::secrets_of(&config);
@@ -398,6 +454,10 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     }
     for warning in warnings {
         say(&warning);
+    }
+    if !refreshed {
+        say("\nMCP: a server could not be refreshed (see above)");
+        return Ok(ExitCode::from(1));
     }
     say("\nOK");
     Ok(ExitCode::SUCCESS)

@@ -7,6 +7,7 @@ mod check;
 pub mod common;
 mod init;
 mod mcp;
+mod mcp_refresh;
 mod run;
 mod serve;
 mod sessions;
@@ -42,6 +43,7 @@ enum Command {
     Chat(chat::ChatArgs),
     Serve(serve::ServeArgs),
     Mcp(mcp::McpArgs),
+    McpRefresh(mcp_refresh::McpRefreshArgs),
     Init(init::InitArgs),
     Check(check::CheckArgs),
     Sessions(sessions::SessionsArgs),
@@ -56,6 +58,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
         Command::Chat(args) => chat::cmd_chat(args),
         Command::Serve(args) => serve::cmd_serve(args),
         Command::Mcp(args) => mcp::cmd_mcp(args),
+        Command::McpRefresh(args) => mcp_refresh::cmd_mcp_refresh(args),
         Command::Init(args) => init::cmd_init(args),
         Command::Check(args) => check::cmd_check(args),
         Command::Sessions(args) => sessions::cmd_sessions(args),

@@ -15,6 +15,7 @@ use crate::cli_error::{CommandError, ErrorKind};
 use crate::frontend;
 use crate::frontend::approval::{self, PromptContext};
 use crate::frontend::clean::clean_text;
+use crate::frontend::input;
 use crate::frontend::screen::Screen;
 use crate::session::{SessionChoice, open_host};
 
@@ -145,7 +146,12 @@ async fn run(
             trace,
         ))
     };
-    let mut control = host.attach(answers);
+    // A terminal answers approvals and tools' questions; without one, tools decline them.
+    let mut control = if answers {
+        host.attach_interactive()
+    } else {
+        host.attach(false)
+    };
     let prompts = PromptContext {
         screen,
         keys: None,
@@ -162,6 +168,20 @@ async fn run(
         match event {
             DisplayEvent::ApprovalRequired(request) if answers => {
                 control.send(approval::answer(request, prompts.clone()).await);
+            }
+            DisplayEvent::InputRequired {
+                request_id,
+                prompt,
+                source,
+                fields,
+            } if answers => {
+                let question = input::Question {
+                    request_id,
+                    prompt,
+                    source,
+                    fields,
+                };
+                control.send(input::answer(question, prompts.clone()).await);
             }
             DisplayEvent::TurnEnded {
                 status,

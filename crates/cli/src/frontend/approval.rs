@@ -174,8 +174,8 @@ async fn ask_user(request: ApprovalRequest, context: PromptContext) -> Answer {
         .unwrap_or_else(|_| Answer::Failed("it ended without an answer".to_owned()))
 }
 
-/// Where the prompt's answers come from.
-trait Reader {
+/// Where the prompt's answers come from (also the form prompt's, `frontend::input`).
+pub(crate) trait Reader {
     /// Asks `question` (with `prefill` already typed, when the reader can) and reads the answer.
     fn read(&mut self, screen: &Mutex<Screen>, question: &str, prefill: &str) -> Input;
     /// The editor command for `e`, if one may be started.
@@ -183,10 +183,10 @@ trait Reader {
 }
 
 /// Answers typed at the terminal.
-struct TerminalReader {
+pub(crate) struct TerminalReader {
     /// Whether reedline may be used (stdin and stdout are terminals); if not, the question goes
     /// to the screen and a plain line is read from stdin.
-    line_editor: bool,
+    pub(crate) line_editor: bool,
 }
 
 impl Reader for TerminalReader {
@@ -224,7 +224,7 @@ impl Reader for TerminalReader {
     }
 }
 
-fn lock(screen: &Mutex<Screen>) -> MutexGuard<'_, Screen> {
+pub(crate) fn lock(screen: &Mutex<Screen>) -> MutexGuard<'_, Screen> {
     screen.lock().unwrap_or_else(PoisonError::into_inner)
 }
 

@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use golem_core::bus::DisplaySubscription;
-use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
+use golem_protocol::{
+    DisplayEvent, InputAction, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
+};
 
 use super::markdown::{MarkdownStream, MarkdownStyle};
 use super::render::{
@@ -303,6 +305,16 @@ impl EventDisplay {
                 };
                 screen.line(&text);
             }
+            DisplayEvent::InputResolved { action, .. } => {
+                self.end_text();
+                let mut screen = self.screen();
+                let text = screen.dim(match action {
+                    InputAction::Accept => "↳ answer sent",
+                    InputAction::Decline => "↳ question declined",
+                    InputAction::Cancel => "↳ question cancelled",
+                });
+                screen.line(&text);
+            }
             DisplayEvent::SessionStarted { .. }
             | DisplayEvent::Message { .. }
             | DisplayEvent::ApprovalRequired(_)
@@ -333,7 +345,10 @@ pub async fn print_trace(
             biased;
             event = events.recv() => match event {
                 Some(event) => {
-                    if matches!(event, DisplayEvent::ApprovalRequired(_)) {
+                    if matches!(
+                        event,
+                        DisplayEvent::ApprovalRequired(_) | DisplayEvent::InputRequired { .. }
+                    ) {
                         // The prompt draws on the same screen now.
                         display.settle();
                         continue;

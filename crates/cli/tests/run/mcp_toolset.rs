@@ -18,7 +18,7 @@ const INSTALL: &str = "npm install --prefix target/mcp-servers \
      @modelcontextprotocol/server-filesystem@2026.8.31";
 
 /// The installed package `name` (`server-everything`), or a failure saying how to install it.
-fn package(name: &str) -> PathBuf {
+pub(super) fn package(name: &str) -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-servers");
     let everything = root.join("node_modules/@modelcontextprotocol/server-everything");
     assert!(
@@ -32,7 +32,7 @@ fn package(name: &str) -> PathBuf {
 
 /// The worker `main` whose `toolsets.mcp` is `mcp` (indented four spaces, ending in a
 /// newline).
-fn mcp_worker(mcp: &str) -> String {
+pub(super) fn mcp_worker(mcp: &str) -> String {
     worker("main", &format!("toolsets:\n  mcp:\n{mcp}"))
 }
 

@@ -27,7 +27,7 @@ use golem_core::approval::{
     ApprovalCallback, ApprovalController, ApprovalMode, CallbackError, no_terminal_message,
     ui_approval_callback,
 };
-use golem_core::bus::{ActionSubscription, DisplaySubscription, UiEventBus};
+use golem_core::bus::{ActionSubscription, DisplaySubscription, InputAnswerer, UiEventBus};
 use golem_core::interrupt::InterruptSignal;
 use golem_core::registry::ToolRegistry;
 use golem_core::ui::RuntimeUI;
@@ -172,6 +172,7 @@ pub struct Attachment {
     events: DisplaySubscription,
     bus: UiEventBus,
     _answerer: Option<AnswererGuard>,
+    _input: Option<InputAnswerer>,
 }
 
 impl Attachment {
@@ -202,6 +203,7 @@ impl Attachment {
             sender,
             Presence {
                 _answerer: self._answerer,
+                _input: self._input,
             },
         )
     }
@@ -210,6 +212,7 @@ impl Attachment {
 /// A front end's role as an answerer of approvals, kept while this lives.
 pub struct Presence {
     _answerer: Option<AnswererGuard>,
+    _input: Option<InputAnswerer>,
 }
 
 /// Sends actions to a session.
@@ -427,6 +430,18 @@ impl SessionHost {
             events: self.bus.subscribe(),
             bus: self.bus.clone(),
             _answerer: answerer,
+            _input: None,
+        }
+    }
+
+    /// Attaches a front end with someone at it (a terminal, the browser): it answers
+    /// approvals and also the questions tools ask while they run (`inputRequired` forms,
+    /// such as an MCP server's elicitation). While none is attached, tools are told that
+    /// nobody can answer and decline such questions themselves.
+    pub fn attach_interactive(&self) -> Attachment {
+        Attachment {
+            _input: Some(self.bus.register_input_answerer()),
+            ..self.attach(true)
         }
     }
 

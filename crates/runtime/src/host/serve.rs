@@ -188,7 +188,7 @@ async fn dispatch(
             }
             // Answers reach their waiter through the bus, never this subscription; one whose
             // request is over is dropped there.
-            ActionEvent::ApprovalResponse(_) => None,
+            ActionEvent::ApprovalResponse(_) | ActionEvent::InputResponse { .. } => None,
         };
         if let Some(job) = job {
             // Marked busy when queued, so that `getStatus` right after says so.

@@ -2,7 +2,6 @@
 //! DESIGN.md §3.1 writes them. Deserialization validates every value it can check alone (with
 //! its line); nothing here builds tools or touches the filesystem.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -12,6 +11,7 @@ use golem_tools::web::{HostPattern, PrivateHost, SearchBackend, check_search_url
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::mcp_config::McpToolsetConfig;
 use super::yaml::or_default;
 use crate::budget::BudgetLimits;
 
@@ -397,123 +397,6 @@ pub struct CustomModuleConfig {
     pub limits: ProcessLimitsConfig,
 }
 
-/// The MCP toolset (`toolsets.mcp`): servers whose tools the worker may call, each tool
-/// exposed as `<server>__<tool>`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct McpToolsetConfig {
-    /// The servers by name (`[a-zA-Z0-9_-]+`), in name order.
-    #[serde(default, deserialize_with = "mcp_servers")]
-    pub servers: BTreeMap<String, McpServerConfig>,
-    /// The whitelist per server: only these tools of that server are exposed (a server not
-    /// listed exposes all its tools).
-    #[serde(default, deserialize_with = "or_default")]
-    pub tools: BTreeMap<String, Vec<String>>,
-    /// Decisions by exposed name (`everything__echo`), with a default (`ask` when absent).
-    #[serde(default, deserialize_with = "or_default")]
-    pub approval: ApprovalConfig,
-    /// Wall-clock limit of a server's start and of each call, in seconds (default 60).
-    #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
-    pub timeout: u64,
-}
-
-impl Default for McpToolsetConfig {
-    fn default() -> Self {
-        Self {
-            servers: BTreeMap::new(),
-            tools: BTreeMap::new(),
-            approval: ApprovalConfig::default(),
-            timeout: DEFAULT_TIMEOUT_SECS,
-        }
-    }
-}
-
-/// One MCP server (`toolsets.mcp.servers.NAME`): a command started as a child process that
-/// speaks MCP on its standard input and output.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, try_from = "McpServerSection")]
-pub struct McpServerConfig {
-    /// The program (looked up on `PATH`).
-    pub command: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Variables added to its minimal environment; `${VAR}` in a value is expanded from ours
-    /// when the toolset is built.
-    pub env: BTreeMap<String, String>,
-    /// Its working directory, relative to the worker file (default: the worker file's
-    /// directory).
-    pub cwd: Option<String>,
-}
-
-/// `toolsets.mcp.servers.NAME` as written, before the transport is checked.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct McpServerSection {
-    #[serde(default)]
-    command: Option<String>,
-    #[serde(default, deserialize_with = "or_default")]
-    args: Vec<String>,
-    #[serde(default, deserialize_with = "or_default")]
-    env: BTreeMap<String, String>,
-    #[serde(default)]
-    cwd: Option<String>,
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    headers: Option<BTreeMap<String, String>>,
-}
-
-impl TryFrom<McpServerSection> for McpServerConfig {
-    type Error = String;
-
-    fn try_from(section: McpServerSection) -> Result<Self, String> {
-        if section.url.is_some() || section.headers.is_some() {
-            return Err(
-                "`url` and `headers` (streamable HTTP servers) are not supported yet; \
-                        give `command` (a stdio server)"
-                    .to_owned(),
-            );
-        }
-        match section.command {
-            Some(command) if !command.is_empty() => Ok(McpServerConfig {
-                command,
-                args: section.args,
-                env: section.env,
-                cwd: section.cwd,
-            }),
-            Some(_) => Err("`command` must not be empty".to_owned()),
-            None => Err("must give `command`, the program of the server \
-                         (`{ command: npx, args: [...] }`)"
-                .to_owned()),
-        }
-    }
-}
-
-/// Whether `name` may name an MCP server: `[a-zA-Z0-9_-]{1,64}`.
-pub fn is_valid_mcp_server_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-fn mcp_servers<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<BTreeMap<String, McpServerConfig>, D::Error> {
-    let servers =
-        Option::<BTreeMap<String, McpServerConfig>>::deserialize(deserializer)?.unwrap_or_default();
-    for name in servers.keys() {
-        if !is_valid_mcp_server_name(name) {
-            return Err(serde::de::Error::custom(format!(
-                "server names must match `[a-zA-Z0-9_-]{{1,64}}`, found \"{}\"",
-                name.escape_debug()
-            )));
-        }
-    }
-    Ok(servers)
-}
-
 /// The web toolset's options (`toolsets.web`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -628,7 +511,7 @@ pub(crate) fn corrected_name(name: &str) -> Option<String> {
     (fixed != name && is_valid_worker_name(&fixed)).then_some(fixed)
 }
 
-fn default_timeout() -> u64 {
+pub(super) fn default_timeout() -> u64 {
     DEFAULT_TIMEOUT_SECS
 }
 
@@ -674,7 +557,7 @@ fn git_toolset<'de, D: Deserializer<'de>>(
     }
 }
 
-fn positive_secs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+pub(super) fn positive_secs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
     let secs = Option::<u64>::deserialize(deserializer)?.unwrap_or(DEFAULT_TIMEOUT_SECS);
     if secs == 0 {
         return Err(serde::de::Error::custom(

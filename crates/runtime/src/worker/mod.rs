@@ -4,6 +4,7 @@
 
 mod definition;
 mod error;
+mod mcp_config;
 mod models;
 mod parse;
 pub(crate) mod suggest;
@@ -12,11 +13,11 @@ pub(crate) mod yaml;
 pub use definition::{
     CodeToolsetConfig, CustomModuleConfig, CustomToolsetConfig, DEFAULT_MAX_TIMEOUT_SECS,
     DEFAULT_TIMEOUT_SECS, FilesystemToolsetConfig, GitAuthorConfig, GitToolsetConfig, JailMode,
-    McpServerConfig, McpToolsetConfig, ProcessLimitsConfig, ShellRule, ShellToolsetConfig,
-    ToolsetsConfig, WebSearchConfig, WebToolsetConfig, WorkerDefinition, WorkerMode,
-    WorkersToolsetConfig, is_valid_mcp_server_name, is_valid_worker_name,
+    ProcessLimitsConfig, ShellRule, ShellToolsetConfig, ToolsetsConfig, WebSearchConfig,
+    WebToolsetConfig, WorkerDefinition, WorkerMode, WorkersToolsetConfig, is_valid_worker_name,
 };
 pub use error::WorkerFileError;
+pub use mcp_config::{McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name};
 pub use models::glob_matches;
 pub(crate) use parse::unique_zones;
 pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};

@@ -1,16 +1,25 @@
 //! MCP servers as toolsets (`toolsets.mcp`), on `rmcp`'s client: each configured server is a
 //! child process speaking MCP over stdio, run outside the jail (real servers need their
 //! package caches and the network) with a minimal environment (`env.rs`: `PATH`, `HOME`,
-//! `LANG` and its own `env`, never our API keys). Its tools are read when the toolset is built
-//! (the server started, asked and stopped), filtered by the per-server whitelist and exposed
-//! as `<server>__<tool>` (names checked, a collision an error). In the session each server
-//! starts on the first call of one of its tools (`server.rs`) and stops with the session's
-//! tools; every tool passes the approval gate with the configured decision, `ask` unless
-//! configured (`tool.rs`), and its result is mapped to a [`golem_protocol::ToolResultValue`]
-//! (`result.rs`). A server that fails to start, dies or times out gives an error result naming
-//! it; the run goes on.
+//! `LANG` and its own `env`, never our API keys), or a streamable HTTP endpoint (`http.rs`)
+//! with its headers (`${VAR}` expanded from our environment). Each server's tool list comes
+//! from the cache under the program root (`cache.rs`) when it has one, so a session starts no
+//! server until the first call of one of its tools; without one (or with an unusable one) the
+//! server is started, asked and stopped when the toolset is built, and the cache written.
+//! Tools are filtered by the per-server whitelist and exposed as `<server>__<tool>` (names
+//! checked, a collision an error). In the session each server starts on the first call of one
+//! of its tools (`server.rs`), its live tool list then compared with the cached one, and
+//! stops with the session's tools; every tool passes the approval gate with the configured
+//! decision, `ask` unless configured (`tool.rs`), and its result is mapped to a
+//! [`golem_protocol::ToolResultValue`] (`result.rs`). A server that fails to start, dies or
+//! times out gives an error result naming it; the run goes on. `refresh.rs` lists every
+//! server again for `golem-forge mcp-refresh` and reports what the cache holds for `check`.
 
+mod cache;
+mod client;
 mod env;
+mod http;
+mod refresh;
 mod result;
 mod server;
 mod tool;
@@ -23,24 +32,55 @@ use std::time::Duration;
 use golem_core::approval::ApprovalConfig;
 use golem_core::tool::Tool;
 
+pub use cache::CachedServer;
 pub use env::{expand, server_env};
-pub use server::ServerSpec;
+pub use refresh::{CacheStatus, Refreshed, ServerRefresh, cache_status, refresh};
+pub use server::{ServerSpec, Transport};
 
+use cache::{CacheSlot, Identity};
 use server::Server;
+
+/// How one server is reached, as configured (`${VAR}` not yet expanded).
+#[derive(Debug, Clone)]
+pub enum McpTransportOptions {
+    /// A child process over stdio.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its own variables.
+        env: BTreeMap<String, String>,
+        /// Its working directory.
+        cwd: PathBuf,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint (`http://` or `https://`).
+        url: String,
+        /// Headers sent with every request.
+        headers: BTreeMap<String, String>,
+    },
+}
 
 /// One server as configured, before its environment is built.
 #[derive(Debug, Clone)]
 pub struct McpServerOptions {
     /// The server's name (`[a-zA-Z0-9_-]+`).
     pub name: String,
-    /// The program.
-    pub command: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Its own variables, `${VAR}` not yet expanded.
-    pub env: BTreeMap<String, String>,
-    /// Its working directory.
-    pub cwd: PathBuf,
+    /// How it is reached.
+    pub transport: McpTransportOptions,
+}
+
+/// Where messages for the user go (a `status` event in a session): a server's tool list
+/// changed since it was cached.
+#[derive(Clone)]
+pub struct McpNotice(pub Arc<dyn Fn(&str) + Send + Sync>);
+
+impl std::fmt::Debug for McpNotice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("McpNotice")
+    }
 }
 
 /// The MCP toolset as configured.
@@ -54,6 +94,11 @@ pub struct McpOptions {
     pub approval: ApprovalConfig,
     /// The limit of a server's start and of each call.
     pub timeout: Duration,
+    /// The tool-list cache directory (`<program root>/.golem-forge/mcp-tools`); `None`
+    /// lists every server at each build.
+    pub cache_dir: Option<PathBuf>,
+    /// Where notices for the user go; `None` logs them only.
+    pub notice: Option<McpNotice>,
 }
 
 /// Why the toolset could not be built; the message names the server (and the tool).
@@ -70,11 +115,94 @@ pub fn is_valid_tool_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-/// The tools of every server of `options`, reading our environment for `${VAR}`. Each server
-/// is started once now to list its tools (on a thread with a runtime of its own, so that this
-/// works from synchronous code inside or outside a runtime) and stopped again.
-pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
+/// A server ready to be started: how, and its cache file.
+struct Prepared {
+    spec: ServerSpec,
+    slot: Option<CacheSlot>,
+}
+
+/// Expands each server's `${VAR}` from our environment and builds its environment (stdio)
+/// and its cache slot.
+fn prepare(options: &McpOptions) -> Result<Vec<Prepared>, McpError> {
     let lookup = |name: &str| std::env::var(name).ok();
+    let expand_all = |server: &str, key: &str, map: &BTreeMap<String, String>| {
+        map.iter()
+            .map(|(name, value)| {
+                expand(value, lookup)
+                    .map(|value| (name.clone(), value))
+                    .map_err(|why| {
+                        McpError(format!("toolsets.mcp.servers.{server}.{key}.{name}: {why}"))
+                    })
+            })
+            .collect::<Result<BTreeMap<_, _>, _>>()
+    };
+    let mut prepared = Vec::new();
+    for server in &options.servers {
+        let (transport, slot) = match &server.transport {
+            McpTransportOptions::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let own = expand_all(&server.name, "env", env)?;
+                let slot = options.cache_dir.as_deref().map(|dir| {
+                    let identity = Identity::Stdio {
+                        command,
+                        args,
+                        cwd,
+                        env: &own,
+                    };
+                    CacheSlot::new(dir, identity, options.notice.clone())
+                });
+                let transport = Transport::Stdio {
+                    command: command.clone(),
+                    args: args.clone(),
+                    env: server_env(&own, lookup),
+                    cwd: cwd.clone(),
+                };
+                (transport, slot)
+            }
+            McpTransportOptions::Http { url, headers } => {
+                let headers = expand_all(&server.name, "headers", headers)?;
+                let slot = options.cache_dir.as_deref().map(|dir| {
+                    let identity = Identity::Http {
+                        url,
+                        headers: &headers,
+                    };
+                    CacheSlot::new(dir, identity, options.notice.clone())
+                });
+                let transport = Transport::Http {
+                    url: url.clone(),
+                    headers,
+                };
+                (transport, slot)
+            }
+        };
+        prepared.push(Prepared {
+            spec: ServerSpec {
+                name: server.name.clone(),
+                transport,
+            },
+            slot,
+        });
+    }
+    Ok(prepared)
+}
+
+/// Whether `listing` has every tool of `whitelist`.
+fn has_whitelisted(listing: &CachedServer, whitelist: Option<&Vec<String>>) -> bool {
+    whitelist.is_none_or(|list| {
+        list.iter()
+            .all(|wanted| listing.tools.iter().any(|t| t.name == wanted.as_str()))
+    })
+}
+
+/// The tools of every server of `options`, reading our environment for `${VAR}`. A server
+/// with a usable cache entry (holding every whitelisted tool) is not started now; the others
+/// are started together to list their tools (on a thread with a runtime of its own, so that
+/// this works from synchronous code inside or outside a runtime), stopped again, and cached.
+pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
     for name in options.tools.keys() {
         if !options.servers.iter().any(|s| &s.name == name) {
             return Err(McpError(format!(
@@ -82,46 +210,71 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
             )));
         }
     }
-    let mut specs = Vec::new();
-    for server in &options.servers {
-        let mut own = BTreeMap::new();
-        for (key, value) in &server.env {
-            let value = expand(value, lookup).map_err(|why| {
-                McpError(format!(
-                    "toolsets.mcp.servers.{}.env.{key}: {why}",
-                    server.name
-                ))
-            })?;
-            own.insert(key.clone(), value);
+    let prepared = prepare(&options)?;
+    let mut listings: Vec<Option<CachedServer>> = Vec::new();
+    let mut to_list = Vec::new();
+    for (index, server) in prepared.iter().enumerate() {
+        let cached = match server.slot.as_ref().map(CacheSlot::read) {
+            Some(Ok(Some(entry))) => Some(entry.listing),
+            Some(Err(why)) => {
+                tracing::info!(server = %server.spec.name, "tool-list cache unusable, listing again: {why}");
+                None
+            }
+            Some(Ok(None)) | None => None,
+        };
+        let usable = cached.filter(|c| has_whitelisted(c, options.tools.get(&server.spec.name)));
+        if usable.is_none() {
+            to_list.push((index, server.spec.clone()));
         }
-        specs.push(ServerSpec {
-            name: server.name.clone(),
-            command: server.command.clone(),
-            args: server.args.clone(),
-            env: server_env(&own, lookup),
-            cwd: server.cwd.clone(),
-        });
+        listings.push(usable);
     }
-    let listed = list_blocking(specs.clone(), options.timeout)?;
+    let fresh: BTreeSet<usize> = to_list.iter().map(|(index, _)| *index).collect();
+    let specs: Vec<ServerSpec> = to_list.iter().map(|(_, spec)| spec.clone()).collect();
+    for ((index, _), listed) in to_list.iter().zip(list_blocking(specs, options.timeout)?) {
+        let listing = listed.map_err(McpError)?;
+        if let Some(slot) = &prepared[*index].slot
+            && let Err(e) = slot.write(&prepared[*index].spec.name, &listing)
+        {
+            tracing::warn!("MCP tool-list cache not written: {e}");
+        }
+        listings[*index] = Some(listing);
+    }
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     let mut names = BTreeSet::new();
-    for (spec, infos) in specs.into_iter().zip(listed) {
-        let whitelist = options.tools.get(&spec.name);
+    for (index, (server, listing)) in prepared.into_iter().zip(listings).enumerate() {
+        let Some(listing) = listing else {
+            return Err(McpError(format!(
+                "MCP server `{}`: no tool list",
+                server.spec.name
+            )));
+        };
+        let whitelist = options.tools.get(&server.spec.name);
         if let Some(whitelist) = whitelist {
             for wanted in whitelist {
-                if !infos.iter().any(|info| info.name == wanted.as_str()) {
-                    let mut has: Vec<&str> = infos.iter().map(|i| i.name.as_ref()).collect();
+                if !listing
+                    .tools
+                    .iter()
+                    .any(|info| info.name == wanted.as_str())
+                {
+                    let mut has: Vec<&str> =
+                        listing.tools.iter().map(|i| i.name.as_ref()).collect();
                     has.sort_unstable();
                     return Err(McpError(format!(
                         "toolsets.mcp.tools.{}: the server has no tool `{wanted}` (it has: {})",
-                        spec.name,
+                        server.spec.name,
                         has.join(", ")
                     )));
                 }
             }
         }
-        let server = Arc::new(Server::new(spec, options.timeout));
-        for info in infos {
+        let server = Arc::new(match server.slot {
+            Some(slot) => {
+                slot.remember(&listing);
+                Server::with_cache(server.spec, options.timeout, slot, fresh.contains(&index))
+            }
+            None => Server::new(server.spec, options.timeout),
+        });
+        for info in listing.tools {
             if whitelist.is_some_and(|list| !list.iter().any(|w| *w == info.name)) {
                 continue;
             }
@@ -157,23 +310,38 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
     Ok(tools)
 }
 
-/// Starts each server, lists its tools and stops it, on a thread with a runtime of its own.
+/// Starts each server (all at once), lists its tools and stops it, on a thread with a
+/// runtime of its own; one outcome per spec, in order.
 fn list_blocking(
     specs: Vec<ServerSpec>,
     timeout: Duration,
-) -> Result<Vec<Vec<rmcp::model::Tool>>, McpError> {
+) -> Result<Vec<Result<CachedServer, String>>, McpError> {
+    if specs.is_empty() {
+        return Ok(Vec::new());
+    }
     let handle = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| McpError(format!("MCP toolset: {e}")))?;
         runtime.block_on(async {
-            let mut all = Vec::new();
-            for spec in specs {
-                let server = Server::new(spec, timeout);
-                let listed = server.list_tools().await;
-                server.stop().await;
-                all.push(listed.map_err(McpError)?);
+            let mut tasks = tokio::task::JoinSet::new();
+            let count = specs.len();
+            for (index, spec) in specs.into_iter().enumerate() {
+                tasks.spawn(async move {
+                    let server = Server::new(spec, timeout);
+                    let listed = server.list_tools().await;
+                    server.stop().await;
+                    (index, listed)
+                });
+            }
+            let mut all: Vec<Result<CachedServer, String>> =
+                (0..count).map(|_| Err(String::new())).collect();
+            while let Some(joined) = tasks.join_next().await {
+                match joined {
+                    Ok((index, listed)) => all[index] = listed,
+                    Err(e) => return Err(McpError(format!("listing MCP tools failed: {e}"))),
+                }
             }
             Ok(all)
         })

@@ -1,45 +1,94 @@
-//! One MCP server over stdio: how its process is started (its command in a minimal
-//! environment, outside the jail, in its working directory), the connection started on first
-//! use and started again after the server died, and each call bounded by the toolset's
-//! timeout. Every failure is a message naming the server. The process is killed when the
-//! connection is dropped (with the session's tools) or when it stops answering.
+//! One MCP server: how it is reached (a child process over stdio — its command in a minimal
+//! environment, outside the jail, in its working directory, in a process group of its own — or
+//! a streamable HTTP endpoint with its headers), the connection started on first use and
+//! started again after the server died, and each call bounded by the toolset's timeout. Every
+//! failure is a message naming the server. A stdio server's whole process group (`npx` and the
+//! `node` it starts, or `sh -c` and its child) is killed when its connection is dropped (with
+//! the session's tools), when it stops answering, or when it is stopped.
+//!
+//! The first time a server is started in a session, its tool list is compared with the cached
+//! one (`cache.rs`), and the cache is updated when it changed.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool as McpToolInfo};
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
-/// How to start one server.
+use super::cache::{CacheSlot, CachedServer};
+use super::client::{AskSlot, Client};
+
+/// How a server is reached.
+#[derive(Debug, Clone)]
+pub enum Transport {
+    /// A child process speaking MCP on its standard input and output.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its whole environment (see `env.rs`).
+        env: BTreeMap<String, String>,
+        /// Its working directory.
+        cwd: PathBuf,
+    },
+    /// A streamable HTTP endpoint (`http` or `https`).
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Headers sent with every request, `${VAR}` already expanded.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// How to reach one server.
 #[derive(Debug, Clone)]
 pub struct ServerSpec {
     /// The server's name in the worker file.
     pub name: String,
-    /// The program.
-    pub command: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Its whole environment (see `env.rs`).
-    pub env: BTreeMap<String, String>,
-    /// Its working directory.
-    pub cwd: PathBuf,
+    /// How it is reached.
+    pub transport: Transport,
 }
 
 /// A running connection.
-type Connection = RunningService<RoleClient, ()>;
+type Connection = RunningService<RoleClient, Client>;
+
+/// The process group of a stdio server, killed (every process in it) when dropped.
+struct ProcessGroup(rustix::process::Pid);
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        // The group may be gone already (the server exited and was reaped): nothing to do.
+        let _gone = rustix::process::kill_process_group(self.0, rustix::process::Signal::KILL);
+    }
+}
+
+/// A started server: its connection and, for stdio, its process group.
+struct Live {
+    connection: Arc<Connection>,
+    /// Dropped after the connection's graceful close, killing whatever is left.
+    _group: Option<ProcessGroup>,
+}
 
 /// One server, started on first use.
 pub struct Server {
     spec: ServerSpec,
     timeout: Duration,
-    connection: Mutex<Option<Arc<Connection>>>,
+    live: Mutex<Option<Live>>,
+    /// Its cached tool list, compared once with the live one.
+    cache: Option<CacheSlot>,
+    /// Whether the live tool list was compared with the cache (or listed) in this session.
+    checked: AtomicBool,
+    /// The call in progress, which answers the server's elicitation requests.
+    pub(super) asking: AskSlot,
 }
 
 impl Server {
@@ -48,7 +97,25 @@ impl Server {
         Server {
             spec,
             timeout,
-            connection: Mutex::new(None),
+            live: Mutex::new(None),
+            cache: None,
+            checked: AtomicBool::new(false),
+            asking: AskSlot::default(),
+        }
+    }
+
+    /// A server not started yet whose tool list came from `cache` (compared with the live
+    /// list when the server is first started); `fresh` when it was listed in this session.
+    pub fn with_cache(
+        spec: ServerSpec,
+        timeout: Duration,
+        cache: CacheSlot,
+        fresh: bool,
+    ) -> Server {
+        Server {
+            cache: Some(cache),
+            checked: AtomicBool::new(fresh),
+            ..Server::new(spec, timeout)
         }
     }
 
@@ -58,63 +125,133 @@ impl Server {
     }
 
     /// Starts the server and completes the MCP handshake, within the timeout.
-    async fn start(&self) -> Result<Connection, String> {
+    async fn start(&self) -> Result<Live, String> {
         let spec = &self.spec;
-        let mut command = tokio::process::Command::new(&spec.command);
-        command
-            .args(&spec.args)
-            .env_clear()
-            .envs(&spec.env)
-            .current_dir(&spec.cwd)
-            .kill_on_drop(true);
-        let (transport, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| {
-                format!(
-                    "MCP server `{}` could not be started ({} in {}): {e}",
-                    spec.name,
-                    spec.command,
-                    spec.cwd.display()
-                )
-            })?;
-        match tokio::time::timeout(self.timeout, ().serve(transport)).await {
+        match &spec.transport {
+            Transport::Stdio {
+                command: program,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut command = tokio::process::Command::new(program);
+                command
+                    .args(args)
+                    .env_clear()
+                    .envs(env)
+                    .current_dir(cwd)
+                    .process_group(0)
+                    .kill_on_drop(true);
+                let (transport, _) = TokioChildProcess::builder(command)
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .map_err(|e| {
+                        format!(
+                            "MCP server `{}` could not be started ({program} in {}): {e}",
+                            spec.name,
+                            cwd.display()
+                        )
+                    })?;
+                let group = transport
+                    .id()
+                    .and_then(|id| i32::try_from(id).ok())
+                    .and_then(rustix::process::Pid::from_raw)
+                    .map(ProcessGroup);
+                let connection = self.handshake(transport).await?;
+                Ok(Live {
+                    connection: Arc::new(connection),
+                    _group: group,
+                })
+            }
+            Transport::Http { url, headers } => {
+                let transport = super::http::transport(url, headers)
+                    .map_err(|e| format!("MCP server `{}` ({url}): {e}", spec.name))?;
+                let connection = self
+                    .handshake(transport)
+                    .await
+                    .map_err(|e| format!("{e} (streamable HTTP at {url})"))?;
+                Ok(Live {
+                    connection: Arc::new(connection),
+                    _group: None,
+                })
+            }
+        }
+    }
+
+    /// The MCP handshake over `transport`, within the timeout: the one place where every
+    /// transport's connection is made (and where the client's handler is chosen).
+    async fn handshake<T, E, A>(&self, transport: T) -> Result<Connection, String>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let name = &self.spec.name;
+        match tokio::time::timeout(
+            self.timeout,
+            Client::new(name, self.asking.clone()).serve(transport),
+        )
+        .await
+        {
             Ok(Ok(connection)) => Ok(connection),
-            Ok(Err(e)) => Err(format!("MCP server `{}` did not start: {e}", spec.name)),
+            Ok(Err(e)) => Err(format!("MCP server `{name}` did not start: {e}")),
             Err(_) => Err(format!(
-                "MCP server `{}` did not answer within {} s of starting",
-                spec.name,
+                "MCP server `{name}` did not answer within {} s of starting",
                 self.timeout.as_secs()
             )),
         }
     }
 
-    /// The running connection, started now if there is none or the last one closed.
+    /// The running connection, started now if there is none or the last one closed. The
+    /// first start in a session compares the tool list with the cache.
     async fn connection(&self) -> Result<Arc<Connection>, String> {
-        let mut slot = self.connection.lock().await;
-        if let Some(connection) = slot.as_ref()
-            && !connection.is_closed()
+        let mut slot = self.live.lock().await;
+        if let Some(live) = slot.as_ref()
+            && !live.connection.is_closed()
         {
-            return Ok(connection.clone());
+            return Ok(live.connection.clone());
         }
-        let connection = Arc::new(self.start().await?);
-        *slot = Some(connection.clone());
+        *slot = None;
+        let live = self.start().await?;
+        let connection = live.connection.clone();
+        *slot = Some(live);
+        drop(slot);
+        if !self.checked.swap(true, Ordering::SeqCst)
+            && let Some(cache) = &self.cache
+        {
+            self.compare_with_cache(&connection, cache).await;
+        }
         Ok(connection)
+    }
+
+    /// Lists the tools of the just started server and updates the cache when the list (or
+    /// the server's version) changed, telling the user it takes effect next session. A
+    /// failure here only skips the comparison.
+    async fn compare_with_cache(&self, connection: &Connection, cache: &CacheSlot) {
+        let listed = tokio::time::timeout(self.timeout, connection.peer().list_all_tools()).await;
+        let Ok(Ok(tools)) = listed else {
+            tracing::debug!(server = %self.spec.name, "could not list tools to compare with the cache");
+            return;
+        };
+        let fresh = CachedServer::new(server_identity(connection), tools);
+        cache.update_if_changed(&self.spec.name, fresh);
     }
 
     /// Forgets `connection` (when it is still the current one), stopping the server.
     async fn drop_connection(&self, connection: &Arc<Connection>) {
-        let mut slot = self.connection.lock().await;
-        if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, connection)) {
+        let mut slot = self.live.lock().await;
+        if slot
+            .as_ref()
+            .is_some_and(|live| Arc::ptr_eq(&live.connection, connection))
+        {
             *slot = None;
         }
     }
 
-    /// Every tool of the server.
-    pub async fn list_tools(&self) -> Result<Vec<McpToolInfo>, String> {
+    /// Every tool of the server, and its reported name and version.
+    pub async fn list_tools(&self) -> Result<CachedServer, String> {
         let connection = self.connection().await?;
         match tokio::time::timeout(self.timeout, connection.peer().list_all_tools()).await {
-            Ok(Ok(tools)) => Ok(tools),
+            Ok(Ok(tools)) => Ok(CachedServer::new(server_identity(&connection), tools)),
             Ok(Err(e)) => {
                 self.drop_connection(&connection).await;
                 Err(format!(
@@ -148,7 +285,7 @@ impl Server {
         let name = &self.spec.name;
         let outcome = tokio::select! {
             () = cancel.cancelled() => return Err(CallError::Cancelled),
-            outcome = tokio::time::timeout(self.timeout, connection.peer().call_tool(params)) => outcome,
+            outcome = tokio::time::timeout(self.timeout, connection.call_tool(params)) => outcome,
         };
         match outcome {
             Ok(Ok(result)) => Ok(result),
@@ -174,19 +311,32 @@ impl Server {
         }
     }
 
-    /// Stops the server, if it runs, waiting for the connection to close when no call holds
-    /// it.
+    /// Stops the server, if it runs: the connection closed (waiting for it when no call holds
+    /// it), then whatever is left of its process group killed.
     pub async fn stop(&self) {
-        let connection = self.connection.lock().await.take();
-        if let Some(connection) = connection {
+        let live = self.live.lock().await.take();
+        if let Some(Live { connection, _group }) = live {
             match Arc::try_unwrap(connection) {
                 Ok(connection) => {
                     let _closed = connection.cancel().await;
                 }
                 Err(shared) => shared.cancellation_token().cancel(),
             }
+            drop(_group);
         }
     }
+}
+
+/// The name and version the server reported in the handshake.
+fn server_identity(connection: &Connection) -> (String, String) {
+    connection
+        .peer_info()
+        .and_then(|info| {
+            info.server_info
+                .as_ref()
+                .map(|server| (server.name.clone(), server.version.clone()))
+        })
+        .unwrap_or_default()
 }
 
 /// Why a call gave no result.

@@ -142,6 +142,8 @@ impl Tool for McpTool {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
+        // The server's questions during the call go to this call's user (or are declined).
+        let _asking = self.server.asking.hold(ctx);
         match self.server.call(&self.remote, arguments, &ctx.cancel).await {
             Ok(result) => map_result(&self.name, result),
             Err(CallError::Cancelled) => Err(ToolError::new(
@@ -164,16 +166,18 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::mcp::ServerSpec;
+    use crate::mcp::{ServerSpec, Transport};
 
     fn tool(annotations: Value, decision: ApprovalDecisionType) -> McpTool {
         let server = Arc::new(Server::new(
             ServerSpec {
                 name: "files".to_owned(),
-                command: "true".to_owned(),
-                args: vec![],
-                env: Default::default(),
-                cwd: PathBuf::from("."),
+                transport: Transport::Stdio {
+                    command: "true".to_owned(),
+                    args: vec![],
+                    env: Default::default(),
+                    cwd: PathBuf::from("."),
+                },
             },
             Duration::from_secs(1),
         ));

@@ -203,7 +203,13 @@ export class Store {
         break;
       }
       case 'inputRequired':
-        s.inputRequired = { requestId: ev.requestId, prompt: String(ev.prompt ?? '') };
+        s.inputRequired = {
+          requestId: ev.requestId, prompt: String(ev.prompt ?? ''), source: ev.source ? String(ev.source) : null,
+          fields: Array.isArray(ev.fields) ? ev.fields : [],
+        };
+        break;
+      case 'inputResolved':
+        if (s.inputRequired?.requestId === ev.requestId) s.inputRequired = null;
         break;
       case 'status':
         this.notice(ev.level || 'info', ev.message);

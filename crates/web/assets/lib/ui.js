@@ -6,12 +6,14 @@ import { html, Component, useState, useRef, useEffect, num, usd, duration, previ
 import { markdown } from './markdown.js';
 import { ResultView, JsonTree } from './results.js';
 import { ApprovalDialog } from './approval.js';
+import { InputDialog } from './ask.js';
 import { Palette } from './palette.js';
 import { SessionMenu } from './session.js';
 
 export function App({ store, send, ui }) {
   const s = store.state;
   const pending = store.pendingApproval();
+  const form = !pending && s.inputRequired?.fields.length ? s.inputRequired : null;
   const respond = (response) => {
     if (send(response)) {
       store.markAnswered(response.requestId);
@@ -31,7 +33,8 @@ export function App({ store, send, ui }) {
     <${Composer} store=${store} send=${send} ui=${ui} />
     <${StatusBar} store=${store} send=${send} ui=${ui} />
     ${pending ? html`<${ApprovalDialog} key=${pending.requestId} req=${pending} waiting=${store.pendingCount()} respond=${respond} />` : null}
-    ${pending ? null : ui.panel === 'tools' ? html`<${Palette} tools=${s.manualTools} send=${send} onClose=${() => ui.close()} />`
+    ${form ? html`<${InputDialog} key=${form.requestId} q=${form} respond=${(a) => { if (send(a)) { s.inputRequired = null; ui.refresh(); ui.focusInput(); } }} />` : null}
+    ${pending || form ? null : ui.panel === 'tools' ? html`<${Palette} tools=${s.manualTools} send=${send} onClose=${() => ui.close()} />`
       : ui.panel === 'session' ? html`<${SessionMenu} store=${store} send=${send} ui=${ui} />` : null}
   </div>`;
 }
@@ -170,7 +173,7 @@ function Composer({ store, send, ui }) {
     e?.preventDefault();
     const content = (ref.current ? ref.current.value : text).trim();
     if (!content) return;
-    const asked = s.inputRequired;
+    const asked = s.inputRequired?.fields.length ? null : s.inputRequired;
     const action = asked ? { type: 'userInput', requestId: asked.requestId, content } : { type: 'userInput', content };
     if (!send(action)) return;
     if (asked) s.inputRequired = null;
@@ -186,7 +189,7 @@ function Composer({ store, send, ui }) {
     }
   };
   return html`<form class="composer" onSubmit=${submit}>
-    ${s.inputRequired ? html`<p class="asked" role="status"><strong>${s.worker || 'The worker'} asks:</strong> ${s.inputRequired.prompt}</p>` : null}
+    ${s.inputRequired && !s.inputRequired.fields.length ? html`<p class="asked" role="status"><strong>${s.worker || 'The worker'} asks:</strong> ${s.inputRequired.prompt}</p>` : null}
     <div class="composer-row">
       <label for="input" class="sr-only">Message</label>
       <textarea id="input" data-testid="input" ref=${ref} rows="1" value=${text} placeholder=${`Message ${s.worker || 'the worker'}…`}

@@ -1,0 +1,209 @@
+//! The MCP toolset's configuration (`toolsets.mcp`): its servers — each a stdio command
+//! (`{command, args, env, cwd}`) or a streamable HTTP endpoint (`{url, headers}`) — the
+//! whitelist per server, the approval decisions and the timeout. Deserialization checks what
+//! it can alone (a transport given once, an `http`/`https` URL, header names), so that errors
+//! name the file, the line and the key; nothing here starts a server.
+
+use std::collections::BTreeMap;
+
+use golem_core::approval::ApprovalConfig;
+use serde::{Deserialize, Deserializer};
+
+use super::definition::{DEFAULT_TIMEOUT_SECS, default_timeout, positive_secs};
+use super::yaml::or_default;
+
+/// The MCP toolset (`toolsets.mcp`): servers whose tools the worker may call, each tool
+/// exposed as `<server>__<tool>`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpToolsetConfig {
+    /// The servers by name (`[a-zA-Z0-9_-]+`), in name order.
+    #[serde(default, deserialize_with = "mcp_servers")]
+    pub servers: BTreeMap<String, McpServerConfig>,
+    /// The whitelist per server: only these tools of that server are exposed (a server not
+    /// listed exposes all its tools).
+    #[serde(default, deserialize_with = "or_default")]
+    pub tools: BTreeMap<String, Vec<String>>,
+    /// Decisions by exposed name (`everything__echo`), with a default (`ask` when absent).
+    #[serde(default, deserialize_with = "or_default")]
+    pub approval: ApprovalConfig,
+    /// Wall-clock limit of a server's start and of each call, in seconds (default 60).
+    #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
+    pub timeout: u64,
+}
+
+impl Default for McpToolsetConfig {
+    fn default() -> Self {
+        Self {
+            servers: BTreeMap::new(),
+            tools: BTreeMap::new(),
+            approval: ApprovalConfig::default(),
+            timeout: DEFAULT_TIMEOUT_SECS,
+        }
+    }
+}
+
+/// One MCP server (`toolsets.mcp.servers.NAME`) and how it is reached.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "McpServerSection")]
+pub enum McpServerConfig {
+    /// A command started as a child process that speaks MCP on its standard input and output.
+    Stdio {
+        /// The program (looked up on `PATH`).
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to its minimal environment; `${VAR}` in a value is expanded from
+        /// ours when the toolset is built.
+        env: BTreeMap<String, String>,
+        /// Its working directory, relative to the worker file (default: the worker file's
+        /// directory).
+        cwd: Option<String>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint, `http://` or `https://`.
+        url: String,
+        /// Headers sent with every request; `${VAR}` in a value is expanded from our
+        /// environment when the toolset is built (values are never printed).
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl McpServerConfig {
+    /// `stdio` or `http`.
+    pub fn transport_name(&self) -> &'static str {
+        match self {
+            McpServerConfig::Stdio { .. } => "stdio",
+            McpServerConfig::Http { .. } => "http",
+        }
+    }
+}
+
+/// `toolsets.mcp.servers.NAME` as written, before the transport is checked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct McpServerSection {
+    #[serde(default)]
+    command: Option<String>,
+    #[serde(default)]
+    args: Option<Vec<String>>,
+    #[serde(default)]
+    env: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    headers: Option<BTreeMap<String, String>>,
+}
+
+impl TryFrom<McpServerSection> for McpServerConfig {
+    type Error = String;
+
+    fn try_from(section: McpServerSection) -> Result<Self, String> {
+        match (section.command, section.url) {
+            (Some(_), Some(_)) => Err("give either `command` (a stdio server) or `url` (a \
+                                       streamable HTTP server), not both"
+                .to_owned()),
+            (Some(command), None) => {
+                if command.is_empty() {
+                    return Err("`command` must not be empty".to_owned());
+                }
+                if section.headers.is_some() {
+                    return Err(
+                        "`headers` is for `url` servers; a stdio server takes `env`".to_owned()
+                    );
+                }
+                Ok(McpServerConfig::Stdio {
+                    command,
+                    args: section.args.unwrap_or_default(),
+                    env: section.env.unwrap_or_default(),
+                    cwd: section.cwd,
+                })
+            }
+            (None, Some(url)) => {
+                for (key, given) in [
+                    ("args", section.args.is_some()),
+                    ("env", section.env.is_some()),
+                    ("cwd", section.cwd.is_some()),
+                ] {
+                    if given {
+                        return Err(format!(
+                            "`{key}` is for `command` servers; a `url` server takes `headers`"
+                        ));
+                    }
+                }
+                check_url(&url)?;
+                let headers = section.headers.unwrap_or_default();
+                for name in headers.keys() {
+                    if !is_header_name(name) {
+                        return Err(format!(
+                            "headers: \"{}\" is not an HTTP header name",
+                            name.escape_debug()
+                        ));
+                    }
+                }
+                Ok(McpServerConfig::Http { url, headers })
+            }
+            (None, None) => Err("must give `command`, the program of the server \
+                                 (`{ command: npx, args: [...] }`), or `url`, its streamable \
+                                 HTTP endpoint (`{ url: \"https://…/mcp\" }`)"
+                .to_owned()),
+        }
+    }
+}
+
+/// Whether `url` is an `http` or `https` URL with a host and no spaces.
+fn check_url(url: &str) -> Result<(), String> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Err(format!("url \"{url}\" must start with http:// or https://"));
+    };
+    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+        return Err(format!(
+            "url \"{url}\": the scheme must be http or https, found `{scheme}`"
+        ));
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    if host.is_empty() || host.starts_with(':') {
+        return Err(format!("url \"{url}\" has no host"));
+    }
+    if url.chars().any(char::is_whitespace) {
+        return Err(format!("url \"{url}\" contains a space"));
+    }
+    Ok(())
+}
+
+/// Whether `name` is an HTTP header name (a token).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Whether `name` may name an MCP server: `[a-zA-Z0-9_-]{1,64}`.
+pub fn is_valid_mcp_server_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn mcp_servers<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<BTreeMap<String, McpServerConfig>, D::Error> {
+    let servers =
+        Option::<BTreeMap<String, McpServerConfig>>::deserialize(deserializer)?.unwrap_or_default();
+    for name in servers.keys() {
+        if !is_valid_mcp_server_name(name) {
+            return Err(serde::de::Error::custom(format!(
+                "server names must match `[a-zA-Z0-9_-]{{1,64}}`, found \"{}\"",
+                name.escape_debug()
+            )));
+        }
+    }
+    Ok(servers)
+}

@@ -1,0 +1,355 @@
+//! The cache of MCP servers' tool lists, `<program root>/.golem-forge/mcp-tools/<key>.json`:
+//! one file per server, keyed by a SHA-256 of what identifies it (the transport, command,
+//! arguments, working directory and its own environment — each value hashed, never stored in
+//! clear — or the URL and the names of its headers). A file holds the server's reported name
+//! and version and every tool as the server describes it, so that a session builds its MCP
+//! tools without starting any server. Files are written through a temporary file and a rename;
+//! a missing, unreadable or corrupt file is a cache miss, never an error.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rmcp::model::Tool as McpToolInfo;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::McpNotice;
+
+/// The format of cache files; another number is a miss.
+const FORMAT: u32 = 1;
+
+/// What identifies a server for the cache, with its values as they are used (expanded).
+#[derive(Debug, Clone, Copy)]
+pub enum Identity<'a> {
+    /// A stdio server.
+    Stdio {
+        /// The program.
+        command: &'a str,
+        /// Its arguments.
+        args: &'a [String],
+        /// Its working directory.
+        cwd: &'a Path,
+        /// Its own variables (expanded); only their hashes are kept.
+        env: &'a BTreeMap<String, String>,
+    },
+    /// A streamable HTTP server.
+    Http {
+        /// The endpoint.
+        url: &'a str,
+        /// Its headers; only their names are kept.
+        headers: &'a BTreeMap<String, String>,
+    },
+}
+
+impl Identity<'_> {
+    /// The identity as stored: no secret in clear (variable values hashed, header values
+    /// left out).
+    fn to_json(self) -> Value {
+        match self {
+            Identity::Stdio {
+                command,
+                args,
+                cwd,
+                env,
+            } => {
+                let env: BTreeMap<&str, String> = env
+                    .iter()
+                    .map(|(name, value)| (name.as_str(), sha256_hex(value.as_bytes())))
+                    .collect();
+                json!({
+                    "transport": "stdio",
+                    "command": command,
+                    "args": args,
+                    "cwd": cwd.to_string_lossy(),
+                    "env": env,
+                })
+            }
+            Identity::Http { url, headers } => json!({
+                "transport": "http",
+                "url": url,
+                "headers": headers.keys().collect::<Vec<_>>(),
+            }),
+        }
+    }
+}
+
+/// A server's tool list and what it reported about itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CachedServer {
+    /// The name the server reported in the handshake.
+    pub server_name: String,
+    /// The version the server reported in the handshake.
+    pub version: String,
+    /// Every tool, as the server describes it.
+    pub tools: Vec<McpToolInfo>,
+}
+
+impl CachedServer {
+    /// The listing of a server that reported `(name, version)`.
+    pub fn new((server_name, version): (String, String), tools: Vec<McpToolInfo>) -> Self {
+        Self {
+            server_name,
+            version,
+            tools,
+        }
+    }
+}
+
+/// A cache file, as written.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CacheFile {
+    format: u32,
+    key: String,
+    /// The server's name in the worker file that last wrote the entry.
+    server: String,
+    identity: Value,
+    fetched_at: String,
+    server_name: String,
+    server_version: String,
+    tools: Vec<McpToolInfo>,
+}
+
+/// A cache entry that was read.
+#[derive(Debug, Clone)]
+pub struct CacheEntry {
+    /// When the list was fetched (`2026-11-25T02:30:00Z`).
+    pub fetched_at: String,
+    /// The listing.
+    pub listing: CachedServer,
+}
+
+/// The cache file of one server, and what the session knows of it.
+pub struct CacheSlot {
+    path: PathBuf,
+    key: String,
+    identity: Value,
+    notice: Option<McpNotice>,
+    /// The listing the session's tools were built from.
+    known: Mutex<Option<CachedServer>>,
+}
+
+impl CacheSlot {
+    /// The slot of the server identified by `identity` in the cache directory `dir`.
+    pub fn new(dir: &Path, identity: Identity<'_>, notice: Option<McpNotice>) -> CacheSlot {
+        let identity = identity.to_json();
+        let key = sha256_hex(identity.to_string().as_bytes());
+        CacheSlot {
+            path: dir.join(format!("{key}.json")),
+            key,
+            identity,
+            notice,
+            known: Mutex::new(None),
+        }
+    }
+
+    /// The cache file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The entry, `Ok(None)` when there is none, an error saying why it cannot be used when it
+    /// is unreadable, corrupt, of another format or of another key.
+    pub fn read(&self) -> Result<Option<CacheEntry>, String> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("{}: {e}", self.path.display())),
+        };
+        let file: CacheFile = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not a tool-list cache file: {e}", self.path.display()))?;
+        if file.format != FORMAT || file.key != self.key {
+            return Err(format!(
+                "{}: written for another format or server",
+                self.path.display()
+            ));
+        }
+        Ok(Some(CacheEntry {
+            fetched_at: file.fetched_at,
+            listing: CachedServer {
+                server_name: file.server_name,
+                version: file.server_version,
+                tools: file.tools,
+            },
+        }))
+    }
+
+    /// Notes `listing` as the one the session's tools were built from.
+    pub fn remember(&self, listing: &CachedServer) {
+        if let Ok(mut known) = self.known.lock() {
+            *known = Some(listing.clone());
+        }
+    }
+
+    /// Writes `listing` for the server named `server` (a temporary file renamed over the
+    /// entry), and remembers it.
+    pub fn write(&self, server: &str, listing: &CachedServer) -> Result<(), String> {
+        let file = CacheFile {
+            format: FORMAT,
+            key: self.key.clone(),
+            server: server.to_owned(),
+            identity: self.identity.clone(),
+            fetched_at: rfc3339(SystemTime::now()),
+            server_name: listing.server_name.clone(),
+            server_version: listing.version.clone(),
+            tools: listing.tools.clone(),
+        };
+        let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let temp = dir.join(format!(".{}.{}.{nanos}.tmp", self.key, std::process::id()));
+        std::fs::write(&temp, text).map_err(|e| format!("{}: {e}", temp.display()))?;
+        if let Err(e) = std::fs::rename(&temp, &self.path) {
+            let _removed = std::fs::remove_file(&temp);
+            return Err(format!("{}: {e}", self.path.display()));
+        }
+        self.remember(listing);
+        Ok(())
+    }
+
+    /// After the server named `server` was started for a call: writes `fresh` when it differs
+    /// from the listing the session was built from, and tells the user the new list takes
+    /// effect in the next session.
+    pub fn update_if_changed(&self, server: &str, fresh: CachedServer) {
+        let known = self.known.lock().ok().and_then(|known| known.clone());
+        if known.as_ref() == Some(&fresh) {
+            return;
+        }
+        let what = match &known {
+            Some(old) if old.version != fresh.version => format!(
+                "its version changed ({} → {})",
+                display_version(&old.version),
+                display_version(&fresh.version)
+            ),
+            Some(old) if old.tools.len() != fresh.tools.len() => format!(
+                "its tool list changed ({} → {} tools)",
+                old.tools.len(),
+                fresh.tools.len()
+            ),
+            _ => "its tool list changed".to_owned(),
+        };
+        let saved = match self.write(server, &fresh) {
+            Ok(()) => {
+                "the cache is updated; the new list takes effect in the next session".to_owned()
+            }
+            Err(e) => format!("the cache could not be updated ({e})"),
+        };
+        let message = format!(
+            "MCP server `{server}`: {what} since its tools were cached; {saved} (or run \
+             `golem-forge mcp-refresh`)"
+        );
+        tracing::info!("{message}");
+        if let Some(notice) = &self.notice {
+            (notice.0)(&message);
+        }
+    }
+}
+
+/// `version` for a message.
+fn display_version(version: &str) -> &str {
+    if version.is_empty() { "none" } else { version }
+}
+
+/// The lowercase hex SHA-256 of `bytes`.
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `time` as `2026-11-25T02:30:00Z` (UTC, whole seconds).
+fn rfc3339(time: SystemTime) -> String {
+    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rest = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn stdio<'a>(env: &'a BTreeMap<String, String>, args: &'a [String]) -> Identity<'a> {
+        Identity::Stdio {
+            command: "node",
+            args,
+            cwd: Path::new("/p"),
+            env,
+        }
+    }
+
+    #[test]
+    fn dates_are_utc() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let time = UNIX_EPOCH + Duration::from_secs(1_795_573_845);
+        assert_eq!(rfc3339(time), "2026-11-25T02:30:45Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn keys_follow_the_identity_and_hide_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = vec!["server.js".to_owned()];
+        let env: BTreeMap<String, String> = [("TOKEN".to_owned(), "s3cret".to_owned())].into();
+        let other: BTreeMap<String, String> = [("TOKEN".to_owned(), "other".to_owned())].into();
+        let a = CacheSlot::new(dir.path(), stdio(&env, &args), None);
+        let b = CacheSlot::new(dir.path(), stdio(&other, &args), None);
+        assert_ne!(a.path(), b.path(), "a different value is another server");
+        assert_eq!(
+            a.path(),
+            CacheSlot::new(dir.path(), stdio(&env, &args), None).path()
+        );
+        let headers: BTreeMap<String, String> =
+            [("Authorization".to_owned(), "Bearer s3cret".to_owned())].into();
+        let http = CacheSlot::new(
+            dir.path(),
+            Identity::Http {
+                url: "https://example.com/mcp",
+                headers: &headers,
+            },
+            None,
+        );
+        let listing = CachedServer::new(("srv".to_owned(), "1.0".to_owned()), Vec::new());
+        a.write("files", &listing).unwrap();
+        http.write("remote", &listing).unwrap();
+        for slot in [&a, &http] {
+            let text = std::fs::read_to_string(slot.path()).unwrap();
+            assert!(!text.contains("s3cret"), "{text}");
+            let entry = slot.read().unwrap().unwrap();
+            assert_eq!(entry.listing, listing);
+        }
+        assert!(
+            std::fs::read_to_string(http.path())
+                .unwrap()
+                .contains("Authorization")
+        );
+        std::fs::write(a.path(), "{ not json").unwrap();
+        assert!(a.read().is_err(), "a corrupt file is reported, not trusted");
+        assert!(b.read().unwrap().is_none(), "no file is a miss");
+    }
+}
