@@ -1,8 +1,11 @@
 """Custom tools for the calculator example.
 
 Top-level functions are tools: the docstring's first paragraph is the description and the
-type hints are the input schema. `evaluate` is a tool object with its own dynamic approval.
-The module runs in the jail: it sees /work (read-only) and nothing else of this machine.
+type hints are the input schema. A function's own approval policy is its
+`<name>_needs_approval`: a bool, or a function of the arguments (asked before each call).
+`evaluate` is a tool object with its own dynamic approval. The module runs in the jail: it
+sees /work (read-only) and nothing else of this machine, in one process that lives as long as
+the session (module-level state persists between calls; it is restarted if it dies).
 """
 
 import ast
@@ -45,6 +48,11 @@ def stats(values: list[float], label: Optional[str] = None) -> dict:
         },
         "summary": f"{label or 'values'}: mean {mean:g}",
     }
+
+
+# Its own policy beats the configured default (`ask`): many numbers ask first, a few do not.
+def stats_needs_approval(args):
+    return len(args.get("values", [])) > 1000
 
 
 _OPS = {

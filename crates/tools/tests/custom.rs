@@ -6,6 +6,8 @@
 //! whitelist; custom result kinds; bad JSON out, a timeout, a crash, a whitelisted tool the
 //! module lacks and a function without a usable schema as errors naming the module and the
 //! tool; and the jail (a module reads its zone but nothing outside it, not even its own file).
+//! A plain function's own policy (`policies.rs`), and the long-lived process of a Python or
+//! JavaScript module (`session.rs`).
 //!
 //! The jail runs its helper as `<this binary> __jail …`, so this test binary is its own helper
 //! (`harness = false`; see `git.rs` for the same small runner).
@@ -39,6 +41,11 @@ use tokio_util::sync::CancellationToken;
 #[path = "support/jail_runner.rs"]
 mod jail_runner;
 
+#[path = "custom/policies.rs"]
+mod policies;
+#[path = "custom/session.rs"]
+mod session;
+
 use jail_runner::{Test, block_on};
 
 const TESTS: &[(&str, Test)] = &[
@@ -67,6 +74,42 @@ const TESTS: &[(&str, Test)] = &[
         errors_at_start_name_the_module_and_tool,
     ),
     ("the_module_runs_in_the_jail", the_module_runs_in_the_jail),
+    (
+        "python_and_javascript_function_policies",
+        policies::python_and_javascript_function_policies,
+    ),
+    (
+        "session_calls_reuse_one_process",
+        session::calls_reuse_one_process,
+    ),
+    (
+        "session_a_crash_is_an_error_and_the_next_call_gets_a_fresh_process",
+        session::a_crash_is_an_error_and_the_next_call_gets_a_fresh_process,
+    ),
+    (
+        "session_an_exception_is_an_error_and_keeps_the_process",
+        session::an_exception_is_an_error_and_keeps_the_process,
+    ),
+    (
+        "session_output_of_the_tool_never_breaks_the_reply",
+        session::output_of_the_tool_never_breaks_the_reply,
+    ),
+    (
+        "session_a_timeout_kills_everything_and_the_next_call_works",
+        session::a_timeout_kills_everything_and_the_next_call_works,
+    ),
+    (
+        "session_an_interrupt_kills_the_call_and_the_next_call_works",
+        session::an_interrupt_kills_the_call_and_the_next_call_works,
+    ),
+    (
+        "session_the_jail_holds_for_the_long_lived_process",
+        session::the_jail_holds_for_the_long_lived_process,
+    ),
+    (
+        "session_a_call_from_another_runtime_gets_its_own_process",
+        session::a_call_from_another_runtime_gets_its_own_process,
+    ),
 ];
 
 fn main() -> ExitCode {

@@ -4,7 +4,8 @@
 //! --stage2 DIR MODE` (stage 2, PID 1 of the new PID namespace, `stage2.rs`), which builds the
 //! filesystem view and waits. Stage 1 waits for `go` on its stdin and passes it on to stage 2,
 //! which reads the run spec, applies every restriction and starts the program, then stays as
-//! the namespace's init, reaping orphans until the program ends. `<binary> __jail --probe`
+//! the namespace's init, reaping orphans until the program ends. The read end of the
+//! program's stdin pipe travels down both stages as fd 3 (`standby.rs`). `<binary> __jail --probe`
 //! reports what the kernel supports (see `support.rs`). Each stage is a fresh process, so the
 //! setup may allocate freely: nothing runs between `fork` and `exec` but the standard
 //! library's own spawning code.
@@ -136,6 +137,9 @@ pub(crate) fn stage1(dir: &Path, mut report: Option<File>) -> i32 {
                 );
             }
         };
+    // The program's stdin pipe: stage 2 inherits it at the same number; ours is closed once
+    // stage 2 has started.
+    let stdin_pipe = claim_stdin_fd();
     // Stage 2 reads `go` from this pipe, and learns that we died from its write end closing.
     let (alive_read, alive_write) = match rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
     {
@@ -151,6 +155,7 @@ pub(crate) fn stage1(dir: &Path, mut report: Option<File>) -> i32 {
         .env_clear()
         .stdin(Stdio::from(alive_read))
         .spawn();
+    drop(stdin_pipe);
     let mut child = match child {
         Ok(child) => child,
         Err(err) => return setup_failed(&mut report, format!("starting stage 2: {err}")),
@@ -188,4 +193,21 @@ pub(crate) const GO: &[u8] = b"go\n";
 pub(crate) fn wait_for_go() -> bool {
     let mut line = String::new();
     std::io::stdin().read_line(&mut line).is_ok() && line.as_bytes() == GO
+}
+
+/// Takes ownership of the program's stdin pipe, which the parent passes as
+/// [`standby::STDIN_FD`] (`None` when that descriptor is not a pipe: nothing was passed). It
+/// stays open across `exec` until the caller sets close-on-exec.
+#[allow(unsafe_code)]
+pub(crate) fn claim_stdin_fd() -> Option<rustix::fd::OwnedFd> {
+    // SAFETY: borrowed only for the `fstat`, which fails harmlessly on a closed descriptor.
+    let borrowed = unsafe { rustix::fd::BorrowedFd::borrow_raw(standby::STDIN_FD) };
+    let stat = rustix::fs::fstat(borrowed).ok()?;
+    if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::Fifo {
+        return None;
+    }
+    // SAFETY: the descriptor is open (`fstat` succeeded) and nothing else in this process owns
+    // it: the helper opens nothing before it claims the number the parent reserved for it, and
+    // claims it once per process.
+    Some(unsafe { <rustix::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(standby::STDIN_FD) })
 }

@@ -23,6 +23,12 @@
 //! and reads the report. What the kernel supports is detected once ([`KernelSupport`]); a
 //! missing layer is an error unless the policy is [`JailMode::BestEffort`], in which case each
 //! missing layer is listed in [`JailOutput::weakened`].
+//!
+//! [`Jail::spawn`] starts a program in the same jail for as long as the caller wants it
+//! (`process.rs`): a [`JailProcess`] whose stdin the caller writes and whose stdout it reads
+//! line by line (a pipe passed down through both stages, `standby.rs`); its stderr is kept
+//! (the last [`JailLimits::output_bytes`]), and killing or dropping it ends the whole PID
+//! namespace, as the timeout does for a run.
 
 mod cgroup;
 mod helper;
@@ -30,6 +36,7 @@ mod landlock_rules;
 mod limits;
 mod mounts;
 mod output;
+mod process;
 mod run;
 mod seccomp;
 mod spec;
@@ -45,6 +52,7 @@ use std::time::Duration;
 
 pub use helper::{HELPER_ARG, helper_main};
 pub use output::CapturedOutput;
+pub use process::{JailKiller, JailProcess};
 pub use support::{KernelSupport, LayerSupport, NETWORK_OFF_LIMITS, RunLimitSupport};
 
 /// How strictly to jail.
@@ -148,7 +156,8 @@ pub struct JailCommand {
     pub env: BTreeMap<String, String>,
     /// The working directory: a zone's name (`None` → the private `/tmp`).
     pub cwd_zone: Option<String>,
-    /// The wall-clock limit.
+    /// The wall-clock limit of [`Jail::run`] ([`Jail::spawn`] has none: its caller kills the
+    /// process when it has waited long enough).
     pub timeout: Duration,
 }
 
@@ -228,12 +237,19 @@ impl Jail {
         }
     }
 
-    /// The helper waiting for the next run, if one is ready.
+    /// The helper waiting for the next run, if one is ready on this runtime (one started on
+    /// another runtime is ended: its pipes belong to that one).
     fn take_standby(&self) -> Option<standby::Standby> {
-        self.standby
+        let standby = self
+            .standby
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .take()
+            .take()?;
+        if standby.fits_current_runtime() {
+            return Some(standby);
+        }
+        std::thread::spawn(move || drop(standby));
+        None
     }
 
     /// Starts a helper for the next run in the background, when there is a runtime to start it
@@ -301,5 +317,14 @@ impl Jail {
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<JailOutput, JailError> {
         run::run(self, command, cancel).await
+    }
+
+    /// Starts `command` in the jail and gives back the running program: its stdin and stdout
+    /// are the caller's (see [`JailProcess`]), it lives until it ends, is killed, or the
+    /// [`JailProcess`] is dropped. Every layer of the jail applies as for [`Jail::run`] (the
+    /// zones' write cap counts from its start), but `command.timeout` does not. Call it on the
+    /// tokio runtime the process is to be used on.
+    pub async fn spawn(&self, command: &JailCommand) -> Result<JailProcess, JailError> {
+        process::spawn(self, command)
     }
 }

@@ -91,11 +91,13 @@ fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     std::fs::write(path, contents)
 }
 
-pub(super) async fn run(
+/// A helper with `command`'s run spec and script written, ready for `go`, and the layers the
+/// standby already knows to be weakened.
+pub(super) fn prepare(
     jail: &Jail,
     command: &JailCommand,
-    cancel: &CancellationToken,
-) -> Result<JailOutput, JailError> {
+    interactive: bool,
+) -> Result<(Standby, Vec<String>), JailError> {
     check_command(jail, command)?;
     jail.check_support()?;
     let io = io_error(jail);
@@ -110,24 +112,36 @@ pub(super) async fn run(
         )
         .map_err(&io)?;
     }
-    let limits = &jail.policy.limits;
-    let mut weakened = std::mem::take(&mut standby.weakened);
+    let weakened = std::mem::take(&mut standby.weakened);
     let mut env: Vec<(String, String)> = PASSED_THROUGH
         .iter()
         .filter_map(|name| std::env::var(name).ok().map(|v| ((*name).to_owned(), v)))
         .collect();
     env.extend(command.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let mut watch = ZoneWatch::start(&standby.spec.zones, limits);
     let spec = RunSpec {
         program: command.program.clone(),
         script: command.script.as_ref().map(|s| s.file_name.clone()),
         args: command.args.clone(),
         env,
         cwd_zone: command.cwd_zone.clone(),
+        interactive,
     };
     let spec_json = serde_json::to_vec(&spec).map_err(|e| io(std::io::Error::other(e)))?;
     write_private(&standby.spec.dir.join(RUN_SPEC_FILE), &spec_json).map_err(&io)?;
+    Ok((standby, weakened))
+}
 
+pub(super) async fn run(
+    jail: &Jail,
+    command: &JailCommand,
+    cancel: &CancellationToken,
+) -> Result<JailOutput, JailError> {
+    let io = io_error(jail);
+    let (mut standby, mut weakened) = prepare(jail, command, false)?;
+    // The program's stdin is `/dev/null`: the pipe's write end is not needed.
+    drop(standby.take_stdin());
+    let limits = &jail.policy.limits;
+    let mut watch = ZoneWatch::start(&standby.spec.zones, limits);
     let started = Instant::now();
     // A helper that already failed (it could not join its cgroups) has closed the pipe: its
     // report says why, so a failed `go` is not an error of its own.
@@ -209,6 +223,25 @@ pub(super) async fn run(
     // go) and the next helper is started in the background, off this run's path.
     tokio::task::spawn_blocking(move || drop(standby));
     jail.refill_standby();
+    let exit = exit_from(report, killed, status.as_ref(), &mut weakened)?;
+    Ok(JailOutput {
+        exit,
+        stdout: out,
+        stderr: err,
+        duration,
+        weakened,
+    })
+}
+
+/// How the program ended: `killed` when the parent killed it, else as the report says, else
+/// the helper's own exit `status`. The report's weakened layers are added to `weakened`; a
+/// setup error in it is the error.
+pub(super) fn exit_from(
+    report: Vec<ReportLine>,
+    killed: Option<JailExit>,
+    status: Option<&std::process::ExitStatus>,
+    weakened: &mut Vec<String>,
+) -> Result<JailExit, JailError> {
     let mut reported_exit = None;
     for line in report {
         match line {
@@ -221,19 +254,12 @@ pub(super) async fn run(
             }
         }
     }
-    let exit = match (killed, reported_exit, status.as_ref().map(exit_of)) {
+    Ok(match (killed, reported_exit, status.map(exit_of)) {
         (Some(killed), _, _) => killed,
         (None, Some(ReportedExit::Code(code)), _) => JailExit::Code(code),
         (None, Some(ReportedExit::Signal(signal)), _) => JailExit::Signal(signal),
         (None, None, Some(exit)) => exit,
         (None, None, None) => JailExit::Code(super::helper::SETUP_FAILED),
-    };
-    Ok(JailOutput {
-        exit,
-        stdout: out,
-        stderr: err,
-        duration,
-        weakened,
     })
 }
 

@@ -89,6 +89,10 @@ pub(crate) struct RunSpec {
     /// Variables on top of the fixed base environment (`PATH`, `HOME`, `TMPDIR`, …).
     pub env: Vec<(String, String)>,
     pub cwd_zone: Option<String>,
+    /// Whether the program's stdin is the parent's pipe (`Jail::spawn`) rather than
+    /// `/dev/null` (`Jail::run`).
+    #[serde(default)]
+    pub interactive: bool,
 }
 
 /// Reads a JSON spec from `reader` (a path's file, or one opened beneath the run directory).

@@ -4,7 +4,8 @@
 //! Then it reads the run spec and the script through a handle on the run directory opened
 //! before the new root hid it, drops to an unprivileged user of a nested user namespace,
 //! applies `no_new_privs`, Landlock, the rlimits and seccomp, starts the program and reaps
-//! every orphan until the program ends.
+//! every orphan until the program ends. The program's stdin is `/dev/null`, or for an
+//! interactive run the pipe the parent passed down as fd 3 (`standby.rs`).
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -16,7 +17,8 @@ use rustix::fs::{Mode, OFlags};
 use rustix::process::Signal;
 
 use super::helper::{
-    SETUP_FAILED, map_ids, open_report, read_jail_spec, setup_failed, unshare, wait_for_go,
+    SETUP_FAILED, claim_stdin_fd, map_ids, open_report, read_jail_spec, setup_failed, unshare,
+    wait_for_go,
 };
 use super::mounts::{self, View};
 use super::spec::{
@@ -77,6 +79,9 @@ fn prepare_run(dir: &OwnedFd, view: &View, namespaced: bool) -> Result<RunSpec, 
 pub(crate) fn stage2(dir: &Path, namespaced: bool) -> i32 {
     // Die with stage 1; then, as PID 1, take every process of the namespace down with us.
     let _ = rustix::process::set_parent_process_death_signal(Some(Signal::KILL));
+    // The program's stdin pipe, kept out of every process but the program (as its stdin).
+    let stdin_pipe = claim_stdin_fd()
+        .filter(|fd| rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::CLOEXEC).is_ok());
     if parent_gone() {
         return SETUP_FAILED;
     }
@@ -147,7 +152,17 @@ pub(crate) fn stage2(dir: &Path, namespaced: bool) -> i32 {
             append(report, &ReportLine::Weakened(note.clone()));
         }
     }
-    let exit = run_program(&run, &view, &mut report);
+    let stdin = match (run.interactive, stdin_pipe) {
+        (true, Some(pipe)) => Stdio::from(pipe),
+        (true, None) => {
+            return setup_failed(&mut report, "no stdin pipe for the program".to_owned());
+        }
+        (false, pipe) => {
+            drop(pipe);
+            Stdio::null()
+        }
+    };
+    let exit = run_program(&run, &view, stdin, &mut report);
     if let Some(report) = &mut report {
         append(report, &ReportLine::Exit(exit));
     }
@@ -159,7 +174,12 @@ pub(crate) fn stage2(dir: &Path, namespaced: bool) -> i32 {
 
 /// Starts the program and reaps until it ends. A program that cannot be started ends with 127
 /// (not found) or 126 (not executable), as a shell would say.
-fn run_program(run: &RunSpec, view: &View, report: &mut Option<File>) -> ReportedExit {
+fn run_program(
+    run: &RunSpec,
+    view: &View,
+    stdin: Stdio,
+    report: &mut Option<File>,
+) -> ReportedExit {
     let mut command = Command::new(&run.program);
     if let Some(script) = &run.script {
         command.arg(view.tmp.join(script));
@@ -170,7 +190,7 @@ fn run_program(run: &RunSpec, view: &View, report: &mut Option<File>) -> Reporte
         .envs(view.base_env())
         .envs(run.env.iter().map(|(k, v)| (k, v)))
         .current_dir(view.cwd(run.cwd_zone.as_deref()))
-        .stdin(Stdio::null());
+        .stdin(stdin);
     match command.spawn() {
         Ok(child) => reap_until(child.id()),
         Err(err) => {

@@ -10,7 +10,14 @@
 //! privileges, Landlock, seccomp and `exec`. After each run (and when the jail is first
 //! checked) the jail starts the next standby in the background, after the run rather than
 //! during it so that its cgroup move never stalls the run's own `fork`s.
+//!
+//! Every helper also gets the read end of a pipe as its fd [`STDIN_FD`], which it hands down to
+//! stage 2: an interactive program ([`super::Jail::spawn`]) gets it as its stdin, and the parent
+//! keeps the write end; for [`super::Jail::run`] the parent closes it and the program gets
+//! `/dev/null`. A standby's pipes belong to the tokio runtime it was started on, so a standby is
+//! only taken on that runtime (another one starts its own).
 
+use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::process::Stdio;
 
@@ -23,6 +30,10 @@ use super::{HELPER_ARG, Jail, JailError, JailMode};
 
 /// The helper's argument for the standby mode.
 pub(crate) const STANDBY_ARG: &str = "--standby";
+
+/// The helper's file descriptor holding the read end of the program's stdin pipe (passed on
+/// to stage 2).
+pub(crate) const STDIN_FD: i32 = 3;
 
 /// A helper waiting for its run.
 #[derive(Debug)]
@@ -39,6 +50,10 @@ pub(crate) struct Standby {
     pub child: Child,
     /// The write end of the helper's stdin: `go` starts the run, closing it ends the helper.
     go: Option<OwnedFd>,
+    /// The write end of the program's stdin pipe (see the module's header).
+    stdin: Option<OwnedFd>,
+    /// The runtime the helper's pipes are registered with (`None`: started outside one).
+    pub runtime: Option<tokio::runtime::Id>,
 }
 
 impl Standby {
@@ -98,7 +113,10 @@ impl Standby {
         }
         let (go_read, go_write) =
             rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| io(e.into()))?;
-        let child = Command::new(&jail.helper)
+        let (stdin_read, stdin_write) =
+            rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| io(e.into()))?;
+        let mut command = Command::new(&jail.helper);
+        command
             .arg(HELPER_ARG)
             .arg(STANDBY_ARG)
             .arg(dir.path())
@@ -108,9 +126,11 @@ impl Standby {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(io)?;
+            .kill_on_drop(true);
+        pass_as_stdin_fd(&mut command, stdin_read.as_raw_fd());
+        let child = command.spawn().map_err(io)?;
+        // The helper has its copy; ours would keep the pipe open for nothing.
+        drop(stdin_read);
         Ok(Standby {
             _dir: dir,
             spec,
@@ -118,7 +138,25 @@ impl Standby {
             weakened,
             child,
             go: Some(go_write),
+            stdin: Some(stdin_write),
+            runtime: tokio::runtime::Handle::try_current()
+                .ok()
+                .map(|handle| handle.id()),
         })
+    }
+
+    /// The write end of the program's stdin pipe (once; `None` after).
+    pub fn take_stdin(&mut self) -> Option<OwnedFd> {
+        self.stdin.take()
+    }
+
+    /// Whether this standby can be used on the current runtime (its pipes are registered with
+    /// the one it was started on).
+    pub fn fits_current_runtime(&self) -> bool {
+        let current = tokio::runtime::Handle::try_current()
+            .ok()
+            .map(|handle| handle.id());
+        current == self.runtime
     }
 
     /// Tells the helper to read its spec and start the run.
@@ -132,10 +170,12 @@ impl Standby {
 }
 
 impl Drop for Standby {
-    /// Ends a helper that never ran (closing its pipe ends it; the kill makes sure) and
-    /// removes the cgroups, once the helper is gone from them.
+    /// Ends a helper that never ran (closing its pipe ends it; the kill makes sure) or still
+    /// runs (its owner was dropped with its runtime), and removes the cgroups, once the helper
+    /// is gone from them.
     fn drop(&mut self) {
-        if self.go.take().is_some() {
+        let never_ran = self.go.take().is_some();
+        if never_ran || matches!(self.child.try_wait(), Ok(None)) {
             let _ = self.child.start_kill();
         }
         for _ in 0..200 {
@@ -145,6 +185,33 @@ impl Drop for Standby {
             }
         }
         drop(std::mem::take(&mut self.cgroups));
+    }
+}
+
+/// Makes `fd` (close-on-exec in the parent) the helper's [`STDIN_FD`], open across its `exec`.
+#[allow(unsafe_code)]
+fn pass_as_stdin_fd(command: &mut Command, fd: std::os::fd::RawFd) {
+    let hook = move || {
+        // SAFETY (of what runs here): between `fork` and `exec` this only makes system calls
+        // that are async-signal-safe (`dup2`, `fcntl`) on descriptors the child inherited,
+        // and allocates nothing. `dup2` onto a different number clears close-on-exec on the
+        // copy; when the pipe already is that number, the flag is cleared in place.
+        let result = if fd == STDIN_FD {
+            // SAFETY: `fcntl(F_SETFD)` on an open descriptor of this process.
+            unsafe { libc::fcntl(STDIN_FD, libc::F_SETFD, 0) }
+        } else {
+            // SAFETY: `dup2` of an open descriptor onto a number this process reserves for it.
+            unsafe { libc::dup2(fd, STDIN_FD) }
+        };
+        if result == -1 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(())
+        }
+    };
+    // SAFETY: the hook only makes async-signal-safe system calls (see above).
+    unsafe {
+        command.pre_exec(hook);
     }
 }
 

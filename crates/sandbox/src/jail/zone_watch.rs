@@ -117,6 +117,13 @@ impl ZoneWatch {
     }
 }
 
+impl Drop for ZoneWatch {
+    /// Ends the watch (its thread stops at its next look).
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Why the run is over its cap, if it is.
 fn over_cap(watched: &[Watched], max_bytes: u64, max_files: u64) -> Option<String> {
     for fs in watched {

@@ -4,6 +4,7 @@
 mod behaviour;
 mod best_effort;
 mod escapes;
+mod interactive;
 mod unprivileged;
 
 use std::collections::BTreeMap;

@@ -5,15 +5,22 @@
 //! runs one with the arguments as JSON, `policy NAME` answers a dynamic `needs_approval`. An
 //! executable speaks it itself (arguments on stdin); Python and JavaScript modules are wrapped
 //! in an adapter shipped in this binary (`adapters/`), which loads the module from its source
-//! and turns functions and tool objects into that protocol. One jailed process runs per
-//! request. The tools are read once, when the toolset is built (`describe.rs`: the whitelist,
-//! unusable schemas, bad output and bad names are errors naming the module and the tool);
-//! each tool (`tool.rs`) decides approval in `prepare`: its own `needs_approval` (static or
-//! dynamic) wins over the configured decision, which is `ask` when unset.
+//! and turns functions and tool objects into that protocol. The tools are read once, when the
+//! toolset is built, by a jailed run of its own (`describe.rs`: the whitelist, unusable
+//! schemas, bad output and bad names are errors naming the module and the tool). Then a Python
+//! or JavaScript module's `call` and `policy` requests go to one long-lived jailed process per
+//! module per session, started by the first of them and started again after it died, timed
+//! out or was interrupted (`session.rs`: the adapter in `serve` mode, JSON lines); an
+//! executable runs once per request. Each tool (`tool.rs`) decides approval in `prepare`: its
+//! own policy wins over the configured decision, which is `ask` when unset. A tool object's
+//! own policy is its `needs_approval` (`needsApproval`); a plain Python function's is its
+//! `<name>_needs_approval` and a JavaScript function export's its `<name>NeedsApproval`
+//! export: a bool (static) or a function of the arguments (dynamic, asked per call).
 
 mod describe;
 mod module;
 mod output;
+mod session;
 mod tool;
 
 use std::path::PathBuf;
@@ -72,7 +79,8 @@ pub fn custom_tools(
         options.path.clone(),
         kind,
         source.clone(),
-        Runner::new(describe_jail, timeouts, None),
+        Runner::new(describe_jail.clone(), timeouts, None),
+        describe_jail,
     );
     let described = describe_blocking(describer)?;
     let entries = describe::select(&options.shown, described, options.tools.as_deref())?;
@@ -81,7 +89,8 @@ pub fn custom_tools(
         options.path,
         kind,
         source,
-        Runner::new(jail, timeouts, None),
+        Runner::new(jail.clone(), timeouts, None),
+        jail,
     ));
     Ok(entries
         .into_iter()

@@ -2,21 +2,24 @@
 //! script each kind of module runs as, and how a run that did not succeed becomes an error
 //! naming the module and the tool.
 //!
-//! The jail shows a program nothing of the host but system directories and the zones, and
-//! gives it no stdin, so the module travels in the run's script (written into the private
-//! `/tmp`): a Python or JavaScript module is embedded, as a string, in its adapter, with the
-//! request; an executable is written out by a small `sh` script (base64, so any bytes survive)
-//! and started with the arguments on its stdin from a here-document (compact JSON holds no
-//! newline, so the arguments can never end it early).
+//! A one-shot run gives the program no stdin, so the module travels in the run's script
+//! (written into the private `/tmp`): a Python or JavaScript module is embedded, as a string,
+//! in its adapter, with the request; an executable is written out by a small `sh` script
+//! (base64, so any bytes survive) and started with the arguments on its stdin from a
+//! here-document (compact JSON holds no newline, so the arguments can never end it early).
+//! `describe` is always such a run, and so is every request of an executable. The `call` and
+//! `policy` requests of a Python or JavaScript module go to its long-lived process instead
+//! (`session.rs`: the adapter with the module embedded, in `serve` mode).
 
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use golem_protocol::{ToolError, ToolErrorCode};
-use golem_sandbox::jail::{JailExit, JailScript};
+use golem_sandbox::jail::{Jail, JailExit, JailScript};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::session::Session;
 use crate::process::Runner;
 
 /// The adapter for Python modules.
@@ -46,7 +49,8 @@ impl ModuleKind {
     }
 }
 
-/// A module and the runner its requests go through.
+/// A module, the runner its one-shot requests go through, and for Python and JavaScript its
+/// long-lived process.
 #[derive(Debug)]
 pub struct Module {
     shown: String,
@@ -54,23 +58,60 @@ pub struct Module {
     kind: ModuleKind,
     source: Vec<u8>,
     runner: Runner,
+    session: Option<Session>,
 }
 
 impl Module {
-    /// A module read from `path` (its bytes are `source`), named `shown` in messages.
+    /// A module read from `path` (its bytes are `source`), named `shown` in messages, run
+    /// through `runner` (whose jail is `jail`).
     pub fn new(
         shown: String,
         path: PathBuf,
         kind: ModuleKind,
         source: Vec<u8>,
         runner: Runner,
+        jail: Jail,
     ) -> Module {
-        Module {
+        let mut module = Module {
             shown,
             path,
             kind,
             source,
             runner,
+            session: None,
+        };
+        module.session = match kind {
+            ModuleKind::Python | ModuleKind::JavaScript => {
+                let (program, script, argv) = module.script("serve", "", "{}");
+                let mut command = module.runner.command(program, argv, None);
+                command.script = Some(script);
+                Some(Session::new(jail, command))
+            }
+            ModuleKind::Executable => None,
+        };
+        module
+    }
+
+    /// Asks the module `op` (`call` or `policy`) for `tool` with `args`: through its
+    /// long-lived process, or for an executable in a run of its own. Gives back the answer as
+    /// JSON text (for an executable: what it printed).
+    pub async fn ask(
+        &self,
+        op: &str,
+        tool: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<String, ToolError> {
+        match &self.session {
+            Some(session) => {
+                let what = format!("custom tool `{tool}` (module {})", self.shown);
+                let timeout = self.runner.timeouts().effective(None);
+                let answer = session
+                    .request(&what, op, tool, args, timeout, cancel)
+                    .await?;
+                Ok(answer.to_string())
+            }
+            None => self.request(op, Some(tool), Some(args), cancel).await,
         }
     }
 

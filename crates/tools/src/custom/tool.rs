@@ -89,7 +89,7 @@ impl CustomTool {
             Approval::Own(OwnPolicy::Dynamic) => {
                 let stdout = self
                     .module
-                    .request("policy", Some(&self.name), Some(args), &ctx.cancel)
+                    .ask("policy", &self.name, args, &ctx.cancel)
                     .await?;
                 match stdout.trim() {
                     "true" => Ok(ask(true)),
@@ -160,7 +160,7 @@ impl Tool for CustomTool {
         let args = plan.downcast::<Value>(&self.name)?;
         let stdout = self
             .module
-            .request("call", Some(&self.name), Some(&args), &ctx.cancel)
+            .ask("call", &self.name, &args, &ctx.cancel)
             .await?;
         output::result(&self.what(), &stdout)
     }

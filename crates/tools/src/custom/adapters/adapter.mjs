@@ -3,6 +3,11 @@
 // script with Node in the jail. It imports the user's module from its source and answers one
 // request, as the Python adapter does: `describe`, `call NAME` or `policy NAME`.
 // Errors go to stderr with exit 1.
+// Or, with GOLEM_OP = "serve", it imports the module once and answers requests for as long as
+// it lives, one JSON line each way, as the Python adapter does (see there); `console.log` and
+// `process.stdout.write` are pointed at stderr so the user's output never reaches the protocol.
+// A function export's policy is its `<name>NeedsApproval` export: a function of the arguments
+// returning a boolean (dynamic), or a boolean (static). A tool object's is its `needsApproval`.
 
 function fail(message) {
   process.stderr.write(message + "\n");
@@ -10,7 +15,9 @@ function fail(message) {
 }
 
 async function load() {
-  const url = "data:text/javascript;base64," + Buffer.from(GOLEM_MODULE_SOURCE).toString("base64");
+  const url = "data:text/javascript;base64," + Buffer.from(GOLEM_MODULE_SOURCE + "\n//# sourceURL=" + GOLEM_MODULE_PATH).toString(
+    "base64",
+  );
   try {
     return await import(url);
   } catch (err) {
@@ -30,7 +37,7 @@ function tools(module) {
   const found = new Map();
   for (const [key, value] of Object.entries(module)) {
     if (typeof value === "function") {
-      if (key.endsWith("Schema") || key === "default") continue;
+      if (key.endsWith("Schema") || key.endsWith("NeedsApproval") || key === "default") continue;
       const schema = module[key + "Schema"];
       const described = module[key + "Description"];
       if (schema === null || typeof schema !== "object") {
@@ -38,10 +45,11 @@ function tools(module) {
         continue;
       }
       const description = typeof described === "string" ? described : schema.description || "";
-      found.set(key, {
-        entry: { name: key, description: String(description), inputSchema: schema },
-        execute: value,
-      });
+      const entry = { name: key, description: String(description), inputSchema: schema };
+      const policy = module[key + "NeedsApproval"];
+      if (typeof policy === "function") entry.needsApproval = "dynamic";
+      else if (typeof policy === "boolean") entry.needsApproval = policy;
+      found.set(key, { entry, execute: value, policy });
       continue;
     }
     if (value === null || typeof value !== "object") continue;
@@ -69,6 +77,67 @@ function result(value) {
   return { kind: "structured", data: value === undefined ? null : value };
 }
 
+class Refused extends Error {}
+
+// An error's stack without the adapter's own frames (or its message, or itself as text).
+function trace(err) {
+  if (err instanceof Refused) return err.message;
+  if (!err || !err.stack) return String(err);
+  const own = import.meta.url;
+  return String(err.stack)
+    .split("\n")
+    .filter((line) => !line.includes(own) && !line.includes("node:internal"))
+    .join("\n");
+}
+
+// The JSON text of what `op` for the tool `name` gives; a Refused error says why there is none.
+// The tool's own errors propagate.
+async function answer(op, name, args) {
+  const tool = all.get(name);
+  if (!tool) throw new Refused(`the module has no tool \`${name}\``);
+  let value;
+  if (op === "policy") {
+    value = typeof tool.policy === "function" ? Boolean(await tool.policy(args)) : Boolean(tool.policy);
+  } else if (op === "call") {
+    if (tool.entry.error) throw new Refused(tool.entry.error);
+    value = result(await tool.execute(args));
+  } else {
+    throw new Refused(`unknown request \`${op}\``);
+  }
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    throw new Refused(`the result is not JSON: ${err && err.message ? err.message : err}`);
+  }
+}
+
+async function serve() {
+  const writeReply = process.stdout.write.bind(process.stdout);
+  const toStderr = process.stderr.write.bind(process.stderr);
+  process.stdout.write = toStderr;
+  for (const name of ["log", "info", "debug", "dir", "table"]) console[name] = console.error;
+  const { createInterface } = await import("node:readline");
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    let request;
+    try {
+      request = JSON.parse(line);
+      if (request === null || typeof request !== "object" || !("id" in request)) throw new Error("no id");
+    } catch (err) {
+      toStderr(`golem-forge adapter: bad request ${JSON.stringify(line.slice(0, 200))}: ${err}\n`);
+      continue;
+    }
+    let text;
+    try {
+      const ok = await answer(request.op, request.tool, request.args ?? {});
+      text = `{"id":${JSON.stringify(request.id)},"ok":${ok}}`;
+    } catch (err) {
+      text = JSON.stringify({ id: request.id, error: trace(err) });
+    }
+    writeReply(text + "\n");
+  }
+}
+
 let module;
 try {
   module = await load();
@@ -76,23 +145,16 @@ try {
   fail(`the module could not be loaded: ${err && err.stack ? err.stack : err}`);
 }
 const all = tools(module);
-if (GOLEM_OP === "describe") {
+if (GOLEM_OP === "serve") {
+  await serve();
+} else if (GOLEM_OP === "describe") {
   process.stdout.write(JSON.stringify({ tools: [...all.values()].map((t) => t.entry) }) + "\n");
 } else {
-  const tool = all.get(GOLEM_TOOL);
-  if (!tool) fail(`the module has no tool \`${GOLEM_TOOL}\``);
-  if (tool.entry.error) fail(tool.entry.error);
-  const args = JSON.parse(GOLEM_ARGS);
-  if (GOLEM_OP === "policy") {
-    const answer = typeof tool.policy === "function" ? await tool.policy(args) : Boolean(tool.policy);
-    process.stdout.write(JSON.stringify(Boolean(answer)) + "\n");
-  } else {
-    let value;
-    try {
-      value = await tool.execute(args);
-    } catch (err) {
-      fail(err && err.stack ? err.stack : String(err));
-    }
-    process.stdout.write(JSON.stringify(result(value)) + "\n");
+  let text;
+  try {
+    text = await answer(GOLEM_OP, GOLEM_TOOL, JSON.parse(GOLEM_ARGS));
+  } catch (err) {
+    fail(trace(err));
   }
+  process.stdout.write(text + "\n");
 }

@@ -6,9 +6,19 @@
 #   call NAME    -> a tool result: {"kind": ..., "data": ...}
 #   policy NAME  -> true or false (the tool's dynamic needs_approval)
 # Errors go to stderr with exit 1.
+# Or, with GOLEM_OP = "serve", it loads the module once and answers requests for as long as
+# it lives: one JSON request per line on stdin,
+#   {"id": N, "op": "call" | "policy", "tool": NAME, "args": {...}}
+# and one JSON reply per line on the real stdout, {"id": N, "ok": <result or true/false>} or
+# {"id": N, "error": "..."}. fd 1 is pointed at stderr first (and stdin at /dev/null), so the
+# user's print(), a subprocess or a C library can never write into the protocol.
+# A plain function's policy is its `<name>_needs_approval`: a function of the arguments dict
+# returning a bool (dynamic), or a bool (static). A tool object's is its `needs_approval`.
 import inspect
 import json
+import os
 import sys
+import traceback
 import types
 import typing
 
@@ -131,7 +141,14 @@ def _tools(module):
                 entry["inputSchema"] = _function_schema(module, attr, value)
             except (ValueError, TypeError, NameError) as err:
                 entry = {"name": attr, "error": str(err)}
-            found[attr] = (entry, value, None, True)
+            policy = getattr(module, attr + "_needs_approval", None)
+            if callable(policy):
+                entry["needsApproval"] = "dynamic"
+            elif isinstance(policy, bool):
+                entry["needsApproval"] = policy
+            else:
+                policy = None
+            found[attr] = (entry, value, policy, True)
             continue
         if inspect.isclass(value) or inspect.ismodule(value):
             continue
@@ -165,37 +182,94 @@ def _result(value):
     return {"kind": "structured", "data": value}
 
 
+class _Refused(Exception):
+    """A request the module cannot answer (no such tool, no usable schema, a bad result)."""
+
+
+def _settle(value):
+    if inspect.isawaitable(value):
+        import asyncio
+
+        value = asyncio.run(value)
+    return value
+
+
+def _answer(tools, op, name, args):
+    """The JSON text of what `op` for the tool `name` gives; _Refused says why there is none.
+    The tool's own exceptions propagate."""
+    if name not in tools:
+        raise _Refused("the module has no tool `%s`" % name)
+    entry, execute, policy, keywords = tools[name]
+    if op == "policy":
+        answer = bool(_settle(policy(args)) if callable(policy) else policy)
+    elif op == "call":
+        if "error" in entry:
+            raise _Refused(entry["error"])
+        answer = _result(_settle(execute(**args) if keywords else execute(args)))
+    else:
+        raise _Refused("unknown request `%s`" % op)
+    try:
+        return json.dumps(answer, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise _Refused("the result is not JSON: %s" % err)
+
+
+def _serve(tools):
+    # The protocol keeps the real stdin and stdout; fd 0 becomes /dev/null and fd 1 stderr.
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    os.dup2(2, 1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdout = sys.stderr
+    sys.stdin = open(os.devnull)
+    while True:
+        line = requests.readline()
+        if not line:
+            return
+        try:
+            request = json.loads(line)
+            rid = request["id"]
+        except (ValueError, KeyError, TypeError) as err:
+            sys.stderr.write("golem-forge adapter: bad request %r: %s\n" % (line[:200], err))
+            continue
+        try:
+            answer = _answer(tools, request.get("op"), request.get("tool"), request.get("args") or {})
+            text = '{"id": %s, "ok": %s}' % (json.dumps(rid), answer)
+        except _Refused as err:
+            text = json.dumps({"id": rid, "error": str(err)})
+        except Exception:
+            text = json.dumps({"id": rid, "error": _trace()})
+        sys.stderr.flush()
+        replies.write(text + "\n")
+        replies.flush()
+
+
+def _trace():
+    """The current exception's traceback, from the first frame that is not the adapter's."""
+    kind, err, tb = sys.exc_info()
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(kind, err, tb)).rstrip()
+
+
 def _main():
     try:
         module = _load()
     except BaseException as err:
         _fail("the module could not be loaded: %s: %s" % (type(err).__name__, err))
     tools = _tools(module)
+    if GOLEM_OP == "serve":
+        _serve(tools)
+        return
     if GOLEM_OP == "describe":
         print(json.dumps({"tools": [t[0] for t in tools.values()]}))
         return
-    if GOLEM_TOOL not in tools:
-        _fail("the module has no tool `%s`" % GOLEM_TOOL)
-    entry, execute, policy, keywords = tools[GOLEM_TOOL]
-    args = json.loads(GOLEM_ARGS)
-    if GOLEM_OP == "policy":
-        answer = policy(args) if callable(policy) else bool(policy)
-        print(json.dumps(bool(answer)))
-        return
-    if "error" in entry:
-        _fail(entry["error"])
-    if keywords:
-        value = execute(**args)
-    else:
-        value = execute(args)
-    if inspect.isawaitable(value):
-        import asyncio
-
-        value = asyncio.run(value)
     try:
-        print(json.dumps(_result(value)))
-    except (TypeError, ValueError) as err:
-        _fail("the result is not JSON: %s" % err)
+        print(_answer(tools, GOLEM_OP, GOLEM_TOOL, json.loads(GOLEM_ARGS)))
+    except _Refused as err:
+        _fail(str(err))
 
 
 _main()
