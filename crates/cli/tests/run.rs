@@ -14,6 +14,7 @@ mod interrupt;
 mod mcp_cache;
 mod mcp_elicitation;
 mod mcp_http;
+mod mcp_jail;
 mod mcp_toolset;
 mod processes;
 mod prompt;

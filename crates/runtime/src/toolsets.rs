@@ -3,7 +3,8 @@
 //! delegation tool per allowed worker, `web_fetch` and `web_search` (the search backend's API
 //! key read from the environment here), the git tools in two jails (without and with the
 //! network), the custom tools of each module in a jail of its own, the tools of each MCP
-//! server (a child process outside the jail).
+//! server (a child process outside the jail, or in a jail of its own over the zones it names
+//! with `jail:`, or an HTTP endpoint).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,11 +17,14 @@ use golem_tools::git::{GitAuthor, GitOptions};
 use golem_tools::shell::{ShellOptions, ShellRule as ToolShellRule, ShellRules};
 use golem_tools::web::{SearchOptions, WebOptions};
 
+mod mcp;
+
+pub use mcp::{mcp_cache_dir, mcp_options};
+
 use crate::delegation::DelegateTool;
 use crate::launch::{LaunchError, SessionEnv, WorkerFrame};
 use crate::worker::{
-    CustomToolsetConfig, GitToolsetConfig, JailMode, McpServerConfig, McpToolsetConfig,
-    ProcessLimitsConfig, WorkerDefinition,
+    CustomToolsetConfig, GitToolsetConfig, JailMode, ProcessLimitsConfig, WorkerDefinition,
 };
 
 /// Builds the tools of `definition`.
@@ -45,6 +49,7 @@ pub fn build_tools(
     if let Some(code) = &toolsets.code {
         let process = ProcessToolset {
             toolset: "code",
+            mode_key: "jail",
             network: code.network,
             jail: code.jail,
             limits: &code.limits,
@@ -67,6 +72,7 @@ pub fn build_tools(
     if let Some(shell) = &toolsets.shell {
         let process = ProcessToolset {
             toolset: "shell",
+            mode_key: "jail",
             network: shell.network,
             jail: shell.jail,
             limits: &shell.limits,
@@ -156,94 +162,11 @@ pub fn build_tools(
         }
     }
     if let Some(mcp) = &toolsets.mcp {
-        for tool in mcp_tools(env, definition, mcp)? {
+        for tool in mcp::mcp_tools(env, definition, sandbox, mcp)? {
             add(tool)?;
         }
     }
     Ok(registry)
-}
-
-/// The tools of every MCP server (`toolsets.mcp`): a stdio server a child process outside
-/// the jail, an HTTP server an endpoint; tool lists come from the cache under the program
-/// root when it has them (no server started until a call), and a server's changed tool list
-/// is announced as a `status` event. A server that cannot be started or listed, or a
-/// whitelisted tool it lacks, fails the launch with a message naming the server and the
-/// tool.
-fn mcp_tools(
-    env: &SessionEnv,
-    definition: &WorkerDefinition,
-    mcp: &McpToolsetConfig,
-) -> Result<Vec<Arc<dyn golem_core::tool::Tool>>, LaunchError> {
-    let mut options = mcp_options(definition, mcp, &env.config.root);
-    let ui = env.ui.clone();
-    options.notice = Some(golem_tools::mcp::McpNotice(Arc::new(
-        move |message: &str| {
-            ui.show_status(golem_protocol::StatusLevel::Info, message);
-        },
-    )));
-    golem_tools::mcp_tools(options).map_err(|e| {
-        LaunchError::Config(format!(
-            "worker {} ({}): {e}",
-            definition.name,
-            definition.path.display()
-        ))
-    })
-}
-
-/// The options of `definition`'s MCP toolset: a stdio server's working directory relative
-/// to the worker file (default: the worker file's directory), the tool-list cache in
-/// `<program_root>/.golem-forge/mcp-tools`. For sessions, `mcp-refresh` and `check`.
-pub fn mcp_options(
-    definition: &WorkerDefinition,
-    mcp: &McpToolsetConfig,
-    program_root: &std::path::Path,
-) -> golem_tools::mcp::McpOptions {
-    let base = definition
-        .path
-        .parent()
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_default();
-    let servers = mcp
-        .servers
-        .iter()
-        .map(|(name, server)| golem_tools::mcp::McpServerOptions {
-            name: name.clone(),
-            transport: match server {
-                McpServerConfig::Stdio {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                } => golem_tools::mcp::McpTransportOptions::Stdio {
-                    command: command.clone(),
-                    args: args.clone(),
-                    env: env.clone(),
-                    cwd: cwd
-                        .as_deref()
-                        .map_or_else(|| base.clone(), |cwd| base.join(cwd)),
-                },
-                McpServerConfig::Http { url, headers } => {
-                    golem_tools::mcp::McpTransportOptions::Http {
-                        url: url.clone(),
-                        headers: headers.clone(),
-                    }
-                }
-            },
-        })
-        .collect();
-    golem_tools::mcp::McpOptions {
-        servers,
-        tools: mcp.tools.clone(),
-        approval: mcp.approval.clone(),
-        timeout: Duration::from_secs(mcp.timeout),
-        cache_dir: Some(mcp_cache_dir(program_root)),
-        notice: None,
-    }
-}
-
-/// The MCP tool-list cache of the program at `program_root`.
-pub fn mcp_cache_dir(program_root: &std::path::Path) -> std::path::PathBuf {
-    program_root.join(".golem-forge").join("mcp-tools")
 }
 
 /// The tools of every custom module (`toolsets.custom`), each module run in a jail over the
@@ -277,6 +200,7 @@ fn custom_tools(
     for module in &custom.modules {
         let process = ProcessToolset {
             toolset: "custom",
+            mode_key: "jail",
             network: module.network,
             jail: module.jail,
             limits: &module.limits,
@@ -336,6 +260,7 @@ fn git_tools(
     };
     let process = |network| ProcessToolset {
         toolset: "git",
+        mode_key: "jail",
         network,
         jail: git.jail,
         limits: &git.limits,
@@ -360,9 +285,12 @@ fn git_tools(
     golem_tools::git_tools(local, network, options).map_err(|e| config_error(e.to_string()))
 }
 
-/// The options `code` and `shell` share: how their jail is built and where they start.
+/// The options `code`, `shell`, `custom`, `git` and a jailed MCP server share: how their jail
+/// is built and where they start.
 struct ProcessToolset<'a> {
     toolset: &'static str,
+    /// The key of the jail's mode (`jail`, or `mode` inside an MCP server's `jail:`).
+    mode_key: &'static str,
     network: bool,
     jail: JailMode,
     limits: &'a ProcessLimitsConfig,
@@ -398,6 +326,43 @@ impl ProcessToolset<'_> {
             },
             limits,
         }
+    }
+
+    /// The jail over `sandbox` with the program's jail `helper`, checked against the kernel
+    /// now, so that a missing layer fails the launch; `key` is where it is configured, under
+    /// `toolsets.`.
+    fn checked_jail(
+        &self,
+        helper: Option<std::path::PathBuf>,
+        definition: &WorkerDefinition,
+        sandbox: &Sandbox,
+        key: &str,
+    ) -> Result<Jail, LaunchError> {
+        let toolset = self.toolset;
+        let mode_key = self.mode_key;
+        let helper = helper.ok_or_else(|| {
+            LaunchError::Unsupported(format!(
+                "worker {} uses the {toolset} toolset, but this program has no process jail",
+                definition.name
+            ))
+        })?;
+        let jail = Jail::new(helper, sandbox.clone(), self.policy());
+        jail.preflight().map_err(|e| match e {
+            JailError::Unsupported(_) => LaunchError::Unsupported(format!(
+                "worker {}: the {toolset} toolset cannot run: {e} (set `{mode_key}: best_effort` \
+                 under toolsets.{key} to run with what this kernel offers, each missing layer \
+                 reported in the result)",
+                definition.name
+            )),
+            JailError::Invalid(_) | JailError::Setup(_) | JailError::Io { .. } => {
+                LaunchError::Config(format!(
+                    "worker {} ({}): toolsets.{key}: {e}",
+                    definition.name,
+                    definition.path.display()
+                ))
+            }
+        })?;
+        Ok(jail)
     }
 
     /// The jail (checked against the kernel now, so a missing layer fails the launch), the
@@ -439,24 +404,7 @@ impl ProcessToolset<'_> {
                 }
             },
         };
-        let helper = env.jail_helper.clone().ok_or_else(|| {
-            LaunchError::Unsupported(format!(
-                "worker {} uses the {toolset} toolset, but this program has no process jail",
-                definition.name
-            ))
-        })?;
-        let jail = Jail::new(helper, sandbox.clone(), self.policy());
-        jail.preflight().map_err(|e| match e {
-            JailError::Unsupported(_) => LaunchError::Unsupported(format!(
-                "worker {}: the {toolset} toolset cannot run: {e} (set `jail: best_effort` under \
-                 toolsets.{toolset} to run with what this kernel offers, each missing layer \
-                 reported in the result)",
-                definition.name
-            )),
-            JailError::Invalid(_) | JailError::Setup(_) | JailError::Io { .. } => {
-                config_error(e.to_string())
-            }
-        })?;
+        let jail = self.checked_jail(env.jail_helper.clone(), definition, sandbox, toolset)?;
         Ok((
             jail,
             cwd_zone,

@@ -1,14 +1,17 @@
 //! `toolsets.mcp` in worker files: every key and its default (stdio and streamable HTTP
-//! servers), and each mistake (no command nor url, both, a URL that is not http(s), keys of
-//! the other transport, a bad header name, an unknown key, a bad server name, a zero timeout)
-//! as an error naming the file, the line and the key.
+//! servers, a stdio server's `jail:` as a map, `true` or `false`), and each mistake (no
+//! command nor url, both, a URL that is not http(s), keys of the other transport, `jail` on
+//! a URL server, a bad header name, an unknown key, a bad server name, a zero timeout, a
+//! jail's zone listed twice or an unknown key in it, a jailed server's relative `cwd`) as an
+//! error naming the file, the line and the key.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use golem_core::approval::{ApprovalConfig, ApprovalDecisionType};
 use golem_runtime::worker::{
-    McpServerConfig, McpToolsetConfig, WorkerDefinition, WorkerFileError, parse_worker,
+    JailMode, McpJailConfig, McpServerConfig, McpToolsetConfig, ProcessLimitsConfig,
+    WorkerDefinition, WorkerFileError, parse_worker,
 };
 
 fn parse(yaml: &str) -> Result<WorkerDefinition, WorkerFileError> {
@@ -45,6 +48,7 @@ fn every_key_and_the_defaults() {
                     ],
                     env: BTreeMap::from([("TOKEN".to_owned(), "${T}".to_owned())]),
                     cwd: Some(".".to_owned()),
+                    jail: None,
                 },
             ),
             (
@@ -54,6 +58,7 @@ fn every_key_and_the_defaults() {
                     args: vec![],
                     env: BTreeMap::new(),
                     cwd: None,
+                    jail: None,
                 },
             ),
             (
@@ -142,9 +147,9 @@ fn mistakes_name_the_file_line_and_key() {
         );
     }
     let unknown =
-        err("name: greeter\ntoolsets:\n  mcp:\n    servers:\n      a: { command: x, jail: {} }\n");
+        err("name: greeter\ntoolsets:\n  mcp:\n    servers:\n      a: { command: x, jial: {} }\n");
     assert!(
-        unknown.contains("line 6") && unknown.contains("unknown key `jail`"),
+        unknown.contains("line 6") && unknown.contains("unknown key `jial`"),
         "{unknown}"
     );
     let name =
@@ -160,4 +165,102 @@ fn mistakes_name_the_file_line_and_key() {
     );
     let top = err("name: greeter\ntoolsets:\n  mcp:\n    server: {}\n");
     assert!(top.contains("unknown key `server`"), "{top}");
+}
+
+/// The stdio server `files` of a worker whose `toolsets.mcp.servers.files` is `body`.
+fn jailed(body: &str) -> Result<McpServerConfig, WorkerFileError> {
+    let worker = parse(&format!(
+        "name: greeter\ntoolsets:\n  mcp:\n    servers:\n      files: {body}\n"
+    ))?;
+    let mcp = worker.toolsets.mcp.expect("the toolset");
+    Ok(mcp.servers["files"].clone())
+}
+
+/// The `jail` of a stdio server.
+fn jail_of(server: &McpServerConfig) -> Option<&McpJailConfig> {
+    match server {
+        McpServerConfig::Stdio { jail, .. } => jail.as_deref(),
+        McpServerConfig::Http { .. } => panic!("not a stdio server: {server:?}"),
+    }
+}
+
+#[test]
+fn a_stdio_server_opts_into_the_jail() {
+    let full = jailed(
+        "{ command: node, args: [\"/servers/index.js\"], cwd: /docs/src, jail: { zones: [docs, \
+         servers], network: true, mode: best_effort, limits: { cpu_seconds: 600, memory_mb: 4096 } } }",
+    )
+    .unwrap();
+    assert_eq!(
+        jail_of(&full),
+        Some(&McpJailConfig {
+            zones: Some(vec!["docs".to_owned(), "servers".to_owned()]),
+            network: true,
+            mode: JailMode::BestEffort,
+            limits: ProcessLimitsConfig {
+                cpu_seconds: Some(600),
+                memory_mb: Some(4096),
+                ..ProcessLimitsConfig::default()
+            },
+        })
+    );
+    let McpServerConfig::Stdio { cwd, .. } = &full else {
+        panic!("{full:?}");
+    };
+    assert_eq!(cwd.as_deref(), Some("/docs/src"));
+    let all = jailed("{ command: node, jail: true }").unwrap();
+    assert_eq!(
+        jail_of(&all),
+        Some(&McpJailConfig::default()),
+        "`true`: every zone of the worker, no network, strict"
+    );
+    assert_eq!(McpJailConfig::default().zones, None);
+    assert!(!McpJailConfig::default().network);
+    let defaults = jailed("{ command: node, jail: {} }").unwrap();
+    assert_eq!(jail_of(&defaults), Some(&McpJailConfig::default()));
+    let none = jailed("{ command: node, jail: { zones: [] } }").unwrap();
+    assert_eq!(jail_of(&none).and_then(|j| j.zones.clone()), Some(vec![]));
+    for outside in [
+        "{ command: node }",
+        "{ command: node, jail: false }",
+        "{ command: node, cwd: sub, jail: false }",
+    ] {
+        assert_eq!(jail_of(&jailed(outside).unwrap()), None, "{outside}");
+    }
+}
+
+#[test]
+fn jail_mistakes_name_the_file_line_and_key() {
+    for (body, says) in [
+        (
+            "{ url: \"https://x/mcp\", jail: { zones: [docs] } }",
+            "`jail` is for `command` servers",
+        ),
+        ("{ url: \"https://x/mcp\", jail: true }", "`jail` is for"),
+        (
+            "{ command: node, cwd: ./docs, jail: true }",
+            "in the jail the working directory is a virtual path",
+        ),
+        (
+            "{ command: node, jail: { zones: [docs, docs] } }",
+            "`docs` is listed twice",
+        ),
+        (
+            "{ command: node, jail: { zone: [docs] } }",
+            "unknown key `zone`",
+        ),
+        ("{ command: node, jail: { network: maybe } }", "network"),
+        ("{ command: node, jail: { mode: loose } }", "mode"),
+        ("{ command: node, jail: 3 }", "must be `true`, `false` or"),
+        ("{ command: node, jail: [docs] }", "found a list"),
+        ("{ command: node, jail: \"on\" }", "found \"on\""),
+    ] {
+        let message = jailed(body).expect_err(body).to_string();
+        assert!(
+            message.starts_with("worker file greeter.worker, line 6:")
+                && message.contains("toolsets.mcp.servers.files")
+                && message.contains(says),
+            "{body}: {message}"
+        );
+    }
 }

@@ -24,7 +24,7 @@ use golem_runtime::tree::WorkerTree;
 use golem_runtime::worker::{McpServerConfig, WorkerDefinition, load_worker};
 use golem_sandbox::jail::{KernelSupport, LayerSupport, NETWORK_OFF_LIMITS, RunLimitSupport};
 use golem_sandbox::{Sandbox, ZoneMode, ZoneOperation};
-use golem_tools::mcp::CacheStatus;
+use golem_tools::mcp::{CacheStatus, McpTransportOptions};
 
 use crate::cli_error::CommandError;
 use crate::frontend::clean::{clean_line, clean_text};
@@ -66,6 +66,14 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
         (worker.toolsets.code.is_some(), "run_code"),
         (worker.toolsets.shell.is_some(), "shell"),
         (worker.toolsets.git.is_some(), "git"),
+        (
+            worker.toolsets.mcp.as_ref().is_some_and(|mcp| {
+                mcp.servers
+                    .values()
+                    .any(|server| matches!(server, McpServerConfig::Stdio { jail: Some(_), .. }))
+            }),
+            "MCP servers",
+        ),
     ]
     .into_iter()
     .filter_map(|(used, tool)| used.then_some(tool))
@@ -203,18 +211,25 @@ fn print_web(worker: &WorkerDefinition) {
 }
 
 /// The MCP servers: each one's transport (the stdio command or the URL), where it runs
-/// (outside the jail: a stdio server gets a minimal environment, never our API keys), the
-/// names of its variables or headers (never their values, which hold secrets) and whether
-/// its tool list is cached, without starting any.
-fn print_mcp(worker: &WorkerDefinition, root: &std::path::Path) {
+/// (outside the jail: a stdio server gets a minimal environment, never our API keys; or in
+/// the jail, with its zones and network), the names of its variables or headers (never their
+/// values, which hold secrets) and whether its tool list is cached, without starting any.
+fn print_mcp(
+    worker: &WorkerDefinition,
+    root: &std::path::Path,
+    sandbox: &Sandbox,
+) -> Result<(), CommandError> {
     let Some(mcp) = &worker.toolsets.mcp else {
-        return;
+        return Ok(());
     };
     say("\nMCP servers");
     if mcp.servers.is_empty() {
         say("  none");
     }
-    let options = golem_runtime::toolsets::mcp_options(worker, mcp, root);
+    let helper = std::env::current_exe().ok();
+    let options =
+        golem_runtime::toolsets::mcp_options(worker, mcp, root, sandbox, helper.as_deref())
+            .map_err(usage)?;
     let statuses = golem_tools::mcp::cache_status(&options);
     for (name, server) in &mcp.servers {
         let transport = match server {
@@ -223,8 +238,36 @@ fn print_mcp(worker: &WorkerDefinition, root: &std::path::Path) {
             } => {
                 let mut line = vec![command.clone()];
                 line.extend(args.iter().cloned());
+                let jail = options
+                    .servers
+                    .iter()
+                    .find(|s| &s.name == name)
+                    .and_then(|s| match &s.transport {
+                        McpTransportOptions::Jailed { jail, .. } => Some(jail),
+                        _ => None,
+                    });
+                let (place, base) = match jail {
+                    None => ("runs outside the jail".to_owned(), "PATH, HOME, LANG"),
+                    Some(jail) => {
+                        let zones = jail.zones();
+                        let place = format!(
+                            "runs in the jail (zones: {}; network: {}{})",
+                            if zones.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                zones.join(", ")
+                            },
+                            if jail.network() { "on" } else { "off" },
+                            jail.cwd
+                                .as_deref()
+                                .map(|cwd| format!("; cwd: {cwd}"))
+                                .unwrap_or_default()
+                        );
+                        (place, "the jail's PATH, HOME, LANG")
+                    }
+                };
                 format!(
-                    "stdio, `{}`, runs outside the jail (environment: PATH, HOME, LANG{})",
+                    "stdio, `{}`, {place} (environment: {base}{})",
                     line.join(" "),
                     env.keys().map(|k| format!(", {k}")).collect::<String>()
                 )
@@ -275,6 +318,7 @@ fn print_mcp(worker: &WorkerDefinition, root: &std::path::Path) {
         say(&format!("  {name}: {transport}{whitelist}"));
         say(&format!("    {cache}"));
     }
+    Ok(())
 }
 
 /// Warnings about shell rules that pre-approve every command of a program that can run other
@@ -390,7 +434,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     print_jail_support(&worker);
     print_web(&worker);
     print_git(&worker, &sandbox);
-    print_mcp(&worker, &config.root);
+    print_mcp(&worker, &config.root, &sandbox)?;
 
     let bus = UiEventBus::new();
     let redactor = SessionEnv::secrets_of(&config);

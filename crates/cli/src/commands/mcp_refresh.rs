@@ -40,8 +40,9 @@ fn usage(err: impl std::fmt::Display) -> CommandError {
 pub fn cmd_mcp_refresh(args: McpRefreshArgs) -> Result<ExitCode, CommandError> {
     let cwd = std::env::current_dir().map_err(usage)?;
     let path = resolve_worker_arg(&args.worker, &cwd).map_err(usage)?;
-    let worker = load_worker(&path).map_err(usage)?;
+    let mut worker = load_worker(&path).map_err(usage)?;
     let config = ProgramConfig::discover(worker.dir()).map_err(usage)?;
+    config.apply_default_zones(&mut worker);
     if worker.toolsets.mcp.is_none() {
         say(&format!(
             "Worker {} has no MCP servers (toolsets.mcp): nothing to refresh",
@@ -56,8 +57,9 @@ pub fn cmd_mcp_refresh(args: McpRefreshArgs) -> Result<ExitCode, CommandError> {
     }
 }
 
-/// Refreshes the tool lists of `worker`'s MCP servers (of the program at `root`) and prints
-/// one line per server; whether every server answered.
+/// Refreshes the tool lists of `worker`'s MCP servers (of the program at `root`; jailed
+/// servers over the worker's zones, its default zones already applied) and prints one line
+/// per server; whether every server answered.
 pub(super) fn refresh_and_print(
     worker: &WorkerDefinition,
     root: &Path,
@@ -65,7 +67,11 @@ pub(super) fn refresh_and_print(
     let Some(mcp) = &worker.toolsets.mcp else {
         return Ok(true);
     };
-    let options = golem_runtime::toolsets::mcp_options(worker, mcp, root);
+    let sandbox = golem_sandbox::Sandbox::open(worker.dir(), &worker.zones).map_err(usage)?;
+    let helper = std::env::current_exe().ok();
+    let options =
+        golem_runtime::toolsets::mcp_options(worker, mcp, root, &sandbox, helper.as_deref())
+            .map_err(usage)?;
     say(&format!(
         "Refreshing the MCP tool lists of worker {} (cache: {})",
         worker.name,

@@ -1,15 +1,22 @@
 //! The MCP toolset's configuration (`toolsets.mcp`): its servers — each a stdio command
-//! (`{command, args, env, cwd}`) or a streamable HTTP endpoint (`{url, headers}`) — the
-//! whitelist per server, the approval decisions and the timeout. Deserialization checks what
-//! it can alone (a transport given once, an `http`/`https` URL, header names), so that errors
-//! name the file, the line and the key; nothing here starts a server.
+//! (`{command, args, env, cwd, jail}`) or a streamable HTTP endpoint (`{url, headers}`) — the
+//! whitelist per server, the approval decisions and the timeout. A stdio server runs outside
+//! the jail unless it opts in with `jail:` ([`McpJailConfig`]: `true` for all the worker's
+//! zones without the network, or `{zones, network, mode, limits}`). Deserialization checks
+//! what it can alone (a transport given once, an `http`/`https` URL, header names, `jail`
+//! only on stdio servers, a jailed server's `cwd` a virtual path), so that errors name the
+//! file, the line and the key; the zone names are checked against the worker's zones when
+//! the toolset is built. Nothing here starts a server.
 
 use std::collections::BTreeMap;
 
 use golem_core::approval::ApprovalConfig;
+use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::definition::{DEFAULT_TIMEOUT_SECS, default_timeout, positive_secs};
+use super::definition::{
+    DEFAULT_TIMEOUT_SECS, JailMode, ProcessLimitsConfig, default_timeout, positive_secs,
+};
 use super::yaml::or_default;
 
 /// The MCP toolset (`toolsets.mcp`): servers whose tools the worker may call, each tool
@@ -56,9 +63,12 @@ pub enum McpServerConfig {
         /// Variables added to its minimal environment; `${VAR}` in a value is expanded from
         /// ours when the toolset is built.
         env: BTreeMap<String, String>,
-        /// Its working directory, relative to the worker file (default: the worker file's
-        /// directory).
+        /// Its working directory: outside the jail relative to the worker file (default: the
+        /// worker file's directory); in the jail a virtual path, `/<zone>` or below (default:
+        /// the first of the jail's zones, or the jail's private `/tmp` without zones).
         cwd: Option<String>,
+        /// The jail it runs in; `None` (the default): outside the jail.
+        jail: Option<Box<McpJailConfig>>,
     },
     /// A streamable HTTP endpoint.
     Http {
@@ -80,6 +90,82 @@ impl McpServerConfig {
     }
 }
 
+/// `toolsets.mcp.servers.NAME.jail`: a stdio server run in the process jail, seeing only
+/// `zones` at their virtual paths (`/<zone>`). `jail: true` is every zone of the worker and
+/// no network; `jail: false` (or no `jail`) runs the server outside the jail.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpJailConfig {
+    /// The worker's zones the server sees (absent: all of them; `[]`: none).
+    #[serde(default)]
+    pub zones: Option<Vec<String>>,
+    /// Whether the server may use the network (default `false`).
+    #[serde(default, deserialize_with = "or_default")]
+    pub network: bool,
+    /// How strictly to jail (default `strict`), as for the other toolsets' `jail:`.
+    #[serde(default, deserialize_with = "or_default")]
+    pub mode: JailMode,
+    /// Resource limits of the server's processes, for as long as it runs.
+    #[serde(default, deserialize_with = "or_default")]
+    pub limits: ProcessLimitsConfig,
+}
+
+/// `jail:` as written: a bool or a map.
+fn jail_section<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<McpJailConfig>, D::Error> {
+    struct JailSection;
+    impl<'de> Visitor<'de> for JailSection {
+        type Value = Option<McpJailConfig>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("`true`, `false` or `{ zones: [...], network: false }`")
+        }
+        fn visit_bool<E: serde::de::Error>(self, jailed: bool) -> Result<Self::Value, E> {
+            Ok(jailed.then(McpJailConfig::default))
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E: serde::de::Error>(self, found: i64) -> Result<Self::Value, E> {
+            Err(not_a_jail(&found.to_string()))
+        }
+        fn visit_u64<E: serde::de::Error>(self, found: u64) -> Result<Self::Value, E> {
+            Err(not_a_jail(&found.to_string()))
+        }
+        fn visit_f64<E: serde::de::Error>(self, found: f64) -> Result<Self::Value, E> {
+            Err(not_a_jail(&found.to_string()))
+        }
+        fn visit_str<E: serde::de::Error>(self, found: &str) -> Result<Self::Value, E> {
+            Err(not_a_jail(&format!("\"{}\"", found.escape_debug())))
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+            Err(not_a_jail("a list"))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            let jail =
+                McpJailConfig::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+            if let Some(zones) = &jail.zones {
+                for (index, zone) in zones.iter().enumerate() {
+                    if zones[..index].contains(zone) {
+                        return Err(serde::de::Error::custom(format!(
+                            "zones: `{zone}` is listed twice"
+                        )));
+                    }
+                }
+            }
+            Ok(Some(jail))
+        }
+    }
+    deserializer.deserialize_any(JailSection)
+}
+
+/// The error of a `jail:` that is neither a bool nor a map (`found` as written).
+fn not_a_jail<E: serde::de::Error>(found: &str) -> E {
+    E::custom(format!(
+        "must be `true`, `false` or `{{ zones: [...], network: false }}`, found {found}"
+    ))
+}
+
 /// `toolsets.mcp.servers.NAME` as written, before the transport is checked.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -96,6 +182,16 @@ struct McpServerSection {
     url: Option<String>,
     #[serde(default)]
     headers: Option<BTreeMap<String, String>>,
+    /// `Some(None)`: written as `false` (or empty).
+    #[serde(default, deserialize_with = "some_jail")]
+    jail: Option<Option<McpJailConfig>>,
+}
+
+/// `jail:` given, whatever its value.
+fn some_jail<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<McpJailConfig>>, D::Error> {
+    jail_section(deserializer).map(Some)
 }
 
 impl TryFrom<McpServerSection> for McpServerConfig {
@@ -115,11 +211,23 @@ impl TryFrom<McpServerSection> for McpServerConfig {
                         "`headers` is for `url` servers; a stdio server takes `env`".to_owned()
                     );
                 }
+                let jail = section.jail.flatten().map(Box::new);
+                if jail.is_some()
+                    && let Some(cwd) = &section.cwd
+                    && !cwd.starts_with('/')
+                {
+                    return Err(format!(
+                        "cwd \"{}\": in the jail the working directory is a virtual path, \
+                         `/<zone>` or below (such as `/docs`)",
+                        cwd.escape_debug()
+                    ));
+                }
                 Ok(McpServerConfig::Stdio {
                     command,
                     args: section.args.unwrap_or_default(),
                     env: section.env.unwrap_or_default(),
                     cwd: section.cwd,
+                    jail,
                 })
             }
             (None, Some(url)) => {
@@ -127,10 +235,12 @@ impl TryFrom<McpServerSection> for McpServerConfig {
                     ("args", section.args.is_some()),
                     ("env", section.env.is_some()),
                     ("cwd", section.cwd.is_some()),
+                    ("jail", section.jail.is_some()),
                 ] {
                     if given {
                         return Err(format!(
-                            "`{key}` is for `command` servers; a `url` server takes `headers`"
+                            "`{key}` is for `command` servers (a `url` server is reached from \
+                             outside the jail and takes `headers`)"
                         ));
                     }
                 }

@@ -17,7 +17,7 @@ pub use definition::{
     WebToolsetConfig, WorkerDefinition, WorkerMode, WorkersToolsetConfig, is_valid_worker_name,
 };
 pub use error::WorkerFileError;
-pub use mcp_config::{McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name};
+pub use mcp_config::{McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name};
 pub use models::glob_matches;
 pub(crate) use parse::unique_zones;
 pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};

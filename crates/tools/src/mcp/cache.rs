@@ -1,7 +1,8 @@
 //! The cache of MCP servers' tool lists, `<program root>/.golem-forge/mcp-tools/<key>.json`:
 //! one file per server, keyed by a SHA-256 of what identifies it (the transport, command,
 //! arguments, working directory and its own environment — each value hashed, never stored in
-//! clear — or the URL and the names of its headers). A file holds the server's reported name
+//! clear — and for a jailed server its jail: each zone's name, host directory and mode, and
+//! the network; or the URL and the names of its headers). A file holds the server's reported name
 //! and version and every tool as the server describes it, so that a session builds its MCP
 //! tools without starting any server. Files are written through a temporary file and a rename;
 //! a missing, unreadable or corrupt file is a cache miss, never an error.
@@ -16,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::McpNotice;
+use super::{McpJailOptions, McpNotice};
 
 /// The format of cache files; another number is a miss.
 const FORMAT: u32 = 1;
@@ -34,6 +35,17 @@ pub enum Identity<'a> {
         cwd: &'a Path,
         /// Its own variables (expanded); only their hashes are kept.
         env: &'a BTreeMap<String, String>,
+    },
+    /// A stdio server in the jail.
+    Jailed {
+        /// The program.
+        command: &'a str,
+        /// Its arguments.
+        args: &'a [String],
+        /// Its own variables (expanded); only their hashes are kept.
+        env: &'a BTreeMap<String, String>,
+        /// Its jail (zones, network) and working directory in it.
+        jail: &'a McpJailOptions,
     },
     /// A streamable HTTP server.
     Http {
@@ -54,17 +66,39 @@ impl Identity<'_> {
                 args,
                 cwd,
                 env,
+            } => json!({
+                "transport": "stdio",
+                "command": command,
+                "args": args,
+                "cwd": cwd.to_string_lossy(),
+                "env": hashed(env),
+            }),
+            Identity::Jailed {
+                command,
+                args,
+                env,
+                jail,
             } => {
-                let env: BTreeMap<&str, String> = env
+                let zones: Vec<Value> = jail
+                    .jail
+                    .sandbox()
+                    .zones()
                     .iter()
-                    .map(|(name, value)| (name.as_str(), sha256_hex(value.as_bytes())))
+                    .map(|zone| {
+                        json!({
+                            "name": zone.name(),
+                            "path": zone.host_path().to_string_lossy(),
+                            "mode": format!("{:?}", zone.mode()),
+                        })
+                    })
                     .collect();
                 json!({
                     "transport": "stdio",
                     "command": command,
                     "args": args,
-                    "cwd": cwd.to_string_lossy(),
-                    "env": env,
+                    "cwd": jail.cwd,
+                    "env": hashed(env),
+                    "jail": { "zones": zones, "network": jail.network() },
                 })
             }
             Identity::Http { url, headers } => json!({
@@ -74,6 +108,13 @@ impl Identity<'_> {
             }),
         }
     }
+}
+
+/// Each variable's name with its value's hash.
+fn hashed(env: &BTreeMap<String, String>) -> BTreeMap<&str, String> {
+    env.iter()
+        .map(|(name, value)| (name.as_str(), sha256_hex(value.as_bytes())))
+        .collect()
 }
 
 /// A server's tool list and what it reported about itself.
@@ -351,5 +392,60 @@ mod tests {
         std::fs::write(a.path(), "{ not json").unwrap();
         assert!(a.read().is_err(), "a corrupt file is reported, not trusted");
         assert!(b.read().unwrap().is_none(), "no file is a miss");
+    }
+
+    #[test]
+    fn a_jailed_servers_key_holds_its_jail() {
+        use golem_sandbox::jail::{Jail, JailPolicy};
+        use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
+
+        let dir = tempfile::tempdir().unwrap();
+        for zone in ["docs", "src"] {
+            std::fs::create_dir(dir.path().join(zone)).unwrap();
+        }
+        let open = |zones: &[&str]| {
+            let configs: Vec<ZoneConfig> = zones
+                .iter()
+                .map(|z| ZoneConfig::new(*z, ZoneMode::Ro))
+                .collect();
+            Sandbox::open(dir.path(), &configs).unwrap()
+        };
+        let jail = |zones: &[&str], network: bool| McpJailOptions {
+            jail: Jail::new(
+                "golem-forge".into(),
+                open(zones),
+                JailPolicy {
+                    network,
+                    ..JailPolicy::default()
+                },
+            ),
+            cwd: Some("/docs".to_owned()),
+        };
+        let args = vec!["/docs/server.js".to_owned()];
+        let env = BTreeMap::new();
+        let key = |jail: &McpJailOptions| {
+            let identity = Identity::Jailed {
+                command: "node",
+                args: &args,
+                env: &env,
+                jail,
+            };
+            CacheSlot::new(dir.path(), identity, None).key
+        };
+        let base = key(&jail(&["docs"], false));
+        assert_eq!(base, key(&jail(&["docs"], false)));
+        assert_ne!(base, key(&jail(&["docs"], true)), "the network");
+        assert_ne!(base, key(&jail(&["docs", "src"], false)), "the zones");
+        let outside = CacheSlot::new(dir.path(), stdio(&env, &args), None).key;
+        assert_ne!(base, outside, "in or outside the jail");
+        let identity = Identity::Jailed {
+            command: "node",
+            args: &args,
+            env: &env,
+            jail: &jail(&["docs"], false),
+        }
+        .to_json();
+        assert_eq!(identity["jail"]["zones"][0]["name"], "docs");
+        assert_eq!(identity["jail"]["network"], false);
     }
 }

@@ -1,8 +1,10 @@
 //! MCP servers as toolsets (`toolsets.mcp`), on `rmcp`'s client: each configured server is a
-//! child process speaking MCP over stdio, run outside the jail (real servers need their
-//! package caches and the network) with a minimal environment (`env.rs`: `PATH`, `HOME`,
-//! `LANG` and its own `env`, never our API keys), or a streamable HTTP endpoint (`http.rs`)
-//! with its headers (`${VAR}` expanded from our environment). Each server's tool list comes
+//! child process speaking MCP over stdio, run outside the jail by default (real servers need
+//! their package caches and the network) with a minimal environment (`env.rs`: `PATH`,
+//! `HOME`, `LANG` and its own `env`, never our API keys) or, when it opts in, in the process
+//! jail with the zones and network it was given (`jailed.rs`: the jail's base environment and
+//! its own `env`), or a streamable HTTP endpoint (`http.rs`) with its headers (`${VAR}`
+//! expanded from our environment). Each server's tool list comes
 //! from the cache under the program root (`cache.rs`) when it has one, so a session starts no
 //! server until the first call of one of its tools; without one (or with an unusable one) the
 //! server is started, asked and stopped when the toolset is built, and the cache written.
@@ -19,6 +21,7 @@ mod cache;
 mod client;
 mod env;
 mod http;
+mod jailed;
 mod refresh;
 mod result;
 mod server;
@@ -34,6 +37,7 @@ use golem_core::tool::Tool;
 
 pub use cache::CachedServer;
 pub use env::{expand, server_env};
+pub use jailed::McpJailOptions;
 pub use refresh::{CacheStatus, Refreshed, ServerRefresh, cache_status, refresh};
 pub use server::{ServerSpec, Transport};
 
@@ -53,6 +57,17 @@ pub enum McpTransportOptions {
         env: BTreeMap<String, String>,
         /// Its working directory.
         cwd: PathBuf,
+    },
+    /// A child process over stdio, in the process jail.
+    Jailed {
+        /// The program, as the jail sees it (looked up on the jail's `PATH`).
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its own variables (the jail adds its base environment).
+        env: BTreeMap<String, String>,
+        /// The jail and the working directory in it.
+        jail: McpJailOptions,
     },
     /// A streamable HTTP endpoint.
     Http {
@@ -160,6 +175,30 @@ fn prepare(options: &McpOptions) -> Result<Vec<Prepared>, McpError> {
                     args: args.clone(),
                     env: server_env(&own, lookup),
                     cwd: cwd.clone(),
+                };
+                (transport, slot)
+            }
+            McpTransportOptions::Jailed {
+                command,
+                args,
+                env,
+                jail,
+            } => {
+                let own = expand_all(&server.name, "env", env)?;
+                let slot = options.cache_dir.as_deref().map(|dir| {
+                    let identity = Identity::Jailed {
+                        command,
+                        args,
+                        env: &own,
+                        jail,
+                    };
+                    CacheSlot::new(dir, identity, options.notice.clone())
+                });
+                let transport = Transport::Jailed {
+                    command: command.clone(),
+                    args: args.clone(),
+                    env: own,
+                    jail: jail.clone(),
                 };
                 (transport, slot)
             }

@@ -1,10 +1,11 @@
 //! One MCP server: how it is reached (a child process over stdio — its command in a minimal
 //! environment, outside the jail, in its working directory, in a process group of its own — or
-//! a streamable HTTP endpoint with its headers), the connection started on first use and
-//! started again after the server died, and each call bounded by the toolset's timeout. Every
-//! failure is a message naming the server. A stdio server's whole process group (`npx` and the
-//! `node` it starts, or `sh -c` and its child) is killed when its connection is dropped (with
-//! the session's tools), when it stops answering, or when it is stopped.
+//! the same in the process jail (`jailed.rs`), or a streamable HTTP endpoint with its
+//! headers), the connection started on first use and started again after the server died, and
+//! each call bounded by the toolset's timeout. Every failure is a message naming the server. A
+//! stdio server's whole process group (`npx` and the `node` it starts, or `sh -c` and its
+//! child), or everything in a jailed server's jail, is killed when its connection is dropped
+//! (with the session's tools), when it stops answering, or when it is stopped.
 //!
 //! The first time a server is started in a session, its tool list is compared with the cached
 //! one (`cache.rs`), and the cache is updated when it changed.
@@ -25,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::cache::{CacheSlot, CachedServer};
 use super::client::{AskSlot, Client};
+use super::jailed::{self, McpJailOptions};
 
 /// How a server is reached.
 #[derive(Debug, Clone)]
@@ -39,6 +41,17 @@ pub enum Transport {
         env: BTreeMap<String, String>,
         /// Its working directory.
         cwd: PathBuf,
+    },
+    /// A child process in the process jail, speaking MCP on its standard input and output.
+    Jailed {
+        /// The program, as the jail sees it.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its own variables (the jail adds its base environment, see `jailed.rs`).
+        env: BTreeMap<String, String>,
+        /// The jail and the working directory in it.
+        jail: McpJailOptions,
     },
     /// A streamable HTTP endpoint (`http` or `https`).
     Http {
@@ -71,11 +84,20 @@ impl Drop for ProcessGroup {
     }
 }
 
-/// A started server: its connection and, for stdio, its process group.
+/// What ends a stdio server's processes when dropped (held only to be dropped).
+#[allow(dead_code, reason = "held for its Drop")]
+enum Processes {
+    /// The process group of a server outside the jail.
+    Group(ProcessGroup),
+    /// A jailed server (dropping it kills everything in its jail).
+    Jail(Box<golem_sandbox::jail::JailProcess>),
+}
+
+/// A started server: its connection and, for stdio, what ends its processes.
 struct Live {
     connection: Arc<Connection>,
     /// Dropped after the connection's graceful close, killing whatever is left.
-    _group: Option<ProcessGroup>,
+    _processes: Option<Processes>,
 }
 
 /// One server, started on first use.
@@ -124,6 +146,15 @@ impl Server {
         &self.spec.name
     }
 
+    /// Where the server runs, for the approval prompt: `outside the jail`, or `in the jail:
+    /// zones docs, no network`.
+    pub fn place(&self) -> String {
+        match &self.spec.transport {
+            Transport::Jailed { jail, .. } => format!("in the jail: {}", jail.summary()),
+            Transport::Stdio { .. } | Transport::Http { .. } => "outside the jail".to_owned(),
+        }
+    }
+
     /// Starts the server and completes the MCP handshake, within the timeout.
     async fn start(&self) -> Result<Live, String> {
         let spec = &self.spec;
@@ -156,12 +187,27 @@ impl Server {
                     .id()
                     .and_then(|id| i32::try_from(id).ok())
                     .and_then(rustix::process::Pid::from_raw)
-                    .map(ProcessGroup);
+                    .map(|pid| Processes::Group(ProcessGroup(pid)));
                 let connection = self.handshake(transport).await?;
                 Ok(Live {
                     connection: Arc::new(connection),
-                    _group: group,
+                    _processes: group,
                 })
+            }
+            Transport::Jailed {
+                command,
+                args,
+                env,
+                jail,
+            } => {
+                let (process, io) = jailed::spawn(&spec.name, command, args, env, jail).await?;
+                match self.handshake(io).await {
+                    Ok(connection) => Ok(Live {
+                        connection: Arc::new(connection),
+                        _processes: Some(Processes::Jail(Box::new(process))),
+                    }),
+                    Err(e) => Err(jailed::failed(process, format!("{e} (in the jail)")).await),
+                }
             }
             Transport::Http { url, headers } => {
                 let transport = super::http::transport(url, headers)
@@ -172,7 +218,7 @@ impl Server {
                     .map_err(|e| format!("{e} (streamable HTTP at {url})"))?;
                 Ok(Live {
                     connection: Arc::new(connection),
-                    _group: None,
+                    _processes: None,
                 })
             }
         }
@@ -315,14 +361,18 @@ impl Server {
     /// it), then whatever is left of its process group killed.
     pub async fn stop(&self) {
         let live = self.live.lock().await.take();
-        if let Some(Live { connection, _group }) = live {
+        if let Some(Live {
+            connection,
+            _processes,
+        }) = live
+        {
             match Arc::try_unwrap(connection) {
                 Ok(connection) => {
                     let _closed = connection.cancel().await;
                 }
                 Err(shared) => shared.cancellation_token().cancel(),
             }
-            drop(_group);
+            drop(_processes);
         }
     }
 }

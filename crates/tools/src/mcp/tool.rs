@@ -83,9 +83,10 @@ impl McpTool {
             format!(" (the server says: {})", hints.join(", "))
         };
         format!(
-            "Call `{}` on the MCP server `{}` (outside the jail){said} with {args}",
+            "Call `{}` on the MCP server `{}` ({}){said} with {args}",
             self.remote,
-            self.server.name()
+            self.server.name(),
+            self.server.place()
         )
     }
 
@@ -166,18 +167,30 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::mcp::{ServerSpec, Transport};
+    use crate::mcp::{McpJailOptions, ServerSpec, Transport};
 
     fn tool(annotations: Value, decision: ApprovalDecisionType) -> McpTool {
+        tool_of(
+            Transport::Stdio {
+                command: "true".to_owned(),
+                args: vec![],
+                env: Default::default(),
+                cwd: PathBuf::from("."),
+            },
+            annotations,
+            decision,
+        )
+    }
+
+    fn tool_of(
+        transport: Transport,
+        annotations: Value,
+        decision: ApprovalDecisionType,
+    ) -> McpTool {
         let server = Arc::new(Server::new(
             ServerSpec {
                 name: "files".to_owned(),
-                transport: Transport::Stdio {
-                    command: "true".to_owned(),
-                    args: vec![],
-                    env: Default::default(),
-                    cwd: PathBuf::from("."),
-                },
+                transport,
             },
             Duration::from_secs(1),
         ));
@@ -222,6 +235,42 @@ mod tests {
         assert_eq!(
             destructive.description(),
             "Tool delete of the MCP server files"
+        );
+    }
+
+    #[test]
+    fn a_jailed_server_says_where_it_runs() {
+        use golem_sandbox::jail::{Jail, JailPolicy};
+        use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
+
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("docs")).unwrap();
+        std::fs::create_dir(dir.path().join("servers")).unwrap();
+        let sandbox = Sandbox::open(
+            dir.path(),
+            &[
+                ZoneConfig::new("docs", ZoneMode::Rw),
+                ZoneConfig::new("servers", ZoneMode::Ro),
+            ],
+        )
+        .unwrap();
+        let jailed = tool_of(
+            Transport::Jailed {
+                command: "node".to_owned(),
+                args: vec![],
+                env: Default::default(),
+                jail: McpJailOptions {
+                    jail: Jail::new("golem-forge".into(), sandbox, JailPolicy::default()),
+                    cwd: Some("/docs".to_owned()),
+                },
+            },
+            serde_json::json!({}),
+            ApprovalDecisionType::Ask,
+        );
+        assert_eq!(
+            jailed.call_description(&serde_json::json!({})),
+            "Call `delete` on the MCP server `files` (in the jail: zones docs, servers, no network) \
+             with {}"
         );
     }
 }

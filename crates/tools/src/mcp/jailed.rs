@@ -1,0 +1,233 @@
+//! A stdio MCP server in the process jail (`jail:` in its configuration): started with
+//! [`Jail::spawn`], so it sees only its zones at their virtual paths (`/<zone>`), the network
+//! only when configured, and the toolset's limits. Its stdin and stdout become the MCP
+//! transport; its environment is the jail's own base (its `PATH` of system directories,
+//! `HOME` and `TMPDIR` in the private `/tmp`, our `LANG`) plus the server's own `env`: nothing
+//! else of ours, so never our API keys. A working directory below a zone's root is entered by
+//! `/bin/sh` before it `exec`s the server (the jail itself starts programs at a zone's root or
+//! in `/tmp`). When the server does not start, the error carries how it ended and the end of
+//! its stderr. The [`JailProcess`] lives as long as the connection; dropping it kills
+//! everything in the jail.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use golem_sandbox::jail::{Jail, JailCommand, JailExit, JailProcess};
+use tokio::io::BufReader;
+use tokio::process::{ChildStdin, ChildStdout};
+
+/// How much of a failed server's stderr goes into the error.
+const STDERR_TAIL_BYTES: usize = 2000;
+
+/// How long a server that failed its handshake gets to end by itself, so that its exit and
+/// its last words are known, before it is killed.
+const GRACE: Duration = Duration::from_millis(500);
+
+/// A stdio server's jail and where in it the server starts.
+#[derive(Debug, Clone)]
+pub struct McpJailOptions {
+    /// The jail: its zones (shown at `/<zone>`), network and limits.
+    pub jail: Jail,
+    /// The working directory in the jail, a normalized virtual path (`/docs`,
+    /// `/docs/src`); `None`: the jail's private `/tmp`.
+    pub cwd: Option<String>,
+}
+
+impl McpJailOptions {
+    /// The names of the zones the server sees, in order.
+    pub fn zones(&self) -> Vec<String> {
+        self.jail
+            .sandbox()
+            .zones()
+            .iter()
+            .map(|zone| zone.name().to_owned())
+            .collect()
+    }
+
+    /// Whether the server may use the network.
+    pub fn network(&self) -> bool {
+        self.jail.policy().network
+    }
+
+    /// `zones docs, src, no network` (`no zones` without any), for the approval prompt.
+    pub fn summary(&self) -> String {
+        let zones = self.zones();
+        let zones = if zones.is_empty() {
+            "no zones".to_owned()
+        } else {
+            format!("zones {}", zones.join(", "))
+        };
+        let network = if self.network() {
+            "with network"
+        } else {
+            "no network"
+        };
+        format!("{zones}, {network}")
+    }
+
+    /// The zone a server starts in, and the path below its root when it starts deeper.
+    fn start_dir(&self) -> (Option<String>, Option<&str>) {
+        let Some(cwd) = self.cwd.as_deref() else {
+            return (None, None);
+        };
+        let inside = cwd.trim_start_matches('/');
+        match inside.split_once('/') {
+            Some((zone, rest)) if !rest.is_empty() => (Some(zone.to_owned()), Some(cwd)),
+            Some((zone, _)) => (Some(zone.to_owned()), None),
+            None => (Some(inside.to_owned()), None),
+        }
+    }
+
+    /// The command that starts `program` with `args` and the server's own `env`.
+    fn command(
+        &self,
+        program: &str,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+    ) -> JailCommand {
+        let (cwd_zone, below) = self.start_dir();
+        let (program, args) = match below {
+            None => (program.to_owned(), args.to_vec()),
+            Some(dir) => {
+                // `sh -c SCRIPT DIR PROGRAM ARGS…`: `$0` is DIR, `"$@"` the server's words.
+                let mut words = vec![
+                    "-c".to_owned(),
+                    "cd -- \"$0\" && exec \"$@\"".to_owned(),
+                    dir.to_owned(),
+                    program.to_owned(),
+                ];
+                words.extend(args.iter().cloned());
+                ("/bin/sh".to_owned(), words)
+            }
+        };
+        JailCommand {
+            program,
+            script: None,
+            args,
+            env: env.clone(),
+            cwd_zone,
+            // Not used by `spawn`: the caller bounds the handshake and each call.
+            timeout: Duration::ZERO,
+        }
+    }
+}
+
+/// The transport of a jailed server: what it prints, and where we write.
+pub(super) type JailedIo = (BufReader<ChildStdout>, ChildStdin);
+
+/// Starts the server `name` (`program` with `args` and its own `env`) in its jail.
+pub(super) async fn spawn(
+    name: &str,
+    program: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    jail: &McpJailOptions,
+) -> Result<(JailProcess, JailedIo), String> {
+    let command = jail.command(program, args, env);
+    let mut process = jail.jail.spawn(&command).await.map_err(|e| {
+        format!(
+            "MCP server `{name}` could not be started in the jail ({program}, {}): {e}",
+            jail.summary()
+        )
+    })?;
+    let stdout = process.take_stdout();
+    let stdin = process.take_stdin();
+    match (stdout, stdin) {
+        (Some(stdout), Some(stdin)) => Ok((process, (stdout, stdin))),
+        _ => Err(format!(
+            "MCP server `{name}` was started in the jail without its stdin and stdout"
+        )),
+    }
+}
+
+/// `message` (why the handshake failed) with how the jailed server ended and the end of its
+/// stderr; the server is killed if it still runs.
+pub(super) async fn failed(mut process: JailProcess, message: String) -> String {
+    let ended = match tokio::time::timeout(GRACE, process.wait()).await {
+        Ok(ended) => ended,
+        Err(_) => {
+            process.kill();
+            match tokio::time::timeout(Duration::from_secs(2), process.wait()).await {
+                Ok(ended) => ended,
+                Err(_) => Ok(JailExit::Interrupted),
+            }
+        }
+    };
+    let how = match ended {
+        Ok(JailExit::Code(code)) => format!("; it exited with code {code}"),
+        Ok(JailExit::Signal(signal)) => format!("; it was killed by signal {signal}"),
+        Ok(JailExit::LimitExceeded(why)) => format!("; it was stopped: {why}"),
+        Ok(JailExit::TimedOut | JailExit::Interrupted) => String::new(),
+        Err(e) => format!("; {e}"),
+    };
+    let stderr = process.stderr().text;
+    let tail = tail(&stderr, STDERR_TAIL_BYTES).trim();
+    if tail.is_empty() {
+        format!("{message}{how}")
+    } else {
+        format!("{message}{how}; its stderr ends:\n{tail}")
+    }
+}
+
+/// The last `max` bytes of `text` (at a character boundary).
+fn tail(text: &str, max: usize) -> &str {
+    let mut start = text.len().saturating_sub(max);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+#[cfg(test)]
+mod tests {
+    use golem_sandbox::Sandbox;
+    use golem_sandbox::jail::JailPolicy;
+
+    use super::*;
+
+    fn options(cwd: Option<&str>) -> McpJailOptions {
+        McpJailOptions {
+            jail: Jail::new(
+                "golem-forge".into(),
+                Sandbox::empty(),
+                JailPolicy::default(),
+            ),
+            cwd: cwd.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn the_working_directory_is_a_zone_or_entered_by_the_shell() {
+        let env = BTreeMap::from([("TOKEN".to_owned(), "t".to_owned())]);
+        let args = vec!["server.js".to_owned()];
+        let at_root = options(Some("/docs")).command("node", &args, &env);
+        assert_eq!(at_root.program, "node");
+        assert_eq!(at_root.args, args);
+        assert_eq!(at_root.cwd_zone.as_deref(), Some("docs"));
+        assert_eq!(at_root.env, env, "the server's own variables, nothing else");
+        let below = options(Some("/docs/src/app")).command("node", &args, &env);
+        assert_eq!(below.program, "/bin/sh");
+        assert_eq!(
+            below.args,
+            [
+                "-c",
+                "cd -- \"$0\" && exec \"$@\"",
+                "/docs/src/app",
+                "node",
+                "server.js"
+            ]
+        );
+        assert_eq!(below.cwd_zone.as_deref(), Some("docs"));
+        let tmp = options(None).command("node", &args, &env);
+        assert_eq!(tmp.cwd_zone, None);
+        assert_eq!(options(None).summary(), "no zones, no network");
+    }
+
+    #[test]
+    fn the_tail_keeps_the_end_at_a_character_boundary() {
+        assert_eq!(tail("abcdef", 3), "def");
+        assert_eq!(tail("ab", 3), "ab");
+        assert_eq!(tail("aé", 1), "");
+        assert_eq!(tail("aéb", 2), "b");
+    }
+}
