@@ -9,20 +9,9 @@ use std::path::PathBuf;
 
 use super::*;
 
-/// The exact command that installs the reference servers.
-const INSTALL: &str = "npm install --prefix target/mcp-servers \
-     @modelcontextprotocol/server-everything@2026.8.31 \
-     @modelcontextprotocol/server-filesystem@2026.8.31";
-
-/// The everything server's entry point, or a failure saying how to install it.
+/// The everything server's entry point (a failure says how to install it).
 fn everything() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-servers");
-    let package = root.join("node_modules/@modelcontextprotocol/server-everything");
-    assert!(
-        package.is_dir(),
-        "the MCP reference servers are missing; from the workspace root run: {INSTALL}"
-    );
-    package.join("dist/index.js")
+    crate::run::mcp_toolset::package("server-everything")
 }
 
 /// The fields of the everything server's form, in its order.

@@ -6,8 +6,8 @@
 //! process of a server (not even a grandchild) outlives the session.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
+use super::leftovers::{assert_none_left, marker};
 use super::mcp_toolset::{mcp_worker, package};
 use super::*;
 
@@ -59,47 +59,6 @@ fn cache_files(env: &TestEnv) -> Vec<PathBuf> {
         .unwrap_or_default();
     files.sort();
     files
-}
-
-/// A marker unique to this test process and call.
-fn marker(what: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    format!("golem-mcp-{what}-{}-{nanos}", std::process::id())
-}
-
-/// The pids of processes whose command line holds `marker`.
-fn processes_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).contains(marker) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-/// Fails (after killing them) if processes with `marker` are still there 3 s from now.
-fn assert_none_left(marker: &str) {
-    let start = Instant::now();
-    loop {
-        let left = processes_with(marker);
-        if left.is_empty() {
-            return;
-        }
-        if start.elapsed() > Duration::from_secs(3) {
-            for pid in &left {
-                send_signal(*pid, "-KILL");
-            }
-            panic!("server processes outlived the session: {left:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// The names of the tools offered in the model request `index`.

@@ -18,7 +18,7 @@ const INSTALL: &str = "npm install --prefix target/mcp-servers \
      @modelcontextprotocol/server-filesystem@2026.8.31";
 
 /// The installed package `name` (`server-everything`), or a failure saying how to install it.
-pub(super) fn package(name: &str) -> PathBuf {
+pub(crate) fn package(name: &str) -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-servers");
     let everything = root.join("node_modules/@modelcontextprotocol/server-everything");
     assert!(
