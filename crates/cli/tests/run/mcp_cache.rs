@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::leftovers::{assert_none_left, marker};
-use super::mcp_toolset::{mcp_worker, package};
+use super::mcp_toolset::{mcp_worker, offered, package};
 use super::*;
 
 /// A secret in a server's environment, never printed or stored.
@@ -59,19 +59,6 @@ fn cache_files(env: &TestEnv) -> Vec<PathBuf> {
         .unwrap_or_default();
     files.sort();
     files
-}
-
-/// The names of the tools offered in the model request `index`.
-fn offered(server: &MockServer, index: usize) -> Vec<String> {
-    server.requests()[index].body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[test]

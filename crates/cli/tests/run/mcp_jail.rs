@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use super::leftovers::{assert_none_left, marker};
-use super::mcp_toolset::package;
+use super::mcp_toolset::{offered, package};
 use super::*;
 
 /// The installed reference servers (the directory holding `node_modules`), canonical.
@@ -91,19 +91,9 @@ fn a_jailed_server_is_listed_and_called_and_gone_after_the_run() {
         ],
     );
     assert_exit(&output, 0);
-    let offered: Vec<String> = server.requests()[0].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            t["function"]["name"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned()
-        })
-        .collect();
+    let tools = offered(&server, 0);
     assert_eq!(
-        offered,
+        tools,
         [
             "everything__echo",
             "everything__get-env",

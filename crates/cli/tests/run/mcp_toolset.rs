@@ -30,6 +30,19 @@ pub(crate) fn package(name: &str) -> PathBuf {
         .join("dist/index.js")
 }
 
+/// The names of the tools offered in the model request `index`.
+pub(super) fn offered(server: &MockServer, index: usize) -> Vec<String> {
+    server.requests()[index].body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The worker `main` whose `toolsets.mcp` is `mcp` (indented four spaces, ending in a
 /// newline).
 pub(super) fn mcp_worker(mcp: &str) -> String {
@@ -107,17 +120,7 @@ fn tools_are_called_and_their_results_mapped() {
         &[("MCP_TEST_GREETING", "there")],
     );
     assert_exit(&output, 0);
-    let tools: Vec<String> = server.requests()[0].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            t["function"]["name"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned()
-        })
-        .collect();
+    let tools = offered(&server, 0);
     assert_eq!(
         tools,
         [

@@ -49,7 +49,7 @@ mod list_files;
 mod matching;
 mod move_file;
 mod read_file;
-mod time;
+pub(crate) mod time;
 mod write_file;
 
 use std::sync::Arc;

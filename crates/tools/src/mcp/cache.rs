@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::{McpJailOptions, McpNotice};
+use crate::filesystem::time::iso8601;
 
 /// The format of cache files; another number is a miss.
 const FORMAT: u32 = 1;
@@ -233,7 +234,7 @@ impl CacheSlot {
             key: self.key.clone(),
             server: server.to_owned(),
             identity: self.identity.clone(),
-            fetched_at: rfc3339(SystemTime::now()),
+            fetched_at: iso8601(SystemTime::now()),
             server_name: listing.server_name.clone(),
             server_version: listing.version.clone(),
             tools: listing.tools.clone(),
@@ -305,33 +306,8 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// `time` as `2026-11-25T02:30:00Z` (UTC, whole seconds).
-fn rfc3339(time: SystemTime) -> String {
-    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rest = secs % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
 
     fn stdio<'a>(env: &'a BTreeMap<String, String>, args: &'a [String]) -> Identity<'a> {
@@ -341,15 +317,6 @@ mod tests {
             cwd: Path::new("/p"),
             env,
         }
-    }
-
-    #[test]
-    fn dates_are_utc() {
-        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        let time = UNIX_EPOCH + Duration::from_secs(1_795_573_845);
-        assert_eq!(rfc3339(time), "2026-11-25T02:30:45Z");
-        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
-        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00Z");
     }
 
     #[test]
