@@ -2,7 +2,9 @@
 //! streamable HTTP client worker over a small [`StreamableHttpClient`] written on our own
 //! `reqwest` (rmcp's built-in one needs reqwest 0.13, a second copy of it in the build).
 //! POSTs carry each message and take back JSON or an SSE stream, GET opens the server's SSE
-//! stream, DELETE ends the session; the configured headers go with every request.
+//! stream, DELETE ends the session; the configured headers go with every request. No redirect
+//! is followed, and no message can grow without bound: a JSON reply or one SSE event is at
+//! most [`MAX_MESSAGE_BYTES`], an error reply is read up to 64 KiB.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -26,6 +28,10 @@ const SESSION_ID: &str = "mcp-session-id";
 const LAST_EVENT_ID: &str = "last-event-id";
 /// What a client accepts.
 const ACCEPTS: &str = "application/json, text/event-stream";
+/// The most bytes of one message a server may send: a JSON reply, or one SSE event.
+const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
+/// The most bytes of an error reply read (its start is shown in the error).
+const MAX_ERROR_BYTES: usize = 64 * 1024;
 
 /// A streamable HTTP client on our `reqwest`.
 #[derive(Clone)]
@@ -87,7 +93,62 @@ fn content_type(response: &reqwest::Response) -> Option<String> {
 
 /// The server's SSE events in `response`.
 fn sse(response: reqwest::Response) -> BoxStream<'static, Result<Sse, SseError>> {
-    SseStream::from_bytes_stream(response.bytes_stream()).boxed()
+    let mut boundary = EventBoundary::default();
+    let limited = response.bytes_stream().map(move |chunk| {
+        let chunk = chunk.map_err(std::io::Error::other)?;
+        if boundary.feed(&chunk) > MAX_MESSAGE_BYTES {
+            return Err(std::io::Error::other(format!(
+                "the server sent an event of more than {} MiB",
+                MAX_MESSAGE_BYTES >> 20
+            )));
+        }
+        Ok(chunk)
+    });
+    SseStream::from_bytes_stream(limited).boxed()
+}
+
+/// Counts the bytes of an SSE stream since the last blank line (the end of an event), so that
+/// one event can never grow without bound.
+#[derive(Debug, Default)]
+struct EventBoundary {
+    /// Bytes since the last event ended.
+    pending: usize,
+    /// The last byte seen that was not `\r`.
+    last: u8,
+}
+
+impl EventBoundary {
+    /// Feeds `chunk`; the bytes of the event not yet ended.
+    fn feed(&mut self, chunk: &[u8]) -> usize {
+        for &byte in chunk {
+            if byte == b'\n' && self.last == b'\n' {
+                self.pending = 0;
+            } else {
+                self.pending += 1;
+            }
+            if byte != b'\r' {
+                self.last = byte;
+            }
+        }
+        self.pending
+    }
+}
+
+/// The body of `response`, at most `max` bytes: `None` when it is longer.
+async fn body_up_to(
+    response: reqwest::Response,
+    max: usize,
+) -> Result<Option<Vec<u8>>, reqwest::Error> {
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk?;
+        if body.len() + chunk.len() > max {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
 }
 
 /// A 4xx answer to `server/discover` (a server from before it) as the JSON-RPC error the
@@ -158,7 +219,10 @@ impl StreamableHttpClient for HttpClient {
             .map(str::to_owned);
         let kind = content_type(&response).unwrap_or_default();
         if !status.is_success() {
-            let body = response.text().await.unwrap_or_default();
+            let body = match body_up_to(response, MAX_ERROR_BYTES).await {
+                Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+                Ok(None) | Err(_) => String::new(),
+            };
             if !session_attached && let Some(reply) = legacy_discover(&message, status, &body) {
                 return Ok(reply);
             }
@@ -176,10 +240,14 @@ impl StreamableHttpClient for HttpClient {
             return Ok(StreamableHttpPostResponse::Sse(sse(response), session));
         }
         if kind.starts_with("application/json") {
-            let body = response
-                .bytes()
+            let Some(body) = body_up_to(response, MAX_MESSAGE_BYTES)
                 .await
-                .map_err(StreamableHttpError::Client)?;
+                .map_err(StreamableHttpError::Client)?
+            else {
+                return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(
+                    format!("a reply of more than {} MiB", MAX_MESSAGE_BYTES >> 20),
+                )));
+            };
             if body.is_empty() {
                 return Ok(StreamableHttpPostResponse::Accepted);
             }
@@ -241,5 +309,56 @@ impl StreamableHttpClient for HttpClient {
             Some(kind) if kind.starts_with("text/event-stream") => Ok(sse(response)),
             other => Err(StreamableHttpError::UnexpectedContentType(other)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    #[test]
+    fn an_event_ends_at_a_blank_line_whatever_the_line_ends_and_chunks() {
+        let mut boundary = EventBoundary::default();
+        assert_eq!(boundary.feed(b"data: 12"), 8);
+        assert_eq!(boundary.feed(b"34\n"), 11);
+        assert_eq!(boundary.feed(b"\n"), 0, "a blank line split across chunks");
+        assert_eq!(
+            boundary.feed(b"data: x\r\n\r\ndata: y"),
+            7,
+            "CRLF line ends"
+        );
+        assert_eq!(boundary.feed(b"\n\n"), 0);
+    }
+
+    /// The body of a response of `body_len` bytes read with a limit of `max`.
+    async fn read_with_limit(body_len: usize, max: usize) -> Option<usize> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut request = [0u8; 1024];
+            let _read = socket.read(&mut request).await.unwrap();
+            let head = format!("HTTP/1.1 200 OK\r\ncontent-length: {body_len}\r\n\r\n");
+            socket.write_all(head.as_bytes()).await.unwrap();
+            let _sent = socket.write_all(&vec![b'x'; body_len]).await;
+        });
+        let client = reqwest::Client::builder().no_proxy().build().unwrap();
+        let response = client
+            .get(format!("http://{address}/"))
+            .send()
+            .await
+            .unwrap();
+        let body = body_up_to(response, max).await.unwrap();
+        server.abort();
+        body.map(|b| b.len())
+    }
+
+    #[tokio::test]
+    async fn a_body_over_the_limit_is_refused_and_one_within_it_read_whole() {
+        assert_eq!(read_with_limit(1000, 1000).await, Some(1000));
+        assert_eq!(read_with_limit(1001, 1000).await, None);
+        assert_eq!(read_with_limit(0, 1000).await, Some(0));
     }
 }
