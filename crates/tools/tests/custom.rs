@@ -45,6 +45,8 @@ mod jail_runner;
 mod policies;
 #[path = "custom/session.rs"]
 mod session;
+#[path = "custom/siblings.rs"]
+mod siblings;
 
 use jail_runner::{Test, block_on};
 
@@ -77,6 +79,10 @@ const TESTS: &[(&str, Test)] = &[
     (
         "python_and_javascript_function_policies",
         policies::python_and_javascript_function_policies,
+    ),
+    (
+        "a_module_imports_the_files_next_to_it",
+        siblings::a_module_imports_the_files_next_to_it,
     ),
     (
         "session_calls_reuse_one_process",

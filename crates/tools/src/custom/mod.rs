@@ -21,6 +21,7 @@ mod describe;
 mod module;
 mod output;
 mod session;
+mod siblings;
 mod tool;
 
 use std::path::PathBuf;
@@ -73,12 +74,13 @@ pub fn custom_tools(
         ))
     })?;
     let kind = ModuleKind::of(&options.path);
+    let siblings = siblings::read(&options.path, &options.shown, kind)?;
     let timeouts = Timeouts::new(options.timeout, options.timeout);
     let describer = module::Module::new(
         options.shown.clone(),
         options.path.clone(),
         kind,
-        source.clone(),
+        (source.clone(), &siblings),
         Runner::new(describe_jail.clone(), timeouts, None),
         describe_jail,
     );
@@ -88,7 +90,7 @@ pub fn custom_tools(
         options.shown,
         options.path,
         kind,
-        source,
+        (source, &siblings),
         Runner::new(jail.clone(), timeouts, None),
         jail,
     ));

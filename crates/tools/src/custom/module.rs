@@ -57,26 +57,34 @@ pub struct Module {
     path: PathBuf,
     kind: ModuleKind,
     source: Vec<u8>,
+    /// The files next to it that it may import, as a JSON object of file name → source.
+    siblings: String,
     runner: Runner,
     session: Option<Session>,
 }
 
 impl Module {
-    /// A module read from `path` (its bytes are `source`), named `shown` in messages, run
-    /// through `runner` (whose jail is `jail`).
+    /// A module read from `path` (its bytes are `source`, the files next to it that it may
+    /// import `siblings`), named `shown` in messages, run through `runner` (whose jail is
+    /// `jail`).
     pub fn new(
         shown: String,
         path: PathBuf,
         kind: ModuleKind,
-        source: Vec<u8>,
+        (source, siblings): (Vec<u8>, &[(String, String)]),
         runner: Runner,
         jail: Jail,
     ) -> Module {
+        let siblings: serde_json::Map<String, Value> = siblings
+            .iter()
+            .map(|(name, text)| (name.clone(), Value::String(text.clone())))
+            .collect();
         let mut module = Module {
             shown,
             path,
             kind,
             source,
+            siblings: Value::Object(siblings).to_string(),
             runner,
             session: None,
         };
@@ -173,10 +181,12 @@ impl Module {
         match self.kind {
             ModuleKind::Python => {
                 let contents = format!(
-                    "GOLEM_MODULE_PATH = {}\nGOLEM_MODULE_SOURCE = {}\nGOLEM_OP = {}\n\
+                    "GOLEM_MODULE_PATH = {}\nGOLEM_MODULE_SOURCE = {}\n\
+                     GOLEM_MODULE_SIBLINGS = {}\nGOLEM_OP = {}\n\
                      GOLEM_TOOL = {}\nGOLEM_ARGS = {}\n{PYTHON_ADAPTER}",
                     literal(&path),
                     literal(&source),
+                    self.siblings,
                     literal(op),
                     literal(tool),
                     literal(args),
@@ -190,10 +200,12 @@ impl Module {
             ModuleKind::JavaScript => {
                 let contents = format!(
                     "const GOLEM_MODULE_PATH = {};\nconst GOLEM_MODULE_SOURCE = {};\n\
+                     const GOLEM_MODULE_SIBLINGS = {};\n\
                      const GOLEM_OP = {};\nconst GOLEM_TOOL = {};\nconst GOLEM_ARGS = {};\n\
                      {JAVASCRIPT_ADAPTER}",
                     literal(&path),
                     literal(&source),
+                    self.siblings,
                     literal(op),
                     literal(tool),
                     literal(args),

@@ -1,5 +1,6 @@
 // Golem Forge's adapter for JavaScript tool modules. The binary prepends the request
-// (GOLEM_MODULE_PATH, GOLEM_MODULE_SOURCE, GOLEM_OP, GOLEM_TOOL, GOLEM_ARGS) and runs this
+// (GOLEM_MODULE_PATH, GOLEM_MODULE_SOURCE, GOLEM_MODULE_SIBLINGS, GOLEM_OP, GOLEM_TOOL,
+// GOLEM_ARGS) and runs this
 // script with Node in the jail. It imports the user's module from its source and answers one
 // request, as the Python adapter does: `describe`, `call NAME` or `policy NAME`.
 // Errors go to stderr with exit 1.
@@ -14,7 +15,24 @@ function fail(message) {
   process.exit(1);
 }
 
+// With files next to the module (GOLEM_MODULE_SIBLINGS: name -> source), the module and
+// they are written into a folder of the jail's private /tmp and the module is imported from
+// there, so that its relative imports (`./helpers.mjs`) resolve.
+async function loadWithSiblings() {
+  const { mkdtempSync, writeFileSync } = await import("node:fs");
+  const { join, basename } = await import("node:path");
+  const { pathToFileURL } = await import("node:url");
+  const folder = mkdtempSync("/tmp/golem_module_");
+  for (const [name, source] of Object.entries(GOLEM_MODULE_SIBLINGS)) {
+    writeFileSync(join(folder, basename(name)), source);
+  }
+  const own = join(folder, basename(GOLEM_MODULE_PATH));
+  writeFileSync(own, GOLEM_MODULE_SOURCE);
+  return await import(pathToFileURL(own).href);
+}
+
 async function load() {
+  if (Object.keys(GOLEM_MODULE_SIBLINGS).length > 0) return await loadWithSiblings();
   const url = "data:text/javascript;base64," + Buffer.from(GOLEM_MODULE_SOURCE + "\n//# sourceURL=" + GOLEM_MODULE_PATH).toString(
     "base64",
   );

@@ -1,5 +1,6 @@
 # Golem Forge's adapter for Python tool modules. The binary prepends the request
-# (GOLEM_MODULE_PATH, GOLEM_MODULE_SOURCE, GOLEM_OP, GOLEM_TOOL, GOLEM_ARGS) and runs this
+# (GOLEM_MODULE_PATH, GOLEM_MODULE_SOURCE, GOLEM_MODULE_SIBLINGS (the .py files next to the
+# module, which it may import), GOLEM_OP, GOLEM_TOOL, GOLEM_ARGS) and runs this
 # script in the jail. It loads the user's module from its source and answers one request:
 #   describe     -> {"tools": [{name, description, inputSchema, needsApproval?, manualExecution?}
 #                   or {name, error}]}
@@ -28,7 +29,23 @@ def _fail(message):
     sys.exit(1)
 
 
+def _write_siblings():
+    """Writes the files next to the module (GOLEM_MODULE_SIBLINGS: name -> source) into a
+    folder of the jail's private /tmp and puts it first on the import path."""
+    if not GOLEM_MODULE_SIBLINGS:
+        return
+    import os
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="golem_module_")
+    for name, source in GOLEM_MODULE_SIBLINGS.items():
+        with open(os.path.join(folder, os.path.basename(name)), "w", encoding="utf-8") as out:
+            out.write(source)
+    sys.path.insert(0, folder)
+
+
 def _load():
+    _write_siblings()
     name = "golem_tool_module"
     module = types.ModuleType(name)
     module.__file__ = GOLEM_MODULE_PATH
