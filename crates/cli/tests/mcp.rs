@@ -32,5 +32,7 @@ mod harness;
 mod http;
 #[path = "mcp/measure.rs"]
 mod measure;
+#[path = "mcp/questions.rs"]
+mod questions;
 #[path = "mcp/startup.rs"]
 mod startup;

@@ -4,7 +4,9 @@
 //! ends — streamed text and tool calls sent on as progress notifications (when the client gave
 //! a progress token), approvals asked through elicitation, the client's cancellation sent on
 //! as an `interrupt` — and the session ended, its transcript closed, before the result goes
-//! back.
+//! back. For a client that can ask its user, the session is attached interactively, so that
+//! its tools may ask questions too (`inputRequired`), asked through elicitation like
+//! approvals; otherwise the tools decline such questions themselves.
 
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
@@ -13,7 +15,7 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use golem_core::bus::DisplaySubscription;
-use golem_protocol::{ActionEvent, ApprovalRequest, ApprovalResponse, SessionEndReason};
+use golem_protocol::{ActionEvent, SessionEndReason};
 use golem_runtime::host::{ActionSender, HostOptions, Presence, RunningSession, SessionHost};
 use rmcp::model::{
     CallToolResult, CancelledNotificationParam, ClientResult, ContentBlock, ElicitRequest,
@@ -24,8 +26,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::WorkerEntry;
-use crate::elicit;
 use crate::outcome::{Collector, Step, TurnEnd};
+use crate::question::Question;
 
 /// How long an interrupted turn may take to wind down (the runtime asks the model for a
 /// summary, for at most 10 s) before its session is ended outright.
@@ -38,8 +40,9 @@ const CLOSING: Duration = Duration::from_secs(10);
 /// call has its answer.
 const FLUSHING: Duration = Duration::from_secs(2);
 
-/// An elicitation request on its way: the answer, with the request's id.
-type Asking = Pin<Box<dyn Future<Output = (Option<RequestId>, ApprovalResponse)> + Send>>;
+/// An elicitation request on its way: the action that settles its question, with the
+/// request's id.
+type Asking = Pin<Box<dyn Future<Output = (Option<RequestId>, ActionEvent)> + Send>>;
 
 /// Where a call reports: the client, its progress notifications, and its cancellation.
 pub(crate) struct CallIo {
@@ -144,9 +147,10 @@ impl Progress {
 pub(crate) enum Driven {
     /// The call is over.
     Finished(CallToolResult),
-    /// A tool call waits for the user's consent, and approvals are not asked inline (a client
-    /// of protocol 2026-07-28, which asks through an input-required result).
-    Approval(Box<ApprovalRequest>),
+    /// A tool call waits for the user's consent, or a tool for the user's answer, and
+    /// questions are not asked inline (a client of protocol 2026-07-28, which asks through an
+    /// input-required result).
+    Question(Question),
 }
 
 /// A running call: its session, and what it did so far.
@@ -181,12 +185,14 @@ pub struct CallReport {
 }
 
 impl CallRun {
-    /// Opens a session of `entry` with `options` and sends it `input`. The error is the
-    /// message for an error result (the worker could not be started).
+    /// Opens a session of `entry` with `options` and sends it `input`; `interactive` (the
+    /// client can ask its user) lets its tools ask questions. The error is the message for an
+    /// error result (the worker could not be started).
     pub(crate) async fn start(
         entry: Arc<WorkerEntry>,
         options: HostOptions,
         input: String,
+        interactive: bool,
     ) -> Result<CallRun, String> {
         let started = Instant::now();
         let host = tokio::task::spawn_blocking(move || SessionHost::open(options))
@@ -194,7 +200,12 @@ impl CallRun {
             .map_err(|e| format!("the session could not be opened: {e}"))?
             .map_err(|e| format!("worker {} could not be started: {e}", entry.name))?;
         let session_id = host.session_id();
-        let (events, actions, presence) = host.attach(true).into_parts();
+        let attachment = if interactive {
+            host.attach_interactive()
+        } else {
+            host.attach(true)
+        };
+        let (events, actions, presence) = attachment.into_parts();
         let running = host.start();
         actions.send(ActionEvent::UserInput {
             request_id: None,
@@ -219,31 +230,30 @@ impl CallRun {
         &self.entry.name
     }
 
-    /// Settles the approval the call waited for (after an input-required round).
-    pub(crate) fn answer(&self, response: ApprovalResponse) {
-        self.actions.send(ActionEvent::ApprovalResponse(response));
+    /// Settles the question the call waited for (after an input-required round).
+    pub(crate) fn answer(&self, response: ActionEvent) {
+        self.actions.send(response);
     }
 
-    /// Runs the call on until it is over, or (unless `ask_inline`) until an approval waits.
-    /// With `ask_inline`, approvals are elicitation requests to the client, asked while the
-    /// call goes on reporting progress; the client's cancellation interrupts the turn.
+    /// Runs the call on until it is over, or (unless `ask_inline`) until a question (an
+    /// approval, or a tool's) waits. With `ask_inline`, questions are elicitation requests to
+    /// the client, asked while the call goes on reporting progress; the client's cancellation
+    /// interrupts the turn.
     pub(crate) async fn drive(&mut self, io: &mut CallIo, ask_inline: bool) -> Driven {
         let mut asking: FuturesUnordered<Asking> = FuturesUnordered::new();
-        let mut unanswered: Vec<RequestId> = Vec::new();
+        let mut unanswered: Vec<(RequestId, String)> = Vec::new();
         let driven = self
             .drive_asking(io, ask_inline, &mut asking, &mut unanswered)
             .await;
         io.progress.flush().await;
         // Elicitation requests the call no longer needs are withdrawn.
-        for id in unanswered {
-            let withdrawn = CancelledNotificationParam::new(
-                Some(id),
-                Some("the tool call this approval was for has ended".to_owned()),
-            );
-            let sent = tokio::time::timeout(FLUSHING, io.peer.notify_cancelled(withdrawn)).await;
-            if !matches!(sent, Ok(Ok(()))) {
-                tracing::debug!("an elicitation request was not withdrawn");
-            }
+        for (id, _) in unanswered {
+            withdraw(
+                &io.peer,
+                id,
+                "the tool call this question was for has ended",
+            )
+            .await;
         }
         driven
     }
@@ -253,7 +263,7 @@ impl CallRun {
         io: &mut CallIo,
         ask_inline: bool,
         asking: &mut FuturesUnordered<Asking>,
-        unanswered: &mut Vec<RequestId>,
+        unanswered: &mut Vec<(RequestId, String)>,
     ) -> Driven {
         loop {
             let wind_down = self
@@ -265,27 +275,46 @@ impl CallRun {
                     let Some(event) = event else {
                         return Driven::Finished(self.lost().await);
                     };
-                    match self.collector.on_event(event) {
-                        Step::Nothing => {}
-                        Step::Progress(text) => io.progress.send(text),
-                        Step::Approval(request) => {
-                            io.progress
-                                .send(format!("waiting for approval: {}", request.tool_name));
-                            if !ask_inline {
-                                return Driven::Approval(request);
+                    let question = match self.collector.on_event(event) {
+                        Step::Nothing => None,
+                        Step::Progress(text) => {
+                            io.progress.send(text);
+                            None
+                        }
+                        Step::Approval(request) => Some(Question::Approval(request)),
+                        Step::Input(question) => Some(Question::Form(question)),
+                        Step::Resolved(settled) => {
+                            // Settled without the client's answer (an interrupt): withdrawn.
+                            if let Some(at) = unanswered.iter().position(|(_, q)| *q == settled) {
+                                let (id, _) = unanswered.remove(at);
+                                withdraw(&io.peer, id, "the question was withdrawn").await;
                             }
-                            let (id, answer) = ask(&io.peer, &self.entry.name, &request).await;
-                            unanswered.extend(id);
-                            asking.push(answer);
+                            None
                         }
                         Step::Ended(end) => {
                             return Driven::Finished(self.finish(&end).await);
                         }
+                    };
+                    if let Some(question) = question {
+                        io.progress.send(question.waiting());
+                        if !ask_inline {
+                            return Driven::Question(question);
+                        }
+                        let (id, answer) = ask(&io.peer, &self.entry.name, question).await;
+                        unanswered.extend(id);
+                        asking.push(answer);
                     }
                 }
                 Some((id, answer)) = asking.next(), if !asking.is_empty() => {
-                    unanswered.retain(|pending| Some(pending) != id.as_ref());
-                    self.actions.send(ActionEvent::ApprovalResponse(answer));
+                    let Some(id) = id else {
+                        self.actions.send(answer);
+                        continue;
+                    };
+                    // A question withdrawn already was settled by the runtime.
+                    if let Some(at) = unanswered.iter().position(|(pending, _)| *pending == id) {
+                        unanswered.remove(at);
+                        self.actions.send(answer);
+                    }
                 }
                 () = io.cancelled.cancelled(), if self.interrupted_at.is_none() => {
                     io.progress.stop();
@@ -377,16 +406,16 @@ impl CallRun {
     }
 }
 
-/// Asks the client's user about `request` through an elicitation request: its id (to withdraw
-/// it if the call ends first) and the answer to come, with that id. A client that cannot
-/// answer gets the call denied, with the reason as the note.
+/// Asks the client's user `question` (of a call of `worker`) through an elicitation request:
+/// the request's id with the question's (to withdraw it if the call ends first) and the
+/// settling action to come, with the request's id. A client that cannot answer gets the
+/// question refused (an approval denied, with the reason as the note).
 async fn ask(
     peer: &Peer<RoleServer>,
     worker: &str,
-    request: &ApprovalRequest,
-) -> (Option<RequestId>, Asking) {
-    let params = elicit::request_params(worker, request);
-    let approval = request.request_id.clone();
+    question: Question,
+) -> (Option<(RequestId, String)>, Asking) {
+    let params = question.request_params(worker);
     let sent = peer
         .send_cancellable_request(
             ServerRequest::ElicitRequest(ElicitRequest::new(params)),
@@ -396,21 +425,31 @@ async fn ask(
     match sent {
         Ok(handle) => {
             let id = handle.id.clone();
+            let settled = question.request_id().to_owned();
             let answer: Asking = Box::pin(async move {
                 let id = handle.id.clone();
                 let response = match handle.await_response().await {
-                    Ok(ClientResult::ElicitResult(answer)) => elicit::response(&approval, &answer),
-                    Ok(_) => elicit::unavailable(&approval, "it answered something else"),
-                    Err(e) => elicit::unavailable(&approval, &e.to_string()),
+                    Ok(ClientResult::ElicitResult(answer)) => question.response(&answer),
+                    Ok(_) => question.unavailable("it answered something else"),
+                    Err(e) => question.unavailable(&e.to_string()),
                 };
                 (Some(id), response)
             });
-            (Some(id), answer)
+            (Some((id, settled)), answer)
         }
         Err(e) => {
-            let response = elicit::unavailable(&approval, &e.to_string());
+            let response = question.unavailable(&e.to_string());
             (None, Box::pin(std::future::ready((None, response))))
         }
+    }
+}
+
+/// Withdraws the elicitation request `id` (`why`), for at most [`FLUSHING`].
+async fn withdraw(peer: &Peer<RoleServer>, id: RequestId, why: &str) {
+    let withdrawn = CancelledNotificationParam::new(Some(id), Some(why.to_owned()));
+    let sent = tokio::time::timeout(FLUSHING, peer.notify_cancelled(withdrawn)).await;
+    if !matches!(sent, Ok(Ok(()))) {
+        tracing::debug!("an elicitation request was not withdrawn");
     }
 }
 

@@ -11,6 +11,8 @@
 //! - `outcome`: the result — the answer as text, tool calls, files changed and usage as
 //!   structured content.
 //! - `elicit`: approval requests as elicitation forms, and the answers back.
+//! - `question`: what a call asks the client's user — approvals, and the form questions its
+//!   tools ask (`inputRequired`, for clients that can elicit) — as elicitation requests.
 //! - [`http`] and [`guard`]: streamable HTTP on one address, with a bearer token and `Host`
 //!   and `Origin` checks; [`serve_stdio`] for stdio.
 
@@ -22,6 +24,7 @@ pub mod server;
 mod call;
 mod elicit;
 mod outcome;
+mod question;
 
 use std::future::Future;
 use std::time::Duration;

@@ -3,7 +3,8 @@
 //! successful `write_file`, `edit_file`, `delete_file` and `move_file` calls, as they ran) and
 //! the turn's end, then turned into the MCP result — the answer as text content, the rest as
 //! `structuredContent` (shaped by [`crate::catalog`]'s output schema). Each event also says
-//! what to show as progress, if anything.
+//! what to show as progress, if anything, and what the user is asked (approvals, and the
+//! questions tools ask).
 
 use std::collections::HashMap;
 
@@ -12,6 +13,8 @@ use golem_protocol::{
 };
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
+
+use crate::question::FormQuestion;
 
 /// The tools whose successful calls change files, and the arguments naming them.
 const FILE_CHANGES: &[(&str, &[&str])] = &[
@@ -56,6 +59,10 @@ pub enum Step {
     Progress(String),
     /// A call waits for the user's consent.
     Approval(Box<ApprovalRequest>),
+    /// A tool asks the user a question (`inputRequired`).
+    Input(Box<FormQuestion>),
+    /// The runtime settled the question with this id itself (`inputResolved`).
+    Resolved(String),
     /// The turn ended.
     Ended(TurnEnd),
 }
@@ -138,6 +145,9 @@ impl Collector {
                 Step::Progress(message)
             }
             DisplayEvent::ApprovalRequired(request) => Step::Approval(Box::new(request)),
+            event @ DisplayEvent::InputRequired { .. } => FormQuestion::from_event(event)
+                .map_or(Step::Nothing, |question| Step::Input(Box::new(question))),
+            DisplayEvent::InputResolved { request_id, .. } => Step::Resolved(request_id),
             DisplayEvent::TurnEnded {
                 status,
                 response,

@@ -10,6 +10,11 @@
 //! while the call runs; clients of 2026-07-28, which forbids requests from the server, get
 //! an input-required result carrying the same elicitation, and the call waits (parked here,
 //! for at most [`PARK_LIMIT`]) until they call again with the answer and its `requestState`.
+//!
+//! Questions tools ask while they run (`inputRequired`, such as an MCP toolset's own
+//! elicitation): a client that declared the elicitation capability gets the call's session
+//! attached interactively, and each question goes to it the way approvals do (a request, or
+//! an input-required result); for other clients the tools decline by themselves.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -35,14 +40,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::call::{CallIo, CallReport, CallRun, Driven};
 use crate::catalog::{Catalog, WorkerEntry};
-use crate::elicit;
+use crate::question::Question;
 
-/// How long a call waits for a 2026-07-28 client to come back with an approval's answer
-/// before its session is ended as interrupted.
+/// How long a call waits for a 2026-07-28 client to come back with the answer to an approval
+/// or a tool's question before its session is ended as interrupted.
 pub const PARK_LIMIT: Duration = Duration::from_secs(600);
-
-/// The key of the approval in an input-required result's `inputRequests`.
-const APPROVAL_KEY: &str = "approval";
 
 /// The options every call's session is opened with (the command line's).
 #[derive(Debug, Clone, Default)]
@@ -80,10 +82,10 @@ struct Inner {
     hurry: CancellationToken,
 }
 
-/// A call waiting for a 2026-07-28 client's answer to an approval.
+/// A call waiting for a 2026-07-28 client's answer to a question.
 struct Parked {
     run: CallRun,
-    request_id: String,
+    question: Question,
 }
 
 /// Counts a call in progress while it lives.
@@ -186,8 +188,8 @@ impl McpServer {
     }
 
     /// Runs `run` on with the request `context` (which arrived at `received`): to its end, or,
-    /// for a client of 2026-07-28 (`modern`), to the next approval, which goes back as an
-    /// input-required result.
+    /// for a client of 2026-07-28 (`modern`), to the next question (an approval, or a tool's),
+    /// which goes back as an input-required result.
     async fn drive(
         &self,
         mut run: CallRun,
@@ -209,23 +211,17 @@ impl McpServer {
                 }
                 result.into()
             }
-            Driven::Approval(request) => {
+            Driven::Question(question) => {
                 let handle = new_handle();
                 let mut requests = InputRequests::new();
                 requests.insert(
-                    APPROVAL_KEY.to_owned(),
-                    InputRequest::Elicitation(ElicitRequest::new(elicit::request_params(
-                        run.worker(),
-                        &request,
-                    ))),
+                    question.key().to_owned(),
+                    InputRequest::Elicitation(ElicitRequest::new(
+                        question.request_params(run.worker()),
+                    )),
                 );
-                self.parked().insert(
-                    handle.clone(),
-                    Parked {
-                        run,
-                        request_id: request.request_id,
-                    },
-                );
+                self.parked()
+                    .insert(handle.clone(), Parked { run, question });
                 let server = self.clone();
                 let expiring = handle.clone();
                 tokio::spawn(async move {
@@ -233,7 +229,7 @@ impl McpServer {
                     let parked = server.parked().remove(&expiring);
                     if let Some(parked) = parked {
                         tracing::info!(
-                            "an approval waited {PARK_LIMIT:?} for its answer; ending its call"
+                            "a question waited {PARK_LIMIT:?} for its answer; ending its call"
                         );
                         parked.run.abandon().await;
                     }
@@ -243,7 +239,7 @@ impl McpServer {
         }
     }
 
-    /// A 2026-07-28 client's next round of a parked call, with the approval's answer.
+    /// A 2026-07-28 client's next round of a parked call, with the question's answer.
     async fn resume(
         &self,
         request: CallToolRequestParams,
@@ -269,11 +265,11 @@ impl McpServer {
         let answer = request
             .input_responses
             .as_ref()
-            .and_then(|responses| responses.get(APPROVAL_KEY))
+            .and_then(|responses| responses.get(parked.question.key()))
             .and_then(|value| serde_json::from_value::<ElicitResult>(value.clone()).ok());
         let response = match answer {
-            Some(answer) => elicit::response(&parked.request_id, &answer),
-            None => elicit::unavailable(&parked.request_id, "no answer came back"),
+            Some(answer) => parked.question.response(&answer),
+            None => parked.question.unavailable("no answer came back"),
         };
         parked.run.answer(response);
         self.drive(parked.run, context, received, true).await
@@ -426,9 +422,10 @@ impl ServerHandler for McpServer {
             Ok(input) => input,
             Err(message) => return Ok(error_result(message).into()),
         };
-        let mode = self.mode_for(&entry, elicits(&context));
+        let elicits = elicits(&context);
+        let mode = self.mode_for(&entry, elicits);
         let options = self.host_options(&entry, mode);
-        let run = match CallRun::start(entry, options, input).await {
+        let run = match CallRun::start(entry, options, input, elicits).await {
             Ok(run) => run,
             Err(message) => return Ok(error_result(message).into()),
         };

@@ -10,6 +10,7 @@
 //! - [`git`]: the host's git with no user or system configuration, for tests that make
 //!   repositories.
 //! - [`program`]: a worker program on disk that talks to the mock, for session tests.
+//! - [`mcp_servers`]: the installed MCP reference servers.
 
 #![allow(
     clippy::unwrap_used,
@@ -19,6 +20,7 @@
 
 pub mod anthropic;
 pub mod git;
+pub mod mcp_servers;
 pub mod mock;
 pub mod openai;
 pub mod program;

@@ -12,22 +12,9 @@ use std::time::Instant;
 
 use super::*;
 
-/// The exact command that installs the reference servers.
-const INSTALL: &str = "npm install --prefix target/mcp-servers \
-     @modelcontextprotocol/server-everything@2026.8.31 \
-     @modelcontextprotocol/server-filesystem@2026.8.31";
-
 /// The installed package `name` (`server-everything`), or a failure saying how to install it.
 pub(crate) fn package(name: &str) -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-servers");
-    let everything = root.join("node_modules/@modelcontextprotocol/server-everything");
-    assert!(
-        everything.is_dir(),
-        "the MCP reference servers are missing; from the workspace root run: {INSTALL}"
-    );
-    root.join("node_modules/@modelcontextprotocol")
-        .join(name)
-        .join("dist/index.js")
+    golem_testkit::mcp_servers::package(name)
 }
 
 /// The names of the tools offered in the model request `index`.
