@@ -163,14 +163,7 @@ struct Monitor {
 /// Waits for the helper to end (or kills it), then reports how it ended.
 async fn monitor(mut m: Monitor) {
     let child = &mut m.standby.child;
-    let group = child
-        .id()
-        .and_then(|pid| rustix::process::Pid::from_raw(pid as i32));
-    let kill_group = || {
-        if let Some(group) = group {
-            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-        }
-    };
+    let kill_group = super::standby::group_killer(child);
     // Until `wait` below returns, the helper is not reaped, so its group id is still ours.
     let ended = tokio::select! {
         status = child.wait() => Ok(status),

@@ -147,14 +147,7 @@ pub(super) async fn run(
     // report says why, so a failed `go` is not an error of its own.
     let _ = standby.go();
     let child = &mut standby.child;
-    let group = child
-        .id()
-        .and_then(|pid| rustix::process::Pid::from_raw(pid as i32));
-    let kill_group = || {
-        if let Some(group) = group {
-            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-        }
-    };
+    let kill_group = super::standby::group_killer(child);
     let cap = limits.output_bytes;
     let mut stdout = tokio::spawn(capture(
         child

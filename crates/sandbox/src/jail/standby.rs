@@ -56,6 +56,20 @@ pub(crate) struct Standby {
     pub runtime: Option<tokio::runtime::Id>,
 }
 
+/// What kills `child`'s whole process group (the helper's, and with it PID 1 of the jail's
+/// namespace and everything inside). Only to be called while `child` is not yet reaped, so
+/// that the group id cannot belong to a stranger.
+pub(crate) fn group_killer(child: &Child) -> impl Fn() + use<> {
+    let group = child
+        .id()
+        .and_then(|pid| rustix::process::Pid::from_raw(pid as i32));
+    move || {
+        if let Some(group) = group {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        }
+    }
+}
+
 impl Standby {
     /// Starts a helper for `jail`. Fails in strict mode when the process limit cannot be
     /// enforced (see [`process_limit_note`]).
