@@ -16,7 +16,7 @@ mod mcp_cache;
 mod mcp_elicitation;
 mod mcp_http;
 mod mcp_jail;
-pub(crate) mod mcp_toolset;
+mod mcp_toolset;
 mod processes;
 mod prompt;
 mod transcript;

@@ -604,68 +604,41 @@ fn bad_json_a_crash_and_a_timeout() {
 
 fn errors_at_start_name_the_module_and_tool() {
     let f = Fixture::new();
-    let none = ApprovalConfig::default;
-    let err = f
-        .tools("tools.py", PYTHON, Some(&["nope"]), none(), SECS)
-        .err()
-        .unwrap()
-        .to_string();
+    // The error that stops the module `name` (with `source`) from giving its tools.
+    let start_error = |name: &str, source: &str, whitelist: Option<&[&str]>, timeout| {
+        f.tools(name, source, whitelist, ApprovalConfig::default(), timeout)
+            .err()
+            .unwrap()
+            .to_string()
+    };
+    let err = start_error("tools.py", PYTHON, Some(&["nope"]), SECS);
     assert!(
         err.contains("custom tool module ./tools.py has no tool `nope`"),
         "{err}"
     );
-    let err = f
-        .tools("tools.py", PYTHON, None, none(), SECS)
-        .err()
-        .unwrap()
-        .to_string();
+    let err = start_error("tools.py", PYTHON, None, SECS);
     assert!(
         err.contains("custom tool `helper` (module ./tools.py): no usable input schema"),
         "{err}"
     );
     assert!(err.contains("parameter `x` has no type hint"), "{err}");
-    let err = f
-        .tools(
-            "bad.sh",
-            "#!/bin/sh\necho 'tools: none'\n",
-            None,
-            none(),
-            SECS,
-        )
-        .err()
-        .unwrap()
-        .to_string();
+    let err = start_error("bad.sh", "#!/bin/sh\necho 'tools: none'\n", None, SECS);
     assert!(
         err.contains("custom tool module ./bad.sh: `describe` did not print"),
         "{err}"
     );
-    let err = f
-        .tools(
-            "broken.py",
-            "import not_a_module_anywhere\n",
-            None,
-            none(),
-            SECS,
-        )
-        .err()
-        .unwrap()
-        .to_string();
+    let err = start_error("broken.py", "import not_a_module_anywhere\n", None, SECS);
     assert!(
         err.contains("custom tool module ./broken.py: reading its tools failed"),
         "{err}"
     );
     assert!(err.contains("not_a_module_anywhere"), "{err}");
-    let err = f
-        .tools(
-            "hangs.sh",
-            "#!/bin/sh\nsleep 30\n",
-            None,
-            none(),
-            Duration::from_secs(1),
-        )
-        .err()
-        .unwrap()
-        .to_string();
+    let err = start_error(
+        "hangs.sh",
+        "#!/bin/sh\nsleep 30\n",
+        None,
+        Duration::from_secs(1),
+    );
     assert!(
         err.contains("custom tool module ./hangs.sh") && err.contains("time limit"),
         "{err}"

@@ -11,7 +11,7 @@ use super::*;
 
 /// The everything server's entry point (a failure says how to install it).
 fn everything() -> PathBuf {
-    crate::run::mcp_toolset::package("server-everything")
+    golem_testkit::mcp_servers::package("server-everything")
 }
 
 /// The fields of the everything server's form, in its order.

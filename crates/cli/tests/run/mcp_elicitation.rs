@@ -12,7 +12,7 @@ use crate::chat::{ANSWER, Chat, WORKER, project as chat_project, worker as chat_
 
 /// The everything server's entry point (a failure says how to install it).
 fn everything() -> PathBuf {
-    crate::run::mcp_toolset::package("server-everything")
+    golem_testkit::mcp_servers::package("server-everything")
 }
 
 /// `toolsets:` with the everything server's elicitation tool, pre-approved.

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::mcp_toolset::{mcp_worker, package};
+use super::mcp_toolset::{mcp_worker, package, run_with};
 use super::*;
 
 /// The header value's secret part, set in our environment.
@@ -108,16 +108,6 @@ fn http_worker(url: &str) -> String {
     ))
 }
 
-/// `golem-forge run` with the header's variable set.
-fn run_http(env: &TestEnv, wire: Wire, server: &MockServer) -> Output {
-    env.command()
-        .args(["run", "proj/main.worker", "go", "--model", model_for(wire)])
-        .envs(provider_env(wire, server))
-        .env("MCP_HTTP_SECRET", SECRET)
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn tools_are_listed_and_called_over_http_with_the_headers() {
     let wire = Wire::OpenAi;
@@ -133,7 +123,13 @@ fn tools_are_listed_and_called_over_http_with_the_headers() {
         ]),
         wire.text("Done."),
     ]);
-    let output = run_http(&env, wire, &server);
+    let output = run_with(
+        &env,
+        wire,
+        &server,
+        &["proj/main.worker", "go"],
+        &[("MCP_HTTP_SECRET", SECRET)],
+    );
     assert_exit(&output, 0);
     let results = results_sent(wire, &server, 1);
     assert!(
@@ -170,7 +166,13 @@ fn tools_are_listed_and_called_over_http_with_the_headers() {
         wire.tool_calls(&[("c1", "remote__echo", json!({"message": "anyone?"}))]),
         wire.text("Carried on."),
     ]);
-    let output = run_http(&env, wire, &server);
+    let output = run_with(
+        &env,
+        wire,
+        &server,
+        &["proj/main.worker", "go"],
+        &[("MCP_HTTP_SECRET", SECRET)],
+    );
     assert_exit(&output, 0);
     let results = results_sent(wire, &server, 1);
     assert!(wire.is_error(&results[0]), "{results:?}");

@@ -13,8 +13,11 @@
 use std::path::{Path, PathBuf};
 
 use super::leftovers::{assert_none_left, marker};
-use super::mcp_toolset::{offered, package};
+use super::mcp_toolset::{offered, package, run_with};
 use super::*;
+
+/// `golem-forge run proj/main.worker go --json`.
+const RUN: &[&str] = &["proj/main.worker", "go", "--json"];
 
 /// The installed reference servers (the directory holding `node_modules`), canonical.
 fn servers_root() -> PathBuf {
@@ -43,17 +46,6 @@ fn jailed_worker(mcp: &str) -> String {
             servers_root().display()
         ),
     )
-}
-
-/// `golem-forge run proj/main.worker go --json` with `extra` variables in its environment.
-fn run_with(env: &TestEnv, wire: Wire, server: &MockServer, extra: &[(&str, &str)]) -> Output {
-    env.command()
-        .args(["run", "proj/main.worker", "go", "--json"])
-        .args(["--model", model_for(wire)])
-        .envs(provider_env(wire, server))
-        .envs(extra.iter().copied())
-        .output()
-        .unwrap()
 }
 
 #[test]
@@ -85,6 +77,7 @@ fn a_jailed_server_is_listed_and_called_and_gone_after_the_run() {
         &env,
         wire,
         &server,
+        RUN,
         &[
             ("MCP_TEST_GREETING", "there"),
             ("GOLEM_TEST_SECRET_TOKEN", "never-in-the-jail"),
@@ -163,7 +156,7 @@ fn the_jail_not_the_servers_allow_list_keeps_host_files_out() {
         ]),
         wire.text("Done."),
     ]);
-    let output = run_with(&env, wire, &server, &[]);
+    let output = run_with(&env, wire, &server, RUN, &[]);
     assert_exit(&output, 0);
     let results = results_sent(wire, &server, 1);
     assert_eq!(results.len(), 4, "{results:?}");
@@ -203,7 +196,7 @@ fn a_jailed_server_that_fails_to_start_shows_its_stderr() {
     );
     project(&env, &[("main.worker", worker)]);
     let server = MockServer::start_blocking(vec![]);
-    let output = run_with(&env, wire, &server, &[]);
+    let output = run_with(&env, wire, &server, RUN, &[]);
     assert_exit(&output, 2);
     let err = stderr(&output);
     assert!(

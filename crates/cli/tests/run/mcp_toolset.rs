@@ -7,15 +7,11 @@
 //! pre-approved one runs; a server killed mid-call gives an error result naming it and the
 //! next call starts it again.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
-use super::*;
+pub(super) use golem_testkit::mcp_servers::package;
 
-/// The installed package `name` (`server-everything`), or a failure saying how to install it.
-pub(crate) fn package(name: &str) -> PathBuf {
-    golem_testkit::mcp_servers::package(name)
-}
+use super::*;
 
 /// The names of the tools offered in the model request `index`.
 pub(super) fn offered(server: &MockServer, index: usize) -> Vec<String> {
@@ -45,7 +41,7 @@ fn everything() -> String {
 }
 
 /// `golem-forge run` with `extra` variables in its environment.
-fn run_with(
+pub(super) fn run_with(
     env: &TestEnv,
     wire: Wire,
     server: &MockServer,
