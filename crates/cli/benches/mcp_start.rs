@@ -1,7 +1,7 @@
 //! Session start time with MCP servers configured: `golem-forge run` (the built binary) of a
 //! worker on the offline test model (`-m test:default`) with no MCP server, against the same
 //! worker with three MCP servers (the everything reference server twice and the filesystem
-//! server, installed by `.ci/run` into `target/mcp-servers`) whose tool lists are cached —
+//! server, installed by `scripts/test` into `target/mcp-servers`) whose tool lists are cached —
 //! the cache is what lets a session start without starting them. Their tools ask for
 //! approval, which a headless run denies, so no server is started for a call (the test model
 //! calls each tool once: three more model turns than without MCP); the same servers with
@@ -65,9 +65,11 @@ fn main() {
     let files = root.join("server-filesystem/dist/index.js");
     assert!(
         everything.is_file() && files.is_file(),
-        "the MCP reference servers are missing; from the workspace root run: npm install \
-         --prefix target/mcp-servers @modelcontextprotocol/server-everything@2026.8.31 \
-         @modelcontextprotocol/server-filesystem@2026.8.31"
+        "{}",
+        golem_testkit::parts::missing(
+            "the MCP reference servers",
+            golem_testkit::parts::MCP_SERVERS_INSTALL
+        )
     );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(

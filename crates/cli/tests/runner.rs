@@ -13,6 +13,7 @@ mod chat;
 mod cli;
 mod common;
 mod escapes;
+mod readme;
 mod run;
 mod scaffold;
 mod sessions;

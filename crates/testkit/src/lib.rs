@@ -11,6 +11,7 @@
 //!   repositories.
 //! - [`program`]: a worker program on disk that talks to the mock, for session tests.
 //! - [`mcp_servers`]: the installed MCP reference servers.
+//! - [`parts`]: what the tests need beyond cargo, and the commands that install it.
 
 #![allow(
     clippy::unwrap_used,
@@ -23,6 +24,7 @@ pub mod git;
 pub mod mcp_servers;
 pub mod mock;
 pub mod openai;
+pub mod parts;
 pub mod program;
 
 use mock::{Recorded, Reply};

@@ -1,5 +1,5 @@
 //! An MCP server's elicitation through the page, against the official everything server
-//! installed by `.ci/run` in `target/mcp-servers` (the test fails, never skips, without it):
+//! installed by the README's test command in `target/mcp-servers` (the test fails, never skips, without it):
 //! the question opens a dialog naming who asks, with the form derived from the server's schema;
 //! a reloaded tab gets it back while it waits and not once it is answered; the values the user
 //! sends are what the server reports to the model.
@@ -14,15 +14,7 @@ use crate::harness::{Ui, WIRE, project, tid, worker};
 
 /// The everything server's entry point, or a failure saying how to install it.
 fn everything() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-servers");
-    let package = root.join("node_modules/@modelcontextprotocol/server-everything");
-    assert!(
-        package.is_dir(),
-        "the MCP reference servers are missing; from the workspace root run: npm install \
-         --prefix target/mcp-servers @modelcontextprotocol/server-everything@2026.8.31 \
-         @modelcontextprotocol/server-filesystem@2026.8.31"
-    );
-    package.join("dist/index.js")
+    golem_testkit::mcp_servers::package("server-everything")
 }
 
 /// The input `name` of the question's form.

@@ -1,5 +1,5 @@
 //! An MCP server's elicitation in the chat, against the official everything server installed
-//! by `.ci/run` in `target/mcp-servers` (the tests fail, never skip, without it): the model
+//! by `scripts/test` in `target/mcp-servers` (the tests fail, never skip, without it): the model
 //! calls `everything__trigger-elicitation-request` (listed only because we declare the
 //! elicitation capability), the chat shows who asks and what, the user fills the form field
 //! by field (or declines), and the server's report of the answer is the tool result the model

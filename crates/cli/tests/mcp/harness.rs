@@ -5,7 +5,7 @@
 //!
 //! The virtual environment is `target/mcp-venv` under the workspace root, or the Python
 //! named by `GOLEM_FORGE_MCP_PYTHON`. Without it the tests fail, naming the command that
-//! makes it (`.ci/run` runs it). `GOLEM_FORGE_LOG` and `GOLEM_FORGE_LOG_FILE`, when set for
+//! makes it (`scripts/test`, the README's test command, runs it). `GOLEM_FORGE_LOG` and `GOLEM_FORGE_LOG_FILE`, when set for
 //! the tests, are passed on to the servers, to see their diagnostics.
 
 use std::io::{BufRead, BufReader, Read};
@@ -20,9 +20,7 @@ use serde_json::{Value, json};
 
 use crate::common::{TestEnv, model_for, provider_env};
 
-/// The command that makes the virtual environment, run from the workspace root.
-pub const INSTALL: &str =
-    "python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install -q 'mcp==2.3.0'";
+use golem_testkit::parts::{MCP_PYTHON_INSTALL as INSTALL, TEST_COMMAND};
 
 /// The wire the mock model speaks in these tests (the front end does not depend on it).
 pub const WIRE: Wire = Wire::OpenAi;
@@ -51,15 +49,17 @@ pub fn python() -> &'static Path {
         match version {
             Ok(out) if out.status.success() && out.stdout.starts_with(b"2.") => python,
             Ok(out) => panic!(
-                "{} has no `mcp` package 2.x ({}{}).\nMake the virtual environment from the \
-                 workspace root with:\n    {INSTALL}\n(or point GOLEM_FORGE_MCP_PYTHON at a \
-                 Python that has it)",
+                "{} has no `mcp` package 2.x ({}{}).\nThe README's test command makes the \
+                 virtual environment:\n    {TEST_COMMAND}\nor make just it from the workspace \
+                 root with:\n    {INSTALL}\n(or point GOLEM_FORGE_MCP_PYTHON at a Python that \
+                 has it)",
                 python.display(),
                 String::from_utf8_lossy(&out.stdout).trim(),
                 String::from_utf8_lossy(&out.stderr).trim()
             ),
             Err(e) => panic!(
-                "cannot run {} ({e}).\nMake the virtual environment from the workspace root \
+                "cannot run {} ({e}).\nThe README's test command makes the virtual \
+                 environment:\n    {TEST_COMMAND}\nor make just it from the workspace root \
                  with:\n    {INSTALL}\n(or point GOLEM_FORGE_MCP_PYTHON at a Python that has \
                  `mcp` 2.x)",
                 python.display()

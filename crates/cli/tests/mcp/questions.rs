@@ -3,7 +3,7 @@
 //! the question becomes the client's elicitation request (the prompt prefixed by who asks,
 //! the form as a flat schema) and its answer goes back to the tool — accepted values reach
 //! the tool's result, a decline is reported as one. A client that cannot elicit is never
-//! asked, and the tool declines by itself. The reference server is the one `.ci/run` installs
+//! asked, and the tool declines by itself. The reference server is the one `scripts/test` installs
 //! in `target/mcp-servers` (the tests fail, never skip, without it).
 
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! An MCP server's elicitation through `golem-forge run`, against the official everything
-//! server installed by `.ci/run` in `target/mcp-servers` (the tests fail, never skip, without
+//! server installed by `scripts/test` in `target/mcp-servers` (the tests fail, never skip, without
 //! it). Headless (`--json`, stdin not a terminal) nobody can answer: the question is never
 //! shown, the server is told the user declined, and the run goes on to its answer. At a
 //! terminal (the chat's pseudo-terminal harness) the question is asked on the screen, and

@@ -1,5 +1,5 @@
 //! Stdio MCP servers in the process jail (`jail:` on a server), end to end with the real jail,
-//! the machine's Node and the reference servers installed by `.ci/run` into
+//! the machine's Node and the reference servers installed by `scripts/test` into
 //! `target/mcp-servers` (a read-only zone `servers` here; the tests fail, never skip, without
 //! them): the everything server's tools are listed and called through `golem-forge run`, its
 //! environment is the jail's plus its own `env` (never our API key), and nothing of it

@@ -1,5 +1,5 @@
 //! MCP servers as toolsets end to end, against the official reference servers installed from
-//! npm by `.ci/run` into `target/mcp-servers` (the tests fail, never skip, without them): a
+//! npm by `scripts/test` into `target/mcp-servers` (the tests fail, never skip, without them): a
 //! worker's `toolsets.mcp` names the everything server (and the filesystem server), the model
 //! calls its tools through `golem-forge run`. Text, image and structured results arrive
 //! mapped; the whitelist hides the other tools; `${VAR}` reaches the server and our other

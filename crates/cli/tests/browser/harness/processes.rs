@@ -18,7 +18,7 @@ use crate::common::{TestEnv, model_for, provider_env};
 /// Where Debian's packages put the browser and its WebDriver.
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-const INSTALL: &str = "apt-get install -y chromium chromium-driver";
+use golem_testkit::parts::{CHROMIUM_INSTALL as INSTALL, missing};
 
 /// Kills the process group `pgid` (a child started with `process_group(0)`, and whatever it
 /// started); an error (already gone) is ignored.
@@ -170,8 +170,11 @@ pub fn require_browser() {
     for (path, what) in [(CHROMIUM, "Chromium"), (CHROMEDRIVER, "chromedriver")] {
         assert!(
             Path::new(path).exists(),
-            "{what} is missing ({path}): the browser tests need Debian's Chromium and its \
-             WebDriver; install them with `{INSTALL}`"
+            "{}",
+            missing(
+                &format!("{what} ({path}), which the browser tests drive,"),
+                INSTALL
+            )
         );
     }
 }

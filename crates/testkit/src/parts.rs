@@ -1,0 +1,58 @@
+//! The parts the tests need beyond cargo, and the commands that install them. The README's
+//! test command, `scripts/test`, installs every one of them on a fresh machine before it runs
+//! the tests; a test that cannot find its part fails with [`missing`]'s message, which names
+//! both that command and the part's own install command (never skips).
+//! `crates/cli/tests/readme.rs` checks that the script installs what is named here.
+
+/// The README's test command: installs the parts below, then runs every test.
+pub const TEST_COMMAND: &str = "scripts/test";
+
+/// The MCP reference servers (npm), installed into `target/mcp-servers`.
+pub const MCP_SERVER_PACKAGES: [&str; 2] = [
+    "@modelcontextprotocol/server-everything@2026.8.31",
+    "@modelcontextprotocol/server-filesystem@2026.8.31",
+];
+
+/// The exact command, from the workspace root, that installs the MCP reference servers.
+pub const MCP_SERVERS_INSTALL: &str = "npm install --prefix target/mcp-servers \
+     @modelcontextprotocol/server-everything@2026.8.31 \
+     @modelcontextprotocol/server-filesystem@2026.8.31";
+
+/// The Python MCP client (PyPI) the `golem-forge mcp` tests drive, pinned.
+pub const MCP_PYTHON_PACKAGE: &str = "mcp==2.3.0";
+
+/// The command, from the workspace root, that makes the virtual environment with it.
+pub const MCP_PYTHON_INSTALL: &str =
+    "python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install -q 'mcp==2.3.0'";
+
+/// Debian's browser and its WebDriver, for the browser tests.
+pub const CHROMIUM_INSTALL: &str = "apt-get install -y chromium chromium-driver";
+
+/// The failure message of a test whose part `what` is missing: how to install it, with the
+/// README's test command or with the part's own `install` command.
+pub fn missing(what: &str, install: &str) -> String {
+    format!(
+        "{what} is missing. The README's test command installs every part the tests need:\n    \
+         {TEST_COMMAND}\nor install just this one from the workspace root:\n    {install}"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_install_commands_name_the_pinned_versions() {
+        for package in MCP_SERVER_PACKAGES {
+            assert!(MCP_SERVERS_INSTALL.contains(package), "{package}");
+        }
+        assert!(MCP_PYTHON_INSTALL.contains(MCP_PYTHON_PACKAGE));
+    }
+
+    #[test]
+    fn a_missing_part_names_both_commands() {
+        let text = missing("the MCP reference servers", MCP_SERVERS_INSTALL);
+        assert!(text.contains("scripts/test"), "{text}");
+        assert!(text.contains(MCP_SERVERS_INSTALL), "{text}");
+    }
+}
