@@ -90,6 +90,30 @@ fn check_reports_a_bad_worker_with_file_line_and_key() {
 }
 
 #[test]
+fn check_without_a_model_reports_everything_else_and_the_missing_model() {
+    let env = TestEnv::new();
+    std::fs::create_dir(env.path().join("notes")).unwrap();
+    std::fs::write(
+        env.path().join("w.worker"),
+        "---\nname: w\nsandbox:\n  zones:\n    - { name: notes, mode: rw, approval: { write: ask } }\n\
+         budget: { tokens: 5000 }\ntoolsets:\n  filesystem: {}\n---\nHi\n",
+    )
+    .unwrap();
+    let out = env.run(&["check", "w.worker"]);
+    assert!(out.contains("model: none"), "{out}");
+    assert!(out.contains("/notes"), "the zones: {out}");
+    assert!(out.contains("write_file"), "the tools: {out}");
+    assert!(out.contains("budget per run"), "the budget: {out}");
+    let problems = out.split_once("\nProblems\n").map(|(_, p)| p).unwrap_or("");
+    assert!(
+        problems.contains("no model for worker w"),
+        "the missing model as a problem: {out}"
+    );
+    assert!(!out.contains("\nOK\n"), "{out}");
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+}
+
+#[test]
 fn a_missing_api_key_is_a_configuration_error_with_a_hint() {
     let env = TestEnv::new();
     std::fs::write(

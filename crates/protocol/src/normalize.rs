@@ -94,9 +94,26 @@ fn legacy_data(kind: &str, mut fields: Map<String, Value>, data: Option<Value>) 
         if let Some(files) = fields.remove("files") {
             fields.entry("entries").or_insert(files);
         }
+        if let Some(Value::Array(entries)) = fields.get_mut("entries") {
+            for entry in entries {
+                if let Value::String(name) = entry {
+                    *entry = bare_entry(name);
+                }
+            }
+        }
         fields.remove("count");
     }
     Value::Object(fields)
+}
+
+/// A legacy listing's bare name as a `file_list` entry: a trailing `/` marks a directory,
+/// anything else is a file.
+fn bare_entry(name: &str) -> Value {
+    let (name, entry_type) = match name.strip_suffix('/') {
+        Some(dir) if !dir.is_empty() => (dir, "directory"),
+        _ => (name, "file"),
+    };
+    serde_json::json!({"name": name, "type": entry_type})
 }
 
 #[cfg(test)]
@@ -132,6 +149,23 @@ mod tests {
             json!({"path": "/in", "entries": [{"name": "a", "type": "file"}]})
         );
         assert!(value.data_as::<crate::result::FileListData>().is_some());
+    }
+
+    #[test]
+    fn legacy_file_list_of_bare_names_becomes_entries() {
+        let legacy = json!({"kind": "file_list", "path": "/in", "count": 3,
+                            "files": ["a.txt", "b.txt", "sub/"]});
+        let value = normalize_result(legacy).unwrap();
+        assert_eq!(
+            value.data,
+            json!({"path": "/in", "entries": [
+                {"name": "a.txt", "type": "file"},
+                {"name": "b.txt", "type": "file"},
+                {"name": "sub", "type": "directory"},
+            ]})
+        );
+        let data = value.data_as::<crate::result::FileListData>().unwrap();
+        assert_eq!(data.entries.len(), 3);
     }
 
     #[test]

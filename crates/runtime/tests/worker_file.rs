@@ -510,6 +510,11 @@ fn errors_name_the_file_line_and_key() {
             "name: greeter\nmodel: *anchor\n",
             "line 3: invalid YAML: reference to unknown value",
         ),
+        // The parser's own words, quotes as they are (not `\'[\'`).
+        (
+            "name: greeter\ncompatible_models: [a, b\n",
+            "line 3: invalid YAML: unclosed bracket '['",
+        ),
     ] {
         let got = parse(&worker(yaml, "Hello.")).map_err(|e| e.to_string());
         let want = format!("worker file greeter.worker, {expected}");

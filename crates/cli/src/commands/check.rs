@@ -360,16 +360,31 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     let env_model = std::env::var("GOLEM_FORGE_MODEL")
         .ok()
         .filter(|m| !m.trim().is_empty());
+    // What would stop the worker from running; everything else is still listed.
+    let mut problems = Vec::new();
     let model = choose_model(
         args.model.as_deref(),
         &worker,
         env_model.as_deref(),
         &config,
-    )
-    .map_err(usage)?;
+    );
     let resolver = ModelResolver::new(config.providers.clone())
         .with_prices(PriceTable::defaults().with(&config.prices));
-    let resolved = resolver.resolve(&model);
+    // A model that is chosen but cannot be built here (a key not set) is only reported: the
+    // worker is fine, the machine lacks the key.
+    let (model, resolved) = match model {
+        Ok(model) => {
+            let resolved = resolver.resolve(&model).map_err(|e| e.to_string());
+            (model, resolved)
+        }
+        Err(e) => {
+            problems.push(e.to_string());
+            (
+                "none".to_owned(),
+                Err("no model chosen (see Problems)".to_owned()),
+            )
+        }
+    };
     let model_state = match &resolved {
         Ok(_) => "ready".to_owned(),
         Err(e) => format!("not usable: {e}"),
@@ -498,6 +513,13 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     }
     for warning in warnings {
         say(&warning);
+    }
+    if !problems.is_empty() {
+        say("\nProblems");
+        for problem in &problems {
+            say(&format!("  - {problem}"));
+        }
+        return Ok(ExitCode::from(2));
     }
     if !refreshed {
         say("\nMCP: a server could not be refreshed (see above)");

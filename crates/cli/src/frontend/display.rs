@@ -17,7 +17,7 @@ use golem_protocol::{
 
 use super::markdown::{MarkdownStream, MarkdownStyle};
 use super::render::{
-    RenderStyle, detect_image_protocol, human_duration, render_lines, summary_line,
+    RenderStyle, detect_image_protocol, human_duration, render_lines, summary_line, summary_rows,
 };
 use super::screen::{Screen, Tone};
 use super::workers::WorkerTreeView;
@@ -258,13 +258,36 @@ impl EventDisplay {
                 };
                 let width = screen.width().saturating_sub(pad.len() + 4).max(20);
                 // Room for the mark before and the duration after the summary.
-                let summary = summary_line(value, width.saturating_sub(24).max(20));
-                let head = format!("{pad}⎿ {mark} {summary} ({})", human_duration(*duration_ms));
-                let head = match status {
-                    ToolStatus::Success => screen.dim(&head),
-                    _ => screen.paint(Tone::Red, &head),
-                };
-                screen.line(&head);
+                let room = width.saturating_sub(24).max(20);
+                let duration = human_duration(*duration_ms);
+                if *status == ToolStatus::Success {
+                    let summary = summary_line(value, room);
+                    let head = screen.dim(&format!("{pad}⎿ {mark} {summary} ({duration})"));
+                    screen.line(&head);
+                } else {
+                    // A failure is drawn whole, wrapped: its end may say what to do.
+                    let rows = summary_rows(value, room);
+                    let last = rows.len().saturating_sub(1);
+                    let text = rows
+                        .iter()
+                        .enumerate()
+                        .map(|(i, row)| {
+                            let lead = if i == 0 {
+                                format!("⎿ {mark} ")
+                            } else {
+                                "    ".into()
+                            };
+                            let tail = if i == last {
+                                format!(" ({duration})")
+                            } else {
+                                String::new()
+                            };
+                            screen.paint(Tone::Red, &format!("{pad}{lead}{row}{tail}"))
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    screen.line(&text);
+                }
                 let show_body = matches!(self.trace, TraceLevel::Normal | TraceLevel::Debug)
                     && *status == ToolStatus::Success;
                 if show_body {
@@ -395,6 +418,31 @@ mod tests {
             invoked_by: InvokedBy::Model,
             worker,
         }
+    }
+
+    #[test]
+    fn a_failure_is_drawn_whole_wrapped_never_cut() {
+        let message = "DENIED: approval needed for write_file but no terminal is attached \
+                       (use --approval approve_all or auto_deny)";
+        let event = DisplayEvent::ToolResult {
+            tool_call_id: "c1".into(),
+            tool_name: "write_file".into(),
+            status: ToolStatus::Denied,
+            value: ToolResultValue::text("x").with_summary(message),
+            duration_ms: 3,
+            invoked_by: InvokedBy::Model,
+            worker: None,
+        };
+        let drawn = drawn(&[event], TraceLevel::Summary, false);
+        let rows: Vec<&str> = drawn.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert!(rows.len() > 1, "wrapped at this width: {drawn}");
+        assert!(rows[0].starts_with("  ⎿ ⊘ denied: DENIED:"), "{drawn}");
+        assert!(
+            rows.last().unwrap().ends_with("auto_deny) (3 ms)"),
+            "{drawn}"
+        );
+        let joined = drawn.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(joined.contains(message), "{drawn}");
     }
 
     fn started(name: &str, args: serde_json::Value) -> DisplayEvent {

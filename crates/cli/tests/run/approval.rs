@@ -228,6 +228,37 @@ fn interactive_approval_without_a_terminal_denies_with_the_headless_message() {
 }
 
 #[test]
+fn the_headless_denial_reaches_stderr_whole_with_its_hint() {
+    for trace in [None, Some("summary"), Some("normal")] {
+        let wire = Wire::OpenAi;
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", fs_worker(""))]);
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[(
+                "call_1",
+                "write_file",
+                json!({"path": "/out/a-rather-long-file-name-for-the-line.txt", "content": "x"}),
+            )]),
+            wire.text("Nobody approved."),
+        ]);
+        let mut args = vec!["proj/main.worker", "write", "-a", "interactive"];
+        if let Some(level) = trace {
+            args.extend(["--trace", level]);
+        }
+        let output = run(&env, wire, &server, &args);
+        assert_exit(&output, 0);
+        // The message may be wrapped over several lines, never cut.
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let joined = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            joined.contains(&headless_message("write_file")),
+            "{trace:?}: {stderr}"
+        );
+        assert!(!stderr.contains('…'), "{trace:?}: cut: {stderr}");
+    }
+}
+
+#[test]
 fn approve_all_writes_the_file_and_json_prints_only_the_events() {
     for wire in Wire::ALL {
         let env = TestEnv::new();

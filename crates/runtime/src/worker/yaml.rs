@@ -180,7 +180,7 @@ fn describe(
         other => {
             use serde_saphyr::MessageFormatter as _;
             let text = serde_saphyr::UserMessageFormatter.format_message(other);
-            format!("invalid YAML: {}", text.escape_debug())
+            format!("invalid YAML: {}", visible_controls(&text))
         }
     };
     let key = match err {
@@ -194,6 +194,18 @@ fn describe(
         key: (!key.is_empty()).then_some(key),
         message,
     }
+}
+
+/// The parser's message on one line: control characters (a newline, an escape) written as
+/// escapes, everything else, quotes included, as it is.
+fn visible_controls(text: &str) -> String {
+    text.trim()
+        .chars()
+        .map(|c| match c {
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// The error itself, out of snippet and alias wrappers.

@@ -53,6 +53,35 @@ pub(super) fn wrap(line: &Line, width: usize) -> Vec<Line> {
     rows
 }
 
+/// Plain `text` broken into rows of at most `width` columns at spaces; a word wider than a
+/// row is cut by [`wrap`].
+pub(super) fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut rows: Vec<String> = Vec::new();
+    let mut row = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let needed = if row.is_empty() { 0 } else { row.width() + 1 };
+        if !row.is_empty() && needed + word.width() > width {
+            rows.push(std::mem::take(&mut row));
+        }
+        if row.is_empty() && word.width() > width {
+            let mut pieces = wrap(&Line::plain(word), width);
+            let last = pieces.pop().map(|l| l.text()).unwrap_or_default();
+            rows.extend(pieces.iter().map(Line::text));
+            row = last;
+            continue;
+        }
+        if !row.is_empty() {
+            row.push(' ');
+        }
+        row.push_str(word);
+    }
+    if !row.is_empty() || rows.is_empty() {
+        rows.push(row);
+    }
+    rows
+}
+
 /// `line` cut to `width` columns, ending in `…` when something was cut.
 pub(super) fn truncate(line: &Line, width: usize) -> Line {
     if line.width() <= width {
@@ -279,6 +308,16 @@ mod tests {
         // A character wider than the width still gets a row, and wrapping terminates.
         assert_eq!(wrap(&Line::plain("日日"), 1).len(), 2);
         assert_eq!(wrap(&Line::plain("abc"), 0).len(), 3);
+    }
+
+    #[test]
+    fn wrap_words_breaks_at_spaces() {
+        assert_eq!(
+            wrap_words("use --approval approve_all or auto_deny", 16),
+            ["use --approval", "approve_all or", "auto_deny"]
+        );
+        assert_eq!(wrap_words("abcdefghij kl", 4), ["abcd", "efgh", "ij", "kl"]);
+        assert_eq!(wrap_words("", 4), [""]);
     }
 
     #[test]

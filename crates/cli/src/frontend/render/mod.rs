@@ -113,14 +113,24 @@ pub fn render_lines(value: &ToolResultValue, style: &RenderStyle) -> Vec<String>
 /// A one-line description of `value` at most `width` columns wide, without colour: its
 /// `summary`, else one made from the data (`/src/a.rs +3 −1`, `12 entries`, `INVALID_PATH: …`).
 pub fn summary_line(value: &ToolResultValue, width: usize) -> String {
-    let summary = value
+    layout::truncate(&Line::plain(&summary_text(value)), width.max(1)).text()
+}
+
+/// The whole of [`summary_line`]'s line, wrapped into rows of at most `width` columns instead
+/// of cut: for a failure, whose message may end with the hint that matters (`use --approval
+/// approve_all or auto_deny`).
+pub fn summary_rows(value: &ToolResultValue, width: usize) -> Vec<String> {
+    layout::wrap_words(&summary_text(value), width)
+}
+
+fn summary_text(value: &ToolResultValue) -> String {
+    value
         .summary
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|s| first_line(s).to_owned())
-        .unwrap_or_else(|| derived_summary(value));
-    layout::truncate(&Line::plain(&summary), width.max(1)).text()
+        .unwrap_or_else(|| derived_summary(value))
 }
 
 fn first_line(text: &str) -> &str {
