@@ -9,5 +9,6 @@
 )]
 
 mod filesystem;
+mod mcp;
 mod shell;
 mod web;

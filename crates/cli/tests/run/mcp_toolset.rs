@@ -281,3 +281,34 @@ fn check_lists_the_servers_and_their_tools() {
         .unwrap_or_default();
     assert!(sum.contains("preApproved (configured)"), "{out}");
 }
+
+#[test]
+fn a_server_that_cannot_start_shows_its_own_error_in_run_and_check() {
+    let wire = Wire::OpenAi;
+    let env = TestEnv::new();
+    // A server not installed: node says so on its stderr and exits.
+    let worker = mcp_worker(
+        "    servers:\n      broken: { command: node, args: [\"no-such-server/index.js\", stdio] }\n",
+    );
+    project(&env, &[("main.worker", worker)]);
+    let expect_reported = |err: &str| {
+        assert!(
+            err.contains("MCP server `broken` did not start")
+                && err.contains("`node no-such-server/index.js stdio` exited with code 1")
+                && err.contains("Cannot find module")
+                && err.contains("is the server installed?"),
+            "names the server, its command, how it ended, node's own error and a hint: {err}"
+        );
+    };
+    let server = MockServer::start_blocking(vec![]);
+    let output = run(&env, wire, &server, &["proj/main.worker", "go"]);
+    assert_exit(&output, 2);
+    expect_reported(&stderr(&output));
+    let output = env
+        .command()
+        .args(["check", "proj/main.worker", "--model", "test:default"])
+        .output()
+        .unwrap();
+    assert_exit(&output, 2);
+    expect_reported(&stderr(&output));
+}

@@ -5,9 +5,9 @@
 //! `HOME` and `TMPDIR` in the private `/tmp`, our `LANG`) plus the server's own `env`: nothing
 //! else of ours, so never our API keys. A working directory below a zone's root is entered by
 //! `/bin/sh` before it `exec`s the server (the jail itself starts programs at a zone's root or
-//! in `/tmp`). When the server does not start, the error carries how it ended and the end of
-//! its stderr. The [`JailProcess`] lives as long as the connection; dropping it kills
-//! everything in the jail.
+//! in `/tmp`). When the server does not start, [`ending`] says how it ended and gives the end
+//! of its stderr, for the same error as a server outside the jail (`server.rs`). The
+//! [`JailProcess`] lives as long as the connection; dropping it kills everything in the jail.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -16,12 +16,10 @@ use golem_sandbox::jail::{Jail, JailCommand, JailExit, JailProcess};
 use tokio::io::BufReader;
 use tokio::process::{ChildStdin, ChildStdout};
 
-/// How much of a failed server's stderr goes into the error.
-const STDERR_TAIL_BYTES: usize = 2000;
+use super::server::{Ending, GRACE, StartError, Unanswered};
 
-/// How long a server that failed its handshake gets to end by itself, so that its exit and
-/// its last words are known, before it is killed.
-const GRACE: Duration = Duration::from_millis(500);
+/// How long a jailed server that was killed gets to be reported ended.
+const KILLED: Duration = Duration::from_secs(2);
 
 /// A stdio server's jail and where in it the server starts.
 #[derive(Debug, Clone)]
@@ -122,60 +120,58 @@ pub(super) async fn spawn(
     args: &[String],
     env: &BTreeMap<String, String>,
     jail: &McpJailOptions,
-) -> Result<(JailProcess, JailedIo), String> {
+) -> Result<(JailProcess, JailedIo), StartError> {
     let command = jail.command(program, args, env);
-    let mut process = jail.jail.spawn(&command).await.map_err(|e| {
-        format!(
-            "MCP server `{name}` could not be started in the jail ({program}, {}): {e}",
-            jail.summary()
-        )
-    })?;
+    let failed = |why: String| StartError::Spawn {
+        server: name.to_owned(),
+        why,
+    };
+    let mut process = jail
+        .jail
+        .spawn(&command)
+        .await
+        .map_err(|e| failed(format!("`{program}` in the jail ({}): {e}", jail.summary())))?;
     let stdout = process.take_stdout();
     let stdin = process.take_stdin();
     match (stdout, stdin) {
         (Some(stdout), Some(stdin)) => Ok((process, (stdout, stdin))),
-        _ => Err(format!(
-            "MCP server `{name}` was started in the jail without its stdin and stdout"
+        _ => Err(failed(
+            "it was started in the jail without its stdin and stdout".to_owned(),
         )),
     }
 }
 
-/// `message` (why the handshake failed) with how the jailed server ended and the end of its
-/// stderr; the server is killed if it still runs.
-pub(super) async fn failed(mut process: JailProcess, message: String) -> String {
-    let ended = match tokio::time::timeout(GRACE, process.wait()).await {
-        Ok(ended) => ended,
+/// How the jailed server `process` ended after its handshake `failure`, and its stderr as far
+/// as the jail kept it: given [`GRACE`] to end by itself when the connection failed, killed
+/// when it still runs.
+pub(super) async fn ending(mut process: JailProcess, failure: Unanswered) -> (Ending, String) {
+    let why = match failure {
+        Unanswered::TimedOut(limit) => {
+            process.kill();
+            let _ended = tokio::time::timeout(KILLED, process.wait()).await;
+            return (Ending::TimedOut(limit), process.stderr().text);
+        }
+        Unanswered::Failed(why) => why,
+    };
+    let (ended, killed) = match tokio::time::timeout(GRACE, process.wait()).await {
+        Ok(ended) => (ended, false),
         Err(_) => {
             process.kill();
-            match tokio::time::timeout(Duration::from_secs(2), process.wait()).await {
-                Ok(ended) => ended,
-                Err(_) => Ok(JailExit::Interrupted),
+            match tokio::time::timeout(KILLED, process.wait()).await {
+                Ok(ended) => (ended, true),
+                Err(_) => (Ok(JailExit::Interrupted), true),
             }
         }
     };
-    let how = match ended {
-        Ok(JailExit::Code(code)) => format!("; it exited with code {code}"),
-        Ok(JailExit::Signal(signal)) => format!("; it was killed by signal {signal}"),
-        Ok(JailExit::LimitExceeded(why)) => format!("; it was stopped: {why}"),
-        Ok(JailExit::TimedOut | JailExit::Interrupted) => String::new(),
-        Err(e) => format!("; {e}"),
+    let ending = match ended {
+        _ if killed => Ending::Failed(why),
+        Ok(JailExit::Code(code)) => Ending::Exited(code),
+        Ok(JailExit::Signal(signal)) => Ending::Signal(signal),
+        Ok(JailExit::LimitExceeded(limit)) => Ending::Stopped(limit),
+        Ok(JailExit::TimedOut | JailExit::Interrupted) => Ending::Failed(why),
+        Err(e) => Ending::Unknown(why, format!("its end is not known: {e}")),
     };
-    let stderr = process.stderr().text;
-    let tail = tail(&stderr, STDERR_TAIL_BYTES).trim();
-    if tail.is_empty() {
-        format!("{message}{how}")
-    } else {
-        format!("{message}{how}; its stderr ends:\n{tail}")
-    }
-}
-
-/// The last `max` bytes of `text` (at a character boundary).
-fn tail(text: &str, max: usize) -> &str {
-    let mut start = text.len().saturating_sub(max);
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    &text[start..]
+    (ending, process.stderr().text)
 }
 
 #[cfg(test)]
@@ -221,13 +217,5 @@ mod tests {
         let tmp = options(None).command("node", &args, &env);
         assert_eq!(tmp.cwd_zone, None);
         assert_eq!(options(None).summary(), "no zones, no network");
-    }
-
-    #[test]
-    fn the_tail_keeps_the_end_at_a_character_boundary() {
-        assert_eq!(tail("abcdef", 3), "def");
-        assert_eq!(tail("ab", 3), "ab");
-        assert_eq!(tail("aé", 1), "");
-        assert_eq!(tail("aéb", 2), "b");
     }
 }

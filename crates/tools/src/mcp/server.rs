@@ -7,20 +7,28 @@
 //! child), or everything in a jailed server's jail, is killed when its connection is dropped
 //! (with the session's tools), when it stops answering, or when it is stopped.
 //!
+//! A stdio server that exits or stops talking before it has initialized is reported with its
+//! command, how it ended and the last lines of its stderr ([`NotStarted`]), read all along by a
+//! task of its own (so a chatty server never blocks on a full pipe), only the end kept; when it
+//! looks uninstalled (a module or program not found), the error asks whether it is installed.
+//!
 //! The first time a server is started in a session, its tool list is compared with the cached
 //! one (`cache.rs`), and the cache is updated when it changed.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::fmt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStderr};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
@@ -87,8 +95,9 @@ impl Drop for ProcessGroup {
 /// What ends a stdio server's processes when dropped (held only to be dropped).
 #[allow(dead_code, reason = "held for its Drop")]
 enum Processes {
-    /// The process group of a server outside the jail.
-    Group(ProcessGroup),
+    /// The process group of a server outside the jail (when its id was known), then the
+    /// server's own process (killed too when dropped, and reaped).
+    Group(Option<ProcessGroup>, Child),
     /// A jailed server (dropping it kills everything in its jail).
     Jail(Box<golem_sandbox::jail::JailProcess>),
 }
@@ -156,7 +165,7 @@ impl Server {
     }
 
     /// Starts the server and completes the MCP handshake, within the timeout.
-    async fn start(&self) -> Result<Live, String> {
+    async fn start(&self) -> Result<Live, StartError> {
         let spec = &self.spec;
         match &spec.transport {
             Transport::Stdio {
@@ -172,27 +181,45 @@ impl Server {
                     .envs(env)
                     .current_dir(cwd)
                     .process_group(0)
-                    .kill_on_drop(true);
-                let (transport, _) = TokioChildProcess::builder(command)
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .map_err(|e| {
-                        format!(
-                            "MCP server `{}` could not be started ({program} in {}): {e}",
-                            spec.name,
-                            cwd.display()
-                        )
-                    })?;
-                let group = transport
+                    .kill_on_drop(true)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                let mut child = command.spawn().map_err(|e| StartError::Spawn {
+                    server: spec.name.clone(),
+                    why: spawn_failure(program, cwd, env, &e),
+                })?;
+                let group = child
                     .id()
                     .and_then(|id| i32::try_from(id).ok())
                     .and_then(rustix::process::Pid::from_raw)
-                    .map(|pid| Processes::Group(ProcessGroup(pid)));
-                let connection = self.handshake(transport).await?;
-                Ok(Live {
-                    connection: Arc::new(connection),
-                    _processes: group,
-                })
+                    .map(ProcessGroup);
+                let (Some(stdout), Some(stdin), Some(stderr)) =
+                    (child.stdout.take(), child.stdin.take(), child.stderr.take())
+                else {
+                    return Err(StartError::Spawn {
+                        server: spec.name.clone(),
+                        why: "it was started without its stdin, stdout or stderr".to_owned(),
+                    });
+                };
+                let stderr = StderrTail::read(stderr);
+                match self.handshake((stdout, stdin)).await {
+                    Ok(connection) => Ok(Live {
+                        connection: Arc::new(connection),
+                        _processes: Some(Processes::Group(group, child)),
+                    }),
+                    Err(failure) => {
+                        let ending = stdio_ending(&mut child, group, failure).await;
+                        Err(NotStarted {
+                            server: spec.name.clone(),
+                            command: command_line(program, args),
+                            place: None,
+                            ending,
+                            stderr: stderr.finish(STDERR_EOF).await,
+                        }
+                        .into())
+                    }
+                }
             }
             Transport::Jailed {
                 command,
@@ -206,16 +233,36 @@ impl Server {
                         connection: Arc::new(connection),
                         _processes: Some(Processes::Jail(Box::new(process))),
                     }),
-                    Err(e) => Err(jailed::failed(process, format!("{e} (in the jail)")).await),
+                    Err(failure) => {
+                        let (ending, stderr) = jailed::ending(process, failure).await;
+                        Err(NotStarted {
+                            server: spec.name.clone(),
+                            command: command_line(command, args),
+                            place: Some(format!("in the jail ({})", jail.summary())),
+                            ending,
+                            stderr,
+                        }
+                        .into())
+                    }
                 }
             }
             Transport::Http { url, headers } => {
-                let transport = super::http::transport(url, headers)
-                    .map_err(|e| format!("MCP server `{}` ({url}): {e}", spec.name))?;
-                let connection = self
-                    .handshake(transport)
-                    .await
-                    .map_err(|e| format!("{e} (streamable HTTP at {url})"))?;
+                let transport = super::http::transport(url, headers).map_err(|e| {
+                    StartError::Other(format!("MCP server `{}` ({url}): {e}", spec.name))
+                })?;
+                let connection = self.handshake(transport).await.map_err(|failure| {
+                    let name = &spec.name;
+                    StartError::Other(match failure {
+                        Unanswered::Failed(why) => format!(
+                            "MCP server `{name}` did not start: {why} (streamable HTTP at {url})"
+                        ),
+                        Unanswered::TimedOut(limit) => format!(
+                            "MCP server `{name}` did not answer within {} s of starting \
+                             (streamable HTTP at {url})",
+                            limit.as_secs()
+                        ),
+                    })
+                })?;
                 Ok(Live {
                     connection: Arc::new(connection),
                     _processes: None,
@@ -226,24 +273,20 @@ impl Server {
 
     /// The MCP handshake over `transport`, within the timeout: the one place where every
     /// transport's connection is made (and where the client's handler is chosen).
-    async fn handshake<T, E, A>(&self, transport: T) -> Result<Connection, String>
+    async fn handshake<T, E, A>(&self, transport: T) -> Result<Connection, Unanswered>
     where
         T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let name = &self.spec.name;
         match tokio::time::timeout(
             self.timeout,
-            Client::new(name, self.asking.clone()).serve(transport),
+            Client::new(&self.spec.name, self.asking.clone()).serve(transport),
         )
         .await
         {
             Ok(Ok(connection)) => Ok(connection),
-            Ok(Err(e)) => Err(format!("MCP server `{name}` did not start: {e}")),
-            Err(_) => Err(format!(
-                "MCP server `{name}` did not answer within {} s of starting",
-                self.timeout.as_secs()
-            )),
+            Ok(Err(e)) => Err(Unanswered::Failed(e.to_string())),
+            Err(_) => Err(Unanswered::TimedOut(self.timeout)),
         }
     }
 
@@ -257,7 +300,7 @@ impl Server {
             return Ok(live.connection.clone());
         }
         *slot = None;
-        let live = self.start().await?;
+        let live = self.start().await.map_err(|e| e.to_string())?;
         let connection = live.connection.clone();
         *slot = Some(live);
         drop(slot);
@@ -363,16 +406,20 @@ impl Server {
         let live = self.live.lock().await.take();
         if let Some(Live {
             connection,
-            _processes,
+            _processes: mut processes,
         }) = live
         {
             match Arc::try_unwrap(connection) {
                 Ok(connection) => {
+                    // Closes its stdin: a server ends by itself then, given a moment.
                     let _closed = connection.cancel().await;
+                    if let Some(Processes::Group(_, child)) = processes.as_mut() {
+                        let _ended = tokio::time::timeout(GRACE, child.wait()).await;
+                    }
                 }
                 Err(shared) => shared.cancellation_token().cancel(),
             }
-            drop(_processes);
+            drop(processes);
         }
     }
 }
@@ -396,4 +443,358 @@ pub enum CallError {
     Cancelled,
     /// The server failed; the message names it.
     Failed(String),
+}
+
+/// How long a stdio server whose handshake failed gets to end by itself, so that its exit and
+/// its last words are known, before it is killed; also how long a stopped server gets to end
+/// after its stdin closed.
+pub(super) const GRACE: Duration = Duration::from_secs(1);
+
+/// How long the end of a failed server's stderr is waited for once it ended (a process it left
+/// behind may hold the pipe open).
+const STDERR_EOF: Duration = Duration::from_millis(300);
+
+/// How much of a failed server's stderr goes into the error: at most this many of its last
+/// lines, within its last [`STDERR_TAIL_BYTES`].
+const STDERR_TAIL_LINES: usize = 20;
+
+/// See [`STDERR_TAIL_LINES`]; also how much of a stdio server's stderr is kept.
+const STDERR_TAIL_BYTES: usize = 4096;
+
+/// Why a server could not be started; [`NotStarted`] when it ran but did not initialize.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum StartError {
+    /// Its program could not be run at all.
+    #[error("MCP server `{server}` could not be started: {why}")]
+    Spawn {
+        /// The server's name.
+        server: String,
+        /// Why, naming the program.
+        why: String,
+    },
+    /// It ran, but ended or stopped talking before it initialized.
+    #[error(transparent)]
+    NotStarted(Box<NotStarted>),
+    /// Anything else (a streamable HTTP server's failure); the message names the server.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<NotStarted> for StartError {
+    fn from(not_started: NotStarted) -> StartError {
+        StartError::NotStarted(Box::new(not_started))
+    }
+}
+
+/// Why the handshake did not complete.
+#[derive(Debug)]
+pub(super) enum Unanswered {
+    /// The connection failed (closed, unreadable, refused), in rmcp's words.
+    Failed(String),
+    /// No answer within this limit.
+    TimedOut(Duration),
+}
+
+/// How a stdio server that did not initialize ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Ending {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal killed it.
+    Signal(i32),
+    /// The jail stopped it (a limit).
+    Stopped(String),
+    /// It still ran when the handshake failed (for this reason), and was killed.
+    Failed(String),
+    /// It did not answer within this limit, and was killed.
+    TimedOut(Duration),
+    /// Its end is not known: why the handshake failed, and why the end is not known.
+    Unknown(String, String),
+}
+
+/// A stdio server (outside the jail or in it) that ended or stopped talking before it
+/// initialized: its name, its command, how it ended and the end of its stderr, with a hint
+/// when it looks not installed.
+#[derive(Debug, thiserror::Error)]
+pub(super) struct NotStarted {
+    /// The server's name.
+    pub(super) server: String,
+    /// Its command line, its words quoted as a shell would need.
+    pub(super) command: String,
+    /// Where it ran, when not simply outside the jail (`in the jail (zones docs, no network)`).
+    pub(super) place: Option<String>,
+    /// How it ended.
+    pub(super) ending: Ending,
+    /// What it wrote to stderr, as far as it was kept.
+    pub(super) stderr: String,
+}
+
+impl NotStarted {
+    /// Whether the server looks not installed: a program not found (exit code 127) or the
+    /// words of a missing module or file on its stderr.
+    fn looks_uninstalled(&self) -> bool {
+        const MISSING: [&str; 7] = [
+            "Cannot find module",
+            "MODULE_NOT_FOUND",
+            "ERR_MODULE_NOT_FOUND",
+            "ENOENT",
+            "No such file or directory",
+            "not found",
+            "E404",
+        ];
+        self.ending == Ending::Exited(127) || MISSING.iter().any(|m| self.stderr.contains(m))
+    }
+}
+
+impl fmt::Display for NotStarted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MCP server `{}` did not start", self.server)?;
+        if let Some(place) = &self.place {
+            write!(f, " {place}")?;
+        }
+        write!(f, ": `{}` ", self.command)?;
+        match &self.ending {
+            Ending::Exited(code) => write!(f, "exited with code {code} before initializing")?,
+            Ending::Signal(signal) => {
+                write!(f, "was killed by signal {signal} before initializing")?;
+            }
+            Ending::Stopped(why) => write!(f, "was stopped before initializing: {why}")?,
+            Ending::Failed(why) => write!(f, "did not initialize ({why}); it was stopped")?,
+            Ending::TimedOut(limit) => write!(
+                f,
+                "did not answer within {} s of starting; it was stopped",
+                limit.as_secs()
+            )?,
+            Ending::Unknown(why, unknown) => write!(f, "did not initialize ({why}); {unknown}")?,
+        }
+        let lines = last_lines(&self.stderr);
+        if lines.is_empty() {
+            f.write_str("; it wrote nothing to stderr")?;
+        } else {
+            f.write_str("; its stderr ended with:")?;
+            for line in lines {
+                if line.is_empty() {
+                    f.write_str("\n")?;
+                } else {
+                    write!(f, "\n  {line}")?;
+                }
+            }
+        }
+        if self.looks_uninstalled() {
+            f.write_str(
+                "\nhint: something it needs was not found: is the server installed? (see the \
+                 worker's README)",
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The last lines of `text` worth showing: at most [`STDERR_TAIL_LINES`] within its last
+/// [`STDERR_TAIL_BYTES`], without the blank lines around them; a line cut there starts with
+/// `…`, and a `…` line comes first when whole lines were left out.
+pub(super) fn last_lines(text: &str) -> Vec<String> {
+    let text = text.trim_end();
+    let mut start = text.len().saturating_sub(STDERR_TAIL_BYTES);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let mut lines: Vec<&str> = text[start..].lines().map(str::trim_end).collect();
+    let mut left_out = start > 0 && text[..start].ends_with('\n');
+    let mut cut_line = start > 0 && !left_out;
+    if lines.len() > STDERR_TAIL_LINES {
+        lines.drain(..lines.len() - STDERR_TAIL_LINES);
+        left_out = true;
+        cut_line = false;
+    }
+    while lines.first().is_some_and(|line| line.is_empty()) {
+        lines.remove(0);
+        cut_line = false;
+    }
+    let mut shown: Vec<String> = lines.into_iter().map(str::to_owned).collect();
+    match shown.first_mut() {
+        Some(first) if cut_line => first.insert(0, '…'),
+        Some(_) if left_out => shown.insert(0, "…".to_owned()),
+        _ => {}
+    }
+    shown
+}
+
+/// `program` and `args` as one command line, each word quoted as a shell would need.
+pub(super) fn command_line(program: &str, args: &[String]) -> String {
+    shell_words::join(std::iter::once(program).chain(args.iter().map(String::as_str)))
+}
+
+/// Why `program` could not be run in `cwd` with `env`, naming it, and asking whether it is
+/// installed when it was not found.
+fn spawn_failure(
+    program: &str,
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    error: &std::io::Error,
+) -> String {
+    if !cwd.is_dir() {
+        return format!(
+            "its working directory {} is not a directory ({program}: {error})",
+            cwd.display()
+        );
+    }
+    if error.kind() == std::io::ErrorKind::NotFound {
+        let looked = if program.contains('/') {
+            format!("`{program}` does not exist (relative to {})", cwd.display())
+        } else {
+            match env.get("PATH") {
+                Some(path) => format!("`{program}` was not found on its PATH ({path})"),
+                None => format!("`{program}` was not found (it has no PATH)"),
+            }
+        };
+        return format!("{looked}; is it installed? (see the worker's README)");
+    }
+    format!("`{program}` in {}: {error}", cwd.display())
+}
+
+/// How the stdio server `child` ended after its handshake `failure`: given [`GRACE`] to end by
+/// itself when the connection failed, killed (with its whole `group`) when it still runs.
+async fn stdio_ending(
+    child: &mut Child,
+    group: Option<ProcessGroup>,
+    failure: Unanswered,
+) -> Ending {
+    let why = match failure {
+        Unanswered::TimedOut(limit) => {
+            drop(group);
+            let _killed = child.kill().await;
+            return Ending::TimedOut(limit);
+        }
+        Unanswered::Failed(why) => why,
+    };
+    let ending = match tokio::time::timeout(GRACE, child.wait()).await {
+        Ok(Ok(status)) => match (status.code(), status.signal()) {
+            (Some(code), _) => Ending::Exited(code),
+            (None, Some(signal)) => Ending::Signal(signal),
+            (None, None) => Ending::Unknown(why, format!("it ended: {status}")),
+        },
+        Ok(Err(e)) => Ending::Unknown(why, format!("its end is not known: {e}")),
+        Err(_) => {
+            let _killed = child.kill().await;
+            Ending::Failed(why)
+        }
+    };
+    // Whatever it started goes too, closing their ends of its stderr.
+    drop(group);
+    ending
+}
+
+/// The end of a stdio server's stderr, read by a task of its own until the pipe closes (so a
+/// chatty server never blocks on it), only the last [`STDERR_TAIL_BYTES`] or so kept.
+struct StderrTail {
+    kept: Arc<std::sync::Mutex<Kept>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+/// The bytes a [`StderrTail`] kept, and whether earlier ones were dropped.
+#[derive(Default)]
+struct Kept {
+    bytes: Vec<u8>,
+    dropped: bool,
+}
+
+impl StderrTail {
+    /// Starts reading `stderr`.
+    fn read(mut stderr: ChildStderr) -> StderrTail {
+        let kept = Arc::new(std::sync::Mutex::new(Kept::default()));
+        let into = kept.clone();
+        let reader = tokio::spawn(async move {
+            let mut chunk = vec![0; 8192];
+            while let Ok(read @ 1..) = stderr.read(&mut chunk).await {
+                let mut kept = into.lock().unwrap_or_else(PoisonError::into_inner);
+                kept.bytes.extend_from_slice(&chunk[..read]);
+                if kept.bytes.len() > 2 * STDERR_TAIL_BYTES {
+                    let excess = kept.bytes.len() - STDERR_TAIL_BYTES;
+                    kept.bytes.drain(..excess);
+                    kept.dropped = true;
+                }
+            }
+        });
+        StderrTail { kept, reader }
+    }
+
+    /// What was kept, once the pipe closed or after `within` (UTF-8, invalid sequences
+    /// replaced), starting with `…` when earlier bytes were dropped.
+    async fn finish(mut self, within: Duration) -> String {
+        let _closed = tokio::time::timeout(within, &mut self.reader).await;
+        self.reader.abort();
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        let text = String::from_utf8_lossy(&kept.bytes);
+        if kept.dropped {
+            // Its first line is (most likely) only the end of one.
+            format!("…{text}")
+        } else {
+            text.into_owned()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn not_started(ending: Ending, stderr: &str) -> String {
+        NotStarted {
+            server: "docs".to_owned(),
+            command: command_line("node", &["/servers/a b.js".to_owned()]),
+            place: Some("in the jail (zones servers, no network)".to_owned()),
+            ending,
+            stderr: stderr.to_owned(),
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn the_error_names_the_server_its_command_its_end_and_its_last_words() {
+        assert_eq!(
+            not_started(Ending::Exited(2), "warming up\nfailed: bad config\n\n"),
+            "MCP server `docs` did not start in the jail (zones servers, no network): \
+             `node '/servers/a b.js'` exited with code 2 before initializing; its stderr \
+             ended with:\n  warming up\n  failed: bad config"
+        );
+        assert_eq!(
+            not_started(Ending::Exited(127), ""),
+            "MCP server `docs` did not start in the jail (zones servers, no network): \
+             `node '/servers/a b.js'` exited with code 127 before initializing; it wrote \
+             nothing to stderr\nhint: something it needs was not found: is the server \
+             installed? (see the worker's README)"
+        );
+        let silent = not_started(Ending::TimedOut(Duration::from_secs(5)), "npm warn\n");
+        assert!(
+            silent.contains("did not answer within 5 s of starting; it was stopped")
+                && !silent.contains("hint"),
+            "{silent}"
+        );
+    }
+
+    #[test]
+    fn only_the_last_lines_are_shown_and_a_cut_is_marked() {
+        assert_eq!(last_lines("\n a\nb\n"), [" a", "b"]);
+        assert_eq!(last_lines("\n\n"), Vec::<String>::new());
+        let many: String = (0..50).map(|i| format!("line {i}\n")).collect();
+        let shown = last_lines(&many);
+        assert_eq!(shown.len(), STDERR_TAIL_LINES + 1);
+        assert_eq!(shown[0], "…");
+        assert_eq!(shown[1], "line 30");
+        assert_eq!(shown[STDERR_TAIL_LINES], "line 49");
+        // Cut by bytes, at a character boundary: the cut line keeps its end, marked.
+        let long = format!("{}\nend\n", "é".repeat(STDERR_TAIL_BYTES));
+        let shown = last_lines(&long);
+        assert_eq!(shown.len(), 2);
+        assert!(shown[0].starts_with("…é"), "{shown:?}");
+        assert!(shown[0].len() <= STDERR_TAIL_BYTES + "…".len());
+        assert_eq!(shown[1], "end");
+        let lines: String = (0..STDERR_TAIL_BYTES / 4).map(|_| "abc\n").collect();
+        let shown = last_lines(&format!("first\n{lines}"));
+        assert_eq!(
+            (shown[0].as_str(), shown.len()),
+            ("…", STDERR_TAIL_LINES + 1)
+        );
+    }
 }
