@@ -171,8 +171,10 @@ pub fn build_tools(
 
 /// The tools of every custom module (`toolsets.custom`), each module run in a jail over the
 /// worker's zones with its own network setting; the module's path is relative to the worker
-/// file. A module that cannot be read or described, or a whitelisted tool it lacks, fails the
-/// launch with a message naming the module and the tool.
+/// file. Its tools come from the describe cache under the program root when it holds this very
+/// module (no process started), and a result a tool returned that is not valid is announced as
+/// a `status` warning. A module that cannot be read or described, or a whitelisted tool it
+/// lacks, fails the launch with a message naming the module and the tool.
 fn custom_tools(
     env: &SessionEnv,
     definition: &WorkerDefinition,
@@ -196,6 +198,10 @@ fn custom_tools(
         .parent()
         .map(std::path::Path::to_path_buf)
         .unwrap_or_default();
+    let ui = env.ui.clone();
+    let notice = golem_tools::custom::CustomNotice(Arc::new(move |message: &str| {
+        ui.show_status(golem_protocol::StatusLevel::Warning, message);
+    }));
     let mut tools = Vec::new();
     for module in &custom.modules {
         let process = ProcessToolset {
@@ -220,6 +226,8 @@ fn custom_tools(
             tools: module.tools.clone(),
             approval: module.approval.clone(),
             timeout,
+            cache_dir: Some(golem_tools::custom::cache_dir(&env.config.root)),
+            notice: Some(notice.clone()),
         };
         tools.extend(
             golem_tools::custom_tools(jail, describe_jail, options)

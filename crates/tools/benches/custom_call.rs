@@ -80,6 +80,8 @@ fn main() -> ExitCode {
                 tools: Default::default(),
             },
             timeout: Duration::from_secs(30),
+            cache_dir: None,
+            notice: None,
         };
         for tool in custom_tools(call_jail.clone(), jail(), options).unwrap() {
             registry.register(tool).unwrap();

@@ -3,11 +3,11 @@
 //! or a `_schema` dict, and tool objects), JavaScript functions with a `Schema` export and tool
 //! objects, the executable protocol (`describe`, `call NAME` with the arguments on stdin); a
 //! tool's own `needs_approval` (static and dynamic) beating the configured decision; the
-//! whitelist; custom result kinds; bad JSON out, a timeout, a crash, a whitelisted tool the
-//! module lacks and a function without a usable schema as errors naming the module and the
-//! tool; and the jail (a module reads its zone but nothing outside it, not even its own file).
-//! A plain function's own policy (`policies.rs`), and the long-lived process of a Python or
-//! JavaScript module (`session.rs`).
+//! whitelist; custom result kinds, and invalid ones passed on as `structured` (`results.rs`);
+//! bad JSON out, a timeout, a crash, a whitelisted tool the module lacks and a function without
+//! a usable schema as errors naming the module and the tool; and the jail (a module reads its zone but nothing outside it, not even its own file).
+//! A plain function's own policy (`policies.rs`), the long-lived process of a Python or
+//! JavaScript module (`session.rs`), and the describe cache (`cache.rs`).
 //!
 //! The jail runs its helper as `<this binary> __jail …`, so this test binary is its own helper
 //! (`harness = false`; see `git.rs` for the same small runner).
@@ -34,15 +34,19 @@ use golem_core::ui::RuntimeUI;
 use golem_protocol::{ApprovalRequest, ApprovalResponse, ToolErrorCode, ToolStatus};
 use golem_sandbox::jail::{Jail, JailPolicy};
 use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
-use golem_tools::custom::{CustomError, CustomOptions, custom_tools};
+use golem_tools::custom::{CustomError, CustomNotice, CustomOptions, custom_tools};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 #[path = "support/jail_runner.rs"]
 mod jail_runner;
 
+#[path = "custom/cache.rs"]
+mod cache;
 #[path = "custom/policies.rs"]
 mod policies;
+#[path = "custom/results.rs"]
+mod results;
 #[path = "custom/session.rs"]
 mod session;
 #[path = "custom/siblings.rs"]
@@ -79,6 +83,22 @@ const TESTS: &[(&str, Test)] = &[
     (
         "python_and_javascript_function_policies",
         policies::python_and_javascript_function_policies,
+    ),
+    (
+        "cache_a_warm_build_starts_no_process",
+        cache::a_warm_build_starts_no_process,
+    ),
+    (
+        "cache_a_changed_module_or_sibling_is_described_again",
+        cache::a_changed_module_or_sibling_is_described_again,
+    ),
+    (
+        "cache_a_bad_entry_is_ignored_and_rewritten_atomically",
+        cache::a_bad_entry_is_ignored_and_rewritten_atomically,
+    ),
+    (
+        "results_an_invalid_kind_is_passed_on_as_structured",
+        results::an_invalid_kind_is_passed_on_as_structured,
     ),
     (
         "a_module_imports_the_files_next_to_it",
@@ -167,6 +187,19 @@ impl Fixture {
         approval: ApprovalConfig,
         timeout: Duration,
     ) -> Result<Vec<Arc<dyn Tool>>, CustomError> {
+        self.tools_telling(name, source, whitelist, approval, timeout, None)
+    }
+
+    /// As [`Fixture::tools`], telling `notice` what the tools' author should know.
+    fn tools_telling(
+        &self,
+        name: &str,
+        source: &str,
+        whitelist: Option<&[&str]>,
+        approval: ApprovalConfig,
+        timeout: Duration,
+        notice: Option<CustomNotice>,
+    ) -> Result<Vec<Arc<dyn Tool>>, CustomError> {
         let path = self.module(name, source);
         let options = CustomOptions {
             path,
@@ -174,6 +207,8 @@ impl Fixture {
             tools: whitelist.map(|w| w.iter().map(|s| (*s).to_owned()).collect()),
             approval,
             timeout,
+            cache_dir: None,
+            notice,
         };
         custom_tools(self.jail(), self.jail(), options)
     }
@@ -572,12 +607,10 @@ fn bad_json_a_crash_and_a_timeout() {
             message.contains("custom tool `garbage` (module ./tool.sh) printed malformed JSON"),
             "{message}"
         );
-        let (code, message) = session.error("badkind", json!({})).await;
-        assert_eq!(code, ToolErrorCode::ExecutionError);
-        assert!(
-            message.contains("`badkind`") && message.contains("Not A Kind"),
-            "{message}"
-        );
+        // A result of an invalid kind is passed on as `structured` (see `results.rs`).
+        let out = session.ok("badkind", json!({})).await;
+        assert_eq!(out.value.kind, "structured");
+        assert_eq!(out.value.data, json!({"kind": "Not A Kind", "data": {}}));
         let (code, message) = session.error("crash", json!({})).await;
         assert_eq!(code, ToolErrorCode::ExecutionError);
         assert!(

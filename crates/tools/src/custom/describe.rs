@@ -67,15 +67,23 @@ struct RawManual {
     category: Option<String>,
 }
 
-/// Reads what `describe` printed.
-pub fn parse(module: &str, stdout: &str) -> Result<Described, CustomError> {
-    serde_json::from_str(stdout.trim()).map_err(|e| {
-        let shown: String = stdout.trim().chars().take(200).collect();
-        CustomError(format!(
-            "custom tool module {module}: `describe` did not print \
-             {{\"tools\": [...]}} as JSON ({e}); it printed: {shown:?}"
-        ))
-    })
+/// Reads what `describe` printed as JSON (what the describe cache keeps).
+pub fn parse(module: &str, stdout: &str) -> Result<Value, CustomError> {
+    serde_json::from_str(stdout.trim()).map_err(|e| did_not_print(module, &e, stdout))
+}
+
+/// Reads the JSON `describe` printed as its tool list.
+pub fn from_value(module: &str, raw: &Value) -> Result<Described, CustomError> {
+    Described::deserialize(raw).map_err(|e| did_not_print(module, &e, &raw.to_string()))
+}
+
+/// The error of a module whose `describe` printed `stdout`, which is not a tool list.
+fn did_not_print(module: &str, e: &serde_json::Error, stdout: &str) -> CustomError {
+    let shown: String = stdout.trim().chars().take(200).collect();
+    CustomError(format!(
+        "custom tool module {module}: `describe` did not print \
+         {{\"tools\": [...]}} as JSON ({e}); it printed: {shown:?}"
+    ))
 }
 
 /// Whether `name` is a tool name every provider accepts: `^[a-zA-Z0-9_-]{1,64}$`.
@@ -187,7 +195,7 @@ mod tests {
     use super::*;
 
     fn described(text: &str) -> Described {
-        parse("m.py", text).unwrap()
+        from_value("m.py", &parse("m.py", text).unwrap()).unwrap()
     }
 
     #[test]
@@ -221,6 +229,10 @@ mod tests {
             err.contains("module m.sh") && err.contains("\"not json\""),
             "{err}"
         );
+        let err = from_value("m.sh", &serde_json::json!({"tool": []}))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did not print"), "{err}");
         let d = described(r#"{"tools":[{"name":"a","inputSchema":{},"needsApproval":"maybe"}]}"#);
         assert!(
             select("m", d, None)

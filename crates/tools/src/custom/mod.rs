@@ -7,16 +7,22 @@
 //! in an adapter shipped in this binary (`adapters/`), which loads the module from its source
 //! and turns functions and tool objects into that protocol. The tools are read once, when the
 //! toolset is built, by a jailed run of its own (`describe.rs`: the whitelist, unusable
-//! schemas, bad output and bad names are errors naming the module and the tool). Then a Python
-//! or JavaScript module's `call` and `policy` requests go to one long-lived jailed process per
-//! module per session, started by the first of them and started again after it died, timed
-//! out or was interrupted (`session.rs`: the adapter in `serve` mode, JSON lines); an
-//! executable runs once per request. Each tool (`tool.rs`) decides approval in `prepare`: its
-//! own policy wins over the configured decision, which is `ask` when unset. A tool object's
-//! own policy is its `needs_approval` (`needsApproval`); a plain Python function's is its
-//! `<name>_needs_approval` and a JavaScript function export's its `<name>NeedsApproval`
-//! export: a bool (static) or a function of the arguments (dynamic, asked per call).
+//! schemas, bad output and bad names are errors naming the module and the tool), or from the
+//! describe cache under the program root when it holds this very module (`cache.rs`: keyed by
+//! the adapter, the module's bytes and those of the files next to it that travel with it), so
+//! that a warm launch starts no process at all. Then a Python or JavaScript module's `call`
+//! and `policy` requests go to one long-lived jailed process per module per session, started
+//! by the first of them and started again after it died, timed out or was interrupted
+//! (`session.rs`: the adapter in `serve` mode, JSON lines); an executable runs once per
+//! request. Each tool (`tool.rs`) decides approval in `prepare`: its own policy wins over the
+//! configured decision, which is `ask` when unset. A tool object's own policy is its
+//! `needs_approval` (`needsApproval`); a plain Python function's is its `<name>_needs_approval`
+//! and a JavaScript function export's its `<name>NeedsApproval` export: a bool (static) or a
+//! function of the arguments (dynamic, asked per call). A call's result that is not a valid
+//! tool result (an invalid kind, data not of its kind) is passed on as `structured`, and its
+//! author told once per tool (`output.rs`, `CustomNotice`).
 
+mod cache;
 mod describe;
 mod module;
 mod output;
@@ -24,7 +30,7 @@ mod session;
 mod siblings;
 mod tool;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,6 +56,28 @@ pub struct CustomOptions {
     pub approval: ApprovalConfig,
     /// The wall-clock limit of each request to the module.
     pub timeout: Duration,
+    /// The describe cache directory (`<program root>/.golem-forge/custom-tools`, see
+    /// [`cache_dir`]); `None` describes the module at every build.
+    pub cache_dir: Option<PathBuf>,
+    /// Where warnings for the tool's author go (a `status` event in a session); `None` logs
+    /// them with `tracing::warn!`.
+    pub notice: Option<CustomNotice>,
+}
+
+/// Where messages for the user go: a tool returned a result that is not a valid tool result
+/// (see `output.rs`), told once per tool.
+#[derive(Clone)]
+pub struct CustomNotice(pub Arc<dyn Fn(&str) + Send + Sync>);
+
+impl std::fmt::Debug for CustomNotice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CustomNotice")
+    }
+}
+
+/// The describe cache of the program at `program_root`.
+pub fn cache_dir(program_root: &Path) -> PathBuf {
+    program_root.join(".golem-forge").join("custom-tools")
 }
 
 /// Why a module's tools could not be built; the message names the module (and the tool).
@@ -57,10 +85,11 @@ pub struct CustomOptions {
 #[error("{0}")]
 pub struct CustomError(pub String);
 
-/// The tools of one module: reads its tools once through `describe_jail` (a jail used for
-/// nothing else: it is driven from a runtime of its own, so that this works from synchronous
-/// code inside or outside a runtime), then builds one tool per exposed tool, each calling the
-/// module through `jail`.
+/// The tools of one module: reads its tools from the describe cache when it holds this very
+/// module, else once through `describe_jail` (a jail used for nothing else: it is driven from
+/// a runtime of its own, so that this works from synchronous code inside or outside a
+/// runtime) and caches what it printed; then builds one tool per exposed tool, each calling
+/// the module through `jail` (its long-lived process started by the first call).
 pub fn custom_tools(
     jail: Jail,
     describe_jail: Jail,
@@ -76,15 +105,48 @@ pub fn custom_tools(
     let kind = ModuleKind::of(&options.path);
     let siblings = siblings::read(&options.path, &options.shown, kind)?;
     let timeouts = Timeouts::new(options.timeout, options.timeout);
-    let describer = module::Module::new(
-        options.shown.clone(),
-        options.path.clone(),
-        kind,
-        (source.clone(), &siblings),
-        Runner::new(describe_jail.clone(), timeouts, None),
-        describe_jail,
-    );
-    let described = describe_blocking(describer)?;
+    let slot = options.cache_dir.as_deref().map(|dir| {
+        let inputs = cache::Inputs {
+            path: &options.path,
+            kind,
+            adapter: module::adapter(kind),
+            source: &source,
+            siblings: &siblings,
+        };
+        cache::CacheSlot::new(dir, &inputs)
+    });
+    let cached = slot.as_ref().and_then(|slot| {
+        let read = slot.read().and_then(|found| {
+            found
+                .map(|raw| describe::from_value(&options.shown, &raw).map_err(|e| e.0))
+                .transpose()
+        });
+        read.unwrap_or_else(|why| {
+            tracing::info!(module = %options.shown, "describe cache unusable, describing again: {why}");
+            None
+        })
+    });
+    let described = match cached {
+        Some(described) => described,
+        None => {
+            let describer = module::Module::new(
+                options.shown.clone(),
+                options.path.clone(),
+                kind,
+                (source.clone(), &siblings),
+                Runner::new(describe_jail.clone(), timeouts, None),
+                describe_jail,
+            );
+            let raw = describe_blocking(describer)?;
+            let described = describe::from_value(&options.shown, &raw)?;
+            if let Some(slot) = &slot
+                && let Err(e) = slot.write(&options.shown, &raw)
+            {
+                tracing::warn!("custom tool describe cache not written: {e}");
+            }
+            described
+        }
+    };
     let entries = describe::select(&options.shown, described, options.tools.as_deref())?;
     let module = Arc::new(module::Module::new(
         options.shown,
@@ -101,13 +163,15 @@ pub fn custom_tools(
                 module.clone(),
                 entry,
                 &options.approval,
+                options.notice.clone(),
             )) as Arc<dyn Tool>
         })
         .collect())
 }
 
-/// Runs `describe` on a thread with a runtime of its own and parses what the module printed.
-fn describe_blocking(module: module::Module) -> Result<describe::Described, CustomError> {
+/// Runs `describe` on a thread with a runtime of its own and reads what the module printed as
+/// JSON.
+fn describe_blocking(module: module::Module) -> Result<serde_json::Value, CustomError> {
     let shown = module.shown().to_owned();
     let handle = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()

@@ -49,6 +49,16 @@ impl ModuleKind {
     }
 }
 
+/// The adapter a module of `kind` runs in, as shipped in this binary (none for an
+/// executable).
+pub fn adapter(kind: ModuleKind) -> &'static str {
+    match kind {
+        ModuleKind::Python => PYTHON_ADAPTER,
+        ModuleKind::JavaScript => JAVASCRIPT_ADAPTER,
+        ModuleKind::Executable => "",
+    }
+}
+
 /// A module, the runner its one-shot requests go through, and for Python and JavaScript its
 /// long-lived process.
 #[derive(Debug)]

@@ -1,9 +1,11 @@
 //! One custom tool: its description and schema from the module, approval decided in
 //! `prepare` (the tool's own `needs_approval` first, static or asked of the module for the
 //! call's arguments; else the configured decision, `ask` when unset), and each call run as a
-//! `call NAME` request whose output becomes the result (`output.rs`).
+//! `call NAME` request whose output becomes the result (`output.rs`); a result passed on as
+//! `structured` because it was not valid is told to the user, the first time for each tool.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 use golem_core::approval::{ApprovalConfig, ApprovalDecisionType, ApprovalRequirement};
@@ -11,6 +13,7 @@ use golem_core::tool::{ManualExecution, Plan, PreparedCall, Preparing, Tool, Too
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
 use serde_json::Value;
 
+use super::CustomNotice;
 use super::describe::{Entry, OwnPolicy};
 use super::module::Module;
 use super::output;
@@ -35,11 +38,21 @@ pub struct CustomTool {
     input_schema: Value,
     execution: ManualExecution,
     approval: Approval,
+    /// Where warnings for the tool's author go (`None`: `tracing::warn!`).
+    notice: Option<CustomNotice>,
+    /// Whether the user was told that a result was not valid.
+    warned: AtomicBool,
 }
 
 impl CustomTool {
-    /// The tool `entry` of `module`, with `config` for when it has no policy of its own.
-    pub fn new(module: Arc<Module>, entry: Entry, config: &ApprovalConfig) -> CustomTool {
+    /// The tool `entry` of `module`, with `config` for when it has no policy of its own, telling
+    /// `notice` what its author should know.
+    pub fn new(
+        module: Arc<Module>,
+        entry: Entry,
+        config: &ApprovalConfig,
+        notice: Option<CustomNotice>,
+    ) -> CustomTool {
         let approval = match entry.own_policy {
             Some(own) => Approval::Own(own),
             None => Approval::Config {
@@ -59,6 +72,24 @@ impl CustomTool {
             input_schema: entry.input_schema,
             execution: entry.execution,
             approval,
+            notice,
+            warned: AtomicBool::new(false),
+        }
+    }
+
+    /// Tells the user `warning` (about a result of this tool), the first time only.
+    fn warn(&self, warning: &str) {
+        if self.warned.swap(true, Ordering::Relaxed) {
+            tracing::debug!("{warning}");
+            return;
+        }
+        let message = format!("{warning} (told once per session)");
+        match &self.notice {
+            Some(notice) => {
+                tracing::info!("{message}");
+                (notice.0)(&message);
+            }
+            None => tracing::warn!("{message}"),
         }
     }
 
@@ -162,6 +193,10 @@ impl Tool for CustomTool {
             .module
             .ask("call", &self.name, &args, &ctx.cancel)
             .await?;
-        output::result(&self.what(), &stdout)
+        let output = output::result(&self.what(), &stdout)?;
+        if let Some(warning) = &output.warning {
+            self.warn(warning);
+        }
+        Ok(output.value)
     }
 }
