@@ -19,6 +19,7 @@ mod mcp_jail;
 mod mcp_toolset;
 mod processes;
 mod prompt;
+mod protected;
 mod transcript;
 mod web;
 mod wire;

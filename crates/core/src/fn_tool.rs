@@ -85,6 +85,7 @@ impl FnTool {
         let policy = match &requirement {
             ApprovalRequirement::PreApproved => "pre-approved".to_owned(),
             ApprovalRequirement::Ask => "ask".to_owned(),
+            ApprovalRequirement::AskUser { .. } => "ask the user".to_owned(),
             ApprovalRequirement::Blocked { reason } => format!("blocked: {reason}"),
         };
         let mut tool = self.with_approval(move |_| requirement.clone());

@@ -294,7 +294,10 @@ impl ToolCallOrchestrator {
                     },
                 ))
             }
-            ApprovalRequirement::Ask => self.ask(call, tool, prepared, ctx).await,
+            ApprovalRequirement::Ask => self.ask(call, tool, prepared, None, ctx).await,
+            ApprovalRequirement::AskUser { warning } => {
+                self.ask(call, tool, prepared, Some(warning), ctx).await
+            }
         }
     }
 
@@ -324,11 +327,14 @@ impl ToolCallOrchestrator {
         }
     }
 
+    /// Asks for consent; with `for_user` (the warning of an `AskUser` requirement, added to
+    /// the description on a line of its own) only a person may give it.
     async fn ask(
         &self,
         call: &ToolCall,
         tool: Arc<dyn Tool>,
         prepared: PreparedCall,
+        for_user: Option<String>,
         ctx: &ToolContext,
     ) -> Result<(Arc<dyn Tool>, Cleared), Stopped> {
         let PreparedCall {
@@ -343,14 +349,24 @@ impl ToolCallOrchestrator {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             args: call.args.clone(),
-            description: description.unwrap_or_else(|| describe(&call.name, &call.args)),
+            description: {
+                let description = description.unwrap_or_else(|| describe(&call.name, &call.args));
+                match &for_user {
+                    Some(warning) => format!("{description}\n{warning}"),
+                    None => description,
+                }
+            },
             risk,
             preview: plan.preview(),
             invoked_by: call.invoked_by,
             worker: self.worker.clone(),
             fields: derive_fields_from_schema(tool.input_schema()),
         };
-        let (response, decided_by) = match self.controller.decide(request, &ctx.cancel).await {
+        let outcome = match for_user {
+            Some(_) => self.controller.decide_by_user(request, &ctx.cancel).await,
+            None => self.controller.decide(request, &ctx.cancel).await,
+        };
+        let (response, decided_by) = match outcome {
             ApprovalOutcome::Interrupted => return Err(Stopped::interrupted(&call.name)),
             ApprovalOutcome::Decided {
                 response,
@@ -466,9 +482,12 @@ impl ToolCallOrchestrator {
                 ToolErrorCode::Blocked,
                 format!("the edited call is blocked: {reason}"),
             )),
-            Some(ApprovalRequirement::PreApproved | ApprovalRequirement::Ask) | None => {
-                Ok(prepared.plan)
-            }
+            Some(
+                ApprovalRequirement::PreApproved
+                | ApprovalRequirement::Ask
+                | ApprovalRequirement::AskUser { .. },
+            )
+            | None => Ok(prepared.plan),
         }
     }
 

@@ -1,6 +1,7 @@
 //! Program config (`golem-forge.config.yaml`), found by walking up from a worker's directory:
 //! the default model, approval mode, delegation depth, where workers live, extra model
-//! providers and the timeouts and retry budget of model requests; and the model precedence (`--model` > worker > `GOLEM_FORGE_MODEL` > config).
+//! providers and the timeouts and retry budget of model requests, files protected beyond the
+//! built-in list (`protected:`); and the model precedence (`--model` > worker > `GOLEM_FORGE_MODEL` > config).
 //! Nothing here resolves a model or reads the environment itself.
 
 use std::collections::BTreeMap;
@@ -53,6 +54,10 @@ pub struct ProgramConfig {
     /// `prices:` — US dollars per million tokens by `provider:model` (or `provider:prefix*`),
     /// before the built-in defaults.
     pub prices: BTreeMap<String, Price>,
+    /// `protected:` — zone-relative patterns of files no writer may change, added to the
+    /// built-in list (`golem_sandbox::check_pattern` says how they are written); a zone's
+    /// `unprotect` cannot lift them.
+    pub protected: Vec<String>,
     /// The program root: the config file's directory (or the worker's, without a file).
     pub root: PathBuf,
     /// The config file, if there is one.
@@ -247,6 +252,8 @@ struct ConfigFile {
     notify: Option<NotifySettings>,
     #[serde(default, deserialize_with = "crate::worker::unique_zones")]
     zones: Vec<ZoneConfig>,
+    #[serde(default, deserialize_with = "protected_patterns")]
+    protected: Vec<String>,
 }
 
 impl ProgramConfig {
@@ -329,6 +336,7 @@ impl ProgramConfig {
             prices: file.prices,
             notify: file.notify,
             zones: file.zones,
+            protected: file.protected,
             root,
             file: path,
         }
@@ -421,6 +429,15 @@ fn positive_secs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::E
         return Err(serde::de::Error::custom("must be at least 1 (seconds)"));
     }
     Ok(secs)
+}
+
+fn protected_patterns<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    let patterns = Option::<Vec<golem_sandbox::PathPattern>>::deserialize(deserializer)?;
+    Ok(patterns
+        .unwrap_or_default()
+        .into_iter()
+        .map(|pattern| pattern.0)
+        .collect())
 }
 
 fn provider_names<'de, D: Deserializer<'de>>(

@@ -176,7 +176,8 @@ fn assemble(
             }
         },
     };
-    // The sandbox: opened for the root, narrowed from the caller's for a sub-worker.
+    // The sandbox: opened for the root, narrowed from the caller's for a sub-worker; its
+    // protected files: the built-in list, the config's `protected:` and the worker's modules.
     let sandbox = match &parent {
         None => Sandbox::open(definition.dir(), &definition.zones),
         Some(parent) => match &parent.sandbox {
@@ -184,7 +185,8 @@ fn assemble(
             None => Sandbox::open(definition.dir(), &[]),
         },
     }
-    .map_err(|e| LaunchError::Config(format!("worker {}: {e}", definition.name)))?;
+    .map_err(|e| LaunchError::Config(format!("worker {}: {e}", definition.name)))?
+    .protect(&crate::protected::protected_paths(&env.config, &definition));
 
     // Its place in the tree of workers, and its budget: the root's own and the command
     // line's; a sub-worker's own, bounded by what its callers have left while it runs.

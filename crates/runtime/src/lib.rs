@@ -8,6 +8,7 @@ pub mod delegation;
 pub mod host;
 pub mod launch;
 pub mod model_calls;
+pub mod protected;
 pub mod registry;
 pub mod runner;
 pub mod session;

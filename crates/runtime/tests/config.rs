@@ -32,6 +32,7 @@ fn defaults() -> ProgramConfig {
         prices: BTreeMap::new(),
         notify: None,
         zones: Vec::new(),
+        protected: Vec::new(),
         root: PathBuf::from("proj"),
         file: Some(PathBuf::from("proj/golem-forge.config.yaml")),
     }
@@ -107,6 +108,9 @@ fn every_key_and_default() {
             c.zones = vec![notes, ZoneConfig::new("docs", ZoneMode::Ro)];
         },
     );
+    check("protected: [secrets/**, \"*.pem\"]\n", |c| {
+        c.protected = vec!["secrets/**".into(), "*.pem".into()];
+    });
     check("notify: { command: [notify-send, golem-forge] }\n", |c| {
         c.notify = Some(NotifySettings {
             command: vec!["notify-send".into(), "golem-forge".into()],
@@ -185,7 +189,7 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             "model: x\nsandbox: {}\n",
-            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`, `model_requests`, `prices`, `notify`, `zones`)",
+            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`, `model_requests`, `prices`, `notify`, `zones`, `protected`)",
         ),
         (
             "model_requests:\n  headers_timeout_secs: 0\n",
@@ -238,6 +242,14 @@ fn errors_name_the_file_line_and_key() {
         (
             "providers:\n  \"a:b\":\n    base_url: http://x\n",
             "line 2: `providers` must use provider names without `:` or spaces, found \"a:b\"",
+        ),
+        (
+            "protected: 3\n",
+            "line 1: `protected` must be a list, found \"3\"",
+        ),
+        (
+            "model: x\nprotected:\n  - secrets/**\n  - a/../b\n",
+            "line 4: `protected[1]` must not contain `.` or `..` segments, found \"a/../b\"",
         ),
         (
             "- model\n",

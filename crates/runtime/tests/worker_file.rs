@@ -597,6 +597,14 @@ fn errors_deep_in_toolsets_and_zones_have_their_line() {
         "name: greeter\nsandbox:\n  zones:\n    - { name: a }\n    - { name: a, mode: rw }\n",
         "line 6: `sandbox.zones[1]` must not reuse the zone name `a` (zone names are unique)",
     );
+    check_err(
+        "name: greeter\nsandbox:\n  zones:\n    - name: w\n      mode: rw\n      unprotect:\n        - .git\n        - ../x\n",
+        "line 9: `sandbox.zones[0].unprotect[1]` must not contain `.` or `..` segments, found \"../x\"",
+    );
+    check_err(
+        "name: greeter\nsandbox:\n  zones:\n    - { name: w, unprotect: .git }\n",
+        "line 5: `sandbox.zones[0].unprotect` must be a list, found \".git\"",
+    );
 }
 
 #[test]

@@ -16,13 +16,20 @@
 //! links. A zone directory that is itself a symbolic link is followed once, when the sandbox is
 //! opened, because the user configured it.
 //!
+//! Protected files (`protected.rs`): paths that programs on the host read as configuration or
+//! run (`.git/config`, hooks, `.golem-forge/`, `*.worker`, `.envrc`, …) are refused for every
+//! change through the sandbox, checked by the tools before approval ([`Sandbox::protection`]
+//! and its siblings) and again inside every changing operation.
+//!
 //! Linux only (the jail is too).
 
+pub mod changeset;
 mod entry;
 mod errors;
 pub mod jail;
 mod ops;
 mod path;
+mod protected;
 mod sandbox;
 mod tree;
 mod walk;
@@ -35,6 +42,9 @@ pub use entry::{EntryInfo, EntryKind};
 pub use errors::SandboxError;
 pub use ops::MAX_READ_BYTES;
 pub use path::{MAX_COMPONENT_BYTES, MAX_PATH_BYTES};
+pub use protected::{
+    BUILT_IN, BUILT_IN_SHORT, PathPattern, ProtectedPaths, Protection, check_pattern, is_builtin,
+};
 pub use sandbox::{Sandbox, Zone};
 pub use zone::{
     ZoneApproval, ZoneConfig, ZoneMode, ZoneOperation, ZoneOverlap, is_valid_zone_name,

@@ -117,6 +117,7 @@ impl Sandbox {
         if p.is_zone_root() {
             return Ok(());
         }
+        self.protection(p).check()?;
         zone.dir()
             .create_dir_all(p.relative())
             .map_err(|err| io_error(&err, Op::CreateDir, &p.virtual_path()))
@@ -128,7 +129,9 @@ impl Sandbox {
         let zone = self.zone_for(p, "delete")?;
         let vpath = p.virtual_path();
         let (parent_rel, name) = split(p, "delete")?;
+        self.removal_protection(p).check()?;
         let parent = open_parent(zone, p, parent_rel, "")?;
+        self.check_opened(p, &parent, name)?;
         let meta = parent
             .symlink_metadata(name)
             .map_err(|err| io_error(&err, Op::Delete, &vpath))?;
@@ -165,8 +168,11 @@ impl Sandbox {
                 format!("cannot move {from_vpath} into itself ({to_vpath})"),
             ));
         }
+        self.move_protection(from, to).check()?;
         let from_parent = open_parent(from_zone, from, from_parent_rel, "")?;
         let to_parent = open_parent(to_zone, to, to_parent_rel, " (create it first)")?;
+        self.check_opened(from, &from_parent, from_name)?;
+        self.check_opened(to, &to_parent, to_name)?;
         from_parent
             .symlink_metadata(from_name)
             .map_err(|err| io_error(&err, Op::Move, &from_vpath))?;

@@ -13,6 +13,7 @@ use golem_protocol::{ToolError, ToolErrorCode};
 
 use crate::errors::SandboxError;
 use crate::path::{Normalized, normalize, shown};
+use crate::protected::{ProtectedPaths, ZoneGuard};
 use crate::zone::{
     ZoneApproval, ZoneConfig, ZoneMode, ZoneOperation, invalid_name_message, is_valid_zone_name,
 };
@@ -57,18 +58,24 @@ impl Zone {
     }
 }
 
-/// The zones of one worker. Cheap to clone (an `Arc` inside).
+/// The zones of one worker, and the protected-files policy of each (`protected.rs`). Cheap to
+/// clone (`Arc`s inside).
 #[derive(Debug, Clone)]
 pub struct Sandbox {
     zones: Arc<[Zone]>,
+    /// One per zone, in the same order.
+    guards: Arc<[ZoneGuard]>,
 }
 
 impl Sandbox {
     /// Opens every zone's directory once (paths relative to `base_dir`, the worker file's
     /// directory). A missing `rw` directory is created; a missing `ro` one is an error. A zone
     /// directory that is itself a symbolic link is followed here, once: the user configured it.
+    /// The built-in protected files and each zone's `unprotect` apply from the start; the
+    /// caller adds its own with [`Sandbox::protect`].
     pub fn open(base_dir: &Path, zones: &[ZoneConfig]) -> Result<Sandbox, SandboxError> {
         let mut opened: Vec<Zone> = Vec::with_capacity(zones.len());
+        let mut guards: Vec<ZoneGuard> = Vec::with_capacity(zones.len());
         for config in zones {
             check_name(&config.name, &opened)?;
             let relative = config
@@ -76,11 +83,15 @@ impl Sandbox {
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(&config.name));
             let host_path: PathBuf = base_dir.join(relative).components().collect();
-            opened.push(open_zone(config, host_path)?);
+            let zone = open_zone(config, host_path)?;
+            let root = std::fs::canonicalize(&zone.host_path).ok();
+            guards.push(ZoneGuard::new(root, &config.unprotect));
+            opened.push(zone);
         }
         check_overlaps(&opened)?;
         Ok(Sandbox {
             zones: opened.into(),
+            guards: guards.into(),
         })
     }
 
@@ -88,7 +99,25 @@ impl Sandbox {
     pub fn empty() -> Sandbox {
         Sandbox {
             zones: Arc::from(Vec::new()),
+            guards: Arc::from(Vec::new()),
         }
+    }
+
+    /// The same zones with `paths` protected too (the program config's `protected:` patterns,
+    /// the host files of the worker's custom toolsets): protection is only ever added.
+    pub fn protect(&self, paths: &ProtectedPaths) -> Sandbox {
+        if paths.is_empty() {
+            return self.clone();
+        }
+        Sandbox {
+            zones: self.zones.clone(),
+            guards: self.guards.iter().map(|guard| guard.with(paths)).collect(),
+        }
+    }
+
+    /// The protected-files policy of each zone, in zone order.
+    pub(crate) fn guards(&self) -> &[ZoneGuard] {
+        &self.guards
     }
 
     /// The zones, in configuration order.
@@ -104,17 +133,28 @@ impl Sandbox {
     /// The sandbox of a sub-worker: only zones this one has, by name, on the same directory
     /// handle (a child's `path` is not consulted, so it can never point a zone elsewhere);
     /// `rw` may become `ro` but not the reverse; each approval is the stricter of parent's and
-    /// child's. Never widens.
+    /// child's; protected files stay protected (the child's `unprotect` can only narrow the
+    /// parent's). Never widens.
     pub fn narrow(&self, zones: &[ZoneConfig]) -> Result<Sandbox, SandboxError> {
         let mut narrowed: Vec<Zone> = Vec::with_capacity(zones.len());
+        let mut guards: Vec<ZoneGuard> = Vec::with_capacity(zones.len());
         for config in zones {
             check_name(&config.name, &narrowed)?;
-            let parent = self
-                .zone(&config.name)
+            let index = self
+                .zones
+                .iter()
+                .position(|zone| zone.name == config.name)
                 .ok_or_else(|| SandboxError::UnknownZone {
                     zone: config.name.clone(),
                     known: self.known_zones(),
                 })?;
+            let parent = &self.zones[index];
+            guards.push(
+                self.guards
+                    .get(index)
+                    .map(|guard| guard.narrowed(&config.unprotect))
+                    .unwrap_or_default(),
+            );
             let mode = match (parent.mode, config.mode) {
                 (ZoneMode::Ro, ZoneMode::Rw) => {
                     return Err(SandboxError::Widening {
@@ -144,6 +184,7 @@ impl Sandbox {
         check_overlaps(&narrowed)?;
         Ok(Sandbox {
             zones: narrowed.into(),
+            guards: guards.into(),
         })
     }
 

@@ -29,7 +29,9 @@ impl Sandbox {
         let zone = self.zone_for(p, "delete")?;
         let vpath = p.virtual_path();
         let (parent_rel, name) = split(p, "delete")?;
+        self.removal_protection(p).check()?;
         let parent = crate::ops::open_parent(zone, p, parent_rel, "")?;
+        self.check_opened(p, &parent, name)?;
         let meta = parent
             .symlink_metadata(name)
             .map_err(|err| io_error(&err, Op::Delete, &vpath))?;

@@ -55,6 +55,7 @@ impl Sandbox {
     ) -> Result<(), ToolError> {
         self.check_writable(p)?;
         let zone = self.zone_for(p, "write")?;
+        self.protection(p).check()?;
         let vpath = p.virtual_path();
         let (parent_rel, name) = split(p, "write")?;
         if create_dirs && !parent_rel.as_os_str().is_empty() {
@@ -64,9 +65,10 @@ impl Sandbox {
             })?;
         }
         let parent = open_parent(zone, p, parent_rel, " (pass createDirs: true to create it)")?;
+        self.check_opened(p, &parent, name)?;
         let permissions = match parent.symlink_metadata(name) {
             Ok(_) if !replace => return Err(exists_error(&vpath)),
-            Ok(meta) if meta.is_symlink() => return write_through_link(zone, p, bytes),
+            Ok(meta) if meta.is_symlink() => return write_through_link(self, zone, p, bytes),
             Ok(meta) if meta.is_dir() => {
                 return Err(ToolError::new(
                     ToolErrorCode::InvalidPath,
@@ -94,8 +96,14 @@ fn exists_error(vpath: &str) -> ToolError {
     )
 }
 
-/// Writes through a symbolic link whose target resolves to a file inside the zone.
-fn write_through_link(zone: &Zone, p: &ZonePath, bytes: &[u8]) -> Result<(), ToolError> {
+/// Writes through a symbolic link whose target resolves to a file inside the zone (and is not
+/// protected in `sandbox`).
+fn write_through_link(
+    sandbox: &Sandbox,
+    zone: &Zone,
+    p: &ZonePath,
+    bytes: &[u8],
+) -> Result<(), ToolError> {
     let vpath = p.virtual_path();
     let target = zone.dir().canonicalize(p.relative()).map_err(|err| {
         if is_escape(&err) {
@@ -112,6 +120,7 @@ fn write_through_link(zone: &Zone, p: &ZonePath, bytes: &[u8]) -> Result<(), Too
     let target_path = p.with_relative(target);
     let (parent_rel, name) = split(&target_path, "write")?;
     let parent = open_parent(zone, &target_path, parent_rel, "")?;
+    sandbox.check_opened(&target_path, &parent, name)?;
     let meta = parent
         .symlink_metadata(name)
         .map_err(|err| io_error(&err, Op::Write, &vpath))?;

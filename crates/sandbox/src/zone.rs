@@ -163,6 +163,15 @@ pub struct ZoneConfig {
     /// Consent per operation; `ask` for everything not given.
     #[serde(default)]
     pub approval: ZoneApproval,
+    /// Built-in protected paths (see `protected.rs`) that a person may still approve changing
+    /// in this zone, as zone-relative patterns (`.git/**` for `git init`); every such change
+    /// asks, and is never pre-approved, remembered or approved by a rule or a mode.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "deserialize_unprotect"
+    )]
+    pub unprotect: Vec<String>,
 }
 
 impl ZoneConfig {
@@ -173,7 +182,14 @@ impl ZoneConfig {
             path: None,
             mode,
             approval: ZoneApproval::default(),
+            unprotect: Vec::new(),
         }
+    }
+
+    /// Sets the `unprotect` patterns.
+    pub fn with_unprotect(mut self, patterns: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.unprotect = patterns.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Sets the host directory (relative to the base directory, or absolute).
@@ -276,6 +292,17 @@ fn deserialize_zone_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<S
     }
 }
 
+fn deserialize_unprotect<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<String>, D::Error> {
+    let patterns = Option::<Vec<crate::protected::PathPattern>>::deserialize(deserializer)?;
+    Ok(patterns
+        .unwrap_or_default()
+        .into_iter()
+        .map(|pattern| pattern.0)
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,6 +385,21 @@ mod tests {
             assert!(err.contains("invalid zone name"), "{bad}: {err}");
         }
         assert!(serde_json::from_value::<ZoneConfig>(json!({"name": "a", "mode": "wr"})).is_err());
+    }
+
+    #[test]
+    fn unprotect_patterns_are_checked() {
+        let zone: ZoneConfig =
+            serde_json::from_value(json!({"name": "w", "unprotect": [".git/**"]})).unwrap();
+        assert_eq!(zone.unprotect, [".git/**"]);
+        let err =
+            serde_json::from_value::<ZoneConfig>(json!({"name": "w", "unprotect": ["a/../b"]}))
+                .unwrap_err()
+                .to_string();
+        assert!(err.contains(".."), "{err}");
+        assert!(
+            serde_json::from_value::<ZoneConfig>(json!({"name": "w", "unprotect": 3})).is_err()
+        );
     }
 
     #[test]

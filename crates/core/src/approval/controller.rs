@@ -201,7 +201,51 @@ impl ApprovalController {
         }
     }
 
+    /// Decides a call that only a person may approve (`ApprovalRequirement::AskUser`): no
+    /// session memory, no project rule, and `approve_all` does not approve it; `auto_deny`
+    /// denies it. The user is asked (without a callback, it is denied with the headless
+    /// message), and an answer "for the session" or "for the project" is not kept.
+    pub async fn decide_by_user(
+        &self,
+        request: ApprovalRequest,
+        cancel: &CancellationToken,
+    ) -> ApprovalOutcome {
+        match self.mode {
+            ApprovalMode::AutoDeny => {
+                let note = format!(
+                    "{} was denied: approval mode is auto_deny",
+                    request.tool_name
+                );
+                decided(
+                    ApprovalResponse::deny(request.request_id, Some(note)),
+                    DecidedBy::Mode,
+                )
+            }
+            ApprovalMode::Interactive | ApprovalMode::ApproveAll => {
+                self.ask_once(request, cancel).await
+            }
+        }
+    }
+
     async fn ask(&self, request: ApprovalRequest, cancel: &CancellationToken) -> ApprovalOutcome {
+        self.ask_with(request, cancel, true).await
+    }
+
+    /// Asks the user and keeps nothing of the answer.
+    async fn ask_once(
+        &self,
+        request: ApprovalRequest,
+        cancel: &CancellationToken,
+    ) -> ApprovalOutcome {
+        self.ask_with(request, cancel, false).await
+    }
+
+    async fn ask_with(
+        &self,
+        request: ApprovalRequest,
+        cancel: &CancellationToken,
+        keep: bool,
+    ) -> ApprovalOutcome {
         let Some(callback) = &self.callback else {
             let note = no_terminal_message(&request.tool_name);
             return decided(
@@ -222,6 +266,9 @@ impl ApprovalController {
                 response.request_id = request_id;
                 // The user approved these arguments; edited arguments are approved as edited.
                 let approved = response.modified_args.as_ref().unwrap_or(&args);
+                if !keep {
+                    response.remember = RememberScope::None;
+                }
                 match response.remember {
                     _ if !response.approved => {}
                     RememberScope::None => {}
@@ -484,6 +531,54 @@ mod tests {
         assert!(!r.approved);
         assert_eq!(r.remember, RememberScope::None);
         assert!(rules.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_call_for_the_user_is_never_decided_by_memory_rules_or_approve_all() {
+        let cancel = CancellationToken::new();
+        let args = json!({"path": "/notes/a.md"});
+        // approve_all without anyone to ask: denied, not approved.
+        let controller = ApprovalController::new(ApprovalMode::ApproveAll).with_rules(notes_rule());
+        controller.memory().remember("write_file", &args);
+        let (r, by) = unwrap_decided(
+            controller
+                .decide_by_user(request("write_file", args.clone()), &cancel)
+                .await,
+        );
+        assert!(!r.approved);
+        assert_eq!(by, DecidedBy::Mode);
+        assert!(r.note.unwrap().contains("no terminal"));
+        // auto_deny denies.
+        let (r, _) = unwrap_decided(
+            ApprovalController::new(ApprovalMode::AutoDeny)
+                .decide_by_user(request("write_file", args.clone()), &cancel)
+                .await,
+        );
+        assert!(!r.approved);
+        // With someone to ask, approve_all asks, and "for the session" or "for the project"
+        // is not kept.
+        for scope in [RememberScope::Session, RememberScope::Project] {
+            let calls = Arc::new(AtomicUsize::new(0));
+            let mut answer = ApprovalResponse::approve("x");
+            answer.remember = scope;
+            let rules = ProjectRules::new(Vec::new());
+            let controller = ApprovalController::new(ApprovalMode::ApproveAll)
+                .with_callback(answering(answer, calls.clone()))
+                .with_rules(rules.clone());
+            for _ in 0..2 {
+                let (r, by) = unwrap_decided(
+                    controller
+                        .decide_by_user(request("write_file", args.clone()), &cancel)
+                        .await,
+                );
+                assert!(r.approved);
+                assert_eq!(by, DecidedBy::User);
+                assert_eq!(r.remember, RememberScope::None);
+            }
+            assert_eq!(calls.load(Ordering::SeqCst), 2);
+            assert!(controller.memory().is_empty());
+            assert!(rules.is_empty());
+        }
     }
 
     #[tokio::test]

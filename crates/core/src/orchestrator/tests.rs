@@ -871,3 +871,56 @@ async fn a_project_rule_never_lets_the_model_call_a_manual_only_tool() {
     assert_eq!(outcome.decided_by, Some(DecidedBy::Rule));
     assert_eq!(h.runs.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn a_call_for_the_user_is_asked_every_time_even_under_approve_all() {
+    let warning = "\u{26a0} unprotected: /z/.git/config is read outside the sandbox";
+    // approve_all with no one to ask: denied, not approved.
+    let h = simple(
+        Some(ApprovalRequirement::ask_user(warning)),
+        ApprovalMode::ApproveAll,
+        None,
+    );
+    let outcome = call(&h, json!({"path": "/a"})).await;
+    assert_eq!(outcome.status, ToolStatus::Denied);
+    assert_eq!(h.runs.load(Ordering::SeqCst), 0);
+    // With someone to ask, they are asked each time (a session answer is not kept), and the
+    // prompt's description carries the warning on a line of its own.
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(Arc::new(counting_tool(
+            "t",
+            Some(ApprovalRequirement::ask_user(warning)),
+            runs.clone(),
+        )))
+        .unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let recorder = seen.clone();
+    let callback: ApprovalCallback = Arc::new(move |request: ApprovalRequest, _cancel| {
+        recorder.lock().unwrap().push(request.description.clone());
+        let mut answer = ApprovalResponse::approve(request.request_id);
+        answer.remember = RememberScope::Session;
+        Box::pin(async move { Ok(answer) })
+    });
+    let controller = ApprovalController::new(ApprovalMode::ApproveAll).with_callback(callback);
+    let orchestrator = ToolCallOrchestrator::new(
+        Arc::new(registry),
+        controller,
+        RuntimeUI::new(UiEventBus::new()),
+    );
+    for _ in 0..2 {
+        let outcome = orchestrator
+            .call(
+                ToolCall::from_model("c1", "t", json!({"path": "/a"})),
+                &CancellationToken::new(),
+            )
+            .await;
+        assert_eq!(outcome.status, ToolStatus::Success);
+        assert_eq!(outcome.decided_by, Some(DecidedBy::User));
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    assert!(seen[0].ends_with(&format!("\n{warning}")), "{}", seen[0]);
+}

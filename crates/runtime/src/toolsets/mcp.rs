@@ -161,6 +161,7 @@ fn mcp_jail(
             path: None,
             mode: zone.mode(),
             approval: *zone.approval(),
+            unprotect: Vec::new(),
         });
     }
     let narrowed = sandbox

@@ -63,7 +63,7 @@ impl Approved {
         if let ApprovalRequirement::Blocked { reason } = now {
             return Err(ToolError::new(ToolErrorCode::Blocked, reason.clone()));
         }
-        if rank(now) > rank(&self.requirement) {
+        if now.rank() > self.requirement.rank() {
             return Err(ToolError::new(
                 ToolErrorCode::ExecutionError,
                 format!(
@@ -94,14 +94,6 @@ impl Approved {
             )),
             Some(_) | None => Ok(()),
         }
-    }
-}
-
-fn rank(requirement: &ApprovalRequirement) -> u8 {
-    match requirement {
-        ApprovalRequirement::PreApproved => 0,
-        ApprovalRequirement::Ask => 1,
-        ApprovalRequirement::Blocked { .. } => 2,
     }
 }
 

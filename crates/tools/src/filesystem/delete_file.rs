@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::approved::Approved;
-use super::gate::{Existing, change_target, existing};
+use super::gate::{Existing, asks, change_target, existing, protected_error, zone_requirement};
 use super::{Fs, blocking};
 
 const NAME: &str = "delete_file";
@@ -106,8 +106,15 @@ fn prepare(fs: &Fs, args: DeleteFileArgs) -> PreparedCall<DeletePlan> {
         Existing::Entry(_, size) => format!("Delete {} ({size} bytes)", args.path),
         Existing::Missing | Existing::Unknown => format!("Delete {}", args.path),
     };
-    let requirement = match fs.sandbox.requirement(&p, ZoneOperation::Delete) {
-        ApprovalRequirement::Ask if refusal(fs, &p, recursive).is_err() => {
+    let protection = fs.sandbox.removal_protection(&p);
+    if let Some(err) = protected_error(&protection) {
+        return PreparedCall::new(DeletePlan(Err(err.clone())))
+            .with_requirement(ApprovalRequirement::blocked(err.message))
+            .with_description(description)
+            .with_risk(Risk::High);
+    }
+    let requirement = match zone_requirement(&fs.sandbox, &p, ZoneOperation::Delete, &protection) {
+        requirement if asks(&requirement) && refusal(fs, &p, recursive).is_err() => {
             ApprovalRequirement::PreApproved
         }
         requirement => requirement,
@@ -127,8 +134,9 @@ fn delete(fs: &Fs, plan: Delete) -> Result<ToolResultValue, ToolError> {
     let p = &plan.path;
     let vpath = p.virtual_path();
     let kind = refusal(fs, p, plan.recursive)?;
+    let protection = fs.sandbox.removal_protection(p);
     plan.approved.check_requirement(
-        &fs.sandbox.requirement(p, ZoneOperation::Delete),
+        &zone_requirement(&fs.sandbox, p, ZoneOperation::Delete, &protection),
         NAME,
         &vpath,
     )?;

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use super::approved::Approved;
 use super::content::{as_text, line_count};
 use super::diff::diff_result;
-use super::gate::change_target;
+use super::gate::{asks, change_target, protected_error, zone_requirement};
 use super::matching::{EditError, Edited, apply_edit};
 use super::{Fs, blocking};
 
@@ -157,11 +157,17 @@ fn prepare(fs: &Fs, args: EditFileArgs) -> PreparedCall<EditPlan> {
                 .with_description(description);
         }
     };
-    let mut requirement = fs.sandbox.requirement(&p, ZoneOperation::Write);
+    let protection = fs.sandbox.protection(&p);
+    if let Some(err) = protected_error(&protection) {
+        return PreparedCall::new(EditPlan(Err(err.clone())))
+            .with_requirement(ApprovalRequirement::blocked(err.message))
+            .with_description(description);
+    }
+    let mut requirement = zone_requirement(&fs.sandbox, &p, ZoneOperation::Write, &protection);
     let mut approved = Approved::new(requirement.clone());
     let mut prepared = None;
     // Only a call that would be put to the user is checked for whether it can apply.
-    if requirement == ApprovalRequirement::Ask {
+    if asks(&requirement) {
         let vpath = p.virtual_path();
         match read_original(fs, &p).and_then(|original| {
             let edited = apply(&vpath, &original, &args)?;
@@ -199,8 +205,9 @@ fn edit(fs: &Fs, plan: Edit) -> Result<ToolResultValue, ToolError> {
     };
     plan.approved
         .check_original(&vpath, Some(&original), NAME)?;
+    let protection = fs.sandbox.protection(&plan.path);
     plan.approved.check_requirement(
-        &fs.sandbox.requirement(&plan.path, ZoneOperation::Write),
+        &zone_requirement(&fs.sandbox, &plan.path, ZoneOperation::Write, &protection),
         NAME,
         &vpath,
     )?;

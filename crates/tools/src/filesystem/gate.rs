@@ -1,9 +1,12 @@
 //! Helpers the changing tools share when they prepare a call: which target a call can act on
-//! at all (capability), what is there now, and the errors for targets that are never changed.
-//! See the module header of `filesystem` for the rules.
+//! at all (capability), what is there now, the errors for targets that are never changed, and
+//! the zone's requirement under the protected-files policy (a protected path is `Blocked`
+//! before anything else is decided; an unprotected one needs a person's approval). See the
+//! module header of `filesystem` for the rules.
 
+use golem_core::approval::ApprovalRequirement;
 use golem_protocol::{ToolError, ToolErrorCode};
-use golem_sandbox::{EntryKind, Sandbox, ZonePath};
+use golem_sandbox::{EntryKind, Protection, Sandbox, ZoneOperation, ZonePath};
 
 /// What is at a path now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,4 +52,32 @@ pub fn change_target(sandbox: &Sandbox, path: &str, verb: &str) -> Result<ZonePa
         return Err(whole_zone_error(&p, verb));
     }
     Ok(p)
+}
+
+/// The requirement of a change of `p` by `op` as things stand: the zone's decision under the
+/// protected-files policy `protection` (blocked when protected, a person's approval when the
+/// zone's `unprotect` lets it through).
+pub fn zone_requirement(
+    sandbox: &Sandbox,
+    p: &ZonePath,
+    op: ZoneOperation,
+    protection: &Protection,
+) -> ApprovalRequirement {
+    protection.requirement(sandbox.requirement(p, op))
+}
+
+/// Whether a call with `requirement` is put to someone (and so gets a preview, and is checked
+/// first for whether it can succeed at all).
+pub fn asks(requirement: &ApprovalRequirement) -> bool {
+    matches!(
+        requirement,
+        ApprovalRequirement::Ask | ApprovalRequirement::AskUser { .. }
+    )
+}
+
+/// The error a plan of a refused protected change carries (never run: the call is blocked).
+pub fn protected_error(protection: &Protection) -> Option<ToolError> {
+    protection
+        .reason()
+        .map(|reason| ToolError::new(ToolErrorCode::Blocked, reason))
 }

@@ -21,6 +21,13 @@
 //! A zone's `blocked` comes back as `Blocked` naming the zone and the operation, so the call
 //! is refused with `BLOCKED` and never offered for approval.
 //!
+//! Protected files come first (`golem_sandbox`'s `protected.rs`): a change that would touch one
+//! — the file written, both ends of a move, anything in a directory deleted or moved — is
+//! `Blocked` with "protected: <virtual path> is read outside the sandbox", whatever the zone
+//! says; one the zone's `unprotect` lets through needs a person's approval
+//! (`ApprovalRequirement::AskUser`, with the warning in the prompt). The sandbox refuses the
+//! same changes again inside its operations.
+//!
 //! A call that cannot succeed is never put to the user: when a path does not resolve (malformed,
 //! `..` leaving its zone, unknown zone), or the zone is read-only (`mode: ro`), or the target
 //! is `/`, the call is pre-approved and its plan carries the real error, which `execute`

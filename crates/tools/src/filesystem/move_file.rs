@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::approved::Approved;
-use super::gate::{Existing, change_target, existing};
+use super::gate::{Existing, asks, change_target, existing, protected_error};
 use super::{Fs, blocking};
 
 const NAME: &str = "move_file";
@@ -63,7 +63,7 @@ impl CallPlan for MovePlan {}
 
 /// The requirement for a move as things stand, with `dest` at the destination: destination
 /// `create` (or `write` when it exists and will be overwritten) and source `delete`, the
-/// strictest of both.
+/// strictest of both, under the protected-files policy for the source's tree and where it goes.
 fn zone_requirement(
     fs: &Fs,
     from: &ZonePath,
@@ -75,9 +75,11 @@ fn zone_requirement(
         Existing::Entry(..) | Existing::Unknown if overwrite => ZoneOperation::Write,
         Existing::Entry(..) | Existing::Unknown | Existing::Missing => ZoneOperation::Create,
     };
-    fs.sandbox
-        .requirement(to, dest_op)
-        .strictest(fs.sandbox.requirement(from, ZoneOperation::Delete))
+    fs.sandbox.move_protection(from, to).requirement(
+        fs.sandbox
+            .requirement(to, dest_op)
+            .strictest(fs.sandbox.requirement(from, ZoneOperation::Delete)),
+    )
 }
 
 /// Why the move cannot happen, found before anything changes.
@@ -118,9 +120,15 @@ fn prepare(fs: &Fs, args: MoveFileArgs) -> PreparedCall<MovePlan> {
                 .with_risk(risk);
         }
     };
+    if let Some(err) = protected_error(&fs.sandbox.move_protection(&from, &to)) {
+        return PreparedCall::new(MovePlan(Err(err.clone())))
+            .with_requirement(ApprovalRequirement::blocked(err.message))
+            .with_description(description)
+            .with_risk(risk);
+    }
     let dest = dest.unwrap_or(Existing::Unknown);
     let requirement = match zone_requirement(fs, &from, &to, dest, overwrite) {
-        ApprovalRequirement::Ask if refusal(fs, &from, &to, overwrite).is_err() => {
+        requirement if asks(&requirement) && refusal(fs, &from, &to, overwrite).is_err() => {
             ApprovalRequirement::PreApproved
         }
         requirement => requirement,

@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::approved::Approved;
 use super::content::{Encoding, line_count};
 use super::diff::diff_result;
-use super::gate::{Existing, change_target, existing};
+use super::gate::{Existing, asks, change_target, existing, protected_error, zone_requirement};
 use super::{Fs, blocking};
 
 const NAME: &str = "write_file";
@@ -135,6 +135,12 @@ fn prepare(fs: &Fs, args: WriteFileArgs) -> PreparedCall<WritePlan> {
         Ok(p) => p,
         Err(err) => return cannot_succeed(err, describe("")),
     };
+    let protection = fs.sandbox.protection(&p);
+    if let Some(err) = protected_error(&protection) {
+        return PreparedCall::new(WritePlan(Err(err.clone())))
+            .with_requirement(ApprovalRequirement::blocked(err.message))
+            .with_description(describe(""));
+    }
     let existing = existing(&fs.sandbox, &p);
     let description = describe(&match existing {
         Existing::Missing => " (new file)".to_owned(),
@@ -154,11 +160,11 @@ fn prepare(fs: &Fs, args: WriteFileArgs) -> PreparedCall<WritePlan> {
         Existing::Entry(EntryKind::Directory, _) | Existing::Unknown => {
             ApprovalRequirement::PreApproved
         }
-        Existing::Missing => fs.sandbox.requirement(&p, ZoneOperation::Create),
-        Existing::Entry(..) => fs.sandbox.requirement(&p, ZoneOperation::Write),
+        Existing::Missing => zone_requirement(&fs.sandbox, &p, ZoneOperation::Create, &protection),
+        Existing::Entry(..) => zone_requirement(&fs.sandbox, &p, ZoneOperation::Write, &protection),
     };
     let mut approved = Approved::new(requirement.clone());
-    if requirement == ApprovalRequirement::Ask {
+    if asks(&requirement) {
         let original = match existing {
             Existing::Missing => Ok(None),
             Existing::Entry(..) | Existing::Unknown => fs.sandbox.read(&p).map(Some),
@@ -204,8 +210,13 @@ fn write(fs: &Fs, plan: Write) -> Result<ToolResultValue, ToolError> {
     } else {
         ZoneOperation::Create
     };
-    plan.approved
-        .check_requirement(&fs.sandbox.requirement(&plan.path, op), NAME, &vpath)?;
+    let now = zone_requirement(
+        &fs.sandbox,
+        &plan.path,
+        op,
+        &fs.sandbox.protection(&plan.path),
+    );
+    plan.approved.check_requirement(&now, NAME, &vpath)?;
     fs.sandbox
         .write_atomic(&plan.path, &plan.bytes, plan.create_dirs)?;
     Ok(diff_result(

@@ -1,7 +1,9 @@
 //! `git_checkout {branch, create?}` → switches the working tree to a branch (`git switch`), or
 //! creates it from the current commit first (`create`); a `text` result with what git said.
 //! Asks by default: it rewrites the working tree. Git refuses a switch that would lose
-//! uncommitted changes, and that refusal is the error.
+//! uncommitted changes, and that refusal is the error. A switch that would change a protected
+//! file (`.envrc`, `.vscode/…`, a `*.worker`, …; see `incoming.rs`) is `BLOCKED` before anyone
+//! is asked, naming the files, and checked again right before git runs.
 
 use std::sync::Arc;
 
@@ -15,8 +17,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::checks;
 use super::repo::{Access, Repo};
+use super::{checks, incoming};
 
 /// Switch to a branch, or create one.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -90,9 +92,17 @@ impl TypedTool for GitCheckout {
     async fn prepare(
         &self,
         args: GitCheckoutArgs,
-        _ctx: &ToolContext,
+        ctx: &ToolContext,
     ) -> Result<PreparedCall<GitCheckoutPlan>, ToolError> {
         checks::branch_name("branch", &args.branch)?;
+        // A new branch starts at the current commit: the working tree stays as it is.
+        let requirement = if args.create {
+            ApprovalRequirement::Ask
+        } else {
+            incoming::switch(&self.repo, &args.branch, &ctx.cancel)
+                .await?
+                .requirement(ApprovalRequirement::Ask)
+        };
         let root = self.repo.root();
         let description = if args.create {
             format!(
@@ -106,7 +116,7 @@ impl TypedTool for GitCheckout {
             branch: args.branch,
             create: args.create,
         })
-        .with_requirement(ApprovalRequirement::Ask)
+        .with_requirement(requirement)
         .with_description(description)
         .with_risk(Risk::Medium))
     }
@@ -119,6 +129,9 @@ impl TypedTool for GitCheckout {
         let args = if plan.create {
             vec!["switch".to_owned(), format!("--create={}", plan.branch)]
         } else {
+            incoming::switch(&self.repo, &plan.branch, &ctx.cancel)
+                .await?
+                .check()?;
             vec![
                 "switch".to_owned(),
                 "--end-of-options".to_owned(),

@@ -14,7 +14,10 @@
 //! refused in `prepare` (`checks.rs`, `Repo::relative`); no system or user configuration, a
 //! private `HOME`, no hooks unless the toolset sets `hooks: true`, no credential helpers, and
 //! every key of the repository's configuration that would make git run a program overridden on
-//! the command line. Two jails: the read and write tools run in one without the network,
+//! the command line. Protected files (`incoming.rs`): git may change objects, refs, the index,
+//! logs and `HEAD`, never the repository's configuration (no upstream is recorded), and a
+//! `git_checkout` or `git_pull` that would change a protected file in the working tree is
+//! `BLOCKED`, naming the files. Two jails: the read and write tools run in one without the network,
 //! `git_pull` and `git_push` in one with it. Parsing is pure and tested on its own
 //! (`porcelain.rs` for status, `patch.rs` for diffs).
 
@@ -23,6 +26,7 @@ mod checkout;
 mod checks;
 mod commit;
 mod diff;
+mod incoming;
 mod log;
 mod patch;
 mod porcelain;

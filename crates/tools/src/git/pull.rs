@@ -3,6 +3,12 @@
 //! git said. Runs in the toolset's jail with the network. Asks by default: it changes the
 //! working tree with what someone else wrote. A merge that conflicts is the error, and
 //! `git_status` then lists the conflicts.
+//!
+//! In three steps, so that what comes in is judged before it is written: `git fetch` of the
+//! one branch (the one named, else the current branch's upstream on that remote), then the
+//! files the fetched commit changed since the common ancestor are checked against the
+//! protected-files policy (`incoming.rs`: a protected one is `BLOCKED`, nothing merged), then
+//! `git merge` (or `git rebase`) of exactly that commit.
 
 use std::sync::Arc;
 
@@ -11,13 +17,14 @@ use golem_core::approval::ApprovalRequirement;
 use golem_core::tool::{
     CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
 };
-use golem_protocol::{Risk, ToolError, ToolResultValue};
+use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use super::repo::{Access, Repo};
-use super::{Remote, checks};
+use super::{Remote, checks, incoming};
 
 /// Fetch from a remote and merge into the current branch.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -125,27 +132,103 @@ impl TypedTool for GitPull {
         plan: GitPullPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
-        let mode = if plan.rebase {
-            "--rebase=true"
-        } else {
-            "--no-rebase"
+        let remote = plan.remote.name();
+        let branch = match &plan.branch {
+            Some(branch) => branch.clone(),
+            None => self.upstream(remote, &ctx.cancel).await?,
         };
-        let mut args: Vec<String> = [
-            "pull",
-            mode,
-            "--no-edit",
-            "--no-stat",
-            "--recurse-submodules=no",
+        // Fetch first, then judge what the merge would write, then merge exactly what was
+        // judged (`pull` in one step would change the working tree before anyone could look).
+        let fetch: Vec<String> = [
+            "fetch",
+            "--no-recurse-submodules",
             // The repository's `remote.<name>.uploadpack` would win over a `-c` (see safety.rs).
             "--upload-pack=git-upload-pack",
             "--end-of-options",
-            plan.remote.name(),
+            remote,
+            branch.as_str(),
         ]
         .map(str::to_owned)
         .to_vec();
-        args.extend(plan.branch.clone());
-        let output = self.repo.ok(Access::Network, &args, &ctx.cancel).await?;
-        let summary = format!("pulled from {}", plan.remote.name());
-        Ok(super::said_result(output.said(), summary))
+        let fetched = self.repo.ok(Access::Network, &fetch, &ctx.cancel).await?;
+        let args = ["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"].map(str::to_owned);
+        let commit = self.repo.ok(Access::Read, &args, &ctx.cancel).await?;
+        let commit = commit.stdout.trim().to_owned();
+        let action = format!("pulling `{branch}` from {remote}");
+        incoming::merge(&self.repo, &commit, action, &ctx.cancel)
+            .await?
+            .check()?;
+        let args: Vec<String> = if plan.rebase {
+            ["rebase", "--no-stat", commit.as_str()]
+                .map(str::to_owned)
+                .to_vec()
+        } else {
+            [
+                "merge",
+                "--no-edit",
+                "--no-stat",
+                "-m",
+                &format!("Merge branch '{branch}' of {remote}"),
+                commit.as_str(),
+            ]
+            .map(str::to_owned)
+            .to_vec()
+        };
+        let merged = self.repo.ok(Access::Write, &args, &ctx.cancel).await?;
+        let said = [fetched.said(), merged.said()]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let summary = format!("pulled from {remote}");
+        Ok(super::said_result(said, summary))
     }
+}
+
+impl GitPull {
+    /// The branch of `remote` the current branch follows (what `git pull <remote>` merges).
+    async fn upstream(
+        &self,
+        remote: &str,
+        cancel: &CancellationToken,
+    ) -> Result<String, ToolError> {
+        let args = ["symbolic-ref", "--quiet", "HEAD"].map(str::to_owned);
+        let head = self.repo.run(Access::Read, &args, cancel).await?;
+        let current = head.stdout.trim();
+        if head.exit_code != 0 || current.is_empty() {
+            return Err(no_upstream(remote, "the repository is not on a branch"));
+        }
+        let args = [
+            "for-each-ref".to_owned(),
+            "--format=%(upstream:remotename)%00%(upstream:remoteref)".to_owned(),
+            current.to_owned(),
+        ];
+        let output = self.repo.ok(Access::Read, &args, cancel).await?;
+        let (name, reference) = output
+            .stdout
+            .lines()
+            .next()
+            .and_then(|line| line.split_once('\0'))
+            .unwrap_or_default();
+        if name != remote || reference.is_empty() {
+            return Err(no_upstream(
+                remote,
+                &format!(
+                    "{} follows no branch of {remote}",
+                    current.trim_start_matches("refs/heads/")
+                ),
+            ));
+        }
+        let branch = reference.trim_start_matches("refs/heads/");
+        checks::branch_name("the upstream branch", branch)?;
+        Ok(branch.to_owned())
+    }
+}
+
+/// The error of a pull without a branch when there is none to follow.
+fn no_upstream(remote: &str, why: &str) -> ToolError {
+    ToolError::new(
+        ToolErrorCode::ExecutionError,
+        format!("cannot pull from {remote} without a branch: {why}; name the branch to pull"),
+    )
 }

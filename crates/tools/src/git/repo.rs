@@ -129,6 +129,11 @@ impl Repo {
         })
     }
 
+    /// The worker's sandbox (for the protected-files policy of the repository's zone).
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
     /// Whether the repository's hooks run (the toolset's `hooks: true`).
     pub fn hooks(&self) -> bool {
         self.hooks

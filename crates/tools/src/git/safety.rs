@@ -15,7 +15,8 @@
 //! submodules
 //! never recursed into (`submodule.recurse`, `fetch.recurseSubmodules`,
 //! `push.recurseSubmodules`, `status.submoduleSummary`, `diff.submodule=short`); no automatic
-//! `gc` or maintenance. `core.gitProxy` is overridden by `GIT_PROXY_COMMAND` set empty, and the
+//! `gc` or maintenance; `branch.autoSetupMerge=false`, so a switch to a remote branch never
+//! writes the repository's configuration. `core.gitProxy` is overridden by `GIT_PROXY_COMMAND` set empty, and the
 //! transports by `GIT_ALLOW_PROTOCOL` (file, git, http, https, ssh: never `ext::`, `fd::` or a
 //! remote helper named by the repository), which beats any `protocol.*.allow`.
 //!
@@ -70,6 +71,9 @@ const ALWAYS: &[(&str, &str)] = &[
     ("push.recurseSubmodules", "no"),
     ("status.submoduleSummary", "false"),
     ("diff.submodule", "short"),
+    // The tools never write the repository's configuration (a protected file): a branch made
+    // from a remote one records no upstream.
+    ("branch.autoSetupMerge", "false"),
     ("gc.auto", "0"),
     ("maintenance.auto", "false"),
     // The repository belongs to the user who named it as a zone; inside the jail its files

@@ -7,5 +7,6 @@ mod edit;
 mod env;
 mod info;
 mod list;
+mod protected;
 mod read;
 mod write;
