@@ -137,6 +137,11 @@ pub(crate) fn stage1(dir: &Path, mut report: Option<File>) -> i32 {
                 );
             }
         };
+    let overlays = spec.zones.iter().any(|zone| zone.overlay.is_some());
+    if overlays && report.is_none() {
+        // The parent could not tell when the run's processes are gone (see below).
+        return SETUP_FAILED;
+    }
     // The program's stdin pipe: stage 2 inherits it at the same number; ours is closed once
     // stage 2 has started.
     let stdin_pipe = claim_stdin_fd();
@@ -160,6 +165,12 @@ pub(crate) fn stage1(dir: &Path, mut report: Option<File>) -> i32 {
         Ok(child) => child,
         Err(err) => return setup_failed(&mut report, format!("starting stage 2: {err}")),
     };
+    // With copy-on-write zones the parent reads what the run changed once every process of the
+    // jail is gone; stage 2 (PID 1 of the namespace) ends last, so the parent watches it. Written
+    // before `go` is passed on, so it is there before anything of the program runs.
+    if overlays && let Some(report) = &mut report {
+        append(report, &ReportLine::Stage2(child.id()));
+    }
     if !wait_for_go() {
         drop(alive_write);
         let _ = child.wait();

@@ -29,6 +29,11 @@
 //! line by line (a pipe passed down through both stages, `standby.rs`); its stderr is kept
 //! (the last [`JailLimits::output_bytes`]), and killing or dropping it ends the whole PID
 //! namespace, as the timeout does for a run.
+//!
+//! [`Jail::run_changeset`] is a run whose writes do not reach the zones: each `rw` zone is
+//! seen through a copy-on-write layer (an overlay with the zone as its lower layer and a
+//! private upper directory), and once every process of the run is gone the upper directories
+//! are read into a [`crate::changeset::Changeset`] for the caller to gate, apply or discard.
 
 mod cgroup;
 mod helper;
@@ -54,6 +59,31 @@ pub use helper::{HELPER_ARG, helper_main};
 pub use output::CapturedOutput;
 pub use process::{JailKiller, JailProcess};
 pub use support::{KernelSupport, LayerSupport, NETWORK_OFF_LIMITS, RunLimitSupport};
+
+/// What a run's writes to the `rw` zones do: the kind of run a [`Jail`] prepares its next
+/// helper for ([`Jail::with_zone_writes`]); each call says which kind it is ([`Jail::run`] and
+/// [`Jail::spawn`] are direct, [`Jail::run_changeset`] collects a changeset).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ZoneWrites {
+    /// The program changes the zones as it runs (the jail's behaviour so far).
+    #[default]
+    Direct,
+    /// The program sees each `rw` zone through a copy-on-write layer: the zone stays as it
+    /// was, and what the program changed comes back as a changeset.
+    Changeset,
+}
+
+/// The end of a [`Jail::run_changeset`]: the run's output, and what it changed in the `rw`
+/// zones (or why that cannot be applied).
+#[derive(Debug)]
+pub struct ChangesetRun {
+    /// How the run went, as for [`Jail::run`].
+    pub output: JailOutput,
+    /// The changes, in the order they would be applied; refused whole when one change is not
+    /// allowed (the error names it and says why). Whatever the run's exit, the zones are
+    /// unchanged until the caller applies it.
+    pub changeset: Result<crate::changeset::Changeset, crate::changeset::ChangesetError>,
+}
 
 /// How strictly to jail.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -221,6 +251,8 @@ pub struct Jail {
     helper: PathBuf,
     sandbox: crate::Sandbox,
     policy: JailPolicy,
+    /// The kind of run the next helper is prepared for.
+    writes: ZoneWrites,
     standby: Arc<Mutex<Option<standby::Standby>>>,
 }
 
@@ -233,18 +265,37 @@ impl Jail {
             helper,
             sandbox,
             policy,
+            writes: ZoneWrites::Direct,
             standby: Arc::default(),
         }
     }
 
-    /// The helper waiting for the next run, if one is ready on this runtime (one started on
-    /// another runtime is ended: its pipes belong to that one).
-    fn take_standby(&self) -> Option<standby::Standby> {
-        let standby = self
-            .standby
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()?;
+    /// The same jail, preparing its helpers ahead of time for runs of the kind `writes` (the
+    /// default is [`ZoneWrites::Direct`]). A run of the other kind still works: it starts its
+    /// own helper, which costs it the set-up a prepared helper saves.
+    pub fn with_zone_writes(mut self, writes: ZoneWrites) -> Jail {
+        if writes != self.writes {
+            self.writes = writes;
+            self.standby = Arc::default();
+        }
+        self
+    }
+
+    /// The kind of run this jail prepares its helpers for.
+    pub fn zone_writes(&self) -> ZoneWrites {
+        self.writes
+    }
+
+    /// The helper waiting for the next run, if one of the kind `writes` is ready on this
+    /// runtime (one started on another runtime is ended: its pipes belong to that one; one of
+    /// the other kind stays for the next run of its kind).
+    fn take_standby(&self, writes: ZoneWrites) -> Option<standby::Standby> {
+        let mut slot = self.standby.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.as_ref()?.writes != writes {
+            return None;
+        }
+        let standby = slot.take()?;
+        drop(slot);
         if standby.fits_current_runtime() {
             return Some(standby);
         }
@@ -269,7 +320,7 @@ impl Jail {
             {
                 return;
             }
-            if let Ok(standby) = standby::Standby::start(&jail) {
+            if let Ok(standby) = standby::Standby::start(&jail, jail.writes) {
                 let mut slot = jail.standby.lock().unwrap_or_else(PoisonError::into_inner);
                 if slot.is_none() {
                     *slot = Some(standby);
@@ -317,6 +368,21 @@ impl Jail {
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<JailOutput, JailError> {
         run::run(self, command, cancel).await
+    }
+
+    /// Runs `command` like [`Jail::run`], but with each `rw` zone seen through a
+    /// copy-on-write layer: the zones are not changed, and what the program created, modified,
+    /// deleted, re-moded or linked there comes back as a changeset (see
+    /// [`crate::changeset`]), read once every process of the run is gone. The layers live
+    /// as long as the changeset, until it is applied or discarded. `ro` zones are read-only as
+    /// always. Needs mount namespaces even in best-effort mode (without them it is a setup
+    /// error).
+    pub async fn run_changeset(
+        &self,
+        command: &JailCommand,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<ChangesetRun, JailError> {
+        run::run_changeset(self, command, cancel).await
     }
 
     /// Starts `command` in the jail and gives back the running program: its stdin and stdout

@@ -11,6 +11,11 @@
 //! Landlock still limits what may be opened. The attributes are added with `mount_setattr(2)`
 //! (recursively, and only ever adding restrictions, so the source mount's locked flags never
 //! need repeating). `/tmp` and `/dev/shm` are fresh tmpfs mounts limited in size and inodes.
+//!
+//! A run whose writes become a changeset sees each `rw` zone through an overlay instead of a
+//! bind mount (`mount_overlay`): the zone is the lower layer, and everything the run changes
+//! lands in an upper directory the parent made outside the run directory, which the program
+//! never sees by any path of its own.
 
 use std::ffi::CString;
 use std::fs;
@@ -20,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::mount::{MountFlags, MountPropagationFlags, UnmountFlags};
 
-use super::spec::JailSpec;
+use super::spec::{JailSpec, SpecOverlay};
 
 /// System directories and files made visible read-only (those that exist on the host).
 /// Directories under `/etc` are listed one by one: `/etc` as a whole holds secrets.
@@ -259,6 +264,54 @@ fn expose(root: &Path, host: &Path, target: &Path, access: Access) -> Result<(),
     restrict_mount(&inside, access.attributes(), true)
 }
 
+/// Mounts an overlay of `lower` (the zone) with `layer`'s upper and work directories on
+/// `target`, `nosuid` and `nodev`. Unprivileged overlays keep their own attributes in `user.*`
+/// extended attributes (`userxattr`), which also means redirects are neither made nor followed
+/// (renaming a directory that exists in the zone fails with `EXDEV`, and `mv` copies instead)
+/// and metadata-only copy-up is off, so every changed file's content is in the upper
+/// directory; `index=off` keeps the upper directory free of hard-link bookkeeping. The layer
+/// is scratch (a crash loses the changeset with it), so it is `volatile`: neither the
+/// program's `fsync`s nor the overlay going away at the end of the run sync the upper
+/// directory's file system (which, when the namespace's last process exits, would hold up the
+/// run's end until every dirty page of that whole file system is written). The three
+/// directories are given as `/proc/self/fd/N` of handles opened here, so no path ever needs
+/// escaping in the option string.
+fn mount_overlay(
+    root: &Path,
+    lower: &Path,
+    layer: &SpecOverlay,
+    target: &Path,
+) -> Result<(), String> {
+    use std::os::fd::AsRawFd;
+    let inside = under(root, target);
+    fs::create_dir_all(&inside).map_err(|e| err("creating", &inside, e))?;
+    let open = |path: &Path| {
+        rustix::fs::open(
+            path,
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .map_err(|e| err("opening", path, e))
+    };
+    let (lower_fd, upper_fd, work_fd) = (open(lower)?, open(&layer.upper)?, open(&layer.work)?);
+    let data = CString::new(format!(
+        "lowerdir=/proc/self/fd/{},upperdir=/proc/self/fd/{},workdir=/proc/self/fd/{},\
+         userxattr,index=off,metacopy=off,redirect_dir=nofollow,volatile",
+        lower_fd.as_raw_fd(),
+        upper_fd.as_raw_fd(),
+        work_fd.as_raw_fd()
+    ))
+    .map_err(|e| err("mounting the copy-on-write layer of", lower, e))?;
+    rustix::mount::mount(
+        "overlay",
+        &inside,
+        "overlay",
+        MountFlags::NOSUID | MountFlags::NODEV,
+        Some(data.as_c_str()),
+    )
+    .map_err(|e| err("mounting the copy-on-write layer of", lower, e))
+}
+
 /// Builds the new root on `spec.root` and moves into it. Returns the view and notes about
 /// what is missing (a `/proc` that could not be mounted).
 pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
@@ -293,7 +346,10 @@ pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
         let target = PathBuf::from("/").join(&zone.name);
         zones.push((zone.name.clone(), target.clone()));
         if zone.writable {
-            expose(root, &zone.host, &target, Access::ReadWrite)?;
+            match &zone.overlay {
+                Some(layer) => mount_overlay(root, &zone.host, layer, &target)?,
+                None => expose(root, &zone.host, &target, Access::ReadWrite)?,
+            }
             read_write.push(target);
         } else {
             expose(root, &zone.host, &target, Access::ReadOnly)?;

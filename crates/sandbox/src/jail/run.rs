@@ -3,9 +3,19 @@
 //! let it go, capture its output with caps, watch what it writes into the zones
 //! (`zone_watch.rs`), and end it — by itself, at the wall-clock timeout, on interrupt, or past
 //! the zones' write cap — by killing the whole group.
+//!
+//! A changeset run ([`run_changeset`]) is the same run on a helper whose `rw` zones are
+//! copy-on-write layers (`standby.rs`, `mounts.rs`). Before `go` the parent takes a pidfd of
+//! stage 2, PID 1 of the jail's namespace (stage 1 reports its id, and neither reaps it nor
+//! passes `go` on before then, so the id is still stage 2's); after the run it kills stage 2
+//! (a no-op when it already ended) and waits for it, which the kernel lets happen only once
+//! every other process of the namespace is gone. Only then are the upper directories read
+//! (`crate::changeset`): nothing of the run can still be writing to them.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+use rustix::fd::OwnedFd;
 
 use tokio_util::sync::CancellationToken;
 
@@ -16,8 +26,9 @@ use super::spec::{
 };
 use super::standby::Standby;
 use super::zone_watch::ZoneWatch;
-use super::{Jail, JailCommand, JailError, JailExit, JailOutput};
+use super::{ChangesetRun, Jail, JailCommand, JailError, JailExit, JailOutput, ZoneWrites};
 use crate::ZoneMode;
+use crate::changeset::{Changeset, ChangesetError, Layers};
 
 /// Variables passed through from the caller's environment (nothing secret).
 const PASSED_THROUGH: &[&str] = &["LANG", "LC_ALL", "LC_CTYPE", "TZ"];
@@ -25,6 +36,14 @@ const PASSED_THROUGH: &[&str] = &["LANG", "LC_ALL", "LC_CTYPE", "TZ"];
 /// How long output may keep flowing after the helper exited (a process outside any PID
 /// namespace may hold the pipes open) before the group is killed.
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
+
+/// How long a changeset run waits for the helper to report its stage 2 (which a freshly
+/// started helper does once it has joined its cgroups and made its namespaces).
+const STAGE2_START: Duration = Duration::from_secs(10);
+
+/// How long a changeset run waits, after killing it, for the jail's PID 1 (and with it every
+/// process of the jail) to be gone.
+const STAGE2_END: Duration = Duration::from_secs(10);
 
 fn invalid(message: impl Into<String>) -> JailError {
     JailError::Invalid(message.into())
@@ -62,6 +81,7 @@ pub(super) fn zones(jail: &Jail) -> Result<Vec<SpecZone>, JailError> {
                 name: zone.name().to_owned(),
                 host,
                 writable: zone.mode() == ZoneMode::Rw,
+                overlay: None,
             })
         })
         .collect()
@@ -98,12 +118,22 @@ pub(super) fn prepare(
     command: &JailCommand,
     interactive: bool,
 ) -> Result<(Standby, Vec<String>), JailError> {
+    prepare_with(jail, command, interactive, ZoneWrites::Direct)
+}
+
+/// [`prepare`] on a helper whose zones are shown as `writes` says.
+fn prepare_with(
+    jail: &Jail,
+    command: &JailCommand,
+    interactive: bool,
+    writes: ZoneWrites,
+) -> Result<(Standby, Vec<String>), JailError> {
     check_command(jail, command)?;
     jail.check_support()?;
     let io = io_error(jail);
-    let mut standby = match jail.take_standby() {
+    let mut standby = match jail.take_standby(writes) {
         Some(standby) => standby,
-        None => Standby::start(jail)?,
+        None => Standby::start(jail, writes)?,
     };
     if let Some(script) = &command.script {
         write_private(
@@ -136,12 +166,127 @@ pub(super) async fn run(
     command: &JailCommand,
     cancel: &CancellationToken,
 ) -> Result<JailOutput, JailError> {
+    let (output, _) = run_with(jail, command, cancel, ZoneWrites::Direct).await?;
+    Ok(output)
+}
+
+/// What a changeset run leaves for the scan: the layers, and stage 2 to wait for first.
+struct Layered {
+    layers: Layers,
+    stage2: Option<OwnedFd>,
+}
+
+pub(super) async fn run_changeset(
+    jail: &Jail,
+    command: &JailCommand,
+    cancel: &CancellationToken,
+) -> Result<ChangesetRun, JailError> {
+    let (output, layered) = run_with(jail, command, cancel, ZoneWrites::Changeset).await?;
+    let Some(Layered { layers, stage2 }) = layered else {
+        return Err(JailError::Setup(
+            "the run had no copy-on-write layers".to_owned(),
+        ));
+    };
+    let sandbox = jail.sandbox.clone();
+    let changeset = tokio::task::spawn_blocking(move || {
+        if let Some(stage2) = stage2 {
+            wait_for_end(&stage2).map_err(ChangesetError::Scan)?;
+        }
+        Changeset::scan(&sandbox, layers)
+    })
+    .await
+    .unwrap_or_else(|e| {
+        Err(ChangesetError::Scan(format!(
+            "reading the run's changes failed: {e}"
+        )))
+    });
+    Ok(ChangesetRun { output, changeset })
+}
+
+/// Stage 2's pidfd (see the module's header), or `None` when the helper ended, or failed to
+/// set up, before starting it. Only for helpers whose zones are layered.
+async fn stage2_handle(standby: &mut Standby) -> Result<Option<OwnedFd>, JailError> {
+    let report = standby.spec.report();
+    let deadline = Instant::now() + STAGE2_START;
+    loop {
+        let lines = read_report(&report);
+        let reported = lines.iter().find_map(|line| match line {
+            ReportLine::Stage2(pid) => Some(*pid),
+            _ => None,
+        });
+        if let Some(pid) = reported {
+            let pid = i32::try_from(pid)
+                .ok()
+                .and_then(rustix::process::Pid::from_raw)
+                .ok_or_else(|| JailError::Setup(format!("stage 2 reported a bad id {pid}")))?;
+            return rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty())
+                .map(Some)
+                .map_err(|e| JailError::Setup(format!("watching the jail's stage 2: {e}")));
+        }
+        if lines
+            .iter()
+            .any(|line| matches!(line, ReportLine::SetupError(_)))
+            || !matches!(standby.child.try_wait(), Ok(None))
+        {
+            return Ok(None);
+        }
+        if Instant::now() > deadline {
+            return Err(JailError::Setup(
+                "the jail's helper did not start its stage 2 in time".to_owned(),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+/// Kills stage 2 (nothing happens when it has already ended) and waits until it is gone: its
+/// end comes after the end of every other process of its PID namespace.
+fn wait_for_end(stage2: &OwnedFd) -> Result<(), String> {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let _ = rustix::process::pidfd_send_signal(stage2, rustix::process::Signal::KILL);
+    let deadline = Instant::now() + STAGE2_END;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let timeout = Timespec {
+            tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(left.subsec_nanos()),
+        };
+        let mut fds = [PollFd::new(stage2, PollFlags::IN)];
+        match poll(&mut fds, Some(&timeout)) {
+            Ok(0) => {
+                return Err(format!(
+                    "the run's processes did not end within {} s of being killed, so its \
+                     changes cannot be read safely",
+                    STAGE2_END.as_secs()
+                ));
+            }
+            Ok(_) => return Ok(()),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(format!("waiting for the run's processes to end: {e}")),
+        }
+    }
+}
+
+/// One run, its zones shown as `writes` says. A changeset run also returns its layers.
+async fn run_with(
+    jail: &Jail,
+    command: &JailCommand,
+    cancel: &CancellationToken,
+    writes: ZoneWrites,
+) -> Result<(JailOutput, Option<Layered>), JailError> {
     let io = io_error(jail);
-    let (mut standby, mut weakened) = prepare(jail, command, false)?;
+    let (mut standby, mut weakened) = prepare_with(jail, command, false, writes)?;
     // The program's stdin is `/dev/null`: the pipe's write end is not needed.
     drop(standby.take_stdin());
     let limits = &jail.policy.limits;
-    let mut watch = ZoneWatch::start(&standby.spec.zones, limits);
+    let (mut watch, stage2) = match standby.layers.as_ref() {
+        None => (ZoneWatch::start(&standby.spec.zones, limits), None),
+        Some(layers) => {
+            // The zones do not change: what the run writes lands in the upper directories.
+            let watch = ZoneWatch::start_on(layers.uppers(), limits);
+            (watch, stage2_handle(&mut standby).await?)
+        }
+    };
     let started = Instant::now();
     // A helper that already failed (it could not join its cgroups) has closed the pipe: its
     // report says why, so a failed `go` is not an error of its own.
@@ -212,18 +357,25 @@ pub(super) async fn run(
         ));
     }
     let report = read_report(&standby.spec.report());
+    let layered = standby
+        .layers
+        .take()
+        .map(|layers| Layered { layers, stage2 });
     // The cgroups are removed (which may wait a little for the namespace's last processes to
     // go) and the next helper is started in the background, off this run's path.
     tokio::task::spawn_blocking(move || drop(standby));
     jail.refill_standby();
     let exit = exit_from(report, killed, status.as_ref(), &mut weakened)?;
-    Ok(JailOutput {
-        exit,
-        stdout: out,
-        stderr: err,
-        duration,
-        weakened,
-    })
+    Ok((
+        JailOutput {
+            exit,
+            stdout: out,
+            stderr: err,
+            duration,
+            weakened,
+        },
+        layered,
+    ))
 }
 
 /// How the program ended: `killed` when the parent killed it, else as the report says, else
@@ -240,7 +392,7 @@ pub(super) fn exit_from(
         match line {
             ReportLine::Weakened(note) => weakened.push(note),
             ReportLine::SetupError(message) => return Err(JailError::Setup(message)),
-            ReportLine::ExecError(_) => {}
+            ReportLine::ExecError(_) | ReportLine::Stage2(_) => {}
             // Stage 2 reports the program's own end first; stage 1's line follows.
             ReportLine::Exit(exit) => {
                 reported_exit.get_or_insert(exit);

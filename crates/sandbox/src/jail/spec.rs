@@ -36,6 +36,20 @@ pub(crate) struct SpecZone {
     pub host: PathBuf,
     /// Whether processes may write it.
     pub writable: bool,
+    /// For a run whose writes become a changeset: the copy-on-write layer the zone is seen
+    /// through (`None`: the zone itself, as always).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlay: Option<SpecOverlay>,
+}
+
+/// The private directories of a zone's copy-on-write layer (host paths, made by the parent
+/// outside the run directory; the program sees them only as the zone's merged view).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct SpecOverlay {
+    /// What the run changed (the overlay's upper directory).
+    pub upper: PathBuf,
+    /// The overlay's work directory, on the same file system as `upper`.
+    pub work: PathBuf,
 }
 
 /// The resource limits, as numbers.
@@ -124,6 +138,10 @@ pub(crate) enum ReportLine {
     ExecError(String),
     /// How the program ended.
     Exit(ReportedExit),
+    /// Stage 2's process id, as stage 1 (in the parent's PID namespace) sees it; written only
+    /// for runs whose zones have copy-on-write layers, whose parent must know when every
+    /// process of the jail is gone before it reads what they changed.
+    Stage2(u32),
 }
 
 /// Appends one line to the report. Errors are ignored: the parent treats a missing line as

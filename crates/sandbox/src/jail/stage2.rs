@@ -109,6 +109,15 @@ pub(crate) fn stage2(dir: &Path, namespaced: bool) -> i32 {
             }
             Err(message) => return setup_failed(&mut report, message),
         }
+    } else if jail.zones.iter().any(|zone| zone.overlay.is_some()) {
+        // Without a mount namespace the zones cannot be layered: the program would change
+        // them directly, which a changeset run must never do (even in best-effort mode).
+        return setup_failed(
+            &mut report,
+            "the zones cannot be given copy-on-write layers without mount namespaces, so this \
+             run's changes could not be held back for review"
+                .to_owned(),
+        );
     } else {
         View::host(&jail)
     };

@@ -16,6 +16,11 @@
 //! keeps the write end; for [`super::Jail::run`] the parent closes it and the program gets
 //! `/dev/null`. A standby's pipes belong to the tokio runtime it was started on, so a standby is
 //! only taken on that runtime (another one starts its own).
+//!
+//! A standby is built for one kind of run ([`ZoneWrites`]): for changeset runs the parent also
+//! makes, outside the run directory, a private directory holding an upper and a work directory
+//! per `rw` zone (`Layers`), which stage 2 mounts the zone's overlay with; the layers leave
+//! the standby with the run's changeset, so they outlive it.
 
 use std::os::fd::AsRawFd;
 use std::path::Path;
@@ -25,8 +30,9 @@ use rustix::fd::OwnedFd;
 use tokio::process::{Child, Command};
 
 use super::cgroup::{Controller, RunCgroups};
-use super::spec::{JAIL_SPEC_FILE, JailSpec, SpecLimits, human_mib};
-use super::{HELPER_ARG, Jail, JailError, JailMode};
+use super::spec::{JAIL_SPEC_FILE, JailSpec, SpecLimits, SpecOverlay, SpecZone, human_mib};
+use super::{HELPER_ARG, Jail, JailError, JailMode, ZoneWrites};
+use crate::changeset::Layers;
 
 /// The helper's argument for the standby mode.
 pub(crate) const STANDBY_ARG: &str = "--standby";
@@ -54,6 +60,10 @@ pub(crate) struct Standby {
     stdin: Option<OwnedFd>,
     /// The runtime the helper's pipes are registered with (`None`: started outside one).
     pub runtime: Option<tokio::runtime::Id>,
+    /// The kind of run the helper was built for.
+    pub writes: ZoneWrites,
+    /// The copy-on-write layers of the `rw` zones (changeset runs only), taken by the run.
+    pub layers: Option<Layers>,
 }
 
 /// What kills `child`'s whole process group (the helper's, and with it PID 1 of the jail's
@@ -73,12 +83,16 @@ pub(crate) fn group_killer(child: &Child) -> impl Fn() + use<> {
 impl Standby {
     /// Starts a helper for `jail`. Fails in strict mode when the process limit cannot be
     /// enforced (see [`process_limit_note`]).
-    pub fn start(jail: &Jail) -> Result<Standby, JailError> {
+    pub fn start(jail: &Jail, writes: ZoneWrites) -> Result<Standby, JailError> {
         let io = |source| JailError::Io {
             helper: jail.helper.clone(),
             source,
         };
-        let zones = super::run::zones(jail)?;
+        let mut zones = super::run::zones(jail)?;
+        let layers = match writes {
+            ZoneWrites::Direct => None,
+            ZoneWrites::Changeset => Some(make_layers(&mut zones).map_err(io)?),
+        };
         let dir = tempfile::Builder::new()
             .prefix("golem-jail-")
             .tempdir()
@@ -156,6 +170,8 @@ impl Standby {
             runtime: tokio::runtime::Handle::try_current()
                 .ok()
                 .map(|handle| handle.id()),
+            writes,
+            layers,
         })
     }
 
@@ -200,6 +216,30 @@ impl Drop for Standby {
         }
         drop(std::mem::take(&mut self.cgroups));
     }
+}
+
+/// Makes the copy-on-write layer of each `rw` zone of `zones` (an upper and a work directory,
+/// in one private directory made for the run) and records it in the zone's spec. The upper
+/// directory takes the zone directory's permissions: the merged view's root shows them.
+fn make_layers(zones: &mut [SpecZone]) -> std::io::Result<Layers> {
+    let dir = tempfile::Builder::new()
+        .prefix("golem-changes-")
+        .tempdir()?;
+    let mut uppers = Vec::new();
+    for (index, zone) in zones.iter_mut().enumerate() {
+        if !zone.writable {
+            continue;
+        }
+        let base = dir.path().join(format!("zone{index}"));
+        let (upper, work) = (base.join("upper"), base.join("work"));
+        std::fs::create_dir(&base)?;
+        std::fs::create_dir(&upper)?;
+        std::fs::create_dir(&work)?;
+        std::fs::set_permissions(&upper, std::fs::metadata(&zone.host)?.permissions())?;
+        uppers.push((zone.name.clone(), upper.clone()));
+        zone.overlay = Some(SpecOverlay { upper, work });
+    }
+    Ok(Layers::new(dir, uppers))
 }
 
 /// Makes `fd` (close-on-exec in the parent) the helper's [`STDIN_FD`], open across its `exec`.

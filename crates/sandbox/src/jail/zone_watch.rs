@@ -7,6 +7,9 @@
 //! against the run, and space they free hides some of its writes. A run can overshoot the cap
 //! by what it writes in one poll interval (tens of MB on a fast disk). Inodes are capped only
 //! on file systems that count them (not btrfs).
+//!
+//! A run whose zones are seen through copy-on-write layers changes only their upper
+//! directories, so the file systems of those are watched instead ([`ZoneWatch::start_on`]).
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
@@ -53,22 +56,35 @@ impl ZoneWatch {
     /// Starts watching the file systems of the read-write `zones` (nothing to watch: a watch
     /// that never fires).
     pub fn start(zones: &[SpecZone], limits: &JailLimits) -> ZoneWatch {
+        let writable = zones.iter().filter(|zone| zone.writable);
+        ZoneWatch::start_on(
+            writable.map(|zone| (zone.name.as_str(), zone.host.as_path())),
+            limits,
+        )
+    }
+
+    /// Starts watching the file systems of `paths`, each the directory that a zone's writes
+    /// land in (the zone itself, or the upper directory of its copy-on-write layer).
+    pub fn start_on<'a>(
+        paths: impl IntoIterator<Item = (&'a str, &'a std::path::Path)>,
+        limits: &JailLimits,
+    ) -> ZoneWatch {
         let stop = Arc::new(AtomicBool::new(false));
         let mut by_device: BTreeMap<u64, Watched> = BTreeMap::new();
-        for zone in zones.iter().filter(|zone| zone.writable) {
-            let Ok(meta) = std::fs::metadata(&zone.host) else {
+        for (name, path) in paths {
+            let Ok(meta) = std::fs::metadata(path) else {
                 continue;
             };
             if let Some(watched) = by_device.get_mut(&meta.dev()) {
-                watched.zones.push(zone.name.clone());
+                watched.zones.push(name.to_owned());
                 continue;
             }
-            if let Some((bytes, inodes)) = usage(&zone.host) {
+            if let Some((bytes, inodes)) = usage(path) {
                 by_device.insert(
                     meta.dev(),
                     Watched {
-                        path: zone.host.clone(),
-                        zones: vec![zone.name.clone()],
+                        path: path.to_path_buf(),
+                        zones: vec![name.to_owned()],
                         bytes,
                         inodes,
                     },

@@ -3,6 +3,7 @@
 
 mod behaviour;
 mod best_effort;
+mod changeset;
 mod escapes;
 mod interactive;
 mod unprivileged;

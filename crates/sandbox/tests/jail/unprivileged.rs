@@ -39,7 +39,12 @@ fn the_jail_suites_hold_for_an_ordinary_user() {
         ])
         .arg(&exe)
         // `escapes` selects both the zone escape suite and the jail's.
-        .args(["escapes", "jail::behaviour", "--test-threads=2"])
+        .args([
+            "escapes",
+            "jail::behaviour",
+            "jail::changeset",
+            "--test-threads=2",
+        ])
         .env("HOME", home.path())
         .env("TMPDIR", home.path())
         .env(super::HELPER_COPY_VAR, &jail_helper)
