@@ -1,8 +1,15 @@
 //! The tool registry: every tool of a worker, with its compiled argument validator, filtered
 //! into the model's set and the user's set, and turned into provider function definitions.
 //! Manual-only tools are never in the model's set.
+//!
+//! A schema from outside (a custom module, an MCP server) is checked against the JSON Schema
+//! meta-schema and compiled when it is registered, so a bad one fails the launch. The built-in
+//! tools' schemas are derived from their Rust argument types and cannot be wrong
+//! ([`ToolRegistry::register_builtin`]): each is compiled on its tool's first validation. The
+//! first compilation in a process builds the meta-schema's own validator, which costs more than
+//! the rest of a session's start, so a session whose model calls no tool never pays for it.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use golem_protocol::{ManualToolInfo, ToolError, ToolErrorCode};
 use indexmap::IndexMap;
@@ -34,7 +41,22 @@ pub use golem_protocol::ToolDefinition;
 
 struct Registered {
     tool: Arc<dyn Tool>,
-    validator: jsonschema::Validator,
+    /// Compiled at registration, or on the first validation for a built-in tool; the error
+    /// says what is wrong with the schema.
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+impl Registered {
+    fn validator(&self) -> Result<&jsonschema::Validator, &str> {
+        self.validator
+            .get_or_init(|| compile(self.tool.input_schema()))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
+
+fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::validator_for(schema).map_err(|e| e.to_string())
 }
 
 /// The tools of one worker, in registration order.
@@ -62,8 +84,43 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// Adds a tool, compiling its input schema once.
+    /// Adds a tool, checking its input schema against the meta-schema and compiling it now: a
+    /// schema from outside that is not valid is refused here.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = self.check_name(tool.as_ref())?;
+        let validator =
+            compile(tool.input_schema()).map_err(|message| RegistryError::InvalidSchema {
+                tool: name.clone(),
+                message,
+            })?;
+        self.tools.insert(
+            name,
+            Registered {
+                tool,
+                validator: OnceLock::from(Ok(validator)),
+            },
+        );
+        Ok(())
+    }
+
+    /// Adds a built-in tool, whose schema is derived from its argument type
+    /// ([`crate::tool::input_schema_for`], perhaps with descriptions or examples added) and
+    /// so is valid: it is compiled on the tool's first validation, not now. A schema that
+    /// would not compile makes every call of the tool an error (the built-in toolsets' tests
+    /// compile each of theirs, see [`ToolRegistry::compile_all`]).
+    pub fn register_builtin(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = self.check_name(tool.as_ref())?;
+        self.tools.insert(
+            name,
+            Registered {
+                tool,
+                validator: OnceLock::new(),
+            },
+        );
+        Ok(())
+    }
+
+    fn check_name(&self, tool: &dyn Tool) -> Result<String, RegistryError> {
         let name = tool.name().to_owned();
         if !is_valid_tool_name(&name) {
             return Err(RegistryError::InvalidName(name));
@@ -71,13 +128,19 @@ impl ToolRegistry {
         if self.tools.contains_key(&name) {
             return Err(RegistryError::DuplicateName(name));
         }
-        let validator = jsonschema::validator_for(tool.input_schema()).map_err(|e| {
-            RegistryError::InvalidSchema {
-                tool: name.clone(),
-                message: e.to_string(),
-            }
-        })?;
-        self.tools.insert(name, Registered { tool, validator });
+        Ok(name)
+    }
+
+    /// Compiles every schema not compiled yet; the first that is not valid is the error.
+    pub fn compile_all(&self) -> Result<(), RegistryError> {
+        for (name, registered) in &self.tools {
+            registered
+                .validator()
+                .map_err(|message| RegistryError::InvalidSchema {
+                    tool: name.clone(),
+                    message: message.to_owned(),
+                })?;
+        }
         Ok(())
     }
 
@@ -151,11 +214,16 @@ impl ToolRegistry {
         let Some(registered) = self.tools.get(name) else {
             return Err(self.not_found(name));
         };
-        if registered.validator.is_valid(args) {
+        let validator = registered.validator().map_err(|message| {
+            ToolError::new(
+                ToolErrorCode::ExecutionError,
+                format!("tool `{name}` has an invalid input schema: {message}"),
+            )
+        })?;
+        if validator.is_valid(args) {
             return Ok(());
         }
-        let problems: Vec<String> = registered
-            .validator
+        let problems: Vec<String> = validator
             .iter_errors(args)
             .take(8)
             .map(|e| {
@@ -308,6 +376,51 @@ mod tests {
             registry.register(Arc::new(bad)),
             Err(RegistryError::InvalidSchema { .. })
         ));
+    }
+
+    #[test]
+    fn builtin_schemas_are_compiled_on_first_validation() {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register_builtin(tool("read_file", ManualExecution::llm()))
+            .unwrap();
+        assert!(registry.tools["read_file"].validator.get().is_none());
+        assert_eq!(
+            registry.register_builtin(tool("read_file", ManualExecution::llm())),
+            Err(RegistryError::DuplicateName("read_file".into()))
+        );
+        assert!(matches!(
+            registry.register_builtin(tool("bad name", ManualExecution::llm())),
+            Err(RegistryError::InvalidName(_))
+        ));
+        assert!(
+            registry
+                .validate("read_file", &json!({"path": "/a"}))
+                .is_ok()
+        );
+        assert!(registry.tools["read_file"].validator.get().is_some());
+        let err = registry
+            .validate("read_file", &json!({"n": -1}))
+            .unwrap_err();
+        assert_eq!(err.code, ToolErrorCode::InvalidArguments);
+
+        // A schema that does not compile is found by `compile_all`, and makes calls errors.
+        let bad = FnTool::new("bad", "", json!({"type": 12}), |_, _| async {
+            Ok(ToolResultValue::text(""))
+        });
+        registry.register_builtin(Arc::new(bad)).unwrap();
+        assert!(matches!(
+            registry.compile_all(),
+            Err(RegistryError::InvalidSchema { tool, .. }) if tool == "bad"
+        ));
+        let err = registry.validate("bad", &json!({})).unwrap_err();
+        assert_eq!(err.code, ToolErrorCode::ExecutionError);
+        assert!(
+            err.message
+                .starts_with("tool `bad` has an invalid input schema: "),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -35,10 +35,12 @@ pub fn build_tools(
     frame: &WorkerFrame,
 ) -> Result<ToolRegistry, LaunchError> {
     let mut registry = ToolRegistry::new();
+    let config_error = |e: golem_core::registry::RegistryError| {
+        LaunchError::Config(format!("worker {}: {e}", definition.name))
+    };
+    // The built-in tools' schemas are compiled on their first call.
     let mut add = |tool: Arc<dyn golem_core::tool::Tool>| {
-        registry
-            .register(tool)
-            .map_err(|e| LaunchError::Config(format!("worker {}: {e}", definition.name)))
+        registry.register_builtin(tool).map_err(config_error)
     };
     let toolsets = &definition.toolsets;
     if toolsets.filesystem.is_some() {
@@ -156,6 +158,9 @@ pub fn build_tools(
             add(tool)?;
         }
     }
+    // A custom module's or an MCP server's schemas are checked now: a bad one fails the launch.
+    let mut add =
+        |tool: Arc<dyn golem_core::tool::Tool>| registry.register(tool).map_err(config_error);
     if let Some(custom) = &toolsets.custom {
         for tool in custom_tools(env, definition, sandbox, custom)? {
             add(tool)?;

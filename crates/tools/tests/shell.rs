@@ -220,3 +220,32 @@ async fn the_prompt_says_why_a_pre_approved_command_is_asked() {
     assert!(description.contains("`-c`"), "{description}");
     assert!(description.contains("configuration"), "{description}");
 }
+
+/// The session compiles a built-in tool's schema only when the tool is first called
+/// (`ToolRegistry::register_builtin`), so the schemas of the two process tools are checked here,
+/// as `register` checks a schema from outside (the file, web and git tools' tests register
+/// theirs that way).
+#[test]
+fn the_process_tools_have_valid_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let zones = [ZoneConfig::new("work", ZoneMode::Rw)];
+    let sandbox = Sandbox::open(dir.path(), &zones).unwrap();
+    let jail = || {
+        Jail::new(
+            dir.path().join("no-such-helper"),
+            sandbox.clone(),
+            JailPolicy::default(),
+        )
+    };
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(shell_tool(jail(), ShellOptions::default()))
+        .unwrap();
+    registry
+        .register(golem_tools::run_code_tool(
+            jail(),
+            golem_tools::code::CodeOptions::default(),
+        ))
+        .unwrap();
+    assert_eq!(registry.len(), 2);
+}
