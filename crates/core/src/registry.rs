@@ -106,8 +106,8 @@ impl ToolRegistry {
     /// Adds a built-in tool, whose schema is derived from its argument type
     /// ([`crate::tool::input_schema_for`], perhaps with descriptions or examples added) and
     /// so is valid: it is compiled on the tool's first validation, not now. A schema that
-    /// would not compile makes every call of the tool an error (the built-in toolsets' tests
-    /// compile each of theirs, see [`ToolRegistry::compile_all`]).
+    /// would not compile makes every call of the tool an error (the toolsets' own tests
+    /// register their tools with [`ToolRegistry::register`], which checks them).
     pub fn register_builtin(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         let name = self.check_name(tool.as_ref())?;
         self.tools.insert(
@@ -129,19 +129,6 @@ impl ToolRegistry {
             return Err(RegistryError::DuplicateName(name));
         }
         Ok(name)
-    }
-
-    /// Compiles every schema not compiled yet; the first that is not valid is the error.
-    pub fn compile_all(&self) -> Result<(), RegistryError> {
-        for (name, registered) in &self.tools {
-            registered
-                .validator()
-                .map_err(|message| RegistryError::InvalidSchema {
-                    tool: name.clone(),
-                    message: message.to_owned(),
-                })?;
-        }
-        Ok(())
     }
 
     /// The tool of that exact name.
@@ -404,15 +391,11 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code, ToolErrorCode::InvalidArguments);
 
-        // A schema that does not compile is found by `compile_all`, and makes calls errors.
+        // A schema that does not compile makes each call an error.
         let bad = FnTool::new("bad", "", json!({"type": 12}), |_, _| async {
             Ok(ToolResultValue::text(""))
         });
         registry.register_builtin(Arc::new(bad)).unwrap();
-        assert!(matches!(
-            registry.compile_all(),
-            Err(RegistryError::InvalidSchema { tool, .. }) if tool == "bad"
-        ));
         let err = registry.validate("bad", &json!({})).unwrap_err();
         assert_eq!(err.code, ToolErrorCode::ExecutionError);
         assert!(
