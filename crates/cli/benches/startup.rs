@@ -4,7 +4,10 @@
 //! with a short streamed text. One sample is one whole run: process start, command line, the
 //! session opened (config, worker, tools, transcript), one model request and its stream, the
 //! answer printed, the transcript closed, exit. For scale, `golem-forge --version` is the floor
-//! of any run (loading the binary and the C runtime).
+//! of any run (loading the binary and the C runtime). `custom_tool_run` is the same run of a
+//! worker with a custom Python toolset whose description is cached (the first run, before
+//! the clock starts, describes it) and whose tools the model does not call: the launch of a
+//! custom-tool worker.
 //!
 //! Divan reports the wall time of each. The peak resident set (`ru_maxrss` from `wait4`) is
 //! measured after, over runs of its own, and printed as median and max: Linux counts in a
@@ -47,6 +50,11 @@ fn main() {
         dir,
         &["run", "main.worker", "hi"],
     );
+    report_rss(
+        "run, custom-tool worker",
+        FIXTURE.custom.path(),
+        &["run", "main.worker", "hi"],
+    );
 }
 
 fn binary() -> PathBuf {
@@ -55,19 +63,54 @@ fn binary() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_golem-forge")))
 }
 
-/// The mock model and the program (kept alive for the whole bench).
+/// The mock model and the programs (kept alive for the whole bench).
 struct Fixture {
     _server: MockServer,
     dir: tempfile::TempDir,
+    /// A program whose worker has a custom toolset.
+    custom: tempfile::TempDir,
 }
+
+/// The custom toolset's module: two tools, one importing a sibling.
+const MODULE: &str = r#"
+import helpers
+
+def fibonacci(n: int) -> dict:
+    """Computes the nth Fibonacci number."""
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return {"n": n, "value": a}
+
+def word_count(text: str) -> str:
+    """Counts the words of a text."""
+    return helpers.count(text)
+"#;
 
 static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
     let server = MockServer::start_blocking(Vec::new());
     server.set_fallback(golem_testkit::openai::text("Hello from the mock."));
     let (dir, _worker) = golem_testkit::program::mock_program(&server, "");
+    let (custom, worker) = golem_testkit::program::mock_program(&server, "");
+    let plain = std::fs::read_to_string(&worker).unwrap();
+    std::fs::write(
+        &worker,
+        plain.replace(
+            "toolsets:\n  filesystem: {}\n",
+            "toolsets:\n  custom:\n    module: ./tools.py\n",
+        ),
+    )
+    .unwrap();
+    std::fs::write(custom.path().join("tools.py"), MODULE).unwrap();
+    std::fs::write(
+        custom.path().join("helpers.py"),
+        "def count(text):\n    return str(len(text.split()))\n",
+    )
+    .unwrap();
     Fixture {
         _server: server,
         dir,
+        custom,
     }
 });
 
@@ -105,9 +148,8 @@ fn run_child<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(dir: &Path, args: I) ->
     (code, u64::try_from(usage.ru_maxrss).unwrap_or(0))
 }
 
-/// One `golem-forge run` of the mock worker; it must succeed.
-fn run_once() {
-    let dir = FIXTURE.dir.path();
+/// One `golem-forge run` of the mock worker in `dir`; it must succeed.
+fn run_once(dir: &Path) {
     let (code, _) = run_child(dir, ["run", "main.worker", "hi"]);
     if code != 0 {
         let output = Command::new(binary())
@@ -135,8 +177,25 @@ fn version(bencher: Bencher) {
 #[divan::bench(sample_count = SAMPLES, sample_size = 1)]
 fn one_turn_run(bencher: Bencher) {
     // Set up (and warm the page cache) before the clock starts.
-    run_once();
-    bencher.bench(run_once);
+    let dir = FIXTURE.dir.path();
+    run_once(dir);
+    bencher.bench(|| run_once(dir));
+}
+
+#[divan::bench(sample_count = SAMPLES, sample_size = 1)]
+fn custom_tool_run(bencher: Bencher) {
+    // The first run describes the module (and fills the caches) before the clock starts.
+    let dir = FIXTURE.custom.path();
+    run_once(dir);
+    assert!(
+        dir.join(".golem-forge/custom-tools")
+            .read_dir()
+            .unwrap()
+            .count()
+            > 0,
+        "the first run cached the module's description"
+    );
+    bencher.bench(|| run_once(dir));
 }
 
 /// The launcher: runs the binary with this process's arguments and prints its exit status and

@@ -5,7 +5,7 @@
 //! A schema from outside (a custom module, an MCP server) is checked against the JSON Schema
 //! meta-schema and compiled when it is registered, so a bad one fails the launch. The built-in
 //! tools' schemas are derived from their Rust argument types and cannot be wrong
-//! ([`ToolRegistry::register_builtin`]): each is compiled on its tool's first validation. The
+//! ([`ToolRegistry::register_checked`]): each is compiled on its tool's first validation. The
 //! first compilation in a process builds the meta-schema's own validator, which costs more than
 //! the rest of a session's start, so a session whose model calls no tool never pays for it.
 
@@ -59,6 +59,18 @@ fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::validator_for(schema).map_err(|e| e.to_string())
 }
 
+/// Checks the input schema of the tool `tool` as [`ToolRegistry::register`] does (against the
+/// meta-schema, then compiled), for a toolset that checks a schema once and later registers
+/// it with [`ToolRegistry::register_checked`].
+pub fn check_schema(tool: &str, schema: &Value) -> Result<(), RegistryError> {
+    compile(schema)
+        .map(drop)
+        .map_err(|message| RegistryError::InvalidSchema {
+            tool: tool.to_owned(),
+            message,
+        })
+}
+
 /// The tools of one worker, in registration order.
 #[derive(Default)]
 pub struct ToolRegistry {
@@ -103,12 +115,14 @@ impl ToolRegistry {
         Ok(())
     }
 
-    /// Adds a built-in tool, whose schema is derived from its argument type
-    /// ([`crate::tool::input_schema_for`], perhaps with descriptions or examples added) and
-    /// so is valid: it is compiled on the tool's first validation, not now. A schema that
+    /// Adds a tool whose schema is known to be valid: a built-in tool's, derived from its
+    /// argument type ([`crate::tool::input_schema_for`], perhaps with descriptions or examples
+    /// added), or one its toolset checked with [`check_schema`] when it first saw it (a custom
+    /// module's, kept in the describe cache). It is compiled on the tool's first validation,
+    /// not now: building the meta-schema validator costs milliseconds a process. A schema that
     /// would not compile makes every call of the tool an error (the toolsets' own tests
     /// register their tools with [`ToolRegistry::register`], which checks them).
-    pub fn register_builtin(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+    pub fn register_checked(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         let name = self.check_name(tool.as_ref())?;
         self.tools.insert(
             name,
@@ -369,15 +383,15 @@ mod tests {
     fn builtin_schemas_are_compiled_on_first_validation() {
         let mut registry = ToolRegistry::new();
         registry
-            .register_builtin(tool("read_file", ManualExecution::llm()))
+            .register_checked(tool("read_file", ManualExecution::llm()))
             .unwrap();
         assert!(registry.tools["read_file"].validator.get().is_none());
         assert_eq!(
-            registry.register_builtin(tool("read_file", ManualExecution::llm())),
+            registry.register_checked(tool("read_file", ManualExecution::llm())),
             Err(RegistryError::DuplicateName("read_file".into()))
         );
         assert!(matches!(
-            registry.register_builtin(tool("bad name", ManualExecution::llm())),
+            registry.register_checked(tool("bad name", ManualExecution::llm())),
             Err(RegistryError::InvalidName(_))
         ));
         assert!(
@@ -395,7 +409,7 @@ mod tests {
         let bad = FnTool::new("bad", "", json!({"type": 12}), |_, _| async {
             Ok(ToolResultValue::text(""))
         });
-        registry.register_builtin(Arc::new(bad)).unwrap();
+        registry.register_checked(Arc::new(bad)).unwrap();
         let err = registry.validate("bad", &json!({})).unwrap_err();
         assert_eq!(err.code, ToolErrorCode::ExecutionError);
         assert!(

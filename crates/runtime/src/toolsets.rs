@@ -40,7 +40,7 @@ pub fn build_tools(
     };
     // The built-in tools' schemas are compiled on their first call.
     let mut add = |tool: Arc<dyn golem_core::tool::Tool>| {
-        registry.register_builtin(tool).map_err(config_error)
+        registry.register_checked(tool).map_err(config_error)
     };
     let toolsets = &definition.toolsets;
     if toolsets.filesystem.is_some() {
@@ -158,14 +158,15 @@ pub fn build_tools(
             add(tool)?;
         }
     }
-    // A custom module's or an MCP server's schemas are checked now: a bad one fails the launch.
-    let mut add =
-        |tool: Arc<dyn golem_core::tool::Tool>| registry.register(tool).map_err(config_error);
+    // A custom module's schemas were checked by its toolset (once, when it was described).
     if let Some(custom) = &toolsets.custom {
         for tool in custom_tools(env, definition, sandbox, custom)? {
             add(tool)?;
         }
     }
+    // An MCP server's schemas are checked now: a bad one fails the launch.
+    let mut add =
+        |tool: Arc<dyn golem_core::tool::Tool>| registry.register(tool).map_err(config_error);
     if let Some(mcp) = &toolsets.mcp {
         for tool in mcp::mcp_tools(env, definition, sandbox, mcp)? {
             add(tool)?;
@@ -298,6 +299,13 @@ fn git_tools(
     golem_tools::git_tools(local, network, options).map_err(|e| config_error(e.to_string()))
 }
 
+/// Where the program at `program_root` keeps what the kernel supports between launches.
+pub fn kernel_support_cache(program_root: &std::path::Path) -> std::path::PathBuf {
+    program_root
+        .join(".golem-forge")
+        .join("kernel-support.json")
+}
+
 /// The options `code`, `shell`, `custom`, `git` and a jailed MCP server share: how their jail
 /// is built and where they start.
 struct ProcessToolset<'a> {
@@ -342,11 +350,12 @@ impl ProcessToolset<'_> {
     }
 
     /// The jail over `sandbox` with the program's jail `helper`, checked against the kernel
-    /// now, so that a missing layer fails the launch; `key` is where it is configured, under
-    /// `toolsets.`.
+    /// now (the findings kept under `program_root`, see [`kernel_support_cache`]), so that a
+    /// missing layer fails the launch; `key` is where it is configured, under `toolsets.`.
     fn checked_jail(
         &self,
         helper: Option<std::path::PathBuf>,
+        program_root: &std::path::Path,
         definition: &WorkerDefinition,
         sandbox: &Sandbox,
         key: &str,
@@ -359,7 +368,8 @@ impl ProcessToolset<'_> {
                 definition.name
             ))
         })?;
-        let jail = Jail::new(helper, sandbox.clone(), self.policy());
+        let jail = Jail::new(helper, sandbox.clone(), self.policy())
+            .with_probe_cache(kernel_support_cache(program_root));
         jail.preflight().map_err(|e| match e {
             JailError::Unsupported(_) => LaunchError::Unsupported(format!(
                 "worker {}: the {toolset} toolset cannot run: {e} (set `{mode_key}: best_effort` \
@@ -417,7 +427,13 @@ impl ProcessToolset<'_> {
                 }
             },
         };
-        let jail = self.checked_jail(env.jail_helper.clone(), definition, sandbox, toolset)?;
+        let jail = self.checked_jail(
+            env.jail_helper.clone(),
+            &env.config.root,
+            definition,
+            sandbox,
+            toolset,
+        )?;
         Ok((
             jail,
             cwd_zone,

@@ -222,7 +222,7 @@ async fn the_prompt_says_why_a_pre_approved_command_is_asked() {
 }
 
 /// The session compiles a built-in tool's schema only when the tool is first called
-/// (`ToolRegistry::register_builtin`), so the schemas of the two process tools are checked here,
+/// (`ToolRegistry::register_checked`), so the schemas of the two process tools are checked here,
 /// as `register` checks a schema from outside (the file, web and git tools' tests register
 /// theirs that way).
 #[test]

@@ -280,3 +280,41 @@ fn secret_values_found_in_files_are_redacted_from_tool_output() {
     assert!(!text.contains("sk-ant-mock"), "the transcript");
     assert!(text.contains("[redacted]"));
 }
+
+#[test]
+fn the_kernel_probe_is_kept_between_launches_and_done_again_when_stale() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", process_worker("  code: {}\n"))]);
+    let server = MockServer::start_blocking(vec![wire.text("Hi."), wire.text("Hi.")]);
+    assert_exit(&run(&env, wire, &server, &["proj/main.worker", "go"]), 0);
+    let cache = "proj/.golem-forge/kernel-support.json";
+    let text = env
+        .read(cache)
+        .expect("the first launch keeps what it found");
+    let mut file: Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        file["support"]["landlock"]["available"].is_string(),
+        "{text}"
+    );
+
+    // On the same boot, kernel and helper the file is believed: a launch reads it instead of
+    // probing, so a finding planted there decides the (strict) launch.
+    file["support"]["landlock"] = json!({"missing": "planted by the test"});
+    env.write(cache, &file.to_string());
+    let refused = run(&env, wire, &server, &["proj/main.worker", "go"]);
+    assert_exit(&refused, 2);
+    assert!(
+        stderr(&refused).contains("Landlock: planted by the test"),
+        "{}",
+        render(&refused)
+    );
+
+    // Found on another boot, it is stale: the kernel is probed again and the file replaced.
+    file["key"]["boot"] = json!("another boot");
+    env.write(cache, &file.to_string());
+    assert_exit(&run(&env, wire, &server, &["proj/main.worker", "go"]), 0);
+    let again: Value = serde_json::from_str(&env.read(cache).unwrap()).unwrap();
+    assert_ne!(again["key"]["boot"], "another boot");
+    assert!(again["support"]["landlock"]["available"].is_string());
+}

@@ -90,7 +90,15 @@ pub fn mcp_options(
                 command: command.clone(),
                 args: args.clone(),
                 env: env.clone(),
-                jail: mcp_jail(definition, name, jail, cwd.as_deref(), sandbox, helper)?,
+                jail: mcp_jail(
+                    definition,
+                    name,
+                    jail,
+                    cwd.as_deref(),
+                    sandbox,
+                    helper,
+                    program_root,
+                )?,
             },
             McpServerConfig::Http { url, headers } => golem_tools::mcp::McpTransportOptions::Http {
                 url: url.clone(),
@@ -123,6 +131,7 @@ fn mcp_jail(
     cwd: Option<&str>,
     sandbox: &Sandbox,
     helper: Option<&std::path::Path>,
+    program_root: &std::path::Path,
 ) -> Result<golem_tools::mcp::McpJailOptions, LaunchError> {
     let key = format!("mcp.servers.{server}.jail");
     let config_error = |message: String| {
@@ -189,6 +198,7 @@ fn mcp_jail(
     };
     let jail = process.checked_jail(
         helper.map(std::path::Path::to_path_buf),
+        program_root,
         definition,
         &narrowed,
         &key,

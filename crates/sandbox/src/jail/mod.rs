@@ -41,6 +41,7 @@ mod landlock_rules;
 mod limits;
 mod mounts;
 mod output;
+mod probe_cache;
 mod process;
 mod run;
 mod seccomp;
@@ -254,6 +255,9 @@ pub struct Jail {
     /// The kind of run the next helper is prepared for.
     writes: ZoneWrites,
     standby: Arc<Mutex<Option<standby::Standby>>>,
+    /// Where the kernel probe's findings are kept between processes (see
+    /// [`Jail::with_probe_cache`]).
+    probe_cache: Option<PathBuf>,
 }
 
 impl Jail {
@@ -267,7 +271,17 @@ impl Jail {
             policy,
             writes: ZoneWrites::Direct,
             standby: Arc::default(),
+            probe_cache: None,
         }
+    }
+
+    /// The same jail, keeping what the kernel supports in the file `path` between processes,
+    /// so that a later launch on the same boot, kernel and helper skips the probe (a process
+    /// of its own). The file only decides whether [`Jail::preflight`] refuses early: each run
+    /// still applies every layer, and fails in strict mode when one is missing.
+    pub fn with_probe_cache(mut self, path: PathBuf) -> Jail {
+        self.probe_cache = Some(path);
+        self
     }
 
     /// The same jail, preparing its helpers ahead of time for runs of the kind `writes` (the
@@ -342,16 +356,16 @@ impl Jail {
     /// Checks that the zones can be shown to programs and that the kernel supports what the
     /// policy needs (detected once): in strict mode a missing layer is
     /// [`JailError::Unsupported`] naming it; in best-effort mode that is never an error.
+    /// Starts nothing: the first run starts its own helper and a standby for the next one,
+    /// so a worker whose tools are never called pays for no process.
     pub fn preflight(&self) -> Result<(), JailError> {
         run::zones(self)?;
-        self.check_support()?;
-        self.refill_standby();
-        Ok(())
+        self.check_support()
     }
 
     /// The kernel part of [`Jail::preflight`].
     fn check_support(&self) -> Result<(), JailError> {
-        let support = KernelSupport::detect(&self.helper);
+        let support = KernelSupport::detect_cached(&self.helper, self.probe_cache.as_deref());
         match self.policy.mode {
             JailMode::Strict => match support.missing() {
                 missing if missing.is_empty() => Ok(()),

@@ -119,7 +119,6 @@ pub(super) fn spawn(jail: &Jail, command: &JailCommand) -> Result<JailProcess, J
         exited: exited.clone(),
         weakened: weakened.clone(),
     }));
-    jail.refill_standby();
     Ok(JailProcess {
         stdin: Some(stdin),
         stdout: Some(BufReader::new(stdout)),

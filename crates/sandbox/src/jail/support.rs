@@ -1,4 +1,5 @@
-//! What the kernel supports, detected once per process by running the helper in probe mode
+//! What the kernel supports, detected once per process (or read from the findings of an
+//! earlier one, `probe_cache.rs`) by running the helper in probe mode
 //! (`<binary> __jail --probe`), which tries each layer on itself and prints the findings as
 //! JSON: user namespaces (with an id mapping), Landlock (its ABI), and seccomp filters.
 
@@ -9,6 +10,7 @@ use std::sync::{Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 
 use super::helper::{HELPER_ARG, map_ids, unshare};
+use super::probe_cache::{self, ProbeKey};
 
 /// Whether one layer is available, with a detail or the reason it is not.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,39 +107,58 @@ static DETECTED: Mutex<Vec<(PathBuf, &'static KernelSupport)>> = Mutex::new(Vec:
 impl KernelSupport {
     /// Detects support once per process (and helper) by running `helper` in probe mode.
     pub fn detect(helper: &Path) -> &'static KernelSupport {
+        Self::detect_cached(helper, None)
+    }
+
+    /// Like [`KernelSupport::detect`], but the first detection in this process first looks in
+    /// the file `cache` for findings of an earlier process (same boot, kernel, helper, user
+    /// and user-namespace settings; see `probe_cache.rs`) and stores its own there.
+    pub fn detect_cached(helper: &Path, cache: Option<&Path>) -> &'static KernelSupport {
         let mut detected = DETECTED.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((_, support)) = detected.iter().find(|(path, _)| path == helper) {
             return support;
         }
-        let support: &'static KernelSupport = Box::leak(Box::new(Self::probe_with(helper)));
+        let key = cache.and_then(|_| ProbeKey::current(helper));
+        let stored = cache
+            .zip(key.as_ref())
+            .and_then(|(path, key)| probe_cache::load(path, key));
+        // Only a report is stored: a probe that could not run may work next time.
+        let support = stored.unwrap_or_else(|| match Self::probe_with(helper) {
+            Ok(probed) => {
+                if let Some((path, key)) = cache.zip(key.as_ref())
+                    && let Err(e) = probe_cache::store(path, key, &probed)
+                {
+                    tracing::debug!("kernel support not cached in {}: {e}", path.display());
+                }
+                probed
+            }
+            Err(why) => Self::unknown(why),
+        });
+        let support: &'static KernelSupport = Box::leak(Box::new(support));
         detected.push((helper.to_path_buf(), support));
         support
     }
 
-    fn probe_with(helper: &Path) -> KernelSupport {
-        let unknown = |why: String| KernelSupport {
-            user_namespaces: LayerSupport::Missing(why.clone()),
-            landlock: LayerSupport::Missing(why.clone()),
-            seccomp: LayerSupport::Missing(why),
-        };
+    /// Runs the probe; the error says why it gave no report.
+    fn probe_with(helper: &Path) -> Result<KernelSupport, String> {
         let output = Command::new(helper)
             .arg(HELPER_ARG)
             .arg("--probe")
             .env_clear()
             .stdin(Stdio::null())
             .stderr(Stdio::null())
-            .output();
-        match output {
-            Ok(output) => serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-                unknown(format!(
-                    "the jail helper {} gave no report ({e})",
-                    helper.display()
-                ))
-            }),
-            Err(e) => unknown(format!(
-                "the jail helper {} could not run: {e}",
-                helper.display()
-            )),
+            .output()
+            .map_err(|e| format!("the jail helper {} could not run: {e}", helper.display()))?;
+        serde_json::from_slice(&output.stdout)
+            .map_err(|e| format!("the jail helper {} gave no report ({e})", helper.display()))
+    }
+
+    /// Every layer missing for the same reason.
+    fn unknown(why: String) -> KernelSupport {
+        KernelSupport {
+            user_namespaces: LayerSupport::Missing(why.clone()),
+            landlock: LayerSupport::Missing(why.clone()),
+            seccomp: LayerSupport::Missing(why),
         }
     }
 

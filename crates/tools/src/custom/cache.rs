@@ -86,6 +86,19 @@ struct CacheFile {
     described_at: String,
     /// What `describe` printed, as JSON.
     described: Value,
+    /// The tools whose input schemas were checked against the JSON Schema meta-schema (and
+    /// compiled) when an entry was written: a launch from the cache need not check them again.
+    #[serde(default)]
+    checked: Vec<String>,
+}
+
+/// An entry of the cache.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheEntry {
+    /// What `describe` printed, as JSON.
+    pub described: Value,
+    /// The tools whose schemas were checked (see the file's `checked`).
+    pub checked: Vec<String>,
 }
 
 /// The cache file of one module, and the key an entry must have to be used.
@@ -116,7 +129,7 @@ impl CacheSlot {
     /// What `describe` printed, when the entry is of this key; `Ok(None)` when there is no
     /// entry or one for another version of the module; an error saying why it cannot be used
     /// when it is unreadable, corrupt or of another format.
-    pub fn read(&self) -> Result<Option<Value>, String> {
+    pub fn read(&self) -> Result<Option<CacheEntry>, String> {
         let text = match std::fs::read_to_string(&self.path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -134,19 +147,23 @@ impl CacheSlot {
         if file.key != self.key {
             return Ok(None);
         }
-        Ok(Some(file.described))
+        Ok(Some(CacheEntry {
+            described: file.described,
+            checked: file.checked,
+        }))
     }
 
-    /// Writes `described` for the module named `shown` (a temporary file renamed over the
+    /// Writes `entry` for the module named `shown` (a temporary file renamed over the
     /// entry).
-    pub fn write(&self, shown: &str, described: &Value) -> Result<(), String> {
+    pub fn write(&self, shown: &str, entry: &CacheEntry) -> Result<(), String> {
         let file = CacheFile {
             format: FORMAT,
             key: self.key.clone(),
             module: shown.to_owned(),
             kind: kind_name(self.kind).to_owned(),
             described_at: iso8601(SystemTime::now()),
-            described: described.clone(),
+            described: entry.described.clone(),
+            checked: entry.checked.clone(),
         };
         let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
         let dir = self.path.parent().unwrap_or(Path::new("."));
@@ -277,9 +294,12 @@ mod tests {
         let cache = dir.path().join(".golem-forge/custom-tools");
         let slot = CacheSlot::new(&cache, &inputs(b"v1"));
         assert_eq!(slot.read(), Ok(None), "no file is a miss");
-        let described = json!({"tools": [{"name": "f", "inputSchema": {"type": "object"}}]});
-        slot.write("./tools.py", &described).unwrap();
-        assert_eq!(slot.read(), Ok(Some(described.clone())));
+        let entry = CacheEntry {
+            described: json!({"tools": [{"name": "f", "inputSchema": {"type": "object"}}]}),
+            checked: vec!["f".to_owned()],
+        };
+        slot.write("./tools.py", &entry).unwrap();
+        assert_eq!(slot.read(), Ok(Some(entry.clone())));
         let changed = CacheSlot::new(&cache, &inputs(b"v2"));
         assert_eq!(changed.path(), slot.path(), "one file per module");
         assert_eq!(changed.read(), Ok(None), "another version of the module");

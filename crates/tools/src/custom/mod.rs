@@ -118,7 +118,11 @@ pub fn custom_tools(
     let cached = slot.as_ref().and_then(|slot| {
         let read = slot.read().and_then(|found| {
             found
-                .map(|raw| describe::from_value(&options.shown, &raw).map_err(|e| e.0))
+                .map(|entry| {
+                    describe::from_value(&options.shown, &entry.described)
+                        .map(|described| (entry, described))
+                        .map_err(|e| e.0)
+                })
                 .transpose()
         });
         read.unwrap_or_else(|why| {
@@ -126,8 +130,8 @@ pub fn custom_tools(
             None
         })
     });
-    let described = match cached {
-        Some(described) => described,
+    let (raw, described, mut checked) = match cached {
+        Some((entry, described)) => (entry.described, described, entry.checked),
         None => {
             let describer = module::Module::new(
                 options.shown.clone(),
@@ -139,15 +143,33 @@ pub fn custom_tools(
             );
             let raw = describe_blocking(describer)?;
             let described = describe::from_value(&options.shown, &raw)?;
-            if let Some(slot) = &slot
-                && let Err(e) = slot.write(&options.shown, &raw)
-            {
-                tracing::warn!("custom tool describe cache not written: {e}");
-            }
-            described
+            (raw, described, Vec::new())
         }
     };
     let entries = describe::select(&options.shown, described, options.tools.as_deref())?;
+    // Each exposed tool's schema is checked once, when the entry that lists it is written;
+    // a launch from the cache registers them without building the meta-schema validator
+    // (milliseconds per process).
+    let unchecked: Vec<&describe::Entry> = entries
+        .iter()
+        .filter(|entry| !checked.contains(&entry.name))
+        .collect();
+    if !unchecked.is_empty() {
+        for entry in &unchecked {
+            golem_core::registry::check_schema(&entry.name, &entry.input_schema)
+                .map_err(|e| CustomError(format!("custom tool module {}: {e}", options.shown)))?;
+        }
+        checked.extend(unchecked.iter().map(|entry| entry.name.clone()));
+        let entry = cache::CacheEntry {
+            described: raw,
+            checked,
+        };
+        if let Some(slot) = &slot
+            && let Err(e) = slot.write(&options.shown, &entry)
+        {
+            tracing::warn!("custom tool describe cache not written: {e}");
+        }
+    }
     let module = Arc::new(module::Module::new(
         options.shown,
         options.path,
