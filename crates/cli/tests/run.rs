@@ -6,6 +6,7 @@
 
 mod approval;
 mod budget;
+mod changes;
 mod custom;
 mod delegation;
 mod ending;

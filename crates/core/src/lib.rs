@@ -12,6 +12,7 @@ pub mod approval;
 pub mod bus;
 pub mod commands;
 pub mod decorated;
+pub mod effects;
 pub mod fields;
 pub mod fn_tool;
 pub mod input;

@@ -18,6 +18,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalController, ApprovalOutcome, ApprovalRequirement};
+use crate::effects::EffectGate;
 use crate::fields::derive_fields_from_schema;
 use crate::input::InputRequester;
 use crate::plan::{Plan, PreparedCall};
@@ -148,6 +149,14 @@ impl ToolCallOrchestrator {
                 .bus()
                 .has_input_answerer()
                 .then(|| InputRequester::new(self.ui.clone())),
+            effects: Some(EffectGate::new(
+                self.controller.clone(),
+                self.ui.clone(),
+                call.id.clone(),
+                call.name.clone(),
+                call.invoked_by,
+                self.worker.clone(),
+            )),
         };
         let (status, mut value, mut error, approved_args, executed_args, decided_by) =
             match self.clear(&call, &ctx).await {

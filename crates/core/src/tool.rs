@@ -65,6 +65,10 @@ pub struct ToolContext {
     /// How to ask the user a question while the call runs; `None` when no front end can
     /// answer (a headless run): a tool then declines on the user's behalf.
     pub input: Option<InputRequester>,
+    /// How to ask consent for what the call did once it ran (a jailed process's changes to
+    /// the zones; see [`crate::effects`]). The orchestrator always sets it; `None` (a call
+    /// made outside it, in tests) leaves effects that need consent untaken.
+    pub effects: Option<crate::effects::EffectGate>,
 }
 
 impl ToolContext {
@@ -76,6 +80,7 @@ impl ToolContext {
             worker: None,
             cancel: CancellationToken::new(),
             input: None,
+            effects: None,
         }
     }
 }

@@ -256,7 +256,7 @@ pub struct ImageData {
 }
 
 /// `data` of a `code_result` result: one process run by `run_code` or `shell`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CodeResultData {
     /// What ran, e.g. `python3 main.py` or `git status`.
@@ -278,6 +278,11 @@ pub struct CodeResultData {
     /// Jail layers that could not be applied (best-effort mode), each with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub weakened: Vec<String>,
+    /// What the run changed in the zones and what became of it once it passed the gate: a
+    /// `diff` value whose `files` hold one entry per changed path (each with its `change`
+    /// line, e.g. `create /work/a.txt (file, 0644, 12 bytes)`). Absent when nothing changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Box<ToolResultValue>>,
 }
 
 /// A duration for summaries: `41 ms` below a second, else seconds with one decimal (`2.0 s`).
@@ -524,6 +529,14 @@ fn code_model_text(data: &CodeResultData) -> String {
         if !body.is_empty() {
             text.push_str(&format!("\n--- {name} ---\n"));
             text.push_str(body.strip_suffix('\n').unwrap_or(body));
+        }
+    }
+    if let Some(changes) = &data.changes {
+        text.push_str("\n--- changes applied to the zones ---");
+        let files = changes.data.get("files").and_then(Value::as_array);
+        for line in files.into_iter().flatten().filter_map(|f| f.get("change")) {
+            text.push('\n');
+            text.push_str(line.as_str().unwrap_or_default());
         }
     }
     text

@@ -222,6 +222,7 @@ fn run(exit_code: Option<i32>, signal: Option<i32>, duration_ms: u64) -> CodeRes
         duration_ms,
         timed_out: false,
         weakened: vec![],
+        changes: None,
     }
 }
 

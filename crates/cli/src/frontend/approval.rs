@@ -63,6 +63,19 @@ const ARGUMENTS: &str = "arguments (JSON)› ";
 /// The last line of the box.
 const CHOICES: &str =
     "[y] yes  [s] session  [p] always in this project  [n] no  [e] edit  [q] stop";
+/// The last line of the box of a request with nothing to edit (no form fields: consent for
+/// what a call did, or a tool without arguments).
+const CHOICES_WITHOUT_EDIT: &str =
+    "[y] yes  [s] session  [p] always in this project  [n] no  [q] stop";
+
+/// The choices offered for `request`.
+fn choices(request: &ApprovalRequest) -> &'static str {
+    if request.fields.is_empty() {
+        CHOICES_WITHOUT_EDIT
+    } else {
+        CHOICES
+    }
+}
 
 /// The box shown for `request`.
 pub fn render_request(request: &ApprovalRequest, screen: &Screen) -> String {
@@ -109,7 +122,7 @@ pub fn render_request(request: &ApprovalRequest, screen: &Screen) -> String {
             text.push_str(&format!("{bar} {row}\n"));
         }
     }
-    text.push_str(&format!("└ {}\n", screen.dim(CHOICES)));
+    text.push_str(&format!("└ {}\n", screen.dim(choices(request))));
     text
 }
 
@@ -277,6 +290,12 @@ fn prompt(request: &ApprovalRequest, context: &PromptContext, reader: &mut dyn R
                     Input::CtrlC | Input::CtrlD => None,
                 };
                 ApprovalResponse::deny(id, note)
+            }
+            "e" | "edit" if request.fields.is_empty() => {
+                let mut screen = lock(&context.screen);
+                let text = screen.dim("there is nothing to edit in this request");
+                screen.line(&text);
+                continue;
             }
             "e" | "edit" => match edit_arguments(request, context, reader) {
                 Some(args) => {

@@ -91,14 +91,30 @@ fn request(tool: &str, args: Value, description: &str, risk: Risk) -> ApprovalRe
         request_id: "a1".into(),
         tool_call_id: "t1".into(),
         tool_name: tool.into(),
+        fields: fields_of(&args),
         args,
         description: description.into(),
         risk,
         preview: None,
         invoked_by: InvokedBy::Model,
         worker: None,
-        fields: Vec::new(),
     }
+}
+
+/// A text field per argument, as a tool's schema would give.
+fn fields_of(args: &Value) -> Vec<golem_protocol::FormField> {
+    let names = args.as_object().into_iter().flat_map(|map| map.keys());
+    names
+        .map(|name| golem_protocol::FormField {
+            name: name.clone(),
+            field_type: golem_protocol::FieldType::Text,
+            required: true,
+            default: None,
+            description: None,
+            options: Vec::new(),
+            integer: false,
+        })
+        .collect()
 }
 
 /// The write of `new` at `/out/a.txt` (over `old`, or a new file), with its diff preview.
@@ -319,6 +335,22 @@ fn an_empty_or_unknown_answer_denies() {
             "{typed:?}"
         );
     }
+}
+
+#[test]
+fn a_request_with_nothing_to_edit_offers_no_edit() {
+    let mut request = request(
+        "run_code",
+        json!({"changes": ["write /out/a.txt (0644, 2 bytes)"]}),
+        "run_code changed 1 file in /out",
+        Risk::Medium,
+    );
+    request.fields.clear();
+    let (answer, shown) = exchange(&request, None, &mut Scripted::new(&["e", "y"]));
+    assert_eq!(answer, Answer::Response(ApprovalResponse::approve("a1")));
+    assert!(shown.contains(CHOICES_WITHOUT_EDIT), "{shown}");
+    assert!(!shown.contains("[e] edit"), "{shown}");
+    assert!(shown.contains("there is nothing to edit"), "{shown}");
 }
 
 #[test]

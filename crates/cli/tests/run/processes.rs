@@ -32,7 +32,15 @@ fn run_code_runs_python_in_the_zone_and_the_model_sees_the_output() {
             "run_code",
             json!({"language": "python", "code": code}),
         ));
-        let output = run(&env, wire, &server, &["proj/main.worker", "go", "--json"]);
+        // The zone asks before a file is created in it; approve_all answers.
+        let args = [
+            "proj/main.worker",
+            "go",
+            "--json",
+            "--approval",
+            "approve_all",
+        ];
+        let output = run(&env, wire, &server, &args);
         assert_exit(&output, 0);
         assert_eq!(env.read("proj/out/made.txt").as_deref(), Some("by python"));
         let results = results_sent(wire, &server, 1);

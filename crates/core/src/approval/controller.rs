@@ -227,8 +227,50 @@ impl ApprovalController {
         }
     }
 
+    /// Decides consent for what a call did (a jailed process's changes, see
+    /// [`crate::effects`]), asked once for several `scopes` (each a JSON object such as
+    /// `{zone, operation}`): approved at once when every scope is remembered for the session
+    /// or matched by a project rule of the request's tool; otherwise by the mode, or by asking
+    /// the user, whose "for the session" or "for the project" is kept per scope, not for the
+    /// request as a whole. Edited arguments are not taken: there is nothing to edit.
+    pub async fn decide_scoped(
+        &self,
+        request: ApprovalRequest,
+        scopes: &[serde_json::Value],
+        cancel: &CancellationToken,
+    ) -> ApprovalOutcome {
+        let tool = request.tool_name.as_str();
+        let remembered = |scope: &serde_json::Value| self.memory.is_approved(tool, scope);
+        let ruled = |scope: &serde_json::Value| self.rules.matching(tool, scope).is_some();
+        if !scopes.is_empty() && scopes.iter().all(|s| remembered(s) || ruled(s)) {
+            let decided_by = if scopes.iter().all(remembered) {
+                DecidedBy::SessionMemory
+            } else {
+                DecidedBy::Rule
+            };
+            return decided(ApprovalResponse::approve(request.request_id), decided_by);
+        }
+        match self.mode {
+            ApprovalMode::ApproveAll => decided(
+                ApprovalResponse::approve(request.request_id),
+                DecidedBy::Mode,
+            ),
+            ApprovalMode::AutoDeny => {
+                let note = format!(
+                    "{} was denied: approval mode is auto_deny",
+                    request.tool_name
+                );
+                decided(
+                    ApprovalResponse::deny(request.request_id, Some(note)),
+                    DecidedBy::Mode,
+                )
+            }
+            ApprovalMode::Interactive => self.ask_with(request, cancel, Keep::Scopes(scopes)).await,
+        }
+    }
+
     async fn ask(&self, request: ApprovalRequest, cancel: &CancellationToken) -> ApprovalOutcome {
-        self.ask_with(request, cancel, true).await
+        self.ask_with(request, cancel, Keep::Call).await
     }
 
     /// Asks the user and keeps nothing of the answer.
@@ -237,14 +279,14 @@ impl ApprovalController {
         request: ApprovalRequest,
         cancel: &CancellationToken,
     ) -> ApprovalOutcome {
-        self.ask_with(request, cancel, false).await
+        self.ask_with(request, cancel, Keep::Nothing).await
     }
 
     async fn ask_with(
         &self,
         request: ApprovalRequest,
         cancel: &CancellationToken,
-        keep: bool,
+        keep: Keep<'_>,
     ) -> ApprovalOutcome {
         let Some(callback) = &self.callback else {
             let note = no_terminal_message(&request.tool_name);
@@ -264,21 +306,31 @@ impl ApprovalController {
             Ok(mut response) => {
                 // The answer is about this request, whatever id the callback put on it.
                 response.request_id = request_id;
-                // The user approved these arguments; edited arguments are approved as edited.
-                let approved = response.modified_args.as_ref().unwrap_or(&args);
-                if !keep {
-                    response.remember = RememberScope::None;
-                }
-                match response.remember {
-                    _ if !response.approved => {}
-                    RememberScope::None => {}
-                    RememberScope::Session => self.memory.remember(&tool, approved),
-                    RememberScope::Project => {
-                        let rule = ApprovalRule::for_call(&tool, approved);
-                        if let Err(error) = self.rules.add(rule) {
-                            // It still holds for this session; the file could not keep it.
-                            tracing::warn!(%error, "the project rule was not saved");
-                            self.memory.remember(&tool, approved);
+                // The user approved these arguments; edited arguments are approved as edited
+                // (for a call: scoped requests have nothing to edit).
+                let kept: Vec<&serde_json::Value> = match keep {
+                    Keep::Call => vec![response.modified_args.as_ref().unwrap_or(&args)],
+                    Keep::Scopes(scopes) => {
+                        response.modified_args = None;
+                        scopes.iter().collect()
+                    }
+                    Keep::Nothing => {
+                        response.remember = RememberScope::None;
+                        Vec::new()
+                    }
+                };
+                for approved in kept {
+                    match response.remember {
+                        _ if !response.approved => {}
+                        RememberScope::None => {}
+                        RememberScope::Session => self.memory.remember(&tool, approved),
+                        RememberScope::Project => {
+                            let rule = ApprovalRule::for_call(&tool, approved);
+                            if let Err(error) = self.rules.add(rule) {
+                                // It still holds for this session; the file could not keep it.
+                                tracing::warn!(%error, "the project rule was not saved");
+                                self.memory.remember(&tool, approved);
+                            }
                         }
                     }
                 }
@@ -295,6 +347,17 @@ impl ApprovalController {
             ),
         }
     }
+}
+
+/// What an answer "for the session" or "for the project" keeps.
+#[derive(Debug, Clone, Copy)]
+enum Keep<'a> {
+    /// The call's arguments (as edited).
+    Call,
+    /// Each of these scopes.
+    Scopes(&'a [serde_json::Value]),
+    /// Nothing: only a person may approve, every time.
+    Nothing,
 }
 
 fn decided(response: ApprovalResponse, decided_by: DecidedBy) -> ApprovalOutcome {
@@ -362,6 +425,88 @@ mod tests {
         assert!(!r.approved);
         assert_eq!(by, DecidedBy::Mode);
         assert!(r.note.unwrap().contains("write_file"));
+    }
+
+    #[tokio::test]
+    async fn scoped_answers_are_kept_per_scope_not_per_request() {
+        let cancel = CancellationToken::new();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let mut remember = ApprovalResponse::approve("x");
+        remember.remember = RememberScope::Session;
+        remember.modified_args = Some(json!({"edited": true}));
+        let controller = ApprovalController::new(ApprovalMode::Interactive)
+            .with_callback(answering(remember, calls.clone()));
+        let write = json!({"zone": "work", "operation": "write"});
+        let create = json!({"zone": "work", "operation": "create"});
+        let delete = json!({"zone": "work", "operation": "delete"});
+        let changes = request("run_code", json!({"changes": 2}));
+        let both = [write.clone(), create.clone()];
+        let (r, by) = unwrap_decided(
+            controller
+                .decide_scoped(changes.clone(), &both, &cancel)
+                .await,
+        );
+        assert!(r.approved && r.modified_args.is_none(), "nothing to edit");
+        assert_eq!(by, DecidedBy::User);
+        // Each scope was kept: a later request for one of them (or both, in any order) is
+        // approved without asking; one with a scope never approved asks again.
+        for scopes in [vec![create.clone()], vec![create.clone(), write.clone()]] {
+            let (r, by) = unwrap_decided(
+                controller
+                    .decide_scoped(changes.clone(), &scopes, &cancel)
+                    .await,
+            );
+            assert!(r.approved);
+            assert_eq!(by, DecidedBy::SessionMemory);
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        let (_, by) = unwrap_decided(
+            controller
+                .decide_scoped(changes.clone(), &[write.clone(), delete], &cancel)
+                .await,
+        );
+        assert_eq!(by, DecidedBy::User);
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+        // The request's own arguments were never remembered as a call.
+        assert!(
+            !controller
+                .memory()
+                .is_approved("run_code", &json!({"changes": 2}))
+        );
+    }
+
+    #[tokio::test]
+    async fn scoped_requests_follow_rules_and_modes() {
+        let cancel = CancellationToken::new();
+        let write = json!({"zone": "work", "operation": "write"});
+        let delete = json!({"zone": "work", "operation": "delete"});
+        let rules = ProjectRules::new(vec![ApprovalRule::for_call("shell", &write)]);
+        let denying = ApprovalController::new(ApprovalMode::AutoDeny).with_rules(rules);
+        let req = request("shell", json!({}));
+        let (r, by) = unwrap_decided(
+            denying
+                .decide_scoped(req.clone(), std::slice::from_ref(&write), &cancel)
+                .await,
+        );
+        assert!(r.approved);
+        assert_eq!(by, DecidedBy::Rule);
+        // A rule of another tool does not hold; one scope without a rule leaves it to the mode.
+        let other = request("run_code", json!({}));
+        for (request, scopes) in [(other, vec![write.clone()]), (req, vec![write, delete])] {
+            let (r, by) = unwrap_decided(denying.decide_scoped(request, &scopes, &cancel).await);
+            assert!(!r.approved);
+            assert_eq!(by, DecidedBy::Mode);
+        }
+        let (r, _) = unwrap_decided(
+            ApprovalController::new(ApprovalMode::ApproveAll)
+                .decide_scoped(
+                    request("shell", json!({})),
+                    &[json!({"zone": "a"})],
+                    &cancel,
+                )
+                .await,
+        );
+        assert!(r.approved);
     }
 
     #[tokio::test]

@@ -210,7 +210,10 @@ impl TypedTool for RunCode {
             contents: args.code.into_bytes(),
         });
         command.env = args.env.unwrap_or_default();
-        let data = self.runner.run(&command, &shown, &ctx.cancel).await?;
+        let data = self
+            .runner
+            .run_gated(&command, &shown, ctx, "run_code")
+            .await?;
         Ok(ToolResultValue::code_result(data))
     }
 }

@@ -46,7 +46,7 @@
 mod approved;
 mod content;
 mod delete_file;
-mod diff;
+pub(crate) mod diff;
 mod edit_file;
 mod examples;
 mod file_exists;

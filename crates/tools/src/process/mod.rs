@@ -1,9 +1,12 @@
 //! What `run_code`, `shell` and the git tools share: running one command in the toolset's
 //! [`Jail`] with the working directory and time limit of the toolset, and turning how it ended
 //! into a `code_result` or a `ToolError` (`outcome.rs`), or, for a tool that reads the output,
-//! the output as captured (`Runner::run_captured`). Nothing here decides approval or parses a
-//! call's arguments; each tool does that for itself.
+//! the output as captured (`Runner::run_captured`). `run_code` and `shell` run with the zones
+//! behind copy-on-write layers, and what their programs changed passes the zones' approval
+//! before it lands (`changes.rs`). Nothing else here decides approval or parses a call's
+//! arguments; each tool does that for itself.
 
+pub mod changes;
 mod outcome;
 mod timeout;
 
@@ -104,26 +107,50 @@ impl Runner {
         }
     }
 
-    /// Runs `command` until it ends, times out or `cancel` fires; `shown` is what ran, in the
-    /// result and in errors. The jail checks the command itself (a working directory zone the
-    /// worker lacks is its `Invalid` error, reported as `EXECUTION_ERROR`).
-    pub async fn run(
+    /// Runs `command` until it ends, times out or `cancel` fires (`shown` is what ran, in the
+    /// result and in errors), with the `rw` zones seen through copy-on-write layers: what it
+    /// changed there reaches the zones only through the gate of [`changes::settle`] (as
+    /// `tool`, asking through `ctx`), and the result lists what was applied. A run that did
+    /// not end by itself (timeout, interrupt, a limit) changes nothing: its changes are
+    /// discarded and its error says so. The jail checks the command itself (a working
+    /// directory zone the worker lacks is its `Invalid` error, reported as `EXECUTION_ERROR`).
+    pub async fn run_gated(
         &self,
         command: &JailCommand,
         shown: &str,
-        cancel: &CancellationToken,
+        ctx: &golem_core::tool::ToolContext,
+        tool: &str,
     ) -> Result<CodeResultData, ToolError> {
-        let output = self
+        let run = self
             .jail
-            .run(command, cancel)
+            .run_changeset(command, &ctx.cancel)
             .await
             .map_err(|err| outcome::jail_error(&err))?;
-        outcome::outcome(shown, command.timeout, output)
+        let mut data = match outcome::outcome(shown, command.timeout, run.output) {
+            Ok(data) => data,
+            Err(mut error) => {
+                if let Ok(changeset) = run.changeset
+                    && !changeset.is_empty()
+                {
+                    let count = changeset.changes().len();
+                    // Dropping removes the layers: file work, off the async threads.
+                    tokio::task::spawn_blocking(move || drop(changeset));
+                    error.message.push_str(&format!(
+                        " ({count} change(s) it made to the zones were discarded)"
+                    ));
+                }
+                return Err(error);
+            }
+        };
+        let settled = changes::settle(run.changeset, self.jail.sandbox(), ctx, tool).await?;
+        data.changes = settled.map(|settled| Box::new(settled.diff));
+        Ok(data)
     }
 
-    /// Runs `command` like [`Runner::run`], but gives back the output as the jail captured it
-    /// (each stream with whether it was cut), for a tool that reads what the program printed.
-    /// A process that did not end by itself is the same error as there.
+    /// Runs `command` with direct writes to the zones and gives back the output as the jail
+    /// captured it (each stream with whether it was cut), for a tool that reads what the
+    /// program printed. A process that did not end by itself is the same error as for
+    /// [`Runner::run_gated`].
     pub async fn run_captured(
         &self,
         command: &JailCommand,

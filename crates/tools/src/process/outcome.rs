@@ -31,6 +31,7 @@ pub fn outcome(
         duration_ms: millis(output.duration),
         timed_out: false,
         weakened: output.weakened,
+        changes: None,
     })
 }
 
@@ -174,6 +175,7 @@ mod tests {
                 duration_ms: 41,
                 timed_out: false,
                 weakened: vec![],
+                changes: None,
             }
         );
         let data = ok(output(JailExit::Code(3), "", "boom\n"));

@@ -79,6 +79,8 @@ impl Default for ShellOptions {
 /// The `shell` tool over `jail`.
 pub fn shell_tool(jail: Jail, options: ShellOptions) -> Arc<dyn Tool> {
     let timeouts = Timeouts::new(options.default_timeout, options.max_timeout);
+    // What the program changes in the zones waits for the gate (see `process::changes`).
+    let jail = jail.with_zone_writes(golem_sandbox::jail::ZoneWrites::Changeset);
     let runner = Runner::new(jail, timeouts, options.cwd_zone);
     Arc::new(shell::Shell::new(runner, options.rules))
 }

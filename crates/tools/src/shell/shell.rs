@@ -164,7 +164,10 @@ impl TypedTool for Shell {
         };
         let shown = shell_words::join(&words);
         let command = self.runner.command(program, rest.to_vec(), plan.timeout);
-        let mut data = self.runner.run(&command, &shown, &ctx.cancel).await?;
+        let mut data = self
+            .runner
+            .run_gated(&command, &shown, ctx, "shell")
+            .await?;
         explain_start_failure(&mut data, program);
         Ok(ToolResultValue::code_result(data))
     }
@@ -380,6 +383,7 @@ mod tests {
             duration_ms: 1,
             timed_out: false,
             weakened: vec![],
+            changes: None,
         };
         for (exit, stderr, expected) in [
             (Some(127), "", "command not found: nope"),

@@ -1,7 +1,9 @@
 //! The `code_result` view (a command run in the jail): `$ command · exit 0 · 41 ms` (red when
 //! the command failed, was killed or timed out), its stdout, its stderr in red, and a warning
-//! naming the jail layers that could not be applied. Reads `data` loosely with serde, so it
-//! does not depend on the protocol's Rust type.
+//! naming the jail layers that could not be applied, then what the run changed in the zones
+//! once that passed the gate (one line per change, `+ create /out/a.txt (file, 0644, 3
+//! bytes)`; the diff itself was the approval's preview). Reads `data` loosely with serde, so
+//! it does not depend on the protocol's Rust type.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -30,6 +32,26 @@ struct CodeResult {
     timed_out: Option<bool>,
     #[serde(default)]
     weakened: Vec<String>,
+    /// The `diff` value of the changes applied to the zones.
+    #[serde(default)]
+    changes: Option<Value>,
+}
+
+impl CodeResult {
+    /// The `change` line of each file of `changes` (its path when it has none).
+    fn change_lines(&self) -> Vec<String> {
+        let files = self
+            .changes
+            .as_ref()
+            .and_then(|changes| changes.pointer("/data/files"))
+            .and_then(Value::as_array);
+        files
+            .into_iter()
+            .flatten()
+            .filter_map(|file| file.get("change").or_else(|| file.get("path")))
+            .filter_map(|line| line.as_str().map(str::to_owned))
+            .collect()
+    }
 }
 
 impl CodeResult {
@@ -81,6 +103,24 @@ pub(super) fn render(data: &Value, ctx: &Ctx) -> Option<Vec<Line>> {
     if !result.weakened.is_empty() {
         let warning = format!("⚠ jail weakened: {}", result.weakened.join(", "));
         out.extend(wrap(&Line::styled(palette::warning(), &warning), ctx.width));
+    }
+    let changes = result.change_lines();
+    if !changes.is_empty() {
+        out.push(Line::styled(
+            palette::dim(),
+            "changes applied to the zones:",
+        ));
+        for change in changes {
+            let style = if change.starts_with("delete ") {
+                palette::removed()
+            } else {
+                palette::added()
+            };
+            out.extend(wrap(
+                &Line::styled(style, &format!("  {change}")),
+                ctx.width,
+            ));
+        }
     }
     Some(out)
 }

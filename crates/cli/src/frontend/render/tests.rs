@@ -619,6 +619,22 @@ fn code_result_timed_out_and_killed() {
 }
 
 #[test]
+fn code_result_with_the_changes_it_made() {
+    let value = code_result(json!({
+        "command": "bash script.sh", "stdout": "", "stderr": "", "exitCode": 0,
+        "durationMs": 12,
+        "changes": {"kind": "diff", "summary": "2 changes, +1 \u{2212}0 lines", "data": {
+            "path": "/out", "modified": "", "isNew": false, "files": [
+                {"path": "/out/new.txt", "modified": "new\n", "isNew": true,
+                 "change": "create /out/new.txt (file, 0644, 4 bytes)"},
+                {"path": "/out/old.txt", "modified": "", "isNew": false, "isDeleted": true,
+                 "change": "delete /out/old.txt"}
+            ]}}
+    }));
+    check("code_result_changes", &value);
+}
+
+#[test]
 fn tool_error() {
     let error = ToolError::new(
         ToolErrorCode::InvalidArguments,
