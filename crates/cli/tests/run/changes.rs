@@ -304,3 +304,88 @@ fn at_a_terminal_one_box_shows_the_real_diff_and_the_answer_decides() {
         }
     }
 }
+
+/// A module whose `note` tool writes a file into the zone and whose `count` only reads.
+const NOTE_MODULE: &str = r#"
+import os
+
+
+def note(name: str, text: str) -> str:
+    """Writes a note into /out."""
+    with open("/out/" + name, "w") as f:
+        f.write(text)
+    return "noted " + name
+
+
+def count() -> str:
+    """Counts the files in /out."""
+    return str(len(os.listdir("/out")))
+"#;
+
+#[test]
+fn a_custom_tools_writes_pass_the_gate_and_its_process_starts_again() {
+    let wire = Wire::OpenAi;
+    for (flags, applied) in [(&[][..], false), (&["--approval", "approve_all"][..], true)] {
+        let env = TestEnv::new();
+        let toolsets =
+            "  custom:\n    module: ./tools.py\n    approval: { default: preApproved }\n";
+        seeded(&env, "{ create: ask }", toolsets);
+        env.write("proj/tools.py", NOTE_MODULE);
+        let before = zone_files(&env);
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[("call_1", "note", json!({"name": "n.txt", "text": "hi"}))]),
+            wire.tool_calls(&[("call_2", "count", json!({}))]),
+            wire.text("Done."),
+        ]);
+        let mut args = vec!["proj/main.worker", "go", "--json"];
+        args.extend_from_slice(flags);
+        let output = run(&env, wire, &server, &args);
+        assert_exit(&output, 0);
+        let noted = &results_sent(wire, &server, 1)[0];
+        // The next call runs in a fresh process, which sees the zone as it now is.
+        let sent = results_sent(wire, &server, 2);
+        let counted = sent
+            .iter()
+            .find(|result| result.tool_call_id == "call_2")
+            .unwrap_or_else(|| panic!("{sent:?}"));
+        if applied {
+            assert_eq!(noted.content, "noted n.txt");
+            assert_eq!(env.read("proj/out/n.txt").as_deref(), Some("hi"));
+            assert_eq!(counted.content, "3", "{counted:?}");
+        } else {
+            assert!(wire.is_error(noted), "{noted:?}");
+            assert!(noted.content.contains("create /out/n.txt"), "{noted:?}");
+            assert_eq!(zone_files(&env), before, "byte for byte unchanged");
+            assert_eq!(counted.content, "2", "{counted:?}");
+        }
+    }
+}
+
+#[test]
+fn a_custom_tool_cannot_plant_protected_files() {
+    let wire = Wire::OpenAi;
+    let env = TestEnv::new();
+    let toolsets = "  custom:\n    module: ./tools.py\n    approval: { default: preApproved }\n";
+    seeded(
+        &env,
+        "{ create: preApproved, write: preApproved }",
+        toolsets,
+    );
+    env.write("proj/tools.py", NOTE_MODULE);
+    env.write("proj/out/.git/HEAD", "ref: refs/heads/main\n");
+    let before = zone_files(&env);
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[(
+            "call_1",
+            "note",
+            json!({"name": ".git/config", "text": "[core]\n\tfsmonitor = touch /tmp/pwned\n"}),
+        )]),
+        wire.text("Done."),
+    ]);
+    let output = run(&env, wire, &server, &["proj/main.worker", "go"]);
+    assert_exit(&output, 0);
+    assert_eq!(zone_files(&env), before);
+    let result = &results_sent(wire, &server, 1)[0];
+    assert!(wire.is_error(result), "{result:?}");
+    assert!(result.content.contains("protected"), "{result:?}");
+}

@@ -402,9 +402,11 @@ impl Jail {
     /// Starts `command` in the jail and gives back the running program: its stdin and stdout
     /// are the caller's (see [`JailProcess`]), it lives until it ends, is killed, or the
     /// [`JailProcess`] is dropped. Every layer of the jail applies as for [`Jail::run`] (the
-    /// zones' write cap counts from its start), but `command.timeout` does not. Call it on the
-    /// tokio runtime the process is to be used on.
+    /// zones' write cap counts from its start), but `command.timeout` does not. Its `rw` zones
+    /// are shown as [`Jail::zone_writes`] says: directly, or through copy-on-write layers whose
+    /// changes [`JailProcess::end_with_changes`] reads. Call it on the tokio runtime the
+    /// process is to be used on.
     pub async fn spawn(&self, command: &JailCommand) -> Result<JailProcess, JailError> {
-        process::spawn(self, command)
+        process::spawn(self, command).await
     }
 }

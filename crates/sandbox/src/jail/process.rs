@@ -10,6 +10,14 @@
 //! inside, down) only while the helper is not yet reaped (so the group id cannot belong to a
 //! stranger), reads the report and hands the exit to [`JailProcess::wait`]. There is no
 //! wall-clock limit: the caller kills when it has waited long enough.
+//!
+//! A jail prepared for [`super::ZoneWrites::Changeset`] shows the process its `rw` zones
+//! through copy-on-write layers, as for a changeset run: what it writes stays in the layers
+//! ([`JailProcess::has_changes`] says whether there is any), and
+//! [`JailProcess::end_with_changes`] ends it (with everything it started) and reads them as a
+//! changeset for the caller to gate. A layer cannot be emptied under a live mount, so a caller
+//! that wants the changes of each request ends the process after a request that made some and
+//! starts a new one. Dropped, the process is killed and its layers removed once it is gone.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,11 +28,15 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::{mpsc, oneshot};
 
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+
 use super::output::{CapturedOutput, human_bytes};
 use super::spec::{human_mib, read_report};
 use super::standby::Standby;
 use super::zone_watch::ZoneWatch;
 use super::{Jail, JailCommand, JailError, JailExit};
+use crate::changeset::{Changeset, ChangesetError, Layers};
 
 /// How long stderr may keep flowing after the helper ended before the group is killed.
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
@@ -72,21 +84,75 @@ pub struct JailProcess {
     exit: Option<Result<JailExit, String>>,
     exited: Arc<AtomicBool>,
     weakened: Arc<Mutex<Vec<String>>>,
+    /// The copy-on-write layers of the `rw` zones, when the jail shows them so.
+    layered: Option<LayeredZones>,
+}
+
+/// What a process with layered zones leaves for the scan.
+#[derive(Debug)]
+struct LayeredZones {
+    layers: Layers,
+    /// Each layer's upper directory, where the process's changes land.
+    uppers: Vec<PathBuf>,
+    /// Stage 2, whose end comes after every other process of the jail's PID namespace.
+    stage2: Option<OwnedFd>,
+    sandbox: crate::Sandbox,
+}
+
+impl LayeredZones {
+    /// Waits (blocking) until every process of the jail is gone, then reads the changes.
+    fn scan(self) -> Result<Changeset, ChangesetError> {
+        if let Some(stage2) = &self.stage2 {
+            super::run::wait_for_end(stage2).map_err(ChangesetError::Scan)?;
+        }
+        Changeset::scan(&self.sandbox, self.layers)
+    }
+
+    /// Waits (blocking) until every process of the jail is gone, then removes the layers.
+    fn remove(self) {
+        if let Some(stage2) = &self.stage2
+            && let Err(why) = super::run::wait_for_end(stage2)
+        {
+            tracing::warn!("the layers of a jailed process are left behind: {why}");
+            std::mem::forget(self.layers);
+            return;
+        }
+        drop(self.layers);
+    }
 }
 
 /// Starts `command` in `jail` with its stdin and stdout connected to the returned process.
-pub(super) fn spawn(jail: &Jail, command: &JailCommand) -> Result<JailProcess, JailError> {
+pub(super) async fn spawn(jail: &Jail, command: &JailCommand) -> Result<JailProcess, JailError> {
     let io = |source| JailError::Io {
         helper: jail.helper.clone(),
         source,
     };
-    let (mut standby, weakened) = super::run::prepare(jail, command, true)?;
+    let (mut standby, weakened) =
+        super::run::prepare_with(jail, command, true, jail.zone_writes())?;
     let stdin = standby
         .take_stdin()
         .ok_or_else(|| io(std::io::Error::other("no stdin pipe")))?;
     let stdin = ChildStdin::from_std(std::process::ChildStdin::from(stdin)).map_err(io)?;
     let limits = jail.policy.limits;
-    let watch = ZoneWatch::start(&standby.spec.zones, &limits);
+    let stage2 = super::run::stage2_of_layered(&mut standby).await?;
+    let (watch, layered) = match standby.layers.take() {
+        None => (ZoneWatch::start(&standby.spec.zones, &limits), None),
+        Some(layers) => {
+            // The zones do not change: what the process writes lands in the upper directories.
+            let watch = ZoneWatch::start_on(layers.uppers(), &limits);
+            let uppers = layers
+                .uppers()
+                .map(|(_, upper)| upper.to_path_buf())
+                .collect();
+            let layered = LayeredZones {
+                layers,
+                uppers,
+                stage2,
+                sandbox: jail.sandbox.clone(),
+            };
+            (watch, Some(layered))
+        }
+    };
     // A helper that already failed has closed the pipe: its report says why (see `wait`).
     let _ = standby.go();
     let stdout = standby
@@ -129,6 +195,7 @@ pub(super) fn spawn(jail: &Jail, command: &JailCommand) -> Result<JailProcess, J
         exit: None,
         exited,
         weakened,
+        layered,
     })
 }
 
@@ -362,6 +429,37 @@ impl JailProcess {
         let _ = self.kill.send(exit);
     }
 
+    /// Whether the process has written anything into its zones' copy-on-write layers (always
+    /// `false` for a process that writes its zones directly).
+    pub fn has_changes(&self) -> bool {
+        self.layered.as_ref().is_some_and(|layered| {
+            layered.uppers.iter().any(|upper| {
+                std::fs::read_dir(upper).map_or(true, |mut entries| entries.next().is_some())
+            })
+        })
+    }
+
+    /// Ends the process (killing it and everything it started, if it still runs) and reads
+    /// what it changed in its zones as a changeset, not yet applied (see the module's header).
+    /// A process that writes its zones directly has no changeset: that is a
+    /// [`ChangesetError::Scan`].
+    pub async fn end_with_changes(mut self) -> Result<Changeset, ChangesetError> {
+        self.kill();
+        let _ = self.wait().await;
+        let Some(layered) = self.layered.take() else {
+            return Err(ChangesetError::Scan(
+                "the process wrote its zones directly".to_owned(),
+            ));
+        };
+        tokio::task::spawn_blocking(move || layered.scan())
+            .await
+            .unwrap_or_else(|e| {
+                Err(ChangesetError::Scan(format!(
+                    "reading the process's changes failed: {e}"
+                )))
+            })
+    }
+
     /// A handle that kills this process.
     pub fn killer(&self) -> JailKiller {
         JailKiller(self.kill.clone())
@@ -413,6 +511,10 @@ impl Drop for JailProcess {
     /// runtime left to run it, dropping the helper kills it, and with it the namespace).
     fn drop(&mut self) {
         self.kill();
+        if let Some(layered) = self.layered.take() {
+            // Removed once every process that could still write there is gone.
+            std::thread::spawn(move || layered.remove());
+        }
     }
 }
 

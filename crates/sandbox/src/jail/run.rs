@@ -111,18 +111,9 @@ fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     std::fs::write(path, contents)
 }
 
-/// A helper with `command`'s run spec and script written, ready for `go`, and the layers the
-/// standby already knows to be weakened.
-pub(super) fn prepare(
-    jail: &Jail,
-    command: &JailCommand,
-    interactive: bool,
-) -> Result<(Standby, Vec<String>), JailError> {
-    prepare_with(jail, command, interactive, ZoneWrites::Direct)
-}
-
-/// [`prepare`] on a helper whose zones are shown as `writes` says.
-fn prepare_with(
+/// A helper with `command`'s run spec and script written, ready for `go`, its zones shown as
+/// `writes` says, and the layers the standby already knows to be weakened.
+pub(super) fn prepare_with(
     jail: &Jail,
     command: &JailCommand,
     interactive: bool,
@@ -203,6 +194,15 @@ pub(super) async fn run_changeset(
     Ok(ChangesetRun { output, changeset })
 }
 
+/// Stage 2's pidfd when the helper's zones are layered (see [`stage2_handle`]); `None` when
+/// none is: without an `rw` zone there is no overlay and nothing to wait for before a scan.
+pub(super) async fn stage2_of_layered(standby: &mut Standby) -> Result<Option<OwnedFd>, JailError> {
+    match standby.layers.as_ref() {
+        Some(layers) if layers.uppers().next().is_some() => stage2_handle(standby).await,
+        Some(_) | None => Ok(None),
+    }
+}
+
 /// Stage 2's pidfd (see the module's header), or `None` when the helper ended, or failed to
 /// set up, before starting it. Only for helpers whose zones are layered.
 async fn stage2_handle(standby: &mut Standby) -> Result<Option<OwnedFd>, JailError> {
@@ -241,7 +241,7 @@ async fn stage2_handle(standby: &mut Standby) -> Result<Option<OwnedFd>, JailErr
 
 /// Kills stage 2 (nothing happens when it has already ended) and waits until it is gone: its
 /// end comes after the end of every other process of its PID namespace.
-fn wait_for_end(stage2: &OwnedFd) -> Result<(), String> {
+pub(super) fn wait_for_end(stage2: &OwnedFd) -> Result<(), String> {
     use rustix::event::{PollFd, PollFlags, Timespec, poll};
     let _ = rustix::process::pidfd_send_signal(stage2, rustix::process::Signal::KILL);
     let deadline = Instant::now() + STAGE2_END;
@@ -284,7 +284,7 @@ async fn run_with(
         Some(layers) => {
             // The zones do not change: what the run writes lands in the upper directories.
             let watch = ZoneWatch::start_on(layers.uppers(), limits);
-            (watch, stage2_handle(&mut standby).await?)
+            (watch, stage2_of_layered(&mut standby).await?)
         }
     };
     let started = Instant::now();

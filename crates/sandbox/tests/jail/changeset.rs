@@ -604,3 +604,35 @@ async fn symlinks_already_in_the_zone_are_not_followed() {
     assert!(std::fs::read_dir(&outside).unwrap().next().is_none());
     assert!(env.zone().join("away").is_dir());
 }
+
+#[tokio::test]
+async fn a_jail_without_a_writable_zone_runs_and_has_nothing_to_change() {
+    let env = Env::new();
+    let read_only = env
+        .sandbox
+        .narrow(&[ZoneConfig::new("input", ZoneMode::Ro)])
+        .unwrap();
+    let mut command = script_command(
+        "bash",
+        "main.sh",
+        "cat /input/data.txt",
+        Duration::from_secs(30),
+    );
+    command.cwd_zone = None;
+    let jail = Jail::new(helper(), read_only, JailPolicy::default())
+        .with_zone_writes(ZoneWrites::Changeset);
+    let run = jail
+        .run_changeset(&command, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_exit(&run.output, 0);
+    assert_eq!(run.output.stdout.text, "input data\n");
+    assert!(run.changeset.unwrap().is_empty());
+    let mut process = jail.spawn(&command).await.unwrap();
+    assert_eq!(
+        process.read_line().await.unwrap().as_deref(),
+        Some("input data")
+    );
+    assert!(!process.has_changes());
+    assert!(process.end_with_changes().await.unwrap().is_empty());
+}

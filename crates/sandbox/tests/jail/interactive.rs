@@ -191,3 +191,75 @@ async fn dropping_the_process_ends_everything_it_started() {
     drop(process);
     assert!(all_gone(&marker).await, "{marker} still runs");
 }
+
+/// A program that writes a file for each `write NAME TEXT` line (relative to its working
+/// directory, the zone `output`) and answers `done`.
+const WRITER: &str = r#"
+import sys
+for line in sys.stdin:
+    op, name, text = line.rstrip("\n").split(" ", 2)
+    with open("/output/" + name, "w") as f:
+        f.write(text)
+    print("done", flush=True)
+"#;
+
+#[tokio::test]
+async fn a_layered_process_changes_no_zone_and_its_changes_come_back_when_it_ends() {
+    let env = JailEnv::new();
+    let command = script_command("python3", "writer.py", WRITER, Duration::from_secs(1));
+    let jail = env
+        .jail(JailPolicy::default())
+        .with_zone_writes(golem_sandbox::jail::ZoneWrites::Changeset);
+    let mut process = jail.spawn(&command).await.unwrap();
+    assert!(
+        !process.has_changes(),
+        "a fresh process has changed nothing"
+    );
+    assert_eq!(ask(&mut process, "write made.txt hello").await, "done");
+    assert!(process.has_changes());
+    assert!(
+        !env.output("made.txt").exists(),
+        "the zone is unchanged while the process lives"
+    );
+    let changeset = process.end_with_changes().await.unwrap();
+    let changes: Vec<String> = changeset
+        .changes()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(changes, ["create /output/made.txt (file, 0644, 5 bytes)"]);
+    assert!(
+        !env.output("made.txt").exists(),
+        "not applied before the gate"
+    );
+    changeset.apply(&env.sandbox).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(env.output("made.txt")).unwrap(),
+        "hello"
+    );
+
+    // Dropped, a process's layers go with it, unapplied.
+    let mut dropped = jail.spawn(&command).await.unwrap();
+    assert_eq!(ask(&mut dropped, "write lost.txt gone").await, "done");
+    drop(dropped);
+    assert!(!env.output("lost.txt").exists());
+}
+
+#[tokio::test]
+async fn a_direct_process_has_no_changeset() {
+    let env = JailEnv::new();
+    let command = script_command("python3", "writer.py", WRITER, Duration::from_secs(1));
+    let mut process = env
+        .jail(JailPolicy::default())
+        .spawn(&command)
+        .await
+        .unwrap();
+    assert_eq!(ask(&mut process, "write direct.txt now").await, "done");
+    assert!(!process.has_changes());
+    assert_eq!(
+        std::fs::read_to_string(env.output("direct.txt")).unwrap(),
+        "now"
+    );
+    let err = process.end_with_changes().await.unwrap_err();
+    assert!(err.to_string().contains("directly"), "{err}");
+}

@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use golem_core::approval::ApprovalConfig;
 use golem_core::tool::Tool;
-use golem_sandbox::jail::Jail;
+use golem_sandbox::jail::{Jail, ZoneWrites};
 use tokio_util::sync::CancellationToken;
 
 use crate::process::{Runner, Timeouts};
@@ -95,6 +95,9 @@ pub fn custom_tools(
     describe_jail: Jail,
     options: CustomOptions,
 ) -> Result<Vec<Arc<dyn Tool>>, CustomError> {
+    // What a module's code changes in the zones waits for the gate (`process::changes`).
+    let jail = jail.with_zone_writes(ZoneWrites::Changeset);
+    let describe_jail = describe_jail.with_zone_writes(ZoneWrites::Changeset);
     let source = std::fs::read(&options.path).map_err(|e| {
         CustomError(format!(
             "custom tool module {} ({}) cannot be read: {e}",
@@ -201,7 +204,7 @@ fn describe_blocking(module: module::Module) -> Result<serde_json::Value, Custom
             .build()
             .map_err(|e| CustomError(format!("custom tool module {shown}: {e}")))?;
         let result = runtime.block_on(async {
-            let stdout = module
+            let answer = module
                 .request("describe", None, None, &CancellationToken::new())
                 .await
                 .map_err(|e| {
@@ -211,7 +214,14 @@ fn describe_blocking(module: module::Module) -> Result<serde_json::Value, Custom
                         e.message
                     ))
                 })?;
-            describe::parse(module.shown(), &stdout)
+            // Describing is no occasion to change the zones: whatever it wrote is dropped.
+            if let Some(changes) = answer.changes {
+                tracing::warn!(module = %module.shown(), "describing the module changed its zones; the changes were discarded");
+                if let Ok(changeset) = changes {
+                    crate::process::changes::discard(changeset).await;
+                }
+            }
+            describe::parse(module.shown(), &answer.text)
         });
         drop(module);
         result

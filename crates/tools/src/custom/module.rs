@@ -21,6 +21,17 @@ use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
 use crate::process::Runner;
+use crate::process::changes::{Pending, discarded};
+
+/// A module's answer to a request, and what the request changed in the zones, not yet applied
+/// (`None`: nothing), for the caller to settle or discard.
+#[derive(Debug)]
+pub struct Answer {
+    /// The answer as JSON text (for an executable: what it printed).
+    pub text: String,
+    /// The zones' changes.
+    pub changes: Option<Pending>,
+}
 
 /// The adapter for Python modules.
 const PYTHON_ADAPTER: &str = include_str!("adapters/adapter.py");
@@ -111,23 +122,25 @@ impl Module {
     }
 
     /// Asks the module `op` (`call` or `policy`) for `tool` with `args`: through its
-    /// long-lived process, or for an executable in a run of its own. Gives back the answer as
-    /// JSON text (for an executable: what it printed).
+    /// long-lived process, or for an executable in a run of its own.
     pub async fn ask(
         &self,
         op: &str,
         tool: &str,
         args: &Value,
         cancel: &CancellationToken,
-    ) -> Result<String, ToolError> {
+    ) -> Result<Answer, ToolError> {
         match &self.session {
             Some(session) => {
                 let what = format!("custom tool `{tool}` (module {})", self.shown);
                 let timeout = self.runner.timeouts().effective(None);
-                let answer = session
+                let (value, changes) = session
                     .request(&what, op, tool, args, timeout, cancel)
                     .await?;
-                Ok(answer.to_string())
+                Ok(Answer {
+                    text: value.to_string(),
+                    changes,
+                })
             }
             None => self.request(op, Some(tool), Some(args), cancel).await,
         }
@@ -143,16 +156,17 @@ impl Module {
         &self.runner
     }
 
-    /// Runs `op` (for `tool`, with `args`) and gives back what the module printed, or the
-    /// error its run stands for: `TIMEOUT`, `INTERRUPTED`, or `EXECUTION_ERROR` carrying its
-    /// stderr for a non-zero exit or a crash.
+    /// Runs `op` (for `tool`, with `args`) and gives back what the module printed with what
+    /// it changed in the zones, or the error its run stands for: `TIMEOUT`, `INTERRUPTED`, or
+    /// `EXECUTION_ERROR` carrying its stderr for a non-zero exit or a crash (its changes then
+    /// discarded).
     pub async fn request(
         &self,
         op: &str,
         tool: Option<&str>,
         args: Option<&Value>,
         cancel: &CancellationToken,
-    ) -> Result<String, ToolError> {
+    ) -> Result<Answer, ToolError> {
         let what = match tool {
             Some(tool) => format!("custom tool `{tool}` (module {})", self.shown),
             None => format!("custom tool module {}", self.shown),
@@ -161,7 +175,10 @@ impl Module {
         let (program, script, argv) = self.script(op, tool.unwrap_or(""), &args_json);
         let mut command = self.runner.command(program, argv, None);
         command.script = Some(script);
-        let output = self.runner.run_captured(&command, &what, cancel).await?;
+        let (output, changes) = self
+            .runner
+            .run_captured_changes(&command, &what, cancel)
+            .await?;
         let stderr = output.stderr.text.trim_end();
         let failed = |how: String| {
             let mut message = format!("{what} {how}");
@@ -171,16 +188,25 @@ impl Module {
             }
             ToolError::new(ToolErrorCode::ExecutionError, message)
         };
-        match output.exit {
-            JailExit::Code(0) => Ok(output.stdout.text),
-            JailExit::Code(127) if stderr.is_empty() => Err(failed(format!(
+        let error = match output.exit {
+            JailExit::Code(0) => {
+                return Ok(Answer {
+                    text: output.stdout.text,
+                    changes,
+                });
+            }
+            JailExit::Code(127) if stderr.is_empty() => failed(format!(
                 "could not start: `{program}` was not found in the jail"
-            ))),
-            JailExit::Code(code) => Err(failed(format!("failed (exit {code})"))),
-            JailExit::Signal(signal) => Err(failed(format!("crashed (killed by signal {signal})"))),
-            // `run_captured` turned every other end into its error already.
-            other => Err(failed(format!("ended as {other:?}"))),
-        }
+            )),
+            JailExit::Code(code) => failed(format!("failed (exit {code})")),
+            JailExit::Signal(signal) => failed(format!("crashed (killed by signal {signal})")),
+            // `run_captured_changes` turned every other end into its error already.
+            other => failed(format!("ended as {other:?}")),
+        };
+        Err(match changes {
+            Some(changes) => discarded(changes, error).await,
+            None => error,
+        })
     }
 
     /// The program, the script and the arguments of one request.

@@ -9,12 +9,20 @@
 //! `EXECUTION_ERROR` carrying the end of its stderr; either way the next request starts a new
 //! process. So does a request on another tokio runtime than the process's (its pipes belong to
 //! that one).
+//!
+//! The process sees the `rw` zones through copy-on-write layers (its jail is prepared for
+//! changesets): after each request, if it wrote anything there, it is ended (a layer cannot be
+//! emptied under a live mount) and its changes go to the caller with the answer, to pass the
+//! zones' approval before they land; the next request starts a new process. A request that
+//! failed has its changes discarded.
 
 use std::time::Duration;
 
 use golem_protocol::{ToolError, ToolErrorCode};
 use golem_sandbox::jail::{Jail, JailCommand, JailExit, JailKiller, JailProcess};
 use serde_json::{Value, json};
+
+use crate::process::changes::{Pending, discarded};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
@@ -75,7 +83,8 @@ impl Session {
     }
 
     /// Asks the process `op` (`call` or `policy`) for `tool` with `args`, as `what` (naming the
-    /// tool and the module, for messages), within `timeout`; gives back the reply's `ok`.
+    /// tool and the module, for messages), within `timeout`; gives back the reply's `ok` and
+    /// what the request changed in the zones (not applied; see the module's header).
     pub async fn request(
         &self,
         what: &str,
@@ -84,7 +93,7 @@ impl Session {
         args: &Value,
         timeout: Duration,
         cancel: &CancellationToken,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<(Value, Option<Pending>), ToolError> {
         let interrupted = || {
             ToolError::new(
                 ToolErrorCode::Interrupted,
@@ -138,16 +147,31 @@ impl Session {
         half_way.0 = None;
         running.in_flight = false;
         match exchange {
-            Exchange::Answered(Ok(value)) => Ok(value),
-            Exchange::Answered(Err(error)) => {
-                let mut message = format!("{what} failed:\n");
-                let printed = running.process.stderr_since(mark);
-                if !printed.trim().is_empty() {
-                    message.push_str(printed.trim_end());
-                    message.push('\n');
+            Exchange::Answered(answer) => {
+                let answer = answer.map_err(|error| {
+                    let mut message = format!("{what} failed:\n");
+                    let printed = running.process.stderr_since(mark);
+                    if !printed.trim().is_empty() {
+                        message.push_str(printed.trim_end());
+                        message.push('\n');
+                    }
+                    message.push_str(&error);
+                    ToolError::new(ToolErrorCode::ExecutionError, message)
+                });
+                let changes = match live.take() {
+                    Some(ended) if ended.process.has_changes() => {
+                        Some(ended.process.end_with_changes().await)
+                    }
+                    kept => {
+                        *live = kept;
+                        None
+                    }
+                };
+                match (answer, changes) {
+                    (Ok(value), changes) => Ok((value, changes)),
+                    (Err(error), Some(changes)) => Err(discarded(changes, error).await),
+                    (Err(error), None) => Err(error),
                 }
-                message.push_str(&error);
-                Err(ToolError::new(ToolErrorCode::ExecutionError, message))
             }
             Exchange::TimedOut => {
                 running.process.kill_as(JailExit::TimedOut);

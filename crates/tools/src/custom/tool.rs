@@ -17,6 +17,7 @@ use super::CustomNotice;
 use super::describe::{Entry, OwnPolicy};
 use super::module::Module;
 use super::output;
+use crate::process::changes;
 
 /// Where a tool's approval comes from.
 #[derive(Debug, Clone)]
@@ -118,11 +119,18 @@ impl CustomTool {
             Approval::Own(OwnPolicy::Static(needs)) => Ok(ask(*needs)),
             Approval::Config { decision, .. } => Ok(decision.requirement(&self.name)),
             Approval::Own(OwnPolicy::Dynamic) => {
-                let stdout = self
+                let answer = self
                     .module
                     .ask("policy", &self.name, args, &ctx.cancel)
                     .await?;
-                match stdout.trim() {
+                // Deciding a policy is no occasion to change the zones: that is dropped.
+                if let Some(changes) = answer.changes {
+                    tracing::warn!(tool = %self.name, "its needs_approval changed the zones; the changes were discarded");
+                    if let Ok(changeset) = changes {
+                        changes::discard(changeset).await;
+                    }
+                }
+                match answer.text.trim() {
                     "true" => Ok(ask(true)),
                     "false" => Ok(ask(false)),
                     other => Err(ToolError::new(
@@ -189,11 +197,16 @@ impl Tool for CustomTool {
     }
     async fn execute(&self, plan: Plan, ctx: &ToolContext) -> Result<ToolResultValue, ToolError> {
         let args = plan.downcast::<Value>(&self.name)?;
-        let stdout = self
+        let answer = self
             .module
             .ask("call", &self.name, &args, &ctx.cancel)
             .await?;
-        let output = output::result(&self.what(), &stdout)?;
+        // What the call changed in the zones lands only once it passes their approval.
+        if let Some(pending) = answer.changes {
+            let sandbox = self.module.runner().sandbox();
+            changes::settle(pending, sandbox, ctx, &self.name).await?;
+        }
+        let output = output::result(&self.what(), &answer.text)?;
         if let Some(warning) = &output.warning {
             self.warn(warning);
         }

@@ -30,6 +30,36 @@ use serde_json::{Value, json};
 
 use crate::filesystem::diff::{DiffLimits, text_diff};
 
+/// What a jailed program changed, not yet applied, or why it cannot be read (refused).
+pub type Pending = Result<Changeset, ChangesetError>;
+
+/// `changes` as something to settle: `None` when the program changed nothing (its layers are
+/// removed).
+pub async fn pending(changes: Pending) -> Option<Pending> {
+    match changes {
+        Ok(changeset) if changeset.is_empty() => {
+            discard(changeset).await;
+            None
+        }
+        other => Some(other),
+    }
+}
+
+/// `error` for a run whose `changes` are not taken (it did not end by itself, or its call
+/// failed): they are discarded, and the error says so when there were any.
+pub async fn discarded(changes: Pending, mut error: ToolError) -> ToolError {
+    if let Ok(changeset) = changes {
+        let count = changeset.changes().len();
+        discard(changeset).await;
+        if count > 0 {
+            error.message.push_str(&format!(
+                " ({count} change(s) it made to the zones were discarded)"
+            ));
+        }
+    }
+    error
+}
+
 /// What was applied, for the tool's result.
 #[derive(Debug, Clone)]
 pub struct Settled {
@@ -42,7 +72,7 @@ pub struct Settled {
 /// Takes or leaves the changes of a run of `tool` (`shown` is what ran), as described above.
 /// `Ok(None)`: the run changed nothing.
 pub async fn settle(
-    changeset: Result<Changeset, ChangesetError>,
+    changeset: Pending,
     sandbox: &Sandbox,
     ctx: &ToolContext,
     tool: &str,
@@ -346,7 +376,7 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// Removes the changes' layers (the zones are untouched).
-async fn discard(changeset: Changeset) {
+pub async fn discard(changeset: Changeset) {
     let removed = tokio::task::spawn_blocking(move || changeset.discard()).await;
     if let Ok(Err(err)) = removed {
         tracing::warn!(%err, "could not remove a run's copy-on-write layers");

@@ -128,23 +128,37 @@ impl Runner {
             .map_err(|err| outcome::jail_error(&err))?;
         let mut data = match outcome::outcome(shown, command.timeout, run.output) {
             Ok(data) => data,
-            Err(mut error) => {
-                if let Ok(changeset) = run.changeset
-                    && !changeset.is_empty()
-                {
-                    let count = changeset.changes().len();
-                    // Dropping removes the layers: file work, off the async threads.
-                    tokio::task::spawn_blocking(move || drop(changeset));
-                    error.message.push_str(&format!(
-                        " ({count} change(s) it made to the zones were discarded)"
-                    ));
-                }
-                return Err(error);
-            }
+            Err(error) => return Err(changes::discarded(run.changeset, error).await),
         };
         let settled = changes::settle(run.changeset, self.jail.sandbox(), ctx, tool).await?;
         data.changes = settled.map(|settled| Box::new(settled.diff));
         Ok(data)
+    }
+
+    /// Runs `command` like [`Runner::run_captured`], but with the `rw` zones behind
+    /// copy-on-write layers: gives back the output and what the program changed there, not
+    /// applied (`None`: nothing), for the caller to settle ([`changes::settle`]) or discard. A
+    /// process that did not end by itself changes nothing: its error says so.
+    pub async fn run_captured_changes(
+        &self,
+        command: &JailCommand,
+        shown: &str,
+        cancel: &CancellationToken,
+    ) -> Result<(JailOutput, Option<changes::Pending>), ToolError> {
+        let run = self
+            .jail
+            .run_changeset(command, cancel)
+            .await
+            .map_err(|err| outcome::jail_error(&err))?;
+        if let Err(error) = outcome::ended(shown, command.timeout, &run.output) {
+            return Err(changes::discarded(run.changeset, error).await);
+        }
+        Ok((run.output, changes::pending(run.changeset).await))
+    }
+
+    /// The zones the jail shows its programs.
+    pub fn sandbox(&self) -> &Sandbox {
+        self.jail.sandbox()
     }
 
     /// Runs `command` with direct writes to the zones and gives back the output as the jail
