@@ -278,3 +278,63 @@ fn a_zone_the_worker_lacks_or_a_cwd_outside_the_jail_stops_the_launch() {
         assert!(err.contains(says), "{server}: {err}");
     }
 }
+
+#[test]
+fn a_jailed_servers_writes_pass_the_zones_approval() {
+    let wire = Wire::OpenAi;
+    let files = in_jail("server-filesystem");
+    for (flags, applied) in [(&[][..], false), (&["--approval", "approve_all"][..], true)] {
+        let env = TestEnv::new();
+        env.write("proj/docs/note.txt", "a note\n");
+        let worker = jailed_worker(&format!(
+            "    servers:\n      \
+             files: {{ command: node, args: [\"{files}\", \"/docs\"], jail: {{ zones: [servers, docs] }} }}\n    \
+             tools: {{ files: [write_file, read_text_file] }}\n    \
+             approval: {{ default: preApproved }}\n"
+        ));
+        project(&env, &[("main.worker", worker)]);
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[(
+                "c1",
+                "files__write_file",
+                json!({"path": "/docs/made.txt", "content": "by the server\n"}),
+            )]),
+            wire.tool_calls(&[(
+                "c2",
+                "files__read_text_file",
+                json!({"path": "/docs/made.txt"}),
+            )]),
+            wire.text("Done."),
+        ]);
+        let mut args = RUN.to_vec();
+        args.extend_from_slice(flags);
+        let output = run_with(&env, wire, &server, &args, &[]);
+        assert_exit(&output, 0);
+        let written = &results_sent(wire, &server, 1)[0];
+        let sent = results_sent(wire, &server, 2);
+        let read = sent.iter().find(|r| r.tool_call_id == "c2").unwrap();
+        if applied {
+            assert!(!wire.is_error(written), "{written:?}");
+            assert_eq!(
+                env.read("proj/docs/made.txt").as_deref(),
+                Some("by the server\n")
+            );
+            assert!(
+                read.content.contains("by the server"),
+                "restarted, it reads the zone: {read:?}"
+            );
+        } else {
+            assert!(wire.is_error(written), "{written:?}");
+            assert!(
+                written.content.contains("create /docs/made.txt"),
+                "{written:?}"
+            );
+            assert_eq!(
+                env.read("proj/docs/made.txt"),
+                None,
+                "the zone is unchanged"
+            );
+            assert!(wire.is_error(read), "the file never landed: {read:?}");
+        }
+    }
+}

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use golem_sandbox::jail::{Jail, JailCommand, JailExit, JailProcess};
+use golem_sandbox::jail::{Jail, JailCommand, JailExit, JailProcess, ZoneWrites};
 use tokio::io::BufReader;
 use tokio::process::{ChildStdin, ChildStdout};
 
@@ -126,8 +126,12 @@ pub(super) async fn spawn(
         server: name.to_owned(),
         why,
     };
+    // What the server changes in its zones waits in copy-on-write layers for the gate
+    // (`Server::call` hands it over, `process::changes` settles it).
     let mut process = jail
         .jail
+        .clone()
+        .with_zone_writes(ZoneWrites::Changeset)
         .spawn(&command)
         .await
         .map_err(|e| failed(format!("`{program}` in the jail ({}): {e}", jail.summary())))?;

@@ -35,6 +35,7 @@ use tokio_util::sync::CancellationToken;
 use super::cache::{CacheSlot, CachedServer};
 use super::client::{AskSlot, Client};
 use super::jailed::{self, McpJailOptions};
+use crate::process::changes::Pending;
 
 /// How a server is reached.
 #[derive(Debug, Clone)]
@@ -106,7 +107,7 @@ enum Processes {
 struct Live {
     connection: Arc<Connection>,
     /// Dropped after the connection's graceful close, killing whatever is left.
-    _processes: Option<Processes>,
+    processes: Option<Processes>,
 }
 
 /// One server, started on first use.
@@ -206,7 +207,7 @@ impl Server {
                 match self.handshake((stdout, stdin)).await {
                     Ok(connection) => Ok(Live {
                         connection: Arc::new(connection),
-                        _processes: Some(Processes::Group(group, child)),
+                        processes: Some(Processes::Group(group, child)),
                     }),
                     Err(failure) => {
                         let ending = stdio_ending(&mut child, group, failure).await;
@@ -231,7 +232,7 @@ impl Server {
                 match self.handshake(io).await {
                     Ok(connection) => Ok(Live {
                         connection: Arc::new(connection),
-                        _processes: Some(Processes::Jail(Box::new(process))),
+                        processes: Some(Processes::Jail(Box::new(process))),
                     }),
                     Err(failure) => {
                         let (ending, stderr) = jailed::ending(process, failure).await;
@@ -265,7 +266,7 @@ impl Server {
                 })?;
                 Ok(Live {
                     connection: Arc::new(connection),
-                    _processes: None,
+                    processes: None,
                 })
             }
         }
@@ -326,6 +327,35 @@ impl Server {
     }
 
     /// Forgets `connection` (when it is still the current one), stopping the server.
+    /// The changes a jailed server has left in its zones' layers, taken: the server is
+    /// stopped (its process ended with everything it started) and started again by the next
+    /// call. `None` when it changed nothing, or writes its zones directly.
+    async fn take_changes(&self) -> Option<Pending> {
+        let mut slot = self.live.lock().await;
+        let changed = matches!(
+            slot.as_ref().and_then(|live| live.processes.as_ref()),
+            Some(Processes::Jail(process)) if process.has_changes()
+        );
+        if !changed {
+            return None;
+        }
+        let live = slot.take()?;
+        drop(slot);
+        live.connection.cancellation_token().cancel();
+        match live.processes {
+            Some(Processes::Jail(process)) => Some(process.end_with_changes().await),
+            Some(Processes::Group(..)) | None => None,
+        }
+    }
+
+    /// The zones a jailed server sees (`None` for a server outside the jail).
+    pub fn sandbox(&self) -> Option<&golem_sandbox::Sandbox> {
+        match &self.spec.transport {
+            Transport::Jailed { jail, .. } => Some(jail.jail.sandbox()),
+            Transport::Stdio { .. } | Transport::Http { .. } => None,
+        }
+    }
+
     async fn drop_connection(&self, connection: &Arc<Connection>) {
         let mut slot = self.live.lock().await;
         if slot
@@ -362,22 +392,47 @@ impl Server {
     /// Calls `tool` with `arguments`; `cancel` abandons the call. An error names the server;
     /// after a broken connection or a timeout the server is stopped, and started again by the
     /// next call.
+    ///
+    /// A jailed server sees its `rw` zones through copy-on-write layers: when a call leaves
+    /// anything there, the server is stopped (a layer cannot be emptied while mounted) and
+    /// the changes come back with the result, not applied, for the caller to settle; the next
+    /// call starts the server again. The changes of a failed or interrupted call are
+    /// discarded. Calls that run at the same time share the layers: the first to end with
+    /// changes takes them all (its approval shows them all), and the others lose the server.
     pub async fn call(
         &self,
         tool: &str,
         arguments: JsonObject,
         cancel: &CancellationToken,
-    ) -> Result<CallToolResult, CallError> {
+    ) -> Result<(CallToolResult, Option<Pending>), CallError> {
         let connection = self.connection().await.map_err(CallError::Failed)?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = Some(arguments);
         let name = &self.spec.name;
         let outcome = tokio::select! {
-            () = cancel.cancelled() => return Err(CallError::Cancelled),
-            outcome = tokio::time::timeout(self.timeout, connection.call_tool(params)) => outcome,
+            () = cancel.cancelled() => None,
+            outcome = tokio::time::timeout(self.timeout, connection.call_tool(params)) => Some(outcome),
+        };
+        let Some(outcome) = outcome else {
+            // An interrupted call's changes are not taken (the server is stopped with them).
+            if let Some(Ok(changeset)) = self.take_changes().await {
+                crate::process::changes::discard(changeset).await;
+            }
+            return Err(CallError::Cancelled);
+        };
+        // What the call left in a jailed server's layers goes with its result; a failed
+        // call's changes are discarded.
+        let changes = self.take_changes().await;
+        let outcome = match (outcome, changes) {
+            (Ok(Ok(result)), changes) => return Ok((result, changes)),
+            (outcome, Some(Ok(changeset))) => {
+                crate::process::changes::discard(changeset).await;
+                outcome
+            }
+            (outcome, Some(Err(_)) | None) => outcome,
         };
         match outcome {
-            Ok(Ok(result)) => Ok(result),
+            Ok(Ok(result)) => Ok((result, None)),
             Ok(Err(ServiceError::McpError(error))) => Err(CallError::Failed(format!(
                 "MCP server `{name}` refused the call of `{tool}`: {}",
                 error.message
@@ -406,7 +461,7 @@ impl Server {
         let live = self.live.lock().await.take();
         if let Some(Live {
             connection,
-            _processes: mut processes,
+            mut processes,
         }) = live
         {
             match Arc::try_unwrap(connection) {

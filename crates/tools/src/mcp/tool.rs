@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::result::map_result;
 use super::server::{CallError, Server};
+use crate::process::changes;
 
 /// A tool of an MCP server.
 pub struct McpTool {
@@ -146,7 +147,14 @@ impl Tool for McpTool {
         // The server's questions during the call go to this call's user (or are declined).
         let _asking = self.server.asking.hold(ctx);
         match self.server.call(&self.remote, arguments, &ctx.cancel).await {
-            Ok(result) => map_result(&self.name, result),
+            Ok((result, changes)) => {
+                // What the call changed in a jailed server's zones lands only once it passes
+                // their approval.
+                if let (Some(pending), Some(sandbox)) = (changes, self.server.sandbox()) {
+                    changes::settle(pending, sandbox, ctx, &self.name).await?;
+                }
+                map_result(&self.name, result)
+            }
             Err(CallError::Cancelled) => Err(ToolError::new(
                 ToolErrorCode::Interrupted,
                 format!("{} was interrupted", self.name),
