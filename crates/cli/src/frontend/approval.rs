@@ -68,6 +68,23 @@ const CHOICES: &str =
 const CHOICES_WITHOUT_EDIT: &str =
     "[y] yes  [s] session  [p] always in this project  [n] no  [q] stop";
 
+/// The rules an answer "always in this project" saves for `request`: one for its arguments,
+/// or, for consent to a call's effects (a request with nothing to edit whose arguments list
+/// `scopes`), one per scope (see `golem_core::effects`).
+fn project_rules(request: &ApprovalRequest) -> Vec<golem_core::approval::ApprovalRule> {
+    let for_call = |args: &serde_json::Value| {
+        golem_core::approval::ApprovalRule::for_call(&request.tool_name, args)
+    };
+    match request
+        .args
+        .get("scopes")
+        .and_then(serde_json::Value::as_array)
+    {
+        Some(scopes) if request.fields.is_empty() => scopes.iter().map(for_call).collect(),
+        Some(_) | None => vec![for_call(&request.args)],
+    }
+}
+
 /// The choices offered for `request`.
 fn choices(request: &ApprovalRequest) -> &'static str {
     if request.fields.is_empty() {
@@ -270,15 +287,15 @@ fn prompt(request: &ApprovalRequest, context: &PromptContext, reader: &mut dyn R
                 response
             }
             "p" | "project" => {
-                let rule =
-                    golem_core::approval::ApprovalRule::for_call(&request.tool_name, &request.args);
                 {
                     let mut screen = lock(&context.screen);
-                    let text = screen.dim(&format!(
-                        "always approved in this project: {}",
-                        clean_text(&rule.to_string())
-                    ));
-                    screen.line(&text);
+                    for rule in project_rules(request) {
+                        let text = screen.dim(&format!(
+                            "always approved in this project: {}",
+                            clean_text(&rule.to_string())
+                        ));
+                        screen.line(&text);
+                    }
                 }
                 let mut response = ApprovalResponse::approve(id);
                 response.remember = RememberScope::Project;

@@ -354,6 +354,32 @@ fn a_request_with_nothing_to_edit_offers_no_edit() {
 }
 
 #[test]
+fn p_on_a_calls_effects_says_it_keeps_one_rule_per_scope() {
+    let mut request = request(
+        "run_code",
+        json!({"changes": ["create /out/a.txt"], "scopes": [
+            {"zone": "out", "operation": "create"}, {"zone": "out", "operation": "write"}]}),
+        "run_code changed 2 files in /out",
+        Risk::Medium,
+    );
+    request.fields.clear();
+    let (_, shown) = exchange(&request, None, &mut Scripted::new(&["p"]));
+    let kept: Vec<&str> = shown
+        .lines()
+        .filter(|line| line.contains("always approved in this project:"))
+        .collect();
+    assert_eq!(kept.len(), 2, "{shown}");
+    assert!(
+        kept[0].contains("create") && kept[1].contains("write"),
+        "{kept:?}"
+    );
+    assert!(
+        kept.iter().all(|line| !line.contains("changes")),
+        "not a rule for the changes list: {kept:?}"
+    );
+}
+
+#[test]
 fn n_with_an_empty_note_denies_without_one() {
     let request = request(
         "rename",
