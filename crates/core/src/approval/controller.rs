@@ -182,23 +182,7 @@ impl ApprovalController {
                 DecidedBy::Rule,
             );
         }
-        match self.mode {
-            ApprovalMode::ApproveAll => decided(
-                ApprovalResponse::approve(request.request_id),
-                DecidedBy::Mode,
-            ),
-            ApprovalMode::AutoDeny => {
-                let note = format!(
-                    "{} was denied: approval mode is auto_deny",
-                    request.tool_name
-                );
-                decided(
-                    ApprovalResponse::deny(request.request_id, Some(note)),
-                    DecidedBy::Mode,
-                )
-            }
-            ApprovalMode::Interactive => self.ask(request, cancel).await,
-        }
+        self.by_mode(request, cancel, Keep::Call).await
     }
 
     /// Decides a call that only a person may approve (`ApprovalRequirement::AskUser`): no
@@ -211,18 +195,9 @@ impl ApprovalController {
         cancel: &CancellationToken,
     ) -> ApprovalOutcome {
         match self.mode {
-            ApprovalMode::AutoDeny => {
-                let note = format!(
-                    "{} was denied: approval mode is auto_deny",
-                    request.tool_name
-                );
-                decided(
-                    ApprovalResponse::deny(request.request_id, Some(note)),
-                    DecidedBy::Mode,
-                )
-            }
+            ApprovalMode::AutoDeny => auto_denied(request),
             ApprovalMode::Interactive | ApprovalMode::ApproveAll => {
-                self.ask_once(request, cancel).await
+                self.ask_with(request, cancel, Keep::Nothing).await
             }
         }
     }
@@ -250,36 +225,25 @@ impl ApprovalController {
             };
             return decided(ApprovalResponse::approve(request.request_id), decided_by);
         }
+        self.by_mode(request, cancel, Keep::Scopes(scopes)).await
+    }
+
+    /// Decides by the mode: `approve_all` approves, `auto_deny` denies, `interactive` asks
+    /// (keeping what `keep` says of an answer for the session or the project).
+    async fn by_mode(
+        &self,
+        request: ApprovalRequest,
+        cancel: &CancellationToken,
+        keep: Keep<'_>,
+    ) -> ApprovalOutcome {
         match self.mode {
             ApprovalMode::ApproveAll => decided(
                 ApprovalResponse::approve(request.request_id),
                 DecidedBy::Mode,
             ),
-            ApprovalMode::AutoDeny => {
-                let note = format!(
-                    "{} was denied: approval mode is auto_deny",
-                    request.tool_name
-                );
-                decided(
-                    ApprovalResponse::deny(request.request_id, Some(note)),
-                    DecidedBy::Mode,
-                )
-            }
-            ApprovalMode::Interactive => self.ask_with(request, cancel, Keep::Scopes(scopes)).await,
+            ApprovalMode::AutoDeny => auto_denied(request),
+            ApprovalMode::Interactive => self.ask_with(request, cancel, keep).await,
         }
-    }
-
-    async fn ask(&self, request: ApprovalRequest, cancel: &CancellationToken) -> ApprovalOutcome {
-        self.ask_with(request, cancel, Keep::Call).await
-    }
-
-    /// Asks the user and keeps nothing of the answer.
-    async fn ask_once(
-        &self,
-        request: ApprovalRequest,
-        cancel: &CancellationToken,
-    ) -> ApprovalOutcome {
-        self.ask_with(request, cancel, Keep::Nothing).await
     }
 
     async fn ask_with(
@@ -358,6 +322,18 @@ enum Keep<'a> {
     Scopes(&'a [serde_json::Value]),
     /// Nothing: only a person may approve, every time.
     Nothing,
+}
+
+/// `request` denied by the `auto_deny` mode.
+fn auto_denied(request: ApprovalRequest) -> ApprovalOutcome {
+    let note = format!(
+        "{} was denied: approval mode is auto_deny",
+        request.tool_name
+    );
+    decided(
+        ApprovalResponse::deny(request.request_id, Some(note)),
+        DecidedBy::Mode,
+    )
 }
 
 fn decided(response: ApprovalResponse, decided_by: DecidedBy) -> ApprovalOutcome {
