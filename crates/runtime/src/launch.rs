@@ -124,8 +124,10 @@ pub fn build_root(
     env: &Arc<SessionEnv>,
     worker_path: &Path,
 ) -> Result<(WorkerRuntime, Arc<WorkerDefinition>, String), LaunchError> {
-    let mut definition =
-        load_worker(worker_path).map_err(|e| LaunchError::Config(e.to_string()))?;
+    let mut definition = match env.registry.parsed(worker_path) {
+        Some(parsed) => parsed.clone(),
+        None => load_worker(worker_path).map_err(|e| LaunchError::Config(e.to_string()))?,
+    };
     env.config.apply_default_zones(&mut definition);
     let definition = Arc::new(definition);
     let runtime = assemble(env, definition.clone(), None)?;

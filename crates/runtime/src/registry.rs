@@ -227,10 +227,16 @@ impl WorkerRegistry {
         })
     }
 
+    /// The worker parsed from the file `path` when discovery read it (the same file, by
+    /// identity), so that the worker a session starts with is not read twice.
+    pub fn parsed(&self, path: &Path) -> Option<&WorkerDefinition> {
+        self.workers.iter().find(|w| same_file(&w.path, path))
+    }
+
     /// The worker `name` (see [`Self::find`]), parsed.
     pub fn load(&self, name: &str) -> Result<WorkerDefinition, RegistryError> {
         let path = self.find(name)?;
-        if let Some(worker) = self.workers.iter().find(|w| same_file(&w.path, &path)) {
+        if let Some(worker) = self.parsed(&path) {
             return Ok(worker.clone());
         }
         Ok(load_worker(&path)?)

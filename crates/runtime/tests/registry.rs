@@ -258,3 +258,31 @@ fn command_line_argument() {
         "workers/greeter.worker"
     );
 }
+
+#[test]
+fn a_discovered_worker_is_handed_out_parsed_by_its_path() {
+    let program = Program::new(&[
+        ("greeter.worker", "greeter"),
+        ("broken.worker", "---\nname: [\n"),
+    ]);
+    let registry = program.registry(".").unwrap();
+    let file = program.root.join("greeter.worker");
+    let parsed = registry.parsed(&file).expect("discovery parsed it");
+    assert_eq!(parsed.name, "greeter");
+    // Through another spelling of the same file too.
+    let spelled = program.root.join(".").join("greeter.worker");
+    assert_eq!(
+        registry.parsed(&spelled).map(|w| w.name.as_str()),
+        Some("greeter")
+    );
+    assert!(
+        registry
+            .parsed(&program.root.join("broken.worker"))
+            .is_none()
+    );
+    assert!(
+        registry
+            .parsed(&program.root.join("absent.worker"))
+            .is_none()
+    );
+}

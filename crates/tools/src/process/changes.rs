@@ -69,7 +69,7 @@ pub struct Settled {
     pub diff: ToolResultValue,
 }
 
-/// Takes or leaves the changes of a run of `tool` (`shown` is what ran), as described above.
+/// Takes or leaves the changes of a run of `tool`, asking through `ctx`, as described above.
 /// `Ok(None)`: the run changed nothing.
 pub async fn settle(
     changeset: Pending,
