@@ -112,6 +112,7 @@ impl EffectGate {
             invoked_by: self.invoked_by,
             worker: self.worker.clone(),
             fields: Vec::new(),
+            editable: false,
         };
         let outcome = match request.for_user {
             Some(_) => self.controller.decide_by_user(approval, cancel).await,
@@ -237,7 +238,7 @@ mod tests {
             Arc::new(move |req: ApprovalRequest, _| {
                 counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 assert!(req.description.ends_with("\nunprotected: .git"));
-                assert!(req.fields.is_empty(), "nothing to edit");
+                assert!(!req.editable && req.fields.is_empty(), "nothing to edit");
                 let response = session.clone();
                 Box::pin(async move { Ok(response) })
             }),

@@ -370,6 +370,7 @@ impl ToolCallOrchestrator {
             invoked_by: call.invoked_by,
             worker: self.worker.clone(),
             fields: derive_fields_from_schema(tool.input_schema()),
+            editable: true,
         };
         let outcome = match for_user {
             Some(_) => self.controller.decide_by_user(request, &ctx.cancel).await,

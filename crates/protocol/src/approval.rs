@@ -64,6 +64,19 @@ pub struct ApprovalRequest {
     /// before approving (empty when the tool's schema has no properties).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<FormField>,
+    /// Whether the user may edit the arguments before approving (absent: yes). `false` for
+    /// consent to what a call did (a jailed program's changes to the zones): there are only
+    /// effects to take or leave.
+    #[serde(default = "editable_default", skip_serializing_if = "is_editable")]
+    pub editable: bool,
+}
+
+fn editable_default() -> bool {
+    true
+}
+
+fn is_editable(editable: &bool) -> bool {
+    *editable
 }
 
 /// The user's answer to an [`ApprovalRequest`] (the `approvalResponse` action).

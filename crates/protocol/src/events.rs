@@ -19,8 +19,10 @@ use crate::workers::{BudgetAmounts, WorkerProgress};
 /// remaining budget in `usage` and `sessionStatus`; 1.3: `approvalRequired.fields`, the form of
 /// the tool's arguments, for front ends that edit them before approving; 1.4: forms in
 /// `inputRequired` — `fields` and `source` — answered by `inputResponse`, which can also
-/// decline or cancel).
-pub const PROTOCOL_VERSION: &str = "1.4";
+/// decline or cancel; 1.5: consent for what a call did — `approvalRequired.editable` (`false`:
+/// nothing to edit), a second request and resolution for the same call, and a `code_result`'s
+/// `changes`).
+pub const PROTOCOL_VERSION: &str = "1.5";
 
 /// Who started a tool call. The two paths never mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

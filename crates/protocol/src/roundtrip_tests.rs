@@ -324,6 +324,22 @@ fn tool_errors() {
     assert_eq!(value.summary.as_deref(), Some("DENIED: no"));
 }
 
+fn request_for_effects() -> ApprovalRequest {
+    ApprovalRequest {
+        request_id: "a2".into(),
+        tool_call_id: "t1".into(),
+        tool_name: "run_code".into(),
+        args: json!({"changes": ["write /out/x (0644, 1 bytes)"]}),
+        description: "run_code changed 1 file in /out".into(),
+        risk: Risk::Medium,
+        preview: None,
+        invoked_by: InvokedBy::Model,
+        worker: None,
+        fields: Vec::new(),
+        editable: false,
+    }
+}
+
 #[test]
 fn approval_types() {
     let request = ApprovalRequest {
@@ -345,6 +361,7 @@ fn approval_types() {
             options: Vec::new(),
             integer: false,
         }],
+        editable: true,
     };
     check(
         DisplayEvent::ApprovalRequired(request),
@@ -356,6 +373,26 @@ fn approval_types() {
                "fields": [{"name": "path", "type": "text", "required": true,
                            "description": "where"}]}),
     );
+    // Consent for what a call did has nothing to edit; absent, `editable` is true.
+    let effects = ApprovalRequest {
+        fields: Vec::new(),
+        editable: false,
+        preview: None,
+        worker: None,
+        ..request_for_effects()
+    };
+    check(
+        DisplayEvent::ApprovalRequired(effects),
+        json!({"type": "approvalRequired", "requestId": "a2", "toolCallId": "t1",
+               "toolName": "run_code", "args": {"changes": ["write /out/x (0644, 1 bytes)"]},
+               "description": "run_code changed 1 file in /out", "risk": "medium",
+               "invokedBy": "model", "editable": false}),
+    );
+    let old: ApprovalRequest = serde_json::from_value(json!({
+        "requestId": "a3", "toolCallId": "t1", "toolName": "w", "args": {},
+        "description": "d", "risk": "low", "invokedBy": "model"}))
+    .unwrap();
+    assert!(old.editable, "a 1.4 request is editable");
     for (risk, name) in [
         (Risk::Low, "low"),
         (Risk::Medium, "medium"),
@@ -443,7 +480,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.4", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.5", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(

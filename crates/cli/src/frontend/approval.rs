@@ -63,14 +63,13 @@ const ARGUMENTS: &str = "arguments (JSON)› ";
 /// The last line of the box.
 const CHOICES: &str =
     "[y] yes  [s] session  [p] always in this project  [n] no  [e] edit  [q] stop";
-/// The last line of the box of a request with nothing to edit (no form fields: consent for
-/// what a call did, or a tool without arguments).
+/// The last line of the box of a request with nothing to edit (consent for what a call did).
 const CHOICES_WITHOUT_EDIT: &str =
     "[y] yes  [s] session  [p] always in this project  [n] no  [q] stop";
 
 /// The rules an answer "always in this project" saves for `request`: one for its arguments,
-/// or, for consent to a call's effects (a request with nothing to edit whose arguments list
-/// `scopes`), one per scope (see `golem_core::effects`).
+/// or, for consent to a call's effects (not editable, its arguments listing `scopes`), one per
+/// scope (see `golem_core::effects`).
 fn project_rules(request: &ApprovalRequest) -> Vec<golem_core::approval::ApprovalRule> {
     let for_call = |args: &serde_json::Value| {
         golem_core::approval::ApprovalRule::for_call(&request.tool_name, args)
@@ -80,17 +79,17 @@ fn project_rules(request: &ApprovalRequest) -> Vec<golem_core::approval::Approva
         .get("scopes")
         .and_then(serde_json::Value::as_array)
     {
-        Some(scopes) if request.fields.is_empty() => scopes.iter().map(for_call).collect(),
+        Some(scopes) if !request.editable => scopes.iter().map(for_call).collect(),
         Some(_) | None => vec![for_call(&request.args)],
     }
 }
 
 /// The choices offered for `request`.
 fn choices(request: &ApprovalRequest) -> &'static str {
-    if request.fields.is_empty() {
-        CHOICES_WITHOUT_EDIT
-    } else {
+    if request.editable {
         CHOICES
+    } else {
+        CHOICES_WITHOUT_EDIT
     }
 }
 
@@ -308,7 +307,7 @@ fn prompt(request: &ApprovalRequest, context: &PromptContext, reader: &mut dyn R
                 };
                 ApprovalResponse::deny(id, note)
             }
-            "e" | "edit" if request.fields.is_empty() => {
+            "e" | "edit" if !request.editable => {
                 let mut screen = lock(&context.screen);
                 let text = screen.dim("there is nothing to edit in this request");
                 screen.line(&text);

@@ -92,6 +92,7 @@ fn request(tool: &str, args: Value, description: &str, risk: Risk) -> ApprovalRe
         tool_call_id: "t1".into(),
         tool_name: tool.into(),
         fields: fields_of(&args),
+        editable: true,
         args,
         description: description.into(),
         risk,
@@ -346,6 +347,7 @@ fn a_request_with_nothing_to_edit_offers_no_edit() {
         Risk::Medium,
     );
     request.fields.clear();
+    request.editable = false;
     let (answer, shown) = exchange(&request, None, &mut Scripted::new(&["e", "y"]));
     assert_eq!(answer, Answer::Response(ApprovalResponse::approve("a1")));
     assert!(shown.contains(CHOICES_WITHOUT_EDIT), "{shown}");
@@ -363,6 +365,7 @@ fn p_on_a_calls_effects_says_it_keeps_one_rule_per_scope() {
         Risk::Medium,
     );
     request.fields.clear();
+    request.editable = false;
     let (_, shown) = exchange(&request, None, &mut Scripted::new(&["p"]));
     let kept: Vec<&str> = shown
         .lines()

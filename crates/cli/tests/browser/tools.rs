@@ -1,13 +1,14 @@
 //! Tool calls through the page: a write approved in the dialog changes the file; a denial with
 //! a note reaches the model and leaves the file alone; arguments edited in the dialog's form
 //! are the ones that run; a manual tool runs from the palette's form (and the model is told),
-//! and its form refuses a missing required field before sending anything.
+//! and its form refuses a missing required field before sending anything; what a jailed run
+//! changed is one dialog with its diff and nothing to edit, and approving it lands the change.
 
 use golem_testkit::mock::MockServer;
 use serde_json::json;
 
 use crate::common::TestEnv;
-use crate::harness::{LIMIT, Ui, WIRE, fs_worker, project, tid, write_args};
+use crate::harness::{LIMIT, Ui, WIRE, fs_worker, project, tid, worker, write_args};
 
 const ORIGINAL: &str = "original\n";
 
@@ -202,4 +203,60 @@ fn a_manual_tool_form_refuses_a_missing_required_field() {
     ui.click(&tid("run-tool"));
     ui.wait_element(&card("read_file", "success"));
     assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_runs_changes_are_one_dialog_with_their_diff_and_nothing_to_edit() {
+    let env = TestEnv::new();
+    let text = worker(
+        "sandbox:\n  zones:\n    - name: out\n      mode: rw\n      \
+         approval: { create: preApproved, write: ask }\ntoolsets:\n  code: {}\n",
+    );
+    let worker_file = project(&env, &text);
+    env.write("proj/out/a.txt", ORIGINAL);
+    let server = MockServer::start_blocking(vec![
+        WIRE.tool_calls(&[(
+            "call_1",
+            "run_code",
+            json!({"language": "bash", "code": "echo 'changed by the script' > a.txt"}),
+        )]),
+        WIRE.text("Done."),
+    ]);
+    let ui = Ui::open(
+        "a_runs_changes_are_one_dialog_with_their_diff_and_nothing_to_edit",
+        &env,
+        &server,
+        &worker_file,
+        &[],
+    );
+    ui.send("change a.txt with a script");
+    let dialog = format!("{}[data-tool=\"run_code\"]", tid("approval"));
+    ui.wait_element(&dialog);
+    let shown = ui.text(&dialog);
+    for expected in [
+        "run_code changed 1 file in /out",
+        "/out/a.txt",
+        "changed by the script",
+    ] {
+        assert!(shown.contains(expected), "{expected}: {shown:?}");
+    }
+    assert!(
+        ui.attr(&format!("{dialog} {}", tid("edit")), "disabled")
+            .is_some(),
+        "nothing to edit\n{}",
+        ui.describe()
+    );
+    assert_eq!(
+        env.read("proj/out/a.txt").as_deref(),
+        Some(ORIGINAL),
+        "nothing lands before the answer"
+    );
+    ui.click(&tid("approve"));
+    ui.wait_gone(&tid("approval"));
+    ui.wait_message("assistant", "Done.");
+    ui.wait_idle();
+    assert_eq!(
+        env.read("proj/out/a.txt").as_deref(),
+        Some("changed by the script\n")
+    );
 }

@@ -362,6 +362,7 @@ mod tests {
             invoked_by: InvokedBy::Model,
             worker: None,
             fields: Vec::new(),
+            editable: true,
         }
     }
 

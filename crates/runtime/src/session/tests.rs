@@ -794,6 +794,7 @@ mod resume_points {
                 invoked_by: InvokedBy::Model,
                 worker: None,
                 fields: Vec::new(),
+                editable: true,
             }),
         }
     }

@@ -10,7 +10,9 @@ import { FormFields, initialForm, validate, fieldsFromArgs, readForm } from './f
 export function ApprovalDialog({ req, waiting, respond }) {
   const [mode, setMode] = useState('main');
   const [note, setNote] = useState('');
-  const fields = Array.isArray(req.fields) && req.fields.length ? req.fields : fieldsFromArgs(req.args);
+  // Consent for what a call did (`editable: false`) has nothing to edit.
+  const fields = req.editable === false ? []
+    : Array.isArray(req.fields) && req.fields.length ? req.fields : fieldsFromArgs(req.args);
   const [form, setForm] = useState(() => initialForm(fields, req.args));
   const [errors, setErrors] = useState({});
   const box = useRef(null);
