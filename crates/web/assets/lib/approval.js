@@ -10,8 +10,7 @@ import { FormFields, initialForm, validate, fieldsFromArgs, readForm } from './f
 export function ApprovalDialog({ req, waiting, respond }) {
   const [mode, setMode] = useState('main');
   const [note, setNote] = useState('');
-  // Consent for what a call did (`editable: false`) has nothing to edit.
-  const fields = req.editable === false ? []
+  const fields = req.editable === false ? [] // a call's effects: nothing to edit
     : Array.isArray(req.fields) && req.fields.length ? req.fields : fieldsFromArgs(req.args);
   const [form, setForm] = useState(() => initialForm(fields, req.args));
   const [errors, setErrors] = useState({});
