@@ -163,7 +163,7 @@ impl Protection {
             Protection::Unprotected { paths } => Some(format!(
                 "\u{26a0} unprotected: {} {} read outside the sandbox (asked every time, never \
                  remembered)",
-                shown_paths(paths),
+                shown_paths(paths, 3),
                 if paths.len() == 1 { "is" } else { "are" }
             )),
             Protection::Open | Protection::Protected { .. } => None,
@@ -217,17 +217,17 @@ fn reason(path: &str) -> String {
     format!("protected: {path} is read outside the sandbox")
 }
 
-/// At most three paths, then how many more.
-fn shown_paths(paths: &[String]) -> String {
-    const SHOWN: usize = 3;
+/// The first `shown` of `paths`, comma-separated, then how many more (`a, b and 4 more`), for
+/// messages that name protected paths.
+pub fn shown_paths(paths: &[String], shown: usize) -> String {
     let mut text = paths
         .iter()
-        .take(SHOWN)
+        .take(shown)
         .cloned()
         .collect::<Vec<_>>()
         .join(", ");
-    if paths.len() > SHOWN {
-        text.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    if paths.len() > shown {
+        text.push_str(&format!(" and {} more", paths.len() - shown));
     }
     text
 }

@@ -9,6 +9,7 @@
 //! [`custom`] (tools from a user's Python, JavaScript or executable module, in the jail), and
 //! [`mcp`] (the tools of MCP servers, each a child process outside the jail).
 
+mod cache_file;
 pub mod code;
 pub mod custom;
 pub mod filesystem;

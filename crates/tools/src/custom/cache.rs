@@ -11,7 +11,7 @@
 //! file is a miss, never an error.
 
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -166,22 +166,7 @@ impl CacheSlot {
             checked: entry.checked.clone(),
         };
         let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let stem = self
-            .path
-            .file_stem()
-            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-        let temp = dir.join(format!(".{stem}.{}.{nanos}.tmp", std::process::id()));
-        std::fs::write(&temp, text).map_err(|e| format!("{}: {e}", temp.display()))?;
-        if let Err(e) = std::fs::rename(&temp, &self.path) {
-            let _removed = std::fs::remove_file(&temp);
-            return Err(format!("{}: {e}", self.path.display()));
-        }
-        Ok(())
+        crate::cache_file::replace(&self.path, &text)
     }
 }
 

@@ -88,17 +88,7 @@ impl Judged {
 
 /// At most five paths, then how many more.
 fn listed(paths: &[String]) -> String {
-    const SHOWN: usize = 5;
-    let mut text = paths
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if paths.len() > SHOWN {
-        text.push_str(&format!(" and {} more", paths.len() - SHOWN));
-    }
-    text
+    golem_sandbox::shown_paths(paths, 5)
 }
 
 /// Splits git's `-z` output into its entries.

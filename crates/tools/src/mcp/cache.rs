@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use rmcp::model::Tool as McpToolInfo;
 use serde::{Deserialize, Serialize};
@@ -240,17 +240,7 @@ impl CacheSlot {
             tools: listing.tools.clone(),
         };
         let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let temp = dir.join(format!(".{}.{}.{nanos}.tmp", self.key, std::process::id()));
-        std::fs::write(&temp, text).map_err(|e| format!("{}: {e}", temp.display()))?;
-        if let Err(e) = std::fs::rename(&temp, &self.path) {
-            let _removed = std::fs::remove_file(&temp);
-            return Err(format!("{}: {e}", self.path.display()));
-        }
+        crate::cache_file::replace(&self.path, &text)?;
         self.remember(listing);
         Ok(())
     }
