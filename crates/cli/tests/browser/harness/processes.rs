@@ -188,11 +188,27 @@ pub(super) struct Driver {
 }
 
 impl Driver {
+    /// Starts chromedriver on a free port and waits until its `/status` says it is ready for
+    /// sessions. A port taken between choosing and binding it (chromedriver exits) is retried
+    /// on another port.
     pub(super) fn start(dir: &Path) -> Self {
         require_browser();
-        let port = free_port();
         let log = dir.join("chromedriver.log");
-        let log_file = std::fs::File::create(&log).expect("chromedriver log file");
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            match Self::try_start(&log, deadline) {
+                Ok(driver) => return driver,
+                Err(why) if Instant::now() < deadline => {
+                    eprintln!("chromedriver: {why}; trying another port");
+                }
+                Err(why) => panic!("{why}:\n{}", tail(&log, 4000)),
+            }
+        }
+    }
+
+    fn try_start(log: &Path, deadline: Instant) -> Result<Self, String> {
+        let port = free_port();
+        let log_file = std::fs::File::create(log).expect("chromedriver log file");
         let mut child = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
             .arg(format!("--log-path={}", log.display()))
@@ -205,28 +221,58 @@ impl Driver {
                 panic!("{CHROMEDRIVER} does not start ({e}); reinstall with `{INSTALL}`")
             });
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let deadline = Instant::now() + LIMIT;
-        while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        // A bare TCP connect is not proof: another process may hold the port for a moment, or
+        // a connect to a free local port can meet itself. Only chromedriver answers `/status`
+        // with `"ready": true`.
+        while !driver_ready(addr) {
             if let Ok(Some(status)) = child.try_wait() {
-                panic!(
-                    "{CHROMEDRIVER} exited ({status}) before listening:\n{}",
-                    tail(&log, 4000)
-                );
+                return Err(format!(
+                    "{CHROMEDRIVER} exited ({status}) before it was ready"
+                ));
             }
             if Instant::now() > deadline {
                 kill_group(child.id());
                 let _ = child.wait();
-                panic!(
-                    "{CHROMEDRIVER} did not listen on {addr} within {LIMIT:?}:\n{}",
-                    tail(&log, 4000)
-                );
+                return Err(format!(
+                    "{CHROMEDRIVER} was not ready on {addr} within {LIMIT:?}"
+                ));
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Self {
+        Ok(Self {
             child,
             url: format!("http://127.0.0.1:{port}/"),
-            log,
+            log: log.to_path_buf(),
+        })
+    }
+}
+
+/// Whether the WebDriver server at `addr` answers `GET /status` with `"ready": true`.
+fn driver_ready(addr: SocketAddr) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let request = "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    // chromedriver keeps the connection open despite `Connection: close`: read until the body
+    // parses (or the read times out).
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => answer.extend_from_slice(&chunk[..n]),
+        }
+        let text = String::from_utf8_lossy(&answer);
+        let Some((_, body)) = text.split_once("\r\n\r\n") else {
+            continue;
+        };
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(body) {
+            return value["value"]["ready"].as_bool().unwrap_or(false);
         }
     }
 }
