@@ -32,6 +32,7 @@ mod path;
 mod protected;
 mod sandbox;
 mod tree;
+pub mod undo;
 mod walk;
 mod walk_par;
 mod write;

@@ -17,6 +17,7 @@ use rustix::io::Errno;
 use crate::entry::EntryInfo;
 use crate::errors::{Op, io_error};
 use crate::sandbox::{Sandbox, Zone};
+use crate::undo::Touch;
 use crate::write::sync_dir;
 use crate::zone_path::ZonePath;
 
@@ -112,6 +113,10 @@ impl Sandbox {
 
     /// Creates a directory and its missing parents (an existing directory is fine).
     pub fn create_dir_all(&self, p: &ZonePath) -> Result<(), ToolError> {
+        self.recorded(&[Touch::Entry(p)], || self.create_dir_all_now(p))
+    }
+
+    fn create_dir_all_now(&self, p: &ZonePath) -> Result<(), ToolError> {
         self.check_writable(p)?;
         let zone = self.zone_for(p, "create")?;
         if p.is_zone_root() {
@@ -125,6 +130,10 @@ impl Sandbox {
 
     /// Removes a file or a symbolic link (never its target). A directory is refused.
     pub fn remove_file(&self, p: &ZonePath) -> Result<(), ToolError> {
+        self.recorded(&[Touch::Entry(p)], || self.remove_file_now(p))
+    }
+
+    fn remove_file_now(&self, p: &ZonePath) -> Result<(), ToolError> {
         self.check_writable(p)?;
         let zone = self.zone_for(p, "delete")?;
         let vpath = p.virtual_path();
@@ -152,6 +161,12 @@ impl Sandbox {
     /// `overwrite` an existing destination is refused atomically (`RENAME_NOREPLACE`). Across
     /// file systems the entry is copied, then the source removed.
     pub fn rename(&self, from: &ZonePath, to: &ZonePath, overwrite: bool) -> Result<(), ToolError> {
+        self.recorded(&[Touch::Move(from, to)], || {
+            self.rename_now(from, to, overwrite)
+        })
+    }
+
+    fn rename_now(&self, from: &ZonePath, to: &ZonePath, overwrite: bool) -> Result<(), ToolError> {
         self.check_writable(from)?;
         self.check_writable(to)?;
         let from_zone = self.zone_for(from, "move")?;

@@ -14,6 +14,7 @@ use golem_protocol::{ToolError, ToolErrorCode};
 use crate::errors::SandboxError;
 use crate::path::{Normalized, normalize, shown};
 use crate::protected::{ProtectedPaths, ZoneGuard};
+use crate::undo::UndoJournal;
 use crate::zone::{
     ZoneApproval, ZoneConfig, ZoneMode, ZoneOperation, invalid_name_message, is_valid_zone_name,
 };
@@ -65,6 +66,8 @@ pub struct Sandbox {
     zones: Arc<[Zone]>,
     /// One per zone, in the same order.
     guards: Arc<[ZoneGuard]>,
+    /// The session's undo journal: every change through this sandbox keeps a before-image.
+    undo: Option<Arc<UndoJournal>>,
 }
 
 impl Sandbox {
@@ -92,6 +95,7 @@ impl Sandbox {
         Ok(Sandbox {
             zones: opened.into(),
             guards: guards.into(),
+            undo: None,
         })
     }
 
@@ -100,6 +104,7 @@ impl Sandbox {
         Sandbox {
             zones: Arc::from(Vec::new()),
             guards: Arc::from(Vec::new()),
+            undo: None,
         }
     }
 
@@ -112,7 +117,22 @@ impl Sandbox {
         Sandbox {
             zones: self.zones.clone(),
             guards: self.guards.iter().map(|guard| guard.with(paths)).collect(),
+            undo: self.undo.clone(),
         }
+    }
+
+    /// The same zones, recording every change in `journal` (see `undo/`); sub-workers'
+    /// sandboxes narrowed from this one record in it too.
+    pub fn with_undo(&self, journal: Arc<UndoJournal>) -> Sandbox {
+        Sandbox {
+            undo: Some(journal),
+            ..self.clone()
+        }
+    }
+
+    /// The undo journal changes are recorded in, if any.
+    pub fn undo_journal(&self) -> Option<&Arc<UndoJournal>> {
+        self.undo.as_ref()
     }
 
     /// The protected-files policy of each zone, in zone order.
@@ -185,6 +205,7 @@ impl Sandbox {
         Ok(Sandbox {
             zones: narrowed.into(),
             guards: guards.into(),
+            undo: self.undo.clone(),
         })
     }
 

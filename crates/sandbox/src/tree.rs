@@ -14,6 +14,7 @@ use rustix::fs::RenameFlags;
 use crate::errors::{Op, io_error};
 use crate::ops::split;
 use crate::sandbox::Sandbox;
+use crate::undo::Touch;
 use crate::write::{sync_dir, temp_name};
 use crate::zone_path::ZonePath;
 
@@ -25,6 +26,10 @@ impl Sandbox {
     /// (a link is removed, its target survives). Returns the virtual paths removed, children
     /// before their directory. The zone root itself is refused.
     pub fn remove_dir_all(&self, p: &ZonePath) -> Result<Vec<String>, ToolError> {
+        self.recorded(&[Touch::Tree(p)], || self.remove_dir_all_now(p))
+    }
+
+    fn remove_dir_all_now(&self, p: &ZonePath) -> Result<Vec<String>, ToolError> {
         self.check_writable(p)?;
         let zone = self.zone_for(p, "delete")?;
         let vpath = p.virtual_path();

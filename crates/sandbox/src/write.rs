@@ -16,6 +16,7 @@ use rustix::io::Errno;
 use crate::errors::{Op, escape_error, io_error, is_escape};
 use crate::ops::{open_parent, split};
 use crate::sandbox::{Sandbox, Zone};
+use crate::undo::Touch;
 use crate::zone_path::ZonePath;
 
 /// Makes temporary file names unique within this process.
@@ -31,7 +32,9 @@ impl Sandbox {
         bytes: &[u8],
         create_dirs: bool,
     ) -> Result<(), ToolError> {
-        self.write_file(p, bytes, create_dirs, true)
+        self.recorded(&[Touch::Entry(p)], || {
+            self.write_file(p, bytes, create_dirs, true)
+        })
     }
 
     /// Like [`Sandbox::write_atomic`], but only creates: if anything exists at `p` when the
@@ -43,7 +46,9 @@ impl Sandbox {
         bytes: &[u8],
         create_dirs: bool,
     ) -> Result<(), ToolError> {
-        self.write_file(p, bytes, create_dirs, false)
+        self.recorded(&[Touch::Entry(p)], || {
+            self.write_file(p, bytes, create_dirs, false)
+        })
     }
 
     fn write_file(
@@ -130,8 +135,10 @@ fn write_through_link(
             format!("cannot write {vpath}: it is a symbolic link to something other than a file"),
         ));
     }
-    commit(&parent, name, bytes, Some(meta.permissions()), true)
-        .map_err(|err| io_error(&err, Op::Write, &vpath))
+    sandbox.recorded(&[Touch::Entry(&target_path)], || {
+        commit(&parent, name, bytes, Some(meta.permissions()), true)
+            .map_err(|err| io_error(&err, Op::Write, &vpath))
+    })
 }
 
 /// Writes a temporary file in `parent` and renames it to `name` (replacing it or not).

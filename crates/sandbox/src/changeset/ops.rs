@@ -18,6 +18,7 @@ use rustix::io::Errno;
 use crate::errors::{Op, io_error};
 use crate::ops::{open_parent, split};
 use crate::sandbox::Sandbox;
+use crate::undo::Touch;
 use crate::write::{sync_dir, temp_name};
 use crate::zone_path::ZonePath;
 
@@ -56,6 +57,18 @@ impl Sandbox {
         mode: u32,
         replace: bool,
     ) -> Result<(), ToolError> {
+        self.recorded(&[Touch::Entry(p)], || {
+            self.put_file_now(p, content, mode, replace)
+        })
+    }
+
+    fn put_file_now(
+        &self,
+        p: &ZonePath,
+        content: &mut dyn Read,
+        mode: u32,
+        replace: bool,
+    ) -> Result<(), ToolError> {
         let (parent, name) = self.open_for_change(p, "write", false)?;
         let vpath = p.virtual_path();
         check_target(&parent, name, &vpath, replace)?;
@@ -78,6 +91,12 @@ impl Sandbox {
         target: &Path,
         replace: bool,
     ) -> Result<(), ToolError> {
+        self.recorded(&[Touch::Entry(p)], || {
+            self.put_symlink_now(p, target, replace)
+        })
+    }
+
+    fn put_symlink_now(&self, p: &ZonePath, target: &Path, replace: bool) -> Result<(), ToolError> {
         let (parent, name) = self.open_for_change(p, "link", false)?;
         let vpath = p.virtual_path();
         check_target(&parent, name, &vpath, replace)?;
@@ -96,6 +115,10 @@ impl Sandbox {
     /// Sets the mode of the file or directory at `p` (a symbolic link is refused: links have
     /// no mode of their own).
     pub(crate) fn set_mode(&self, p: &ZonePath, mode: u32) -> Result<(), ToolError> {
+        self.recorded(&[Touch::Entry(p)], || self.set_mode_now(p, mode))
+    }
+
+    fn set_mode_now(&self, p: &ZonePath, mode: u32) -> Result<(), ToolError> {
         let (parent, name) = self.open_for_change(p, "change the mode of", false)?;
         let vpath = p.virtual_path();
         let meta = parent
@@ -115,6 +138,10 @@ impl Sandbox {
     /// Removes the empty directory at `p`; one that is not empty is refused (nothing is
     /// removed).
     pub(crate) fn remove_empty_dir(&self, p: &ZonePath) -> Result<(), ToolError> {
+        self.recorded(&[Touch::Entry(p)], || self.remove_empty_dir_now(p))
+    }
+
+    fn remove_empty_dir_now(&self, p: &ZonePath) -> Result<(), ToolError> {
         let (parent, name) = self.open_for_change(p, "delete", true)?;
         parent
             .remove_dir(name)

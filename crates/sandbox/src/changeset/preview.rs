@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use cap_std::fs::{Dir, MetadataExt};
 use golem_protocol::ToolError;
-use sha2::{Digest, Sha256};
 
 use super::scan::{open_file, read_link};
 use super::{Change, ChangeKind, Changeset};
@@ -128,24 +127,6 @@ fn file_content(dir: &Dir, rel: &Path, mode: u32) -> io::Result<Content> {
     {
         return Ok(Content::Text { text, mode });
     }
-    let mut hasher = Sha256::new();
-    hasher.update(&head);
-    let mut size = head.len() as u64;
-    let mut buf = vec![0u8; 64 << 10];
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(err),
-        };
-        hasher.update(&buf[..n]);
-        size += n as u64;
-    }
-    let sha256 = hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect();
+    let (sha256, size) = crate::undo::hash_copy(io::Cursor::new(head).chain(file), None)?;
     Ok(Content::Binary { size, sha256, mode })
 }
