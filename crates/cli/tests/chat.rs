@@ -17,6 +17,7 @@ mod git;
 mod interrupt;
 mod manual;
 mod model;
+mod undo;
 mod workers;
 
 use std::io::{Read, Write};

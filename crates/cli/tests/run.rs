@@ -6,7 +6,7 @@
 
 mod approval;
 mod budget;
-mod changes;
+pub(crate) mod changes;
 mod custom;
 mod delegation;
 mod ending;
@@ -21,7 +21,8 @@ mod mcp_toolset;
 mod processes;
 mod prompt;
 mod protected;
-mod transcript;
+pub(crate) mod transcript;
+mod undo;
 mod web;
 mod wire;
 

@@ -21,8 +21,8 @@ use crate::workers::{BudgetAmounts, WorkerProgress};
 /// `inputRequired` — `fields` and `source` — answered by `inputResponse`, which can also
 /// decline or cancel; 1.5: consent for what a call did — `approvalRequired.editable` (`false`:
 /// nothing to edit), a second request and resolution for the same call, and a `code_result`'s
-/// `changes`).
-pub const PROTOCOL_VERSION: &str = "1.5";
+/// `changes`; 1.6: `undo`, putting the zone files of the last turns back).
+pub const PROTOCOL_VERSION: &str = "1.6";
 
 /// Who started a tool call. The two paths never mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -445,6 +445,22 @@ pub enum ActionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         request_id: Option<String>,
     },
+    /// Put the zone files back as they were before the last `turns` turns that changed files
+    /// (1 when absent), and tell the model. A file changed outside the session since is a
+    /// conflict: nothing is changed, the `actionResult` (`ok: false`) lists the conflicts,
+    /// unless `force`. Answered by `actionResult`.
+    Undo {
+        /// Correlates the `actionResult`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        /// How many turns to undo, newest first (at least 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(range(min = 1))]
+        turns: Option<u32>,
+        /// Overwrite files changed outside the session since.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        force: bool,
+    },
     /// Ask for the tools the user may invoke; answered by `manualToolsAvailable`.
     ListManualTools {
         /// Correlates the `manualToolsAvailable`.
@@ -494,6 +510,7 @@ impl ActionEvent {
             | ActionEvent::SetModel { .. }
             | ActionEvent::NewSession { .. }
             | ActionEvent::ClearHistory { .. }
+            | ActionEvent::Undo { .. }
             | ActionEvent::ListManualTools { .. }
             | ActionEvent::ListApprovals { .. }
             | ActionEvent::ForgetApprovals { .. }

@@ -480,7 +480,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.5", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.6", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(

@@ -35,6 +35,8 @@ pub enum SessionAction {
     NewSession,
     /// `clearHistory`.
     ClearHistory,
+    /// `undo`.
+    Undo,
     /// `forgetApprovals`.
     ForgetApprovals,
     /// An action the session cannot take now (for example, one sent after `endSession`).

@@ -27,6 +27,22 @@ fn session_actions() {
         json!({"type": "clearHistory", "requestId": "c"}),
     );
     check(
+        ActionEvent::Undo {
+            request_id: None,
+            turns: None,
+            force: false,
+        },
+        json!({"type": "undo"}),
+    );
+    check(
+        ActionEvent::Undo {
+            request_id: Some("u".into()),
+            turns: Some(2),
+            force: true,
+        },
+        json!({"type": "undo", "requestId": "u", "turns": 2, "force": true}),
+    );
+    check(
         ActionEvent::ListManualTools { request_id: None },
         json!({"type": "listManualTools"}),
     );

@@ -39,6 +39,8 @@ pub struct ProgramConfig {
     pub approval: ApprovalSettings,
     /// `delegation:` settings.
     pub delegation: DelegationSettings,
+    /// `undo:` settings.
+    pub undo: UndoSettings,
     /// Directories holding workers, as written (relative to [`Self::root`]); see
     /// [`Self::worker_dirs`].
     pub worker_paths: Vec<PathBuf>,
@@ -88,6 +90,35 @@ impl Default for DelegationSettings {
             max_depth: DEFAULT_MAX_DEPTH,
         }
     }
+}
+
+/// `undo:` in program config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UndoSettings {
+    /// How many MiB of file contents a session keeps to undo its turns (default 256); a turn
+    /// that needs more is not undoable, and says so.
+    #[serde(default = "default_undo_max_mb")]
+    pub max_mb: u64,
+}
+
+impl UndoSettings {
+    /// The cap in bytes.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_mb.saturating_mul(1 << 20)
+    }
+}
+
+impl Default for UndoSettings {
+    fn default() -> Self {
+        Self {
+            max_mb: default_undo_max_mb(),
+        }
+    }
+}
+
+fn default_undo_max_mb() -> u64 {
+    golem_sandbox::undo::DEFAULT_UNDO_CAP >> 20
 }
 
 /// `model_requests:` in program config: the timeouts and the retry budget of every model
@@ -241,6 +272,8 @@ struct ConfigFile {
     #[serde(default, deserialize_with = "or_default")]
     delegation: DelegationSettings,
     #[serde(default, deserialize_with = "or_default")]
+    undo: UndoSettings,
+    #[serde(default, deserialize_with = "or_default")]
     worker_paths: Vec<PathBuf>,
     #[serde(default, deserialize_with = "provider_names")]
     providers: BTreeMap<String, ProviderDefinition>,
@@ -330,6 +363,7 @@ impl ProgramConfig {
             model: file.model,
             approval: file.approval,
             delegation: file.delegation,
+            undo: file.undo,
             worker_paths: file.worker_paths,
             providers: file.providers,
             model_requests: file.model_requests,

@@ -73,6 +73,9 @@ pub struct SessionEnv {
     pub tree: Arc<WorkerTree>,
     /// `--budget-*`: the root worker's limits besides its own `budget:` (the tighter wins).
     pub budget: BudgetLimits,
+    /// The session's undo journal: every change to a zone, by the root worker or one it
+    /// delegates to, keeps a before-image there. `None`: nothing is recorded (`check`).
+    pub undo: Option<Arc<golem_sandbox::undo::UndoJournal>>,
 }
 
 impl SessionEnv {
@@ -189,6 +192,12 @@ fn assemble(
     }
     .map_err(|e| LaunchError::Config(format!("worker {}: {e}", definition.name)))?
     .protect(&crate::protected::protected_paths(&env.config, &definition));
+    // The root's changes are recorded for undo; a sub-worker's sandbox, narrowed from its
+    // caller's, records in the same journal.
+    let sandbox = match (&parent, &env.undo) {
+        (None, Some(journal)) => sandbox.with_undo(journal.clone()),
+        (None, None) | (Some(_), _) => sandbox,
+    };
 
     // Its place in the tree of workers, and its budget: the root's own and the command
     // line's; a sub-worker's own, bounded by what its callers have left while it runs.

@@ -9,7 +9,7 @@ use golem_llm::pricing::Price;
 use golem_llm::resolve::{ProviderDefinition, Wire};
 use golem_runtime::config::{
     ApprovalSettings, CONFIG_FILE_NAME, DelegationSettings, ModelChoiceError, ModelRequestSettings,
-    ModelSource, NotifySettings, ProgramConfig, choose_model, model_choice,
+    ModelSource, NotifySettings, ProgramConfig, UndoSettings, choose_model, model_choice,
 };
 use golem_runtime::worker::{WorkerDefinition, parse_worker};
 use golem_sandbox::{ZoneConfig, ZoneMode};
@@ -26,6 +26,7 @@ fn defaults() -> ProgramConfig {
         model: None,
         approval: ApprovalSettings { mode: None },
         delegation: DelegationSettings { max_depth: 5 },
+        undo: UndoSettings { max_mb: 256 },
         worker_paths: vec![],
         providers: BTreeMap::new(),
         model_requests: ModelRequestSettings::default(),
@@ -57,6 +58,7 @@ fn every_key_and_default() {
         model: anthropic:claude-haiku-4-5
         approval: { mode: auto_deny }
         delegation: { max_depth: 2 }
+        undo: { max_mb: 16 }
         worker_paths: [workers, /opt/shared-workers]
         providers:
           local:
@@ -71,6 +73,7 @@ fn every_key_and_default() {
             c.model = Some("anthropic:claude-haiku-4-5".into());
             c.approval.mode = Some(ApprovalMode::AutoDeny);
             c.delegation.max_depth = 2;
+            c.undo.max_mb = 16;
             c.worker_paths = vec!["workers".into(), "/opt/shared-workers".into()];
             c.providers.insert(
                 "local".into(),
@@ -189,7 +192,7 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             "model: x\nsandbox: {}\n",
-            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `worker_paths`, `providers`, `model_requests`, `prices`, `notify`, `zones`, `protected`)",
+            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `undo`, `worker_paths`, `providers`, `model_requests`, `prices`, `notify`, `zones`, `protected`)",
         ),
         (
             "model_requests:\n  headers_timeout_secs: 0\n",
@@ -222,6 +225,10 @@ fn errors_name_the_file_line_and_key() {
         (
             "delegation:\n  max_depth: deep\n",
             "line 2: `delegation.max_depth` must be a whole number, found \"deep\"",
+        ),
+        (
+            "undo:\n  max_mb: lots\n",
+            "line 2: `undo.max_mb` must be a whole number, found \"lots\"",
         ),
         (
             "worker_paths: workers\n",

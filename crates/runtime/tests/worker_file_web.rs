@@ -231,6 +231,7 @@ fn a_worker_with_the_toolset_gets_web_fetch_and_web_search() {
         jail_helper: None,
         tree: WorkerTree::new(RuntimeUI::new(UiEventBus::new())),
         budget: BudgetLimits::default(),
+        undo: None,
     });
     let sandbox = Sandbox::open(dir.path(), &[]).unwrap();
     let tools =

@@ -1,7 +1,8 @@
-//! The chat's slash commands: `/help`, `/model [name]`, `/clear`, `/new`, `/status`, `/tools`,
-//! `/tool NAME …` (also `/t NAME …` and `/NAME …`, with `-i` for a form), `/approvals
-//! [forget N | clear]` (the session's approvals and the project's rules) and `/exit`. Parsing
-//! and classification are `golem_core::commands`; this module carries them out.
+//! The chat's slash commands: `/help`, `/model [name]`, `/clear`, `/new`, `/undo [N]
+//! [--force]`, `/status`, `/tools`, `/tool NAME …` (also `/t NAME …` and `/NAME …`, with `-i`
+//! for a form), `/approvals [forget N | clear]` (the session's approvals and the project's
+//! rules) and `/exit`. Parsing and classification are `golem_core::commands`; this module
+//! carries them out.
 
 use std::collections::BTreeMap;
 
@@ -123,6 +124,7 @@ fn builtin(chat: &mut Chat, command: BuiltinCommand, parsed: &ParsedCommand) -> 
         },
         BuiltinCommand::Clear => chat.act(ActionEvent::ClearHistory { request_id: None }),
         BuiltinCommand::New => chat.act(ActionEvent::NewSession { request_id: None }),
+        BuiltinCommand::Undo => undo(chat, parsed),
         BuiltinCommand::Status => status(chat),
         BuiltinCommand::Tools => list_tools(chat),
         BuiltinCommand::Approvals => approvals(chat, parsed),
@@ -130,6 +132,30 @@ fn builtin(chat: &mut Chat, command: BuiltinCommand, parsed: &ParsedCommand) -> 
         BuiltinCommand::Exit => return Flow::Exit,
     }
     Flow::Continue
+}
+
+/// `/undo [N] [--force]`: the `undo` action; a conflict's message says how to force it.
+fn undo(chat: &mut Chat, parsed: &ParsedCommand) {
+    let force = parsed.options.get("force") == Some(&serde_json::Value::Bool(true));
+    let unknown: Vec<&String> = parsed.options.keys().filter(|k| *k != "force").collect();
+    let turns = match parsed.args.as_slice() {
+        [] => None,
+        [n] => match n.parse::<u32>() {
+            Ok(n) if n >= 1 => Some(n),
+            Ok(_) | Err(_) => {
+                return chat.error("usage: /undo [N] [--force] (N: how many turns, 1 or more)");
+            }
+        },
+        _ => return chat.error("usage: /undo [N] [--force]"),
+    };
+    if !unknown.is_empty() {
+        return chat.error("usage: /undo [N] [--force]");
+    }
+    chat.act(ActionEvent::Undo {
+        request_id: None,
+        turns,
+        force,
+    });
 }
 
 fn status(chat: &mut Chat) {

@@ -505,6 +505,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         jail_helper: std::env::current_exe().ok(),
         tree: WorkerTree::new(RuntimeUI::new(UiEventBus::new())),
         budget: BudgetLimits::default(),
+        undo: None,
     });
     let frame = WorkerFrame {
         id: String::new(),

@@ -1,10 +1,11 @@
-//! `golem-forge sessions`: list, show, export, fork and resume recorded sessions. Reading
+//! `golem-forge sessions`: list, show, export, fork, resume and undo recorded sessions. Reading
 //! transcripts is `golem_runtime::session`'s job; this file finds the program, prints and maps
 //! errors.
 
 mod export;
 mod fork;
 mod show;
+mod undo;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ use golem_runtime::session::{SessionError, SessionStore, SessionSummary};
 use crate::cli_error::{CommandError, ErrorKind};
 use crate::frontend::clean::{clean_line, clean_text};
 
-/// List, show, export, fork or resume recorded sessions
+/// List, show, export, fork, resume or undo recorded sessions
 ///
 /// Sessions are recorded under `.golem-forge/sessions/` in the program's root: the nearest
 /// directory upwards holding `golem-forge.config.yaml` or `.golem-forge/`.
@@ -52,6 +53,8 @@ pub enum SessionsAction {
     Fork(fork::ForkArgs),
     /// Continue a chat session with its history
     Resume(super::run::ResumeArgs),
+    /// Put back the files a session's last turn (or turns from --to TURN on) changed
+    Undo(undo::UndoArgs),
 }
 
 /// Runs `golem-forge sessions`.
@@ -100,6 +103,7 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
         }
         SessionsAction::Show { id, json: true } => show_json(&store, &id),
         SessionsAction::Fork(args) => fork::cmd_fork(&store, args),
+        SessionsAction::Undo(args) => undo::cmd_undo(&store, args),
         SessionsAction::Resume(args) => {
             let id = store.resolve(&args.id).map_err(session_error)?;
             super::run::cmd_resume(args, &id)
@@ -215,6 +219,7 @@ fn several_programs(
         SessionsAction::Show { id, .. } | SessionsAction::Export { id, .. } => id,
         SessionsAction::Fork(args) => &args.resume.id,
         SessionsAction::Resume(args) => &args.id,
+        SessionsAction::Undo(args) => &args.id,
     };
     let holding: Vec<&PathBuf> = roots
         .iter()

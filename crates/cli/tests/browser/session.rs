@@ -1,12 +1,13 @@
 //! The session menu's actions: a new session empties the conversation (the next answer appears
 //! alone, the model is not sent the old one, a reload shows only the new session, and the old
 //! transcript stays on disk); clearing the history keeps the conversation on the page under a
-//! divider, and the model no longer sees it.
+//! divider, and the model no longer sees it; "Undo last turn" puts back what the turn's
+//! `write_file` and `run_code` changed, and says so.
 
 use golem_testkit::mock::MockServer;
 
 use crate::common::TestEnv;
-use crate::harness::{Ui, WIRE, fs_worker, project, tid};
+use crate::harness::{Ui, WIRE, fs_worker, project, tid, worker, write_args};
 
 /// A session that has had one turn (`what is one?` → `First answer.`), whose model answers
 /// `Second answer.` to anything after.
@@ -117,4 +118,49 @@ fn clearing_the_history_leaves_a_divider() {
         "{}",
         ui.describe()
     );
+}
+
+#[test]
+fn undo_last_turn_puts_back_a_write_and_a_changeset() {
+    let env = TestEnv::new();
+    let worker_path = project(
+        &env,
+        &worker(
+            "sandbox:\n  zones:\n    - name: out\n      mode: rw\n      approval: { create: \
+             preApproved, write: preApproved }\ntoolsets:\n  filesystem: {}\n  code: {}\n",
+        ),
+    );
+    env.write("proj/out/a.txt", "old a\n");
+    env.write("proj/out/old.txt", "old\n");
+    let server = MockServer::start_blocking(vec![
+        WIRE.tool_calls(&[("call_w", "write_file", write_args("/out/a.txt", "new a\n"))]),
+        WIRE.tool_calls(&[(
+            "call_c",
+            "run_code",
+            serde_json::json!({"language": "bash", "code": "echo made > made.txt; echo changed > old.txt"}),
+        )]),
+        WIRE.text("Done."),
+    ]);
+    server.set_fallback(WIRE.text("I see."));
+    let ui = Ui::open(
+        "undo_last_turn_puts_back_a_write_and_a_changeset",
+        &env,
+        &server,
+        &worker_path,
+        &[],
+    );
+    ui.turn("change things", "Done.");
+    assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("new a\n"));
+    assert_eq!(env.read("proj/out/made.txt").as_deref(), Some("made\n"));
+
+    session_action(&ui, "undo-turn");
+    let said = ui.wait_text(&tid("notice"), "undid turn 1");
+    assert!(said.contains("/out/a.txt"), "{said}");
+    assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("old a\n"));
+    assert_eq!(env.read("proj/out/old.txt").as_deref(), Some("old\n"));
+    assert!(!env.path().join("proj/out/made.txt").exists());
+
+    // Again: nothing left, said as an error.
+    session_action(&ui, "undo-turn");
+    ui.wait_text(&tid("notice"), "nothing to undo");
 }

@@ -43,7 +43,7 @@ fn seeded(env: &TestEnv, approval: &str, toolsets: &str) {
 }
 
 /// Every file under `proj/out`, with its content, sorted.
-fn zone_files(env: &TestEnv) -> Vec<(String, String)> {
+pub(crate) fn zone_files(env: &TestEnv) -> Vec<(String, String)> {
     let root = env.path().join("proj/out");
     let mut files = Vec::new();
     let mut stack = vec![root.clone()];

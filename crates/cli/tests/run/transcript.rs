@@ -346,7 +346,7 @@ fn a_session_in_use_by_another_process_is_refused_naming_it() {
 }
 
 /// The id of the one session of the program `proj`.
-fn only_session_id(env: &TestEnv) -> String {
+pub(crate) fn only_session_id(env: &TestEnv) -> String {
     env.path()
         .join("proj/.golem-forge/sessions")
         .read_dir()

@@ -19,6 +19,8 @@ pub enum BuiltinCommand {
     Clear,
     /// `/new`: start a new session.
     New,
+    /// `/undo [N] [--force]`: put back the file changes of the last turn (or N turns).
+    Undo,
     /// `/status`: show the worker's state.
     Status,
     /// `/tools`: list the manual tools.
@@ -33,11 +35,12 @@ pub enum BuiltinCommand {
 
 impl BuiltinCommand {
     /// Every built-in command, in the order `/help` lists them.
-    pub const ALL: [BuiltinCommand; 9] = [
+    pub const ALL: [BuiltinCommand; 10] = [
         BuiltinCommand::Help,
         BuiltinCommand::Model,
         BuiltinCommand::Clear,
         BuiltinCommand::New,
+        BuiltinCommand::Undo,
         BuiltinCommand::Status,
         BuiltinCommand::Tools,
         BuiltinCommand::Approvals,
@@ -52,6 +55,7 @@ impl BuiltinCommand {
             BuiltinCommand::Model => "model",
             BuiltinCommand::Clear => "clear",
             BuiltinCommand::New => "new",
+            BuiltinCommand::Undo => "undo",
             BuiltinCommand::Status => "status",
             BuiltinCommand::Tools => "tools",
             BuiltinCommand::Approvals => "approvals",
@@ -75,6 +79,7 @@ impl BuiltinCommand {
             BuiltinCommand::Help => "/help",
             BuiltinCommand::Clear => "/clear",
             BuiltinCommand::New => "/new",
+            BuiltinCommand::Undo => "/undo [N] [--force]",
             BuiltinCommand::Status => "/status",
             BuiltinCommand::Tools => "/tools",
             BuiltinCommand::Approvals => "/approvals",
@@ -90,6 +95,7 @@ impl BuiltinCommand {
             BuiltinCommand::Model => "Show or switch the LLM model",
             BuiltinCommand::Clear => "Clear the conversation history",
             BuiltinCommand::New => "Start a new session",
+            BuiltinCommand::Undo => "Put back the file changes of the last turn (or N turns)",
             BuiltinCommand::Status => "Show the worker's state",
             BuiltinCommand::Tools => "List the tools you can invoke by hand",
             BuiltinCommand::Approvals => "Show the approvals remembered for this session",
@@ -503,7 +509,7 @@ mod tests {
 
     #[test]
     fn builtin_metadata() {
-        assert_eq!(BuiltinCommand::ALL.len(), 9);
+        assert_eq!(BuiltinCommand::ALL.len(), 10);
         for command in BuiltinCommand::ALL {
             assert!(!command.summary().is_empty() && !command.summary().contains('\n'));
             assert!(command.usage().starts_with(&format!("/{}", command.name())));

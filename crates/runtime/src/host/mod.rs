@@ -6,7 +6,7 @@
 //! Its only interface to a front end is the protocol: a front end [`SessionHost::attach`]es,
 //! reads display events from its [`Attachment`] and sends action events (`userInput`,
 //! `approvalResponse`, `interrupt`, `manualToolInvoke`, and the session actions `setModel`,
-//! `newSession`, `clearHistory`, `listManualTools`, `listApprovals`, `forgetApprovals`,
+//! `newSession`, `clearHistory`, `undo`, `listManualTools`, `listApprovals`, `forgetApprovals`,
 //! `getStatus`, `endSession`). Nothing here knows about terminals or sockets: `run` and `chat`
 //! (crates/cli), the browser page and the MCP server are clients alike.
 //!
@@ -20,7 +20,7 @@ mod serve;
 mod transcript;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use golem_core::approval::{
@@ -34,7 +34,8 @@ use golem_core::ui::RuntimeUI;
 use golem_llm::Message;
 use golem_llm::pricing::PriceTable;
 use golem_llm::resolve::ModelResolver;
-use golem_protocol::{ActionEvent, DisplayEvent, PROTOCOL_VERSION, SessionEndReason};
+use golem_protocol::{ActionEvent, DisplayEvent, PROTOCOL_VERSION, SessionEndReason, StatusLevel};
+use golem_sandbox::undo::UndoJournal;
 
 use crate::budget::BudgetLimits;
 use crate::config::ProgramConfig;
@@ -122,6 +123,8 @@ pub enum HostError {
 /// What the dispatcher and the worker share, for answers given while a turn runs.
 pub(crate) struct SharedState {
     session_id: Mutex<String>,
+    /// User turns so far in this transcript (a resumed session continues its count).
+    turns: AtomicU32,
     model: Mutex<String>,
     busy: AtomicBool,
     ending: AtomicBool,
@@ -163,6 +166,8 @@ pub struct SessionHost {
     env: Arc<SessionEnv>,
     definition: Arc<WorkerDefinition>,
     worker_name: String,
+    /// What a cut-off run left unsettled for undo, told once the session starts.
+    undo_notice: Option<String>,
 }
 
 /// A front end's place at a session: the display events from the moment it attached, and a
@@ -298,7 +303,8 @@ impl SessionHost {
                     .model
                     .clone()
                     .or(Some(transcript.meta.model.clone()));
-                (path, Some((store, transcript.id, history, model)))
+                let turns = transcript.turns();
+                (path, Some((store, transcript.id, (history, turns), model)))
             }
         };
         let worker_dir = worker_path
@@ -344,6 +350,15 @@ impl SessionHost {
         });
         let store = SessionStore::new(&config.root);
         let redactor = SessionEnv::secrets_of(&config);
+        // Bound to the session's directory once its id is known (below).
+        let undo = Arc::new(UndoJournal::unbound(config.undo.max_bytes()));
+        let notices = ui.clone();
+        undo.set_notices(Arc::new(move |message| {
+            notices.emit(DisplayEvent::Status {
+                level: StatusLevel::Warning,
+                message,
+            })
+        }));
         let cli_model = match &resume {
             Some((.., model)) => model.clone(),
             None => options.model.clone(),
@@ -367,8 +382,10 @@ impl SessionHost {
             jail_helper: options.jail_helper.clone(),
             tree,
             budget: options.budget,
+            undo: Some(undo.clone()),
         });
         let (mut runtime, definition, model_name) = build_root(&env, &worker_path)?;
+        let mut turns = 0;
         let writer = match resume {
             None => {
                 if options.keeps_history {
@@ -381,8 +398,9 @@ impl SessionHost {
                     definition.mode.as_str(),
                 ))?
             }
-            Some((resume_store, id, point, _)) => {
+            Some((resume_store, id, (point, inputs), _)) => {
                 messages.store(point.history.len() as u64, Ordering::Relaxed);
+                turns = inputs;
                 runtime = runtime
                     .with_history(point.history)
                     .with_pending_calls(point.pending);
@@ -392,12 +410,14 @@ impl SessionHost {
         let session_id = writer.id().to_owned();
         runtime.set_cache_key(&session_id);
         transcript.replace(writer);
+        let undo_notice = bind_undo(&undo, &store, &session_id);
         // Subscribed now, so that nothing sent or emitted after `open` is missed.
         let actions = bus.subscribe_actions();
         let recorder = bus.subscribe();
         Ok(Self {
             shared: Arc::new(SharedState {
                 session_id: Mutex::new(session_id),
+                turns: AtomicU32::new(u32::try_from(turns).unwrap_or(u32::MAX)),
                 model: Mutex::new(model_name),
                 busy: AtomicBool::new(false),
                 ending: AtomicBool::new(false),
@@ -415,6 +435,7 @@ impl SessionHost {
             transcript,
             env,
             definition,
+            undo_notice,
         })
     }
 
@@ -483,16 +504,35 @@ impl SessionHost {
     }
 
     /// Starts the session: emits `sessionStarted` and takes actions until `endSession`. Must be called within a Tokio runtime.
-    pub fn start(self) -> RunningSession {
+    pub fn start(mut self) -> RunningSession {
         self.ui.emit(DisplayEvent::SessionStarted {
             protocol_version: PROTOCOL_VERSION.to_owned(),
             session_id: self.shared.session_id(),
             worker: self.worker_name.clone(),
             model: self.shared.model(),
         });
+        if let Some(message) = self.undo_notice.take() {
+            self.ui.emit(DisplayEvent::Status {
+                level: StatusLevel::Warning,
+                message,
+            });
+        }
         RunningSession {
             task: tokio::spawn(serve::serve(self)),
         }
+    }
+}
+
+/// Binds the session's undo journal to its directory; what a cut-off run of the session left
+/// unsettled (a change or an undo), to tell the user at start. A journal that cannot be read
+/// leaves undo off for the session, with a warning.
+fn bind_undo(undo: &UndoJournal, store: &SessionStore, id: &str) -> Option<String> {
+    match undo.switch(&store.undo_dir(id)) {
+        Ok(()) => undo.interrupted().map(|what| format!("undo: {what}")),
+        Err(err) => Some(format!(
+            "undo is off for this session: its journal in {} cannot be read ({err})",
+            store.undo_dir(id).display()
+        )),
     }
 }
 

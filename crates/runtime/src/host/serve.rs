@@ -1,10 +1,10 @@
 //! The host at work. A dispatcher takes every action as it arrives: an interrupt fires at
 //! once, questions (`getStatus`, `listManualTools`, `listApprovals`, `forgetApprovals`) are
-//! answered at once even while a turn runs, and work that changes the conversation
-//! (`userInput`, `manualToolInvoke`, `setModel`, `newSession`, `clearHistory`) is queued for
-//! the worker, which does one job at a time in the order they came. `endSession` drops the
-//! queued work and ends the session after the running job (interrupted first); with reason
-//! `interrupted` it ends at once, without waiting for the job to wind down.
+//! answered at once even while a turn runs, and work that changes the conversation or the
+//! zones (`userInput`, `manualToolInvoke`, `setModel`, `newSession`, `clearHistory`, `undo`) is
+//! queued for the worker, which does one job at a time in the order they came. `endSession`
+//! drops the queued work and ends the session after the running job (interrupted first); with
+//! reason `interrupted` it ends at once, without waiting for the job to wind down.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -16,6 +16,7 @@ use golem_protocol::{
     ActionEvent, ActionResult, ChatMessage, DisplayEvent, Role, SessionAction, SessionEndReason,
     TurnStatus,
 };
+use golem_sandbox::undo::UndoScope;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
@@ -51,6 +52,11 @@ enum Job {
     ClearHistory {
         request_id: Option<String>,
     },
+    Undo {
+        request_id: Option<String>,
+        turns: u32,
+        force: bool,
+    },
 }
 
 /// What the worker needs besides its runtime.
@@ -80,6 +86,7 @@ pub(crate) async fn serve(host: SessionHost) {
         env,
         definition,
         worker_name: _,
+        undo_notice: _,
     } = host;
     let recorder = tokio::spawn(record(recorder, transcript.clone()));
     let (jobs, queue) = mpsc::unbounded_channel();
@@ -170,6 +177,15 @@ async fn dispatch(
             }
             ActionEvent::NewSession { request_id } => Some(Job::NewSession { request_id }),
             ActionEvent::ClearHistory { request_id } => Some(Job::ClearHistory { request_id }),
+            ActionEvent::Undo {
+                request_id,
+                turns,
+                force,
+            } => Some(Job::Undo {
+                request_id,
+                turns: turns.unwrap_or(1).max(1),
+                force,
+            }),
             ActionEvent::ListManualTools { request_id } => {
                 context.manual_tools(request_id);
                 None
@@ -228,6 +244,11 @@ impl Worker {
                         Ok("conversation cleared (remembered approvals are kept)".to_owned()),
                     ))
                 }
+                Job::Undo {
+                    request_id,
+                    turns,
+                    force,
+                } => Some(self.undo(request_id, turns, force).await),
             };
             if queue.is_empty() {
                 self.shared.busy.store(false, Ordering::SeqCst);
@@ -254,7 +275,14 @@ impl Worker {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .start_turn();
+        let turn = self.shared.turns.fetch_add(1, Ordering::SeqCst) + 1;
+        if let Some(journal) = &self.env.undo {
+            journal.begin_turn(turn);
+        }
         let outcome = self.runtime.run(input).await;
+        if let Some(journal) = &self.env.undo {
+            journal.sync();
+        }
         let counts = self.shared.usage();
         let (status, reason, response, error) = match outcome.status {
             RunStatus::Completed => (
@@ -358,6 +386,12 @@ impl Worker {
         }
         self.runtime.clear_history();
         self.runtime.set_cache_key(&id);
+        self.shared.turns.store(0, Ordering::SeqCst);
+        if let Some(journal) = &self.env.undo
+            && let Err(err) = journal.switch(&store.undo_dir(&id))
+        {
+            tracing::warn!(%err, "the new session's undo journal cannot be opened");
+        }
         self.runtime.controller().memory().clear();
         self.env.tree.reset();
         self.shared.messages.store(0, Ordering::Relaxed);
@@ -385,6 +419,30 @@ impl Worker {
                 "new session {id}: history, remembered approvals and token counts cleared"
             )),
         )
+    }
+}
+
+impl Worker {
+    /// Puts the zone files of the last `turns` turns that changed files back, and tells the
+    /// model; conflicts (files changed outside since) change nothing unless `force`.
+    async fn undo(&mut self, request_id: Option<String>, turns: u32, force: bool) -> DisplayEvent {
+        let Some(journal) = self.env.undo.clone() else {
+            return answer(
+                request_id,
+                SessionAction::Undo,
+                Err("undo is not available in this session".to_owned()),
+            );
+        };
+        let scope = UndoScope::Last(usize::try_from(turns).unwrap_or(usize::MAX));
+        let undone = tokio::task::spawn_blocking(move || journal.undo(scope, force))
+            .await
+            .map_err(|e| format!("undo stopped unexpectedly: {e}"))
+            .and_then(|result| result.map_err(|e| e.to_string()));
+        let result = undone.map(|report| {
+            self.runtime.add_note(&report.model_note());
+            report.summary()
+        });
+        answer(request_id, SessionAction::Undo, result)
     }
 }
 

@@ -61,14 +61,23 @@ impl WorkerRuntime {
         if let Some(observer) = &self.parts.observer {
             observer.tool_call(&outcome);
         }
+        self.add_note(&manual_call_note(name, &args, &outcome));
+        outcome
+    }
+}
+
+impl WorkerRuntime {
+    /// Tells the model something the user did outside a turn (a tool they ran, a turn's file
+    /// changes undone): a user message in the conversation, when it is kept, and so in the
+    /// transcript.
+    pub fn add_note(&mut self, note: &str) {
         if self.parts.keeps_history {
-            let message = Message::user(manual_call_note(name, &args, &outcome));
+            let message = Message::user(note);
             if let Some(observer) = self.root_observer() {
                 observer.message(&message);
             }
             self.history.push(message);
         }
-        outcome
     }
 }
 

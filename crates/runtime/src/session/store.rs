@@ -1,5 +1,6 @@
 //! The sessions directory `<program root>/.golem-forge/sessions/`: one `<id>.jsonl` file per
-//! session. Creating, listing, finding by id or unique prefix, loading and reopening.
+//! session (and `../undo/<id>/`, its undo journal). Creating, listing, finding by id or unique
+//! prefix, loading and reopening.
 
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read, Seek, SeekFrom};
@@ -55,6 +56,13 @@ impl SessionStore {
     /// The sessions directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Where session `id` keeps what undoing its turns needs:
+    /// `<program root>/.golem-forge/undo/<id>/` (beside the sessions directory, so that
+    /// listing sessions never meets it).
+    pub fn undo_dir(&self, id: &str) -> PathBuf {
+        self.dir.parent().unwrap_or(&self.dir).join("undo").join(id)
     }
 
     /// Starts a new session with a fresh time-sortable id (`20261122-024512-7f3a`: UTC time

@@ -42,6 +42,8 @@ impl std::fmt::Debug for UndoJournal {
 }
 
 struct State {
+    /// Whether `dir` is the session's (an unbound journal records nothing).
+    bound: bool,
     dir: PathBuf,
     cap: u64,
     turn: u32,
@@ -70,6 +72,15 @@ impl UndoJournal {
         })
     }
 
+    /// A journal that records nothing until [`UndoJournal::switch`] gives it its directory
+    /// (the session's id is known only once its transcript exists).
+    pub fn unbound(cap: u64) -> UndoJournal {
+        UndoJournal {
+            state: Mutex::new(State::unbound(cap)),
+            notices: Mutex::new(None),
+        }
+    }
+
     /// Where notices go (the session's status line).
     pub fn set_notices(&self, notices: UndoNotices) {
         *self.notices.lock().unwrap_or_else(PoisonError::into_inner) = Some(notices);
@@ -87,11 +98,23 @@ impl UndoJournal {
         state.seen.clear();
     }
 
-    /// Moves to another session's directory (a new session started in the same process).
+    /// Moves to another session's directory (a new session started in the same process); on
+    /// an error the journal records nothing more.
     pub fn switch(&self, dir: &Path) -> io::Result<()> {
-        let cap = self.lock().cap;
-        *self.lock() = State::open(dir, cap)?;
-        Ok(())
+        let mut state = self.lock();
+        let (turn, cap) = (state.turn, state.cap);
+        match State::open(dir, cap) {
+            Ok(opened) => {
+                *state = opened;
+                state.turn = turn;
+                Ok(())
+            }
+            Err(err) => {
+                // Never left recording into another session's journal.
+                *state = State::unbound(cap);
+                Err(err)
+            }
+        }
     }
 
     /// Flushes the journal to disk (at the end of a turn).
@@ -106,7 +129,7 @@ impl UndoJournal {
     pub(crate) fn before(&self, zone: &str, host: &Path, dir: &Dir, rel: &Path) {
         let mut state = self.lock();
         let turn = state.turn;
-        if state.closed.contains(&turn) {
+        if !state.bound || state.closed.contains(&turn) {
             return;
         }
         let key = (zone.to_owned(), rel.to_path_buf());
@@ -156,7 +179,7 @@ impl UndoJournal {
     pub(crate) fn after(&self, zone: &str, dir: &Dir, rel: &Path) {
         let mut state = self.lock();
         let turn = state.turn;
-        if state.closed.contains(&turn) {
+        if !state.bound || state.closed.contains(&turn) {
             return;
         }
         let image = match read_image(dir, rel, None) {
@@ -232,6 +255,7 @@ impl State {
         let history = History::read(&dir.join(JOURNAL))?;
         let bytes = objects_size(&dir.join(OBJECTS))?;
         Ok(State {
+            bound: true,
             dir: dir.to_path_buf(),
             cap,
             turn: 0,
@@ -242,6 +266,21 @@ impl State {
             zones: history.zones.keys().cloned().collect(),
             file: None,
         })
+    }
+
+    fn unbound(cap: u64) -> State {
+        State {
+            bound: false,
+            dir: PathBuf::new(),
+            cap,
+            turn: 0,
+            seen: HashSet::new(),
+            bytes: 0,
+            warned: false,
+            closed: HashSet::new(),
+            zones: HashSet::new(),
+            file: None,
+        }
     }
 
     /// Writes the zone's line the first time the session changes it.

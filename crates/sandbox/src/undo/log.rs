@@ -140,12 +140,14 @@ impl History {
         }
     }
 
-    /// The turns that changed something and are not undone, oldest first.
+    /// The turns that changed something (or were marked not undoable while they did) and are
+    /// not undone, oldest first.
     pub fn undoable_turns(&self) -> Vec<u32> {
         let turns: BTreeSet<u32> = self
             .befores
             .iter()
             .map(|(turn, _, _)| *turn)
+            .chain(self.not_undoable.keys().copied())
             .filter(|turn| !self.undone.contains(turn))
             .collect();
         turns.into_iter().collect()

@@ -20,5 +20,6 @@ mod tests;
 pub use image::Image;
 pub(crate) use image::hash_copy;
 pub use journal::{DEFAULT_UNDO_CAP, UndoJournal, UndoNotices};
+pub use record::ExternalChange;
 pub(crate) use record::Touch;
 pub use restore::{UndoConflict, UndoError, UndoReport, UndoScope, turn_list};

@@ -27,8 +27,28 @@ impl Sandbox {
     /// after (also when `op` fails: it may have done part of its work). Without a journal it
     /// only runs `op`.
     pub(crate) fn recorded<T>(&self, touches: &[Touch<'_>], op: impl FnOnce() -> T) -> T {
-        let Some(journal) = self.undo_journal() else {
+        if self.undo_journal().is_none() {
             return op();
+        }
+        let change = self.begin_change(touches);
+        let result = op();
+        change.finish();
+        result
+    }
+
+    /// Keeps the before-images of files a program outside the sandbox is about to change
+    /// (git's working-tree writes); [`ExternalChange::finish`] notes what they were left as.
+    pub fn external_change(&self, paths: &[ZonePath]) -> ExternalChange<'_> {
+        let touches: Vec<Touch<'_>> = paths.iter().map(Touch::Entry).collect();
+        self.begin_change(&touches)
+    }
+
+    fn begin_change(&self, touches: &[Touch<'_>]) -> ExternalChange<'_> {
+        let Some(journal) = self.undo_journal() else {
+            return ExternalChange {
+                sandbox: self,
+                paths: Vec::new(),
+            };
         };
         let mut paths: Vec<(&Zone, PathBuf)> = Vec::new();
         for touch in touches {
@@ -71,11 +91,28 @@ impl Sandbox {
         for (zone, rel) in &paths {
             journal.before(zone.name(), zone.host_path(), zone.dir(), rel);
         }
-        let result = op();
-        for (zone, rel) in &paths {
-            journal.after(zone.name(), zone.dir(), rel);
+        ExternalChange {
+            sandbox: self,
+            paths,
         }
-        result
+    }
+}
+
+/// A change in progress whose before-images are kept (see [`Sandbox::external_change`]).
+#[must_use = "finish notes what the paths were left as"]
+pub struct ExternalChange<'a> {
+    sandbox: &'a Sandbox,
+    paths: Vec<(&'a Zone, PathBuf)>,
+}
+
+impl ExternalChange<'_> {
+    /// Notes what each path was left as (also after a failure: it may have done part).
+    pub fn finish(self) {
+        if let Some(journal) = self.sandbox.undo_journal() {
+            for (zone, rel) in &self.paths {
+                journal.after(zone.name(), zone.dir(), rel);
+            }
+        }
     }
 }
 

@@ -49,6 +49,53 @@ pub struct UndoReport {
     pub forced: Vec<UndoConflict>,
 }
 
+impl UndoReport {
+    /// What the user is told: `undid turn 3: /work/a.txt, /work/b.txt put back`, with what was
+    /// kept and what was overwritten.
+    pub fn summary(&self) -> String {
+        let mut text = format!(
+            "undid {}: {} put back",
+            turn_list(&self.turns),
+            listed(&self.restored)
+        );
+        for (path, why) in &self.kept {
+            text.push_str(&format!("; {path} {why}"));
+        }
+        if !self.forced.is_empty() {
+            let forced: Vec<String> = self.forced.iter().map(|c| c.path.clone()).collect();
+            text.push_str(&format!(
+                "; overwrote what changed outside the session in {}",
+                listed(&forced)
+            ));
+        }
+        text
+    }
+
+    /// What the model is told, as a note in its conversation.
+    pub fn model_note(&self) -> String {
+        if self.restored.is_empty() {
+            return format!(
+                "[The user undid {}; no file needed to be put back.]",
+                turn_list(&self.turns)
+            );
+        }
+        format!(
+            "[The user undid the file changes of {}: {} are back as they were before (files \
+             that did not exist then are gone). Read files again before relying on what was \
+             done then.]",
+            turn_list(&self.turns),
+            listed(&self.restored)
+        )
+    }
+}
+
+fn listed(paths: &[String]) -> String {
+    if paths.is_empty() {
+        return "nothing needed to be".to_owned();
+    }
+    crate::shown_paths(paths, 8)
+}
+
 /// Why nothing was undone.
 #[derive(Debug, thiserror::Error)]
 pub enum UndoError {

@@ -51,8 +51,11 @@ fn fixture(cap: u64) -> Fixture {
     std::fs::create_dir_all(zone.join("docs")).unwrap();
     std::fs::write(zone.join("a.txt"), "old a").unwrap();
     std::fs::write(zone.join("docs/b.txt"), "old b").unwrap();
-    std::fs::set_permissions(zone.join("docs/b.txt"), std::fs::Permissions::from_mode(0o750))
-        .unwrap();
+    std::fs::set_permissions(
+        zone.join("docs/b.txt"),
+        std::fs::Permissions::from_mode(0o750),
+    )
+    .unwrap();
     std::os::unix::fs::symlink("a.txt", zone.join("link")).unwrap();
     let journal = Arc::new(UndoJournal::open(&tmp.path().join("undo/s1"), cap).unwrap());
     let notices = Arc::new(Mutex::new(Vec::new()));
@@ -79,15 +82,18 @@ impl Fixture {
     fn busy_turn(&self, turn: u32) {
         self.journal.begin_turn(turn);
         let s = &self.sandbox;
-        s.write_atomic(&self.path("/work/a.txt"), b"new a", false).unwrap();
-        s.write_atomic(&self.path("/work/new/deep/c.txt"), b"c", true).unwrap();
+        s.write_atomic(&self.path("/work/a.txt"), b"new a", false)
+            .unwrap();
+        s.write_atomic(&self.path("/work/new/deep/c.txt"), b"c", true)
+            .unwrap();
         s.remove_file(&self.path("/work/link")).unwrap();
         s.rename(&self.path("/work/docs"), &self.path("/work/moved"), false)
             .unwrap();
         s.write_atomic(&self.path("/work/moved/b.txt"), b"newer b", false)
             .unwrap();
         s.remove_dir_all(&self.path("/work/new")).unwrap();
-        s.write_atomic(&self.path("/work/new2.txt"), b"n", false).unwrap();
+        s.write_atomic(&self.path("/work/new2.txt"), b"n", false)
+            .unwrap();
     }
 }
 
@@ -99,7 +105,10 @@ fn a_turn_of_every_operation_is_undone_byte_for_byte() {
     assert_ne!(snapshot(&f.zone), before);
     let report = f.journal.undo(UndoScope::Last(1), false).unwrap();
     assert_eq!(report.turns, vec![1]);
-    assert!(report.forced.is_empty() && report.kept.is_empty(), "{report:?}");
+    assert!(
+        report.forced.is_empty() && report.kept.is_empty(),
+        "{report:?}"
+    );
     assert_eq!(snapshot(&f.zone), before);
     // Nothing left to undo.
     assert!(matches!(
@@ -127,10 +136,19 @@ fn turns_are_undone_newest_first_and_from_a_turn_on() {
     f.sandbox
         .write_atomic(&f.path("/work/z.txt"), b"four", false)
         .unwrap();
-    assert_eq!(f.journal.undo(UndoScope::Last(1), false).unwrap().turns, [4]);
-    assert_eq!(f.journal.undo(UndoScope::Last(1), false).unwrap().turns, [2]);
+    assert_eq!(
+        f.journal.undo(UndoScope::Last(1), false).unwrap().turns,
+        [4]
+    );
+    assert_eq!(
+        f.journal.undo(UndoScope::Last(1), false).unwrap().turns,
+        [2]
+    );
     assert_eq!(snapshot(&f.zone), after_one);
-    assert_eq!(f.journal.undo(UndoScope::From(1), false).unwrap().turns, [1]);
+    assert_eq!(
+        f.journal.undo(UndoScope::From(1), false).unwrap().turns,
+        [1]
+    );
     assert_eq!(snapshot(&f.zone), start);
 }
 
@@ -159,7 +177,10 @@ fn an_outside_edit_is_a_conflict_and_nothing_changes_unless_forced() {
     assert_eq!(snapshot(&f.zone), held, "a refused undo changes nothing");
     let report = f.journal.undo(UndoScope::Last(1), true).unwrap();
     assert_eq!(report.forced.len(), 1);
-    assert_eq!(std::fs::read_to_string(f.zone.join("a.txt")).unwrap(), "old a");
+    assert_eq!(
+        std::fs::read_to_string(f.zone.join("a.txt")).unwrap(),
+        "old a"
+    );
     assert!(!f.zone.join("fresh.txt").exists());
 }
 
@@ -175,11 +196,15 @@ fn a_turn_past_the_cap_is_not_undoable_and_says_so() {
         .unwrap();
     let notices = f.notices.lock().unwrap().clone();
     assert!(
-        notices.iter().any(|n| n.contains("83% full (5 bytes of 6 bytes)")),
+        notices
+            .iter()
+            .any(|n| n.contains("83% full (5 bytes of 6 bytes)")),
         "{notices:?}"
     );
     assert!(
-        notices.iter().any(|n| n.contains("this turn cannot be undone")),
+        notices
+            .iter()
+            .any(|n| n.contains("this turn cannot be undone")),
         "{notices:?}"
     );
     let err = f.journal.undo(UndoScope::Last(1), false).unwrap_err();
@@ -192,7 +217,10 @@ fn a_turn_past_the_cap_is_not_undoable_and_says_so() {
     f.sandbox
         .write_atomic(&f.path("/work/new.txt"), b"x", false)
         .unwrap();
-    assert_eq!(f.journal.undo(UndoScope::Last(1), false).unwrap().turns, [2]);
+    assert_eq!(
+        f.journal.undo(UndoScope::Last(1), false).unwrap().turns,
+        [2]
+    );
 }
 
 #[test]
@@ -219,14 +247,16 @@ fn a_change_cut_off_is_reported_on_reopening() {
     f.journal.begin_turn(1);
     // The before-image is kept, the process dies before the after-image.
     let dir = f.sandbox.zones()[0].dir();
-    f.journal
-        .before("work", &f.zone, dir, Path::new("a.txt"));
+    f.journal.before("work", &f.zone, dir, Path::new("a.txt"));
     std::fs::write(f.zone.join("a.txt"), "half way").unwrap();
     let reopened = UndoJournal::open(&f.journal.dir(), DEFAULT_UNDO_CAP).unwrap();
     let said = reopened.interrupted().expect("a report");
     assert!(said.contains("/work/a.txt is changed"), "{said}");
     reopened.undo(UndoScope::Last(1), false).unwrap();
-    assert_eq!(std::fs::read_to_string(f.zone.join("a.txt")).unwrap(), "old a");
+    assert_eq!(
+        std::fs::read_to_string(f.zone.join("a.txt")).unwrap(),
+        "old a"
+    );
 }
 
 #[test]

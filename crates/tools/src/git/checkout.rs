@@ -126,19 +126,30 @@ impl TypedTool for GitCheckout {
         plan: GitCheckoutPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
-        let args = if plan.create {
-            vec!["switch".to_owned(), format!("--create={}", plan.branch)]
+        let (args, incoming) = if plan.create {
+            (
+                vec!["switch".to_owned(), format!("--create={}", plan.branch)],
+                None,
+            )
         } else {
-            incoming::switch(&self.repo, &plan.branch, &ctx.cancel)
-                .await?
-                .check()?;
-            vec![
+            let incoming = incoming::switch(&self.repo, &plan.branch, &ctx.cancel).await?;
+            incoming.check()?;
+            let args = vec![
                 "switch".to_owned(),
                 "--end-of-options".to_owned(),
                 plan.branch.clone(),
-            ]
+            ];
+            (args, Some(incoming))
         };
-        let output = self.repo.ok(Access::Write, &args, &ctx.cancel).await?;
+        // What the switch writes in the working tree can be undone.
+        let change = incoming
+            .as_ref()
+            .map(|incoming| incoming.record(&self.repo));
+        let output = self.repo.ok(Access::Write, &args, &ctx.cancel).await;
+        if let Some(change) = change {
+            change.finish();
+        }
+        let output = output?;
         let summary = if plan.create {
             format!("on the new branch {}", plan.branch)
         } else {

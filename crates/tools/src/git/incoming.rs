@@ -9,7 +9,8 @@
 
 use golem_core::approval::ApprovalRequirement;
 use golem_protocol::{ToolError, ToolErrorCode};
-use golem_sandbox::Protection;
+use golem_sandbox::undo::ExternalChange;
+use golem_sandbox::{Protection, ZonePath};
 use tokio_util::sync::CancellationToken;
 
 use super::repo::{Access, Repo};
@@ -21,6 +22,8 @@ pub(super) struct Judged {
     unprotected: Vec<String>,
     /// What would write them, for messages (`switching to \`topic\``).
     action: String,
+    /// Every path the change would write, resolved in the zone (for undo's before-images).
+    paths: Vec<ZonePath>,
 }
 
 impl Judged {
@@ -39,6 +42,7 @@ impl Judged {
                 Protection::Protected { path } => judged.protected.push(path),
                 Protection::Unprotected { paths } => judged.unprotected.extend(paths),
             }
+            judged.paths.push(resolved);
         }
         judged
     }
@@ -58,6 +62,12 @@ impl Judged {
             self.action,
             listed(&self.unprotected)
         )))
+    }
+
+    /// Keeps the before-images of the files the change would write, for undo; `finish` the
+    /// result once git is done.
+    pub fn record<'a>(&self, repo: &'a Repo) -> ExternalChange<'a> {
+        repo.sandbox().external_change(&self.paths)
     }
 
     /// `BLOCKED` when a file is protected.
@@ -240,6 +250,7 @@ mod tests {
             protected: vec!["/repo/.envrc".into(), "/repo/.vscode/settings.json".into()],
             unprotected: Vec::new(),
             action: "switching to `side`".into(),
+            paths: Vec::new(),
         };
         let err = judged.check().unwrap_err();
         assert_eq!(err.code, ToolErrorCode::Blocked);
@@ -252,6 +263,7 @@ mod tests {
             protected: Vec::new(),
             unprotected: vec!["/repo/.envrc".into()],
             action: "pulling".into(),
+            paths: Vec::new(),
         };
         assert!(open.check().is_ok());
         assert!(matches!(

@@ -155,9 +155,8 @@ impl TypedTool for GitPull {
         let commit = self.repo.ok(Access::Read, &args, &ctx.cancel).await?;
         let commit = commit.stdout.trim().to_owned();
         let action = format!("pulling `{branch}` from {remote}");
-        incoming::merge(&self.repo, &commit, action, &ctx.cancel)
-            .await?
-            .check()?;
+        let incoming = incoming::merge(&self.repo, &commit, action, &ctx.cancel).await?;
+        incoming.check()?;
         let args: Vec<String> = if plan.rebase {
             ["rebase", "--no-stat", commit.as_str()]
                 .map(str::to_owned)
@@ -174,7 +173,11 @@ impl TypedTool for GitPull {
             .map(str::to_owned)
             .to_vec()
         };
-        let merged = self.repo.ok(Access::Write, &args, &ctx.cancel).await?;
+        // What the merge writes in the working tree can be undone.
+        let change = incoming.record(&self.repo);
+        let merged = self.repo.ok(Access::Write, &args, &ctx.cancel).await;
+        change.finish();
+        let merged = merged?;
         let said = [fetched.said(), merged.said()]
             .into_iter()
             .filter(|part| !part.is_empty())

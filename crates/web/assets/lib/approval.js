@@ -5,7 +5,7 @@
 // request opens it; Escape backs out of the note or the form.
 import { html, useState, useEffect, useRef } from './view.js';
 import { ResultView, JsonTree } from './results.js';
-import { FormFields, initialForm, validate, fieldsFromArgs, readForm } from './forms.js';
+import { FormFields, initialForm, fieldsFromArgs, checkForm, fieldChange } from './forms.js';
 
 export function ApprovalDialog({ req, waiting, respond }) {
   const [mode, setMode] = useState('main');
@@ -35,25 +35,10 @@ export function ApprovalDialog({ req, waiting, respond }) {
   };
   const submit = (e) => {
     e.preventDefault();
-    const values = readForm(formRef.current, fields, form.values);
-    setForm({ ...form, values });
-    const { args, errors: errs } = validate(fields, values, form.json, req.args);
-    setErrors(errs);
-    if (Object.keys(errs).length) {
-      const first = fields.find((f) => errs[f.name]);
-      if (first) formRef.current?.querySelector(`[name="${CSS.escape(first.name)}"]`)?.focus();
-      return;
-    }
-    answer({ approved: true, remember: 'none', modifiedArgs: args });
+    const args = checkForm(formRef.current, fields, form, setForm, setErrors, req.args);
+    if (args) answer({ approved: true, remember: 'none', modifiedArgs: args });
   };
-  const change = (name, value) => {
-    setForm({ ...form, values: { ...form.values, [name]: value } });
-    if (errors[name]) {
-      const rest = { ...errors };
-      delete rest[name];
-      setErrors(rest);
-    }
-  };
+  const change = fieldChange(form, setForm, errors, setErrors);
   const onKeyDown = (e) => {
     if (e.key === 'Escape') {
       // Handled here: Escape never interrupts the turn from inside the dialog.
@@ -116,6 +101,16 @@ export function ApprovalDialog({ req, waiting, respond }) {
 }
 
 /** Keeps Tab inside `box`. */
+// A dialog's keys: Escape calls `close` and stops there (it would interrupt the turn), Tab stays
+// in `box`.
+export const dialogKeys = (box, close) => (e) => {
+  if (e.key === 'Escape') {
+    e.preventDefault();
+    e.stopPropagation();
+    close();
+  } else if (e.key === 'Tab') trapTab(e, box.current);
+};
+
 export function trapTab(e, box) {
   if (!box) return;
   const focusable = [...box.querySelectorAll('button, [href], input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]

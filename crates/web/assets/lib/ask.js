@@ -2,8 +2,8 @@
 // asks and what, the form (validated before it is sent), then `inputResponse` — send (accept
 // with the values), decline, or cancel (also Escape).
 import { html, useState, useEffect, useRef } from './view.js';
-import { FormFields, initialForm, validate, readForm } from './forms.js';
-import { trapTab } from './approval.js';
+import { FormFields, initialForm, checkForm } from './forms.js';
+import { dialogKeys } from './approval.js';
 
 export function InputDialog({ q, respond }) {
   const [form, setForm] = useState(() => initialForm(q.fields));
@@ -15,20 +15,11 @@ export function InputDialog({ q, respond }) {
   const answer = (action, values) => respond({ type: 'inputResponse', requestId: q.requestId, action, ...(values ? { values } : {}) });
   const submit = (e) => {
     e.preventDefault();
-    const values = readForm(box.current, q.fields, form.values);
-    setForm({ ...form, values });
-    const { args, errors: errs } = validate(q.fields, values, form.json);
-    setErrors(errs);
-    if (!Object.keys(errs).length) answer('accept', args);
+    const args = checkForm(box.current, q.fields, form, setForm, setErrors);
+    if (args) answer('accept', args);
   };
   const change = (name, value) => setForm({ ...form, values: { ...form.values, [name]: value } });
-  const onKeyDown = (e) => {
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      e.stopPropagation();
-      answer('cancel');
-    } else if (e.key === 'Tab') trapTab(e, box.current);
-  };
+  const onKeyDown = dialogKeys(box, () => answer('cancel'));
   const id = 'ask-' + q.requestId;
   return html`<div class="overlay">
     <form class="dialog" role="dialog" aria-modal="true" aria-labelledby=${id} data-testid="input-dialog" novalidate

@@ -160,3 +160,26 @@ export function FormFields({ fields, values, errors, json, idPrefix, onChange })
     </div>`;
   });
 }
+
+// A form field's change: the new value, and its error cleared.
+export const fieldChange = (form, setForm, errors, setErrors) => (name, value) => {
+  setForm({ ...form, values: { ...form.values, [name]: value } });
+  if (errors[name]) {
+    const rest = { ...errors };
+    delete rest[name];
+    setErrors(rest);
+  }
+};
+
+// Reads and checks the form in `box` (a submit): its arguments, or null with the errors shown and
+// the first wrong field focused.
+export function checkForm(box, fields, form, setForm, setErrors, original) {
+  const values = readForm(box, fields, form.values);
+  setForm({ ...form, values });
+  const { args, errors } = validate(fields, values, form.json, original);
+  setErrors(errors);
+  const first = fields.find((f) => errors[f.name]);
+  if (!first) return args;
+  box?.querySelector(`[name="${CSS.escape(first.name)}"]`)?.focus();
+  return null;
+}

@@ -133,30 +133,27 @@ export function tokenize(code, lang) {
         continue;
       }
     }
-    // Comments.
-    let matched = false;
+    // Comments: to the end of the line, or to the block's close.
+    let stop = -1;
     for (const p of spec.line) {
       if (code.startsWith(p, i) && (!spec.hashAtWord || i === 0 || /\s/.test(code[i - 1]))) {
-        let end = code.indexOf('\n', i);
-        if (end === -1) end = n;
-        push('com', code.slice(i, end));
-        i = end;
-        matched = true;
+        stop = code.indexOf('\n', i);
+        if (stop === -1) stop = n;
         break;
       }
     }
-    if (matched) continue;
-    for (const [open, close] of spec.block) {
+    for (const [open, close] of stop < 0 ? spec.block : []) {
       if (code.startsWith(open, i)) {
-        let end = code.indexOf(close, i + open.length);
-        end = end === -1 ? n : end + close.length;
-        push('com', code.slice(i, end));
-        i = end;
-        matched = true;
+        stop = code.indexOf(close, i + open.length);
+        stop = stop === -1 ? n : stop + close.length;
         break;
       }
     }
-    if (matched) continue;
+    if (stop >= 0) {
+      push('com', code.slice(i, stop));
+      i = stop;
+      continue;
+    }
     if (spec.attr && (ch === '#' || ch === '@')) {
       spec.attr.lastIndex = 0;
       const m = spec.attr.exec(code.slice(i, i + 200));

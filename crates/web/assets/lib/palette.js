@@ -1,8 +1,8 @@
 // The manual tools palette (from `manualToolsAvailable`): tools grouped by category, each with
 // its form; running one sends `manualToolInvoke {requestId, toolName, args}`.
 import { html, useState, useEffect, useRef, newId } from './view.js';
-import { FormFields, initialForm, validate, readForm } from './forms.js';
-import { trapTab } from './approval.js';
+import { FormFields, initialForm, checkForm, fieldChange } from './forms.js';
+import { dialogKeys } from './approval.js';
 
 export function Palette({ tools, send, onClose }) {
   const [selected, setSelected] = useState(null);
@@ -16,13 +16,7 @@ export function Palette({ tools, send, onClose }) {
     if (!groups.has(cat)) groups.set(cat, []);
     groups.get(cat).push(t);
   }
-  const onKeyDown = (e) => {
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      e.stopPropagation();
-      onClose();
-    } else if (e.key === 'Tab') trapTab(e, panel.current);
-  };
+  const onKeyDown = dialogKeys(panel, onClose);
   return html`<div class="overlay palette-overlay" onClick=${(e) => { if (e.target === e.currentTarget) onClose(); }}>
     <div class="palette" id="tool-palette" data-testid="tool-palette" role="dialog" aria-modal="true" aria-labelledby="palette-title"
       ref=${panel} onKeyDown=${onKeyDown}>
@@ -57,25 +51,10 @@ function ToolForm({ tool, send, onDone }) {
   }, []);
   const submit = (e) => {
     e.preventDefault();
-    const values = readForm(ref.current, fields, form.values);
-    setForm({ ...form, values });
-    const { args, errors: errs } = validate(fields, values, form.json, undefined);
-    setErrors(errs);
-    if (Object.keys(errs).length) {
-      const first = fields.find((f) => errs[f.name]);
-      if (first) ref.current?.querySelector(`[name="${CSS.escape(first.name)}"]`)?.focus();
-      return;
-    }
-    if (send({ type: 'manualToolInvoke', requestId: newId('manual'), toolName: tool.name, args })) onDone();
+    const args = checkForm(ref.current, fields, form, setForm, setErrors);
+    if (args && send({ type: 'manualToolInvoke', requestId: newId('manual'), toolName: tool.name, args })) onDone();
   };
-  const change = (name, value) => {
-    setForm({ ...form, values: { ...form.values, [name]: value } });
-    if (errors[name]) {
-      const rest = { ...errors };
-      delete rest[name];
-      setErrors(rest);
-    }
-  };
+  const change = fieldChange(form, setForm, errors, setErrors);
   return html`<form class="tool-form" data-testid="tool-form" data-tool=${tool.name} novalidate ref=${ref} onSubmit=${submit}>
     ${fields.length ? null : html`<p class="dim">No arguments.</p>`}
     <${FormFields} fields=${fields} values=${form.values} errors=${errors} json=${form.json} idPrefix=${'tf-' + tool.name} onChange=${change} />

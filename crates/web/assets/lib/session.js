@@ -1,9 +1,10 @@
-// The session menu: start a new session (`newSession`), clear the history (`clearHistory`), and
+// The session menu: start a new session (`newSession`), clear the history (`clearHistory`), undo
+// the last turn's file changes (`undo`; a conflict comes back as an error notice), and
 // the approvals remembered for the session and the project (`listApprovals`, answered by
 // `approvalsRemembered`), each with a button to forget it (`forgetApprovals {index}`; without
 // an index, every approval of the session: project rules go one by one).
 import { html, useEffect, useRef, preview, newId } from './view.js';
-import { trapTab } from './approval.js';
+import { dialogKeys } from './approval.js';
 
 const SCOPES = [
   ['session', 'For this session'],
@@ -26,13 +27,7 @@ export function SessionMenu({ store, send, ui }) {
       box.current?.focus();
     }
   };
-  const onKeyDown = (e) => {
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      e.stopPropagation();
-      ui.close();
-    } else if (e.key === 'Tab') trapTab(e, box.current);
-  };
+  const onKeyDown = dialogKeys(box, () => ui.close());
   const list = store.remembered;
   const scope = (a) => a.scope || 'session';
   const done = store.forgotten;
@@ -48,6 +43,8 @@ export function SessionMenu({ store, send, ui }) {
           title="This session is saved; the new one starts without history, remembered approvals or token counts">New session</button>
         <button type="button" class="btn" data-testid="clear-history" onClick=${() => act('clearHistory')}
           title="The model forgets the conversation; remembered approvals are kept">Clear history</button>
+        <button type="button" class="btn" data-testid="undo-turn" onClick=${() => act('undo')}
+          title="Put back the files the last turn changed; files edited elsewhere since are not overwritten">Undo last turn</button>
       </div>
       <section data-testid="approvals-panel" aria-labelledby="approvals-title">
         <h3 id="approvals-title">Remembered approvals</h3>
