@@ -7,6 +7,7 @@ mod cli_error;
 mod commands;
 mod frontend;
 mod input;
+mod inspection;
 mod logging;
 mod session;
 
@@ -25,6 +26,7 @@ pub fn main() -> ExitCode {
         let code = golem_sandbox::jail::helper_main(args.collect());
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
+    inspection::close_to_inspection();
     let cli = commands::Cli::parse();
     let _log_guard = match logging::init() {
         Ok(guard) => guard,

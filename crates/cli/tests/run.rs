@@ -9,6 +9,7 @@ mod budget;
 pub(crate) mod changes;
 mod custom;
 mod delegation;
+mod dumpable;
 mod ending;
 pub(crate) mod git;
 mod interrupt;
