@@ -4,11 +4,12 @@
 //! every failure as a `ToolError` a model can act on.
 //!
 //! Redirects: `301`/`302`/`303` turn a POST into a GET without its body, `307`/`308` keep both.
-//! `Authorization` and `Cookie` go no further than the origin they were approved for. A fetch
-//! that was pre-approved (its host is in `allow`) follows a redirect only to a host in `allow`
-//! too: the model cannot go through an open redirect of an allowed site to any host without
-//! the user's approval. A fetch the user approved follows redirects to any host that passes
-//! the address checks.
+//! Across origins only the safelisted headers go on ([`CROSS_ORIGIN_HEADERS`]): `Authorization`,
+//! `Cookie` and any custom header (an `X-Api-Key`) stay with the origin they were given for. A
+//! fetch that was pre-approved (its host is in `allow`) follows a redirect only to a host in
+//! `allow` too: the model cannot go through an open redirect of an allowed site to any host
+//! without the user's approval. A fetch the user approved follows redirects to any host that
+//! passes the address checks.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,9 +26,18 @@ use super::resolver::{AddressRefused, CheckedResolver, NotResolved};
 /// The most redirects one fetch follows.
 pub const MAX_REDIRECTS: usize = 5;
 
-/// The headers that carry credentials: sent only to hosts in `allow`, and never across a
-/// redirect to another origin.
+/// The headers that carry credentials: sent only to hosts in `allow` (and, like every header
+/// but the safelisted ones, never across a redirect to another origin).
 pub(crate) const SECRET_HEADERS: &[&str] = &["authorization", "cookie"];
+
+/// The headers a redirect carries to another origin (the CORS-safelisted request headers);
+/// every other header given for the first URL stays behind.
+pub(crate) const CROSS_ORIGIN_HEADERS: &[&str] = &[
+    "accept",
+    "accept-language",
+    "content-language",
+    "content-type",
+];
 
 /// The user agent of every request.
 pub(crate) const USER_AGENT: &str = concat!("golem-forge/", env!("CARGO_PKG_VERSION"));
@@ -150,8 +160,13 @@ impl Fetcher {
                 ));
             }
             if !same_origin(&url, &next) {
-                for name in SECRET_HEADERS {
-                    headers.remove(*name);
+                let staying: Vec<_> = headers
+                    .keys()
+                    .filter(|name| !CROSS_ORIGIN_HEADERS.contains(&name.as_str()))
+                    .cloned()
+                    .collect();
+                for name in staying {
+                    headers.remove(name);
                 }
             }
             if status == StatusCode::SEE_OTHER

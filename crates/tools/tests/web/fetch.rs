@@ -349,7 +349,7 @@ async fn redirects_are_checked_again() {
 }
 
 #[tokio::test]
-async fn credentials_go_only_to_allowed_hosts_and_not_across_origins() {
+async fn credentials_and_custom_headers_do_not_cross_origins() {
     let server = Server::start(|request| match request.target.as_str() {
         "/away" => Answer::redirect(
             302,
@@ -362,7 +362,9 @@ async fn credentials_go_only_to_allowed_hosts_and_not_across_origins() {
         _ => Answer::ok(
             "application/json",
             json!({"authorization": request.header("authorization"),
-                   "cookie": request.header("cookie")})
+                   "cookie": request.header("cookie"),
+                   "x-api-key": request.header("x-api-key"),
+                   "accept-language": request.header("accept-language")})
             .to_string(),
         ),
     })
@@ -372,7 +374,8 @@ async fn credentials_go_only_to_allowed_hosts_and_not_across_origins() {
         &[format!("127.0.0.1:{port}"), format!("localhost:{port}")],
         &["127.0.0.1", "localhost"],
     ));
-    let headers = json!({"Authorization": "Bearer s3cret", "Cookie": "id=1"});
+    let headers = json!({"Authorization": "Bearer s3cret", "Cookie": "id=1",
+                         "X-Api-Key": "k3y", "Accept-Language": "fr"});
     let stay = env
         .call(
             "web_fetch",
@@ -381,7 +384,8 @@ async fn credentials_go_only_to_allowed_hosts_and_not_across_origins() {
         .await;
     assert_eq!(
         stay.value.data,
-        json!({"authorization": "Bearer s3cret", "cookie": "id=1"})
+        json!({"authorization": "Bearer s3cret", "cookie": "id=1", "x-api-key": "k3y",
+               "accept-language": "fr"})
     );
     let away = env
         .call(
@@ -390,9 +394,11 @@ async fn credentials_go_only_to_allowed_hosts_and_not_across_origins() {
         )
         .await;
     assert_eq!(away.status, ToolStatus::Success, "{:?}", away.error);
+    // Across origins only the safelisted headers go on: a custom key header stays behind.
     assert_eq!(
         away.value.data,
-        json!({"authorization": null, "cookie": null})
+        json!({"authorization": null, "cookie": null, "x-api-key": null,
+               "accept-language": "fr"})
     );
 
     // To a host not in allow, they are refused before any prompt.
