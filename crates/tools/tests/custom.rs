@@ -60,8 +60,8 @@ const TESTS: &[(&str, Test)] = &[
         python_functions_and_tool_objects,
     ),
     (
-        "python_own_policies_beat_the_config",
-        python_own_policies_beat_the_config,
+        "python_own_policies_beat_only_the_default",
+        python_own_policies_beat_only_the_default,
     ),
     (
         "javascript_functions_and_tool_objects",
@@ -419,14 +419,14 @@ fn python_functions_and_tool_objects() {
     });
 }
 
-fn python_own_policies_beat_the_config() {
+fn python_own_policies_beat_only_the_default() {
     let f = Fixture::new();
-    // The config pre-approves everything, and blocks `delete_file` and `always_asks` by name:
-    // their own policies win; `word_count` has none and takes the config's `ask`.
+    // The default pre-approves: `delete_file`'s own policy beats it. By name the user blocks
+    // `always_asks` and asks for `never_asks`, overruling their own policies; `word_count` has
+    // none and takes its named `ask`.
     let approval = config(
         Some(ApprovalDecisionType::PreApproved),
         &[
-            ("delete_file", ApprovalDecisionType::Blocked),
             ("always_asks", ApprovalDecisionType::Blocked),
             ("never_asks", ApprovalDecisionType::Ask),
             ("word_count", ApprovalDecisionType::Ask),
@@ -444,8 +444,14 @@ fn python_own_policies_beat_the_config() {
             .unwrap()
     };
     assert_eq!(policy("delete_file"), "dynamic (tool's own)");
-    assert_eq!(policy("always_asks"), "ask (tool's own)");
-    assert_eq!(policy("never_asks"), "preApproved (tool's own)");
+    assert_eq!(
+        policy("always_asks"),
+        "blocked (configured, over the tool's own)"
+    );
+    assert_eq!(
+        policy("never_asks"),
+        "ask (configured, over the tool's own)"
+    );
     assert_eq!(policy("word_count"), "ask (configured)");
     assert_eq!(policy("shout"), "preApproved (configured)");
     let never = tools.iter().find(|t| t.name() == "never_asks").unwrap();
@@ -472,10 +478,11 @@ fn python_own_policies_beat_the_config() {
             golem_protocol::ToolResultValue::text("deleted /etc/passwd")
         );
         assert_eq!(session.asked(), ["delete_file"]);
-        session.ok("always_asks", json!({})).await;
-        assert_eq!(session.asked(), ["always_asks"]);
+        let out = session.call("always_asks", json!({})).await;
+        assert_eq!(out.status, golem_protocol::ToolStatus::Blocked);
+        assert!(session.asked().is_empty(), "blocked: never asked");
         session.ok("never_asks", json!({})).await;
-        assert!(session.asked().is_empty());
+        assert_eq!(session.asked(), ["never_asks"]);
         session.ok("word_count", json!({"text": "a"})).await;
         assert_eq!(session.asked(), ["word_count"]);
         session.ok("shout", json!({"text": "a"})).await;

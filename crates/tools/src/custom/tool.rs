@@ -1,6 +1,7 @@
 //! One custom tool: its description and schema from the module, approval decided in
-//! `prepare` (the tool's own `needs_approval` first, static or asked of the module for the
-//! call's arguments; else the configured decision, `ask` when unset), and each call run as a
+//! `prepare` (what the user configured for the tool by name first; else the tool's own
+//! `needs_approval`, static or asked of the module for the call's arguments; else the
+//! configured `default`, `ask` when unset), and each call run as a
 //! `call NAME` request whose output becomes the result (`output.rs`); a result passed on as
 //! `structured` because it was not valid is told to the user, the first time for each tool.
 
@@ -24,10 +25,12 @@ use crate::process::changes;
 enum Approval {
     /// The tool's own policy.
     Own(OwnPolicy),
-    /// The configured decision; `configured` is false when it is the unset default (`ask`).
+    /// The configured decision; `configured` is false when it is the unset default (`ask`),
+    /// `over_own` true when the user named the tool and so overruled its own policy.
     Config {
         decision: ApprovalDecisionType,
         configured: bool,
+        over_own: bool,
     },
 }
 
@@ -54,11 +57,19 @@ impl CustomTool {
         config: &ApprovalConfig,
         notice: Option<CustomNotice>,
     ) -> CustomTool {
-        let approval = match entry.own_policy {
-            Some(own) => Approval::Own(own),
-            None => Approval::Config {
+        // The user's word for this tool by name beats the module's own policy, which beats
+        // only the `default:` (seed 004: the default wraps tools that define none).
+        let approval = match (config.tools.get(&entry.name), entry.own_policy) {
+            (Some(decision), own) => Approval::Config {
+                decision: *decision,
+                configured: true,
+                over_own: own.is_some(),
+            },
+            (None, Some(own)) => Approval::Own(own),
+            (None, None) => Approval::Config {
                 decision: config.decision_for(&entry.name),
-                configured: config.default.is_some() || config.tools.contains_key(&entry.name),
+                configured: config.default.is_some(),
+                over_own: false,
             },
         };
         let description = if entry.description.is_empty() {
@@ -162,7 +173,7 @@ impl Tool for CustomTool {
         self.execution.clone()
     }
     /// The final policy and whose it is: `ask (tool's own)`, `dynamic (tool's own)`,
-    /// `preApproved (configured)`, `ask (default)`.
+    /// `preApproved (configured)`, `blocked (configured, over the tool's own)`, `ask (default)`.
     fn approval_policy(&self) -> Option<String> {
         Some(match &self.approval {
             Approval::Own(OwnPolicy::Static(true)) => "ask (tool's own)".to_owned(),
@@ -171,10 +182,17 @@ impl Tool for CustomTool {
             Approval::Config {
                 decision,
                 configured: true,
+                over_own: true,
+            } => format!("{} (configured, over the tool's own)", decision.as_str()),
+            Approval::Config {
+                decision,
+                configured: true,
+                over_own: false,
             } => format!("{} (configured)", decision.as_str()),
             Approval::Config {
                 decision,
                 configured: false,
+                ..
             } => format!("{} (default)", decision.as_str()),
         })
     }

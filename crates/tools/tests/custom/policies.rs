@@ -1,6 +1,7 @@
 //! A plain function's own policy: Python's `<name>_needs_approval` and JavaScript's
-//! `<name>NeedsApproval` export, a bool (static: `false` beats a configured `ask`) or a
-//! function of the arguments (dynamic: asked per call, in the module's long-lived process).
+//! `<name>NeedsApproval` export, a bool (static: `false` beats the configured `default`) or a
+//! function of the arguments (dynamic: asked per call, in the module's long-lived process);
+//! what the user configured for a tool by name (`blocked`, `ask`) beats the tool's own.
 
 use super::*;
 
@@ -43,10 +44,14 @@ pub fn python_and_javascript_function_policies() {
         ("policies.mjs", JAVASCRIPT_POLICIES),
     ] {
         let f = Fixture::new();
-        // The config asks for everything and pre-approves `poke`: each tool's own policy wins.
+        // The default asks: `remove`'s own policy beats it. `peek` (own: never asks) is named
+        // `ask`, `poke` (own: asks) is named `blocked`: the user's word wins.
         let approval = config(
             Some(ApprovalDecisionType::Ask),
-            &[("poke", ApprovalDecisionType::PreApproved)],
+            &[
+                ("peek", ApprovalDecisionType::Ask),
+                ("poke", ApprovalDecisionType::Blocked),
+            ],
         );
         let tools = f.tools(name, source, None, approval, SECS).unwrap();
         let mut names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
@@ -62,16 +67,18 @@ pub fn python_and_javascript_function_policies() {
                 .unwrap()
         };
         assert_eq!(policy("remove"), "dynamic (tool's own)", "{name}");
-        assert_eq!(policy("peek"), "preApproved (tool's own)", "{name}");
-        assert_eq!(policy("poke"), "ask (tool's own)", "{name}");
+        assert_eq!(
+            policy("peek"),
+            "ask (configured, over the tool's own)",
+            "{name}"
+        );
+        assert_eq!(
+            policy("poke"),
+            "blocked (configured, over the tool's own)",
+            "{name}"
+        );
         let session = Session::new(tools);
         block_on(async {
-            let out = session.ok("peek", json!({"path": "/etc/passwd"})).await;
-            assert_eq!(
-                out.value,
-                golem_protocol::ToolResultValue::text("peeked /etc/passwd")
-            );
-            assert!(session.asked().is_empty(), "{name}: static false");
             session.ok("remove", json!({"path": "/work/a"})).await;
             assert!(session.asked().is_empty(), "{name}: dynamic false");
             let out = session.ok("remove", json!({"path": "/etc/passwd"})).await;
@@ -80,8 +87,15 @@ pub fn python_and_javascript_function_policies() {
                 golem_protocol::ToolResultValue::text("removed /etc/passwd")
             );
             assert_eq!(session.asked(), ["remove"], "{name}: dynamic true");
-            session.ok("poke", json!({})).await;
-            assert_eq!(session.asked(), ["poke"], "{name}: static true");
+            let out = session.ok("peek", json!({"path": "/etc/passwd"})).await;
+            assert_eq!(
+                out.value,
+                golem_protocol::ToolResultValue::text("peeked /etc/passwd")
+            );
+            assert_eq!(session.asked(), ["peek"], "{name}: named ask");
+            let out = session.call("poke", json!({})).await;
+            assert_eq!(out.status, golem_protocol::ToolStatus::Blocked, "{name}");
+            assert!(session.asked().is_empty(), "{name}: blocked, never asked");
         });
     }
 }
