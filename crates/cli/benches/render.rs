@@ -180,3 +180,25 @@ fn markdown_whole_answer<const COLOR: bool>(bencher: Bencher) {
         bytes + stream.finish().len()
     });
 }
+
+/// A hostile answer: 90 kB of `*a ` on one line (emphasis markers that never close), pushed
+/// whole and in 3-byte tokens, coloured.
+#[divan::bench(args = [false, true], sample_count = 5)]
+fn markdown_hostile_emphasis(bencher: Bencher, streamed: bool) {
+    let text = "*a ".repeat(30_000);
+    bencher.bench(|| {
+        let mut stream = MarkdownStream::new(MarkdownStyle {
+            color: true,
+            width: WIDTH,
+        });
+        let mut bytes = 0;
+        if streamed {
+            for token in text.as_bytes().chunks(3) {
+                bytes += stream.push(std::str::from_utf8(token).unwrap_or("")).len();
+            }
+        } else {
+            bytes += stream.push(&text).len();
+        }
+        bytes + stream.finish().len()
+    });
+}

@@ -6,6 +6,8 @@
 
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
 
+use super::nesting::{MAX_DEPTH, flatten_deep};
+
 /// What a body is, as far as `web_fetch` is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum BodyKind {
@@ -111,8 +113,22 @@ pub(crate) fn decode(body: &[u8], charset: Option<&str>) -> String {
     text.into_owned()
 }
 
-/// HTML as markdown, without scripts, styles and other elements that are not content.
+/// HTML as markdown, without scripts, styles and other elements that are not content; markup
+/// nested deeper than [`MAX_DEPTH`] is flattened first (`nesting.rs`), and the markdown then
+/// ends with a line that says so.
 pub(crate) fn html_to_markdown(html: &str) -> String {
+    let (html, flattened) = flatten_deep(html, MAX_DEPTH);
+    let mut markdown = convert(&html);
+    if flattened {
+        markdown.push_str(&format!(
+            "\n\n[golem-forge: the page nests deeper than {MAX_DEPTH} levels; the markup below \
+             that depth was flattened to its text]\n"
+        ));
+    }
+    markdown
+}
+
+fn convert(html: &str) -> String {
     let converter = htmd::HtmlToMarkdown::builder()
         .skip_tags(vec![
             "script", "style", "noscript", "template", "head", "svg", "canvas", "iframe", "object",
@@ -275,6 +291,43 @@ mod tests {
         assert_eq!(decode("café".as_bytes(), None), "café");
         assert_eq!(decode(b"caf\xe9", None), "caf\u{fffd}");
         assert_eq!(decode("café".as_bytes(), Some("no-such-charset")), "café");
+    }
+
+    /// Runs `f` on a thread with a small stack (a quarter of a Tokio worker's 2 MiB), so that
+    /// a converter recursing once per level would overflow it.
+    fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new()
+            .stack_size(512 << 10)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_page_nested_without_end_converts_flattened_on_a_small_stack() {
+        for (open, close) in [
+            ("<div>", "</div>"),
+            ("<b>", "</b>"),
+            ("<ul><li>", "</li></ul>"),
+        ] {
+            let html = format!(
+                "<html><body>{}deep text{}</body></html>",
+                open.repeat(200_000),
+                close.repeat(200_000)
+            );
+            let markdown = on_small_stack(move || html_to_markdown(&html));
+            assert!(markdown.contains("deep text"), "{open}");
+            assert!(
+                markdown.contains("nests deeper than 256 levels"),
+                "{open}: {}",
+                &markdown[markdown.len().saturating_sub(300)..]
+            );
+        }
+        // Exactly at the limit nothing is flattened or said.
+        let html = format!("{}x{}", "<div>".repeat(250), "</div>".repeat(250));
+        let markdown = on_small_stack(move || html_to_markdown(&html));
+        assert!(!markdown.contains("nests deeper"), "{markdown}");
     }
 
     #[test]

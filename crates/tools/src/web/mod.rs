@@ -22,6 +22,7 @@ mod address;
 mod content;
 mod fetch;
 mod hosts;
+mod nesting;
 mod policy;
 mod resolver;
 mod search;

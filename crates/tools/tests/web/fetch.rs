@@ -75,6 +75,32 @@ async fn an_allowed_host_is_pre_approved_and_html_becomes_markdown() {
     );
 }
 
+/// A page of 3,000 nested elements (about 15 kB) once overflowed a Tokio worker's stack and
+/// aborted the process; it converts, flattened, and says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deeply_nested_page_is_flattened_not_a_crash() {
+    let page = format!(
+        "<html><body>{}the text{}</body></html>",
+        "<div><b>".repeat(3_000),
+        "</b></div>".repeat(3_000)
+    );
+    let server = Server::start(move |_| Answer::ok("text/html", page.clone())).await;
+    let env = Env::new(options(
+        &[format!("127.0.0.1:{}", server.port)],
+        &["127.0.0.1"],
+    ));
+    let outcome = env
+        .call("web_fetch", json!({"url": server.url("/deep")}))
+        .await;
+    assert_eq!(outcome.status, ToolStatus::Success, "{:?}", outcome.error);
+    let markdown = outcome.value.data["content"].as_str().unwrap();
+    assert!(markdown.contains("the text"), "{markdown}");
+    assert!(
+        markdown.contains("nests deeper than 256 levels"),
+        "{markdown}"
+    );
+}
+
 #[tokio::test]
 async fn json_is_structured_text_is_text_and_binary_is_refused() {
     let (server, options) = site().await;

@@ -209,34 +209,63 @@ impl Marks {
     }
 
     /// Pairs emphasis markers: a closer takes the nearest opener of the same character and
-    /// length (openers in between become literal).
+    /// length (openers in between become literal). Linear: each opener is kept on the stack of
+    /// its kind and leaves it once; when the line is incomplete, the openers left each style to
+    /// the end, which one pass per style does from the first of them.
     fn emphasis(&mut self, delims: &[Delim], complete: bool) {
-        let mut open: Vec<usize> = Vec::new();
+        // One stack of delimiter indexes per kind (`*`, `_`, `~` × run length 1 to 3).
+        let mut open: [Vec<usize>; 9] = Default::default();
+        let kind = |d: &Delim| {
+            let ch = match d.ch {
+                b'*' => 0,
+                b'_' => 1,
+                _ => 2,
+            };
+            ch * 3 + d.len.clamp(1, 3) - 1
+        };
         for (k, d) in delims.iter().enumerate() {
             if d.can_close
-                && let Some(at) = open
-                    .iter()
-                    .rposition(|&o| delims[o].ch == d.ch && delims[o].len == d.len)
+                && let Some(o) = open[kind(d)].pop()
             {
-                let o = delims[open[at]];
-                open.truncate(at);
+                // Openers of other kinds after it are inside the pair: literal now.
+                for stack in &mut open {
+                    while stack.last().is_some_and(|&later| later > o) {
+                        stack.pop();
+                    }
+                }
+                let o = delims[o];
                 self.hide(o.pos..o.pos + o.len);
                 self.hide(d.pos..d.pos + d.len);
                 self.set(o.pos + o.len..d.pos, flag(o));
                 continue;
             }
             if d.can_open {
-                open.push(k);
+                open[kind(d)].push(k);
             }
         }
         if complete {
             return;
         }
         let end = self.flags.len();
-        for o in open.into_iter().map(|k| delims[k]) {
+        // Per style, from the first opener left to the end of the line.
+        let mut from: [Option<usize>; 4] = [None; 4];
+        for o in open.iter().flatten().map(|&k| delims[k]) {
             if o.ch != b'_' || o.len > 1 {
                 self.hide(o.pos..o.pos + o.len);
-                self.set(o.pos + o.len..end, flag(o));
+                let slot = match flag(o) {
+                    STRIKE => 0,
+                    ITALIC => 1,
+                    BOLD => 2,
+                    _ => 3,
+                };
+                let start = o.pos + o.len;
+                from[slot] = Some(from[slot].map_or(start, |s: usize| s.min(start)));
+            }
+        }
+        for (slot, start) in from.into_iter().enumerate() {
+            if let Some(start) = start {
+                let style = [STRIKE, ITALIC, BOLD, BOLD | ITALIC][slot];
+                self.set(start..end, style);
             }
         }
     }

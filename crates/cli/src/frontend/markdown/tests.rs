@@ -483,3 +483,26 @@ fn random_documents_and_splits() {
         }
     }
 }
+
+/// Hostile answers render on a small stack: deep quotes, deep lists, a long run of emphasis
+/// markers that never close (once cubic in the markers), nested links. (Their time is in the
+/// `render` bench, `markdown_hostile_emphasis`, not asserted here.)
+#[test]
+fn hostile_nesting_renders_on_a_small_stack() {
+    let n = 5_000;
+    let docs = [
+        ">".repeat(n) + " deep",
+        "- ".repeat(n) + "deep",
+        "*a ".repeat(n),
+        "[".repeat(n) + "x" + &"](u)".repeat(n),
+    ];
+    for doc in docs {
+        let shown = std::thread::Builder::new()
+            .stack_size(512 << 10)
+            .spawn(move || render(&doc, true, 80))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(shown.contains('a') || shown.contains("deep") || shown.contains('x'));
+    }
+}
