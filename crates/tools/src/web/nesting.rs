@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 
 /// The deepest nesting kept; deeper tags are dropped, their text kept.
-pub(crate) const MAX_DEPTH: usize = 256;
+pub(crate) const MAX_DEPTH: usize = 128;
 
 /// Elements that never hold content.
 const VOID: &[&str] = &[

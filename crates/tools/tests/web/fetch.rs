@@ -96,7 +96,7 @@ async fn a_deeply_nested_page_is_flattened_not_a_crash() {
     let markdown = outcome.value.data["content"].as_str().unwrap();
     assert!(markdown.contains("the text"), "{markdown}");
     assert!(
-        markdown.contains("nests deeper than 256 levels"),
+        markdown.contains("nests deeper than 128 levels"),
         "{markdown}"
     );
 }
