@@ -127,87 +127,85 @@ impl UndoJournal {
     /// Keeps the before-image of `rel` in zone `zone` (host directory `host`, opened as `dir`)
     /// unless this turn already has it.
     pub(crate) fn before(&self, zone: &str, host: &Path, dir: &Dir, rel: &Path) {
-        let mut state = self.lock();
-        let turn = state.turn;
-        if !state.bound || state.closed.contains(&turn) {
-            return;
-        }
-        let key = (zone.to_owned(), rel.to_path_buf());
-        if state.seen.contains(&key) {
-            return;
-        }
-        let result = state
-            .zone_line(zone, host)
-            .and_then(|()| state.keep(dir, rel));
-        let notice = match result {
-            Ok(Kept::Image(image)) => {
-                state.seen.insert(key.clone());
-                let line = Line::Before {
-                    turn,
-                    zone: key.0,
-                    path: key.1,
-                    image,
-                };
-                match state.append(&line) {
-                    Ok(()) => state.nearly_full(),
-                    Err(err) => {
-                        state.close_turn(format!("the undo journal cannot be written: {err}"))
+        self.record(|state, turn| {
+            let key = (zone.to_owned(), rel.to_path_buf());
+            if state.seen.contains(&key) {
+                return None;
+            }
+            let result = state
+                .zone_line(zone, host)
+                .and_then(|()| state.keep(dir, rel));
+            match result {
+                Ok(Kept::Image(image)) => {
+                    state.seen.insert(key.clone());
+                    let line = Line::Before {
+                        turn,
+                        zone: key.0,
+                        path: key.1,
+                        image,
+                    };
+                    match state.append(&line) {
+                        Ok(()) => state.nearly_full(),
+                        Err(err) => {
+                            state.close_turn(format!("the undo journal cannot be written: {err}"))
+                        }
                     }
                 }
+                Ok(Kept::OverCap(size)) => {
+                    let reason = format!(
+                        "it changed more than the session's undo store holds ({}; a file of {} \
+                         did not fit)",
+                        amount(state.cap),
+                        amount(size)
+                    );
+                    state.close_turn(reason)
+                }
+                Err(err) => state.close_turn(format!(
+                    "the before-image of /{zone}/{} could not be kept: {err}",
+                    rel.display()
+                )),
             }
-            Ok(Kept::OverCap(size)) => {
-                let reason = format!(
-                    "it changed more than the session's undo store holds ({}; a file of {} \
-                     did not fit)",
-                    amount(state.cap),
-                    amount(size)
-                );
-                state.close_turn(reason)
-            }
-            Err(err) => state.close_turn(format!(
-                "the before-image of /{zone}/{} could not be kept: {err}",
-                rel.display()
-            )),
-        };
-        drop(state);
-        if let Some(notice) = notice {
-            self.notify(notice);
-        }
+        });
     }
 
     /// Notes the image `rel` was left in after a change.
     pub(crate) fn after(&self, zone: &str, dir: &Dir, rel: &Path) {
-        let mut state = self.lock();
-        let turn = state.turn;
-        if !state.bound || state.closed.contains(&turn) {
-            return;
-        }
-        let image = match read_image(dir, rel, None) {
-            Ok(image) => image,
-            Err(err) => {
-                let notice = state.close_turn(format!(
-                    "/{zone}/{} could not be read after the change: {err}",
-                    rel.display()
-                ));
-                drop(state);
-                if let Some(notice) = notice {
-                    self.notify(notice);
+        self.record(|state, turn| {
+            let image = match read_image(dir, rel, None) {
+                Ok(image) => image,
+                Err(err) => {
+                    return state.close_turn(format!(
+                        "/{zone}/{} could not be read after the change: {err}",
+                        rel.display()
+                    ));
                 }
+            };
+            let line = Line::After {
+                turn,
+                zone: zone.to_owned(),
+                path: rel.to_path_buf(),
+                image,
+            };
+            match state.append(&line) {
+                Ok(()) => None,
+                Err(err) => state.close_turn(format!("the undo journal cannot be written: {err}")),
+            }
+        });
+    }
+
+    /// Runs `step` on the state of the current turn when it is recorded (bound, not closed),
+    /// then tells the notice it gives, with the lock released.
+    fn record(&self, step: impl FnOnce(&mut State, u32) -> Option<String>) {
+        let notice = {
+            let mut state = self.lock();
+            let turn = state.turn;
+            if !state.bound || state.closed.contains(&turn) {
                 return;
             }
+            step(&mut state, turn)
         };
-        let line = Line::After {
-            turn,
-            zone: zone.to_owned(),
-            path: rel.to_path_buf(),
-            image,
-        };
-        if let Err(err) = state.append(&line) {
-            let notice = state.close_turn(format!("the undo journal cannot be written: {err}"));
-            drop(state);
-            if let Some(notice) = notice {
-                self.notify(notice);
-            }
+        if let Some(notice) = notice {
+            self.notify(notice);
         }
     }
 
