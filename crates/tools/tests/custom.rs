@@ -6,8 +6,9 @@
 //! whitelist; custom result kinds, and invalid ones passed on as `structured` (`results.rs`);
 //! bad JSON out, a timeout, a crash, a whitelisted tool the module lacks and a function without
 //! a usable schema as errors naming the module and the tool; and the jail (a module reads its zone but nothing outside it, not even its own file).
-//! A plain function's own policy (`policies.rs`), the long-lived process of a Python or
-//! JavaScript module (`session.rs`), and the describe cache (`cache.rs`).
+//! A plain function's own policy (`policies.rs`), forged answers (`forgery.rs`), the
+//! long-lived process of a Python or JavaScript module (`session.rs`), and the describe cache
+//! (`cache.rs`).
 //!
 //! The jail runs its helper as `<this binary> __jail …`, so this test binary is its own helper
 //! (`harness = false`; see `git.rs` for the same small runner).
@@ -43,6 +44,8 @@ mod jail_runner;
 
 #[path = "custom/cache.rs"]
 mod cache;
+#[path = "custom/forgery.rs"]
+mod forgery;
 #[path = "custom/policies.rs"]
 mod policies;
 #[path = "custom/results.rs"]
@@ -80,6 +83,10 @@ const TESTS: &[(&str, Test)] = &[
         errors_at_start_name_the_module_and_tool,
     ),
     ("the_module_runs_in_the_jail", the_module_runs_in_the_jail),
+    (
+        "forgery_a_process_a_tool_left_cannot_answer_for_the_module",
+        forgery::a_process_a_tool_left_cannot_answer_for_the_module,
+    ),
     (
         "python_and_javascript_function_policies",
         policies::python_and_javascript_function_policies,

@@ -28,7 +28,9 @@
 //! (`process.rs`): a [`JailProcess`] whose stdin the caller writes and whose stdout it reads
 //! line by line (a pipe passed down through both stages, `standby.rs`); its stderr is kept
 //! (the last [`JailLimits::output_bytes`]), and killing or dropping it ends the whole PID
-//! namespace, as the timeout does for a run.
+//! namespace, as the timeout does for a run. [`Jail::spawn_with_channel`] is the same with the
+//! pipes relayed by stage 2 over a private socket nothing the program starts can reach
+//! (`channel.rs`).
 //!
 //! [`Jail::run_changeset`] is a run whose writes do not reach the zones: each `rw` zone is
 //! seen through a copy-on-write layer (an overlay with the zone as its lower layer and a
@@ -36,6 +38,7 @@
 //! are read into a [`crate::changeset::Changeset`] for the caller to gate, apply or discard.
 
 mod cgroup;
+mod channel;
 mod helper;
 mod landlock_rules;
 mod limits;
@@ -56,6 +59,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+pub use channel::CHANNEL_FD_VAR;
 pub use helper::{HELPER_ARG, helper_main};
 pub use output::CapturedOutput;
 pub use process::{JailKiller, JailProcess};
@@ -407,6 +411,20 @@ impl Jail {
     /// changes [`JailProcess::end_with_changes`] reads. Call it on the tokio runtime the
     /// process is to be used on.
     pub async fn spawn(&self, command: &JailCommand) -> Result<JailProcess, JailError> {
-        process::spawn(self, command).await
+        process::spawn(self, command, spec::ProgramStdio::Pipes).await
+    }
+
+    /// As [`Jail::spawn`], but the caller's stdin and stdout reach the program over a private
+    /// channel that nothing the program starts can read or write: the program inherits a
+    /// listening UNIX socket, its descriptor number in the variable [`CHANNEL_FD_VAR`], must
+    /// accept the one connection waiting there and close the listener before it starts
+    /// anything, then talks over the accepted socket. Its own stdin is `/dev/null` and its
+    /// stdout goes to its stderr. For a program whose answers decide something, such as a
+    /// custom tool's adapter answering whether a call needs approval.
+    pub async fn spawn_with_channel(
+        &self,
+        command: &JailCommand,
+    ) -> Result<JailProcess, JailError> {
+        process::spawn(self, command, spec::ProgramStdio::Channel).await
     }
 }

@@ -32,7 +32,7 @@ use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
 use super::output::{CapturedOutput, human_bytes};
-use super::spec::{human_mib, read_report};
+use super::spec::{ProgramStdio, human_mib, read_report};
 use super::standby::Standby;
 use super::zone_watch::ZoneWatch;
 use super::{Jail, JailCommand, JailError, JailExit};
@@ -121,14 +121,19 @@ impl LayeredZones {
     }
 }
 
-/// Starts `command` in `jail` with its stdin and stdout connected to the returned process.
-pub(super) async fn spawn(jail: &Jail, command: &JailCommand) -> Result<JailProcess, JailError> {
+/// Starts `command` in `jail` with its stdin and stdout (or its private channel, as `stdio`
+/// says) connected to the returned process.
+pub(super) async fn spawn(
+    jail: &Jail,
+    command: &JailCommand,
+    stdio: ProgramStdio,
+) -> Result<JailProcess, JailError> {
     let io = |source| JailError::Io {
         helper: jail.helper.clone(),
         source,
     };
     let (mut standby, weakened) =
-        super::run::prepare_with(jail, command, true, jail.zone_writes())?;
+        super::run::prepare_with(jail, command, stdio, jail.zone_writes())?;
     let stdin = standby
         .take_stdin()
         .ok_or_else(|| io(std::io::Error::other("no stdin pipe")))?;

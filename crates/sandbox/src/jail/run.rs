@@ -22,7 +22,8 @@ use tokio_util::sync::CancellationToken;
 use super::mounts::RESERVED_NAMES;
 use super::output::capture;
 use super::spec::{
-    RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SpecZone, human_mib, read_report,
+    ProgramStdio, RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SpecZone, human_mib,
+    read_report,
 };
 use super::standby::Standby;
 use super::zone_watch::ZoneWatch;
@@ -116,7 +117,7 @@ fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
 pub(super) fn prepare_with(
     jail: &Jail,
     command: &JailCommand,
-    interactive: bool,
+    stdio: ProgramStdio,
     writes: ZoneWrites,
 ) -> Result<(Standby, Vec<String>), JailError> {
     check_command(jail, command)?;
@@ -145,7 +146,7 @@ pub(super) fn prepare_with(
         args: command.args.clone(),
         env,
         cwd_zone: command.cwd_zone.clone(),
-        interactive,
+        stdio,
     };
     let spec_json = serde_json::to_vec(&spec).map_err(|e| io(std::io::Error::other(e)))?;
     write_private(&standby.spec.dir.join(RUN_SPEC_FILE), &spec_json).map_err(&io)?;
@@ -275,7 +276,7 @@ async fn run_with(
     writes: ZoneWrites,
 ) -> Result<(JailOutput, Option<Layered>), JailError> {
     let io = io_error(jail);
-    let (mut standby, mut weakened) = prepare_with(jail, command, false, writes)?;
+    let (mut standby, mut weakened) = prepare_with(jail, command, ProgramStdio::Captured, writes)?;
     // The program's stdin is `/dev/null`: the pipe's write end is not needed.
     drop(standby.take_stdin());
     let limits = &jail.policy.limits;

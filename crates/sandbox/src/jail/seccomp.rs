@@ -1,9 +1,10 @@
 //! The seccomp filter of the jailed program: system calls that reach across the jail's walls
-//! fail with `EPERM` — tracing and reading other processes' memory, io_uring (which bypasses
-//! other filters), BPF, kernel keyrings, modules, mounting, new namespaces, handle-based opens,
-//! terminal injection, and any mode with the set-user-ID or set-group-ID bit (`chmod` family,
-//! `open`/`creat`/`mknod` with such a mode): a file the jail leaves in an rw zone belongs to the
-//! user who ran golem-forge outside, so a set-id bit there would hand that user's identity
+//! fail with `EPERM` — tracing, reading other processes' memory or copying their descriptors
+//! (`pidfd_getfd`), io_uring (which bypasses other filters), BPF, kernel keyrings, modules,
+//! mounting, new namespaces, handle-based opens, terminal injection, and any mode with the
+//! set-user-ID or set-group-ID bit (`chmod` family, `open`/`creat`/`mknod` with such a mode): a
+//! file the jail leaves in an rw zone belongs to the user who ran golem-forge outside, so a
+//! set-id bit there would hand that user's identity
 //! (root, in a container) to whoever runs it. Setting extended attributes fails with
 //! `EOPNOTSUPP`, as on a file system without them: the filter cannot read the attribute's
 //! name, and `security.capability` would grant capabilities the same way.
@@ -31,6 +32,7 @@ const DENIED: &[i64] = &[
     libc::SYS_ptrace,
     libc::SYS_process_vm_readv,
     libc::SYS_process_vm_writev,
+    libc::SYS_pidfd_getfd,
     libc::SYS_io_uring_setup,
     libc::SYS_io_uring_enter,
     libc::SYS_io_uring_register,

@@ -103,10 +103,23 @@ pub(crate) struct RunSpec {
     /// Variables on top of the fixed base environment (`PATH`, `HOME`, `TMPDIR`, …).
     pub env: Vec<(String, String)>,
     pub cwd_zone: Option<String>,
-    /// Whether the program's stdin is the parent's pipe (`Jail::spawn`) rather than
-    /// `/dev/null` (`Jail::run`).
+    /// What the program's stdin and stdout are.
     #[serde(default)]
-    pub interactive: bool,
+    pub stdio: ProgramStdio,
+}
+
+/// How the parent talks to the program.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum ProgramStdio {
+    /// `Jail::run`: stdin is `/dev/null`, stdout is captured.
+    #[default]
+    Captured,
+    /// `Jail::spawn`: stdin is the parent's pipe, stdout goes to the parent.
+    Pipes,
+    /// `Jail::spawn_with_channel`: the parent's pipes reach the program over its private
+    /// channel (`channel.rs`); stdin is `/dev/null` and stdout goes to stderr.
+    Channel,
 }
 
 /// Reads a JSON spec from `reader` (a path's file, or one opened beneath the run directory).

@@ -5,10 +5,13 @@
 //! before the new root hid it, drops to an unprivileged user of a nested user namespace,
 //! applies `no_new_privs`, Landlock, the rlimits and seccomp, starts the program and reaps
 //! every orphan until the program ends. The program's stdin is `/dev/null`, or for an
-//! interactive run the pipe the parent passed down as fd 3 (`standby.rs`).
+//! interactive run the pipe the parent passed down as fd 3 (`standby.rs`), or for a run with a
+//! private channel that pipe relayed over a socket (`channel.rs`). Stage 2 makes itself
+//! non-dumpable before the program starts, so nothing in the jail can open its descriptors.
 
 use std::fs::File;
 use std::io::{Read, Write};
+use std::os::fd::AsFd;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -16,13 +19,14 @@ use rustix::fd::OwnedFd;
 use rustix::fs::{Mode, OFlags};
 use rustix::process::Signal;
 
+use super::channel::{CHANNEL_FD_VAR, Channel};
 use super::helper::{
     SETUP_FAILED, claim_stdin_fd, map_ids, open_report, read_jail_spec, setup_failed, unshare,
     wait_for_go,
 };
 use super::mounts::{self, View};
 use super::spec::{
-    RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SCRIPT_DIR, append, read_json,
+    ProgramStdio, RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SCRIPT_DIR, append, read_json,
 };
 use super::{landlock_rules, limits, seccomp};
 
@@ -132,6 +136,16 @@ pub(crate) fn stage2(dir: &Path, namespaced: bool) -> i32 {
         Err(message) => return setup_failed(&mut report, message),
     };
     drop(run_dir);
+    // Made before seccomp, which refuses `connect` with the network off.
+    let channel = match run.stdio {
+        ProgramStdio::Channel => match Channel::open() {
+            Ok(channel) => Some(channel),
+            Err(err) => {
+                return setup_failed(&mut report, format!("opening the private channel: {err}"));
+            }
+        },
+        ProgramStdio::Captured | ProgramStdio::Pipes => None,
+    };
     if namespaced {
         // Drop to an unprivileged user of a nested namespace: the program holds no
         // capability, not even over the mounts it sees.
@@ -161,17 +175,24 @@ pub(crate) fn stage2(dir: &Path, namespaced: bool) -> i32 {
             append(report, &ReportLine::Weakened(note.clone()));
         }
     }
-    let stdin = match (run.interactive, stdin_pipe) {
-        (true, Some(pipe)) => Stdio::from(pipe),
-        (true, None) => {
+    // From here on nothing in the jail may open our descriptors (the parent's pipes).
+    if let Err(err) =
+        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+    {
+        return setup_failed(&mut report, format!("closing stage 2 to inspection: {err}"));
+    }
+    let io = match (run.stdio, stdin_pipe, channel) {
+        (ProgramStdio::Captured, pipe, _) => {
+            drop(pipe);
+            ProgramIo::Null
+        }
+        (ProgramStdio::Pipes, Some(pipe), _) => ProgramIo::Pipe(pipe),
+        (ProgramStdio::Channel, Some(pipe), Some(channel)) => ProgramIo::Channel(pipe, channel),
+        (ProgramStdio::Pipes | ProgramStdio::Channel, _, _) => {
             return setup_failed(&mut report, "no stdin pipe for the program".to_owned());
         }
-        (false, pipe) => {
-            drop(pipe);
-            Stdio::null()
-        }
     };
-    let exit = run_program(&run, &view, stdin, &mut report);
+    let exit = run_program(&run, &view, io, &mut report);
     if let Some(report) = &mut report {
         append(report, &ReportLine::Exit(exit));
     }
@@ -181,12 +202,21 @@ pub(crate) fn stage2(dir: &Path, namespaced: bool) -> i32 {
     }
 }
 
-/// Starts the program and reaps until it ends. A program that cannot be started ends with 127
-/// (not found) or 126 (not executable), as a shell would say.
+/// What the program's stdin and stdout are.
+enum ProgramIo {
+    /// `/dev/null`; stdout is stage 2's (captured by the parent).
+    Null,
+    /// The parent's pipe; stdout is stage 2's.
+    Pipe(OwnedFd),
+    /// The parent's pipe, relayed over the channel; stdin `/dev/null`, stdout to stderr.
+    Channel(OwnedFd, Channel),
+}
+
+/// Starts the program and reaps until it ends (see [`cannot_start`] for one that cannot be).
 fn run_program(
     run: &RunSpec,
     view: &View,
-    stdin: Stdio,
+    io: ProgramIo,
     report: &mut Option<File>,
 ) -> ReportedExit {
     let mut command = Command::new(&run.program);
@@ -198,24 +228,63 @@ fn run_program(
         .env_clear()
         .envs(view.base_env())
         .envs(run.env.iter().map(|(k, v)| (k, v)))
-        .current_dir(view.cwd(run.cwd_zone.as_deref()))
-        .stdin(stdin);
-    match command.spawn() {
-        Ok(child) => reap_until(child.id()),
-        Err(err) => {
-            let (code, message) = match err.raw_os_error() {
-                Some(errno) if errno == rustix::io::Errno::NOENT.raw_os_error() => {
-                    (127, format!("{}: command not found", run.program))
-                }
-                _ => (126, format!("{}: cannot run: {err}", run.program)),
-            };
-            let _ = writeln!(std::io::stderr(), "{message}");
-            if let Some(report) = report {
-                append(report, &ReportLine::ExecError(message));
-            }
-            ReportedExit::Code(code)
+        .current_dir(view.cwd(run.cwd_zone.as_deref()));
+    let channel = match io {
+        ProgramIo::Null => {
+            command.stdin(Stdio::null());
+            None
         }
+        ProgramIo::Pipe(pipe) => {
+            command.stdin(pipe);
+            None
+        }
+        ProgramIo::Channel(pipe, channel) => {
+            let stderr = match std::io::stderr().as_fd().try_clone_to_owned() {
+                Ok(stderr) => stderr,
+                Err(err) => return cannot_start(run, &err, report),
+            };
+            command
+                .stdin(Stdio::null())
+                .stdout(stderr)
+                .env(CHANNEL_FD_VAR, channel.listener_fd().to_string());
+            Some((pipe, channel))
+        }
+    };
+    match command.spawn() {
+        Ok(child) => match channel.map(|(pipe, channel)| channel.relay(pipe)) {
+            None => reap_until(child.id()),
+            Some(Ok(relay)) => {
+                let exit = reap_until(child.id());
+                relay.drain();
+                exit
+            }
+            Some(Err(err)) => {
+                let _ = writeln!(std::io::stderr(), "relaying the private channel: {err}");
+                let _ = rustix::process::kill_process(
+                    rustix::process::Pid::from_child(&child),
+                    Signal::KILL,
+                );
+                reap_until(child.id())
+            }
+        },
+        Err(err) => cannot_start(run, &err, report),
     }
+}
+
+/// Reports that the program could not be started: exit 127 (not found) or 126, as a shell
+/// would say.
+fn cannot_start(run: &RunSpec, err: &std::io::Error, report: &mut Option<File>) -> ReportedExit {
+    let (code, message) = match err.raw_os_error() {
+        Some(errno) if errno == rustix::io::Errno::NOENT.raw_os_error() => {
+            (127, format!("{}: command not found", run.program))
+        }
+        _ => (126, format!("{}: cannot run: {err}", run.program)),
+    };
+    let _ = writeln!(std::io::stderr(), "{message}");
+    if let Some(report) = report {
+        append(report, &ReportLine::ExecError(message));
+    }
+    ReportedExit::Code(code)
 }
 
 /// As PID 1 of the namespace: reaps every orphan until the program itself ends, and returns

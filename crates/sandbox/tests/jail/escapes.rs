@@ -307,6 +307,34 @@ async fn ptrace_of_another_process_fails() {
 }
 
 #[tokio::test]
+async fn descriptors_of_other_processes_cannot_be_copied_or_opened() {
+    // `pidfd_getfd` (438) copies a descriptor out of a process as `ptrace` would read it; the
+    // jail's PID 1 holds the parent's pipes, and nothing in the jail may open them.
+    let out = env_python(
+        "import ctypes, os, subprocess\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         child = subprocess.Popen(['sleep', '30'])\n\
+         pidfd = os.pidfd_open(child.pid)\n\
+         print(libc.syscall(438, pidfd, 0, 0), ctypes.get_errno())\n\
+         child.kill()\n\
+         opened = []\n\
+         for n in range(64):\n\
+         \x20   try:\n\
+         \x20       os.close(os.open('/proc/1/fd/%d' % n, os.O_WRONLY | os.O_NONBLOCK))\n\
+         \x20       opened.append(n)\n\
+         \x20   except OSError:\n\
+         \x20       pass\n\
+         print(opened)\n",
+    )
+    .await;
+    assert_exit(&out, 0);
+    assert_eq!(
+        out.stdout.text, "-1 1\n[]\n",
+        "pidfd_getfd gets EPERM; none of PID 1's descriptors opens"
+    );
+}
+
+#[tokio::test]
 async fn namespaces_mounts_and_io_uring_are_refused() {
     let env = JailEnv::new();
     let out = env

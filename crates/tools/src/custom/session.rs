@@ -1,10 +1,14 @@
 //! The long-lived process of a Python or JavaScript module: its adapter in `serve` mode,
-//! started in the jail ([`Jail::spawn`]) on the first `call` or `policy` request of the session
-//! and kept for the next ones. A request is one JSON line to its stdin,
-//! `{"id":N,"op":"call"|"policy","tool":..,"args":{..}}`, and its answer one JSON line from its
-//! stdout, `{"id":N,"ok":..}` or `{"id":N,"error":".."}` (a line that is neither, such as the
-//! output of a subprocess that wrote to the adapter's real stdout, is skipped). Requests take
-//! turns (one process, a mutex). A request that runs out of time or is interrupted kills the
+//! started in the jail on the first `call` or `policy` request of the session and kept for the
+//! next ones. A request is one JSON line, `{"id":N,"nonce":"..","op":"call"|"policy",
+//! "tool":..,"args":{..}}`, and its answer one JSON line, `{"id":N,"nonce":"..","ok":..}` or
+//! `{"id":N,"nonce":"..","error":".."}`, over the jail's private channel
+//! ([`Jail::spawn_with_channel`]): nothing the module's code starts can reach it, so a process
+//! a tool left behind cannot answer for the adapter (and say a later call needs no approval).
+//! Each request carries a fresh random nonce besides its id; an answer to the id without the
+//! nonce is taken for a forgery: the process is killed and the request fails (a policy
+//! question then asks the user, see `tool.rs`). A line that is no answer is skipped. Requests
+//! take turns (one process, a mutex). A request that runs out of time or is interrupted kills the
 //! process (and everything it started); one during which the process ended is an
 //! `EXECUTION_ERROR` carrying the end of its stderr; either way the next request starts a new
 //! process. So does a request on another tokio runtime than the process's (its pipes belong to
@@ -68,6 +72,8 @@ enum Exchange {
     Answered(Result<Value, String>),
     /// Its stdout ended, or could not be written or read (`Some`: what went wrong).
     Ended(Option<std::io::Error>),
+    /// An answer to the request's id came without its nonce.
+    Forged,
     TimedOut,
     Interrupted,
 }
@@ -114,12 +120,16 @@ impl Session {
             *live = None;
         }
         if live.is_none() {
-            let process = self.jail.spawn(&self.command).await.map_err(|err| {
-                ToolError::new(
-                    ToolErrorCode::ExecutionError,
-                    format!("{what} could not start: {err}"),
-                )
-            })?;
+            let process = self
+                .jail
+                .spawn_with_channel(&self.command)
+                .await
+                .map_err(|err| {
+                    ToolError::new(
+                        ToolErrorCode::ExecutionError,
+                        format!("{what} could not start: {err}"),
+                    )
+                })?;
             *live = Some(Live {
                 process,
                 runtime: current,
@@ -135,12 +145,14 @@ impl Session {
         };
         let id = running.next_id;
         running.next_id += 1;
-        let line = json!({"id": id, "op": op, "tool": tool, "args": args}).to_string();
+        let nonce = format!("{:032x}", rand::random::<u128>());
+        let line =
+            json!({"id": id, "nonce": nonce, "op": op, "tool": tool, "args": args}).to_string();
         let mark = running.process.stderr_mark();
         running.in_flight = true;
         let mut half_way = HalfWay(Some(running.process.killer()));
         let exchange = tokio::select! {
-            exchange = exchange(&mut running.process, &line, id) => exchange,
+            exchange = exchange(&mut running.process, &line, id, &nonce) => exchange,
             () = tokio::time::sleep(timeout) => Exchange::TimedOut,
             () = cancel.cancelled() => Exchange::Interrupted,
         };
@@ -190,6 +202,19 @@ impl Session {
                 *live = None;
                 Err(interrupted())
             }
+            Exchange::Forged => {
+                running.process.kill();
+                *live = None;
+                tracing::warn!("{what}: an answer without the request's nonce; process killed");
+                Err(ToolError::new(
+                    ToolErrorCode::ExecutionError,
+                    format!(
+                        "{what} was answered by something other than its module's process (an \
+                         answer to the request without the request's secret): the answer was \
+                         not used and the process was killed, with everything it started"
+                    ),
+                ))
+            }
             Exchange::Ended(problem) => {
                 let Some(mut ended) = live.take() else {
                     return Err(interrupted());
@@ -205,8 +230,8 @@ impl Session {
     }
 }
 
-/// Sends `line` and reads lines until the reply to `id`.
-async fn exchange(process: &mut JailProcess, line: &str, id: u64) -> Exchange {
+/// Sends `line` and reads lines until the reply to `id` (with `nonce`).
+async fn exchange(process: &mut JailProcess, line: &str, id: u64, nonce: &str) -> Exchange {
     if let Err(err) = process.write_line(line).await {
         // A process that ended: its stdout says so below (a broken pipe is no news).
         if err.kind() != std::io::ErrorKind::BrokenPipe {
@@ -215,34 +240,46 @@ async fn exchange(process: &mut JailProcess, line: &str, id: u64) -> Exchange {
     }
     loop {
         match process.read_line().await {
-            Ok(Some(line)) => {
-                if let Some(reply) = reply(&line, id) {
-                    return Exchange::Answered(reply);
-                }
-            }
+            Ok(Some(line)) => match reply(&line, id, nonce) {
+                Some(Reply::Answer(answer)) => return Exchange::Answered(answer),
+                Some(Reply::Forged) => return Exchange::Forged,
+                None => {}
+            },
             Ok(None) => return Exchange::Ended(None),
             Err(err) => return Exchange::Ended(Some(err)),
         }
     }
 }
 
+/// What a line that answers a request's id says.
+#[derive(Debug, PartialEq)]
+enum Reply {
+    /// The reply's `ok` or `error`.
+    Answer(Result<Value, String>),
+    /// It lacks the request's nonce.
+    Forged,
+}
+
 /// The reply to `id` in `line`, if it is one: the line itself, or its end from `{"id":` (for
 /// output without a newline that ran into it).
-fn reply(line: &str, id: u64) -> Option<Result<Value, String>> {
-    let parse = |text: &str| -> Option<Result<Value, String>> {
+fn reply(line: &str, id: u64, nonce: &str) -> Option<Reply> {
+    let parse = |text: &str| -> Option<Reply> {
         let mut value: Value = serde_json::from_str(text).ok()?;
         let object = value.as_object_mut()?;
         if object.get("id")?.as_u64()? != id {
             return None;
         }
-        if let Some(ok) = object.remove("ok") {
-            return Some(Ok(ok));
+        if object.get("nonce").and_then(Value::as_str) != Some(nonce) {
+            return Some(Reply::Forged);
         }
-        Some(Err(match object.remove("error") {
+        if let Some(ok) = object.remove("ok") {
+            return Some(Reply::Answer(Ok(ok)));
+        }
+        Some(Reply::Answer(Err(match object.remove("error") {
             Some(Value::String(error)) => error,
             Some(other) => other.to_string(),
             None => "the adapter's reply held neither `ok` nor `error`".to_owned(),
-        }))
+        })))
     };
     parse(line).or_else(|| parse(&line[line.rfind("{\"id\":")?..]))
 }
@@ -285,17 +322,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn replies_are_found_by_id_and_other_lines_skipped() {
-        assert_eq!(reply(r#"{"id":3,"ok":true}"#, 3), Some(Ok(json!(true))));
+    fn replies_are_found_by_id_and_nonce_and_other_lines_skipped() {
+        let ok = |value| Some(Reply::Answer(Ok(value)));
         assert_eq!(
-            reply(r#"{"id":3,"error":"no tool"}"#, 3),
-            Some(Err("no tool".to_owned()))
+            reply(r#"{"id":3,"nonce":"n1","ok":true}"#, 3, "n1"),
+            ok(json!(true))
         );
-        assert_eq!(reply(r#"{"id":2,"ok":true}"#, 3), None);
-        assert_eq!(reply("hello from a subprocess", 3), None);
         assert_eq!(
-            reply(r#"partial{"id":3,"ok":{"kind":"text"}}"#, 3),
-            Some(Ok(json!({"kind": "text"})))
+            reply(r#"{"id":3,"nonce":"n1","error":"no tool"}"#, 3, "n1"),
+            Some(Reply::Answer(Err("no tool".to_owned())))
         );
+        assert_eq!(reply(r#"{"id":2,"nonce":"n1","ok":true}"#, 3, "n1"), None);
+        assert_eq!(reply("hello from a subprocess", 3, "n1"), None);
+        assert_eq!(
+            reply(
+                r#"partial{"id":3,"nonce":"n1","ok":{"kind":"text"}}"#,
+                3,
+                "n1"
+            ),
+            ok(json!({"kind": "text"}))
+        );
+    }
+
+    #[test]
+    fn an_answer_to_the_id_without_its_nonce_is_a_forgery() {
+        for forged in [
+            r#"{"id":3,"ok":false}"#,
+            r#"{"id":3,"nonce":"guess","ok":false}"#,
+            r#"{"id":3,"nonce":7,"ok":false}"#,
+            r#"noise{"id":3,"ok":false}"#,
+        ] {
+            assert_eq!(reply(forged, 3, "n1"), Some(Reply::Forged), "{forged}");
+        }
     }
 }

@@ -4,6 +4,9 @@
 //! configured `default`, `ask` when unset), and each call run as a
 //! `call NAME` request whose output becomes the result (`output.rs`); a result passed on as
 //! `structured` because it was not valid is told to the user, the first time for each tool.
+//! A dynamic policy that gives no answer to trust (it fails, times out, answers neither true
+//! nor false, or is answered for by something else than the module's process) fails closed:
+//! the call is asked for.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -95,11 +98,15 @@ impl CustomTool {
             tracing::debug!("{warning}");
             return;
         }
-        let message = format!("{warning} (told once per session)");
+        self.tell(&format!("{warning} (told once per session)"));
+    }
+
+    /// Tells the user `message`, through the notice if there is one.
+    fn tell(&self, message: &str) {
         match &self.notice {
             Some(notice) => {
                 tracing::info!("{message}");
-                (notice.0)(&message);
+                (notice.0)(message);
             }
             None => tracing::warn!("{message}"),
         }
@@ -130,10 +137,15 @@ impl CustomTool {
             Approval::Own(OwnPolicy::Static(needs)) => Ok(ask(*needs)),
             Approval::Config { decision, .. } => Ok(decision.requirement(&self.name)),
             Approval::Own(OwnPolicy::Dynamic) => {
-                let answer = self
+                let answer = match self
                     .module
                     .ask("policy", &self.name, args, &ctx.cancel)
-                    .await?;
+                    .await
+                {
+                    Ok(answer) => answer,
+                    Err(error) if error.code == ToolErrorCode::Interrupted => return Err(error),
+                    Err(error) => return Ok(self.untrusted_policy(&error.message)),
+                };
                 // Deciding a policy is no occasion to change the zones: that is dropped.
                 if let Some(changes) = answer.changes {
                     tracing::warn!(tool = %self.name, "its needs_approval changed the zones; the changes were discarded");
@@ -144,17 +156,24 @@ impl CustomTool {
                 match answer.text.trim() {
                     "true" => Ok(ask(true)),
                     "false" => Ok(ask(false)),
-                    other => Err(ToolError::new(
-                        ToolErrorCode::ExecutionError,
-                        format!(
-                            "{}: its needs_approval must answer true or false, not {:?}",
-                            self.what(),
-                            other.chars().take(100).collect::<String>()
-                        ),
-                    )),
+                    other => Ok(self.untrusted_policy(&format!(
+                        "its needs_approval must answer true or false, not {:?}",
+                        other.chars().take(100).collect::<String>()
+                    ))),
                 }
             }
         }
+    }
+
+    /// A dynamic policy that gave no answer to go by (it failed, timed out, answered something
+    /// else than true or false, or was answered for by something else than the module's
+    /// process): the call is asked for, and the user told why.
+    fn untrusted_policy(&self, why: &str) -> ApprovalRequirement {
+        self.tell(&format!(
+            "{}: its needs_approval gave no answer to trust, so the call is asked for: {why}",
+            self.what()
+        ));
+        ApprovalRequirement::Ask
     }
 }
 

@@ -4,9 +4,10 @@
 // script with Node in the jail. It imports the user's module from its source and answers one
 // request, as the Python adapter does: `describe`, `call NAME` or `policy NAME`.
 // Errors go to stderr with exit 1.
-// Or, with GOLEM_OP = "serve", it imports the module once and answers requests for as long as
-// it lives, one JSON line each way, as the Python adapter does (see there); `console.log` and
-// `process.stdout.write` are pointed at stderr so the user's output never reaches the protocol.
+// Or, with GOLEM_OP = "serve", it takes the jail's private channel (the connection waiting on
+// the listening socket GOLEM_CHANNEL_FD; the listener is closed before the module is imported)
+// and answers requests on it for as long as it lives, one JSON line each way, nonce echoed, as
+// the Python adapter does (see there). Its stdout already goes to stderr.
 // A function export's policy is its `<name>NeedsApproval` export: a function of the arguments
 // returning a boolean (dynamic), or a boolean (static). A tool object's is its `needsApproval`.
 
@@ -129,33 +130,49 @@ async function answer(op, name, args) {
   }
 }
 
-async function serve() {
-  const writeReply = process.stdout.write.bind(process.stdout);
-  const toStderr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = toStderr;
-  for (const name of ["log", "info", "debug", "dir", "table"]) console[name] = console.error;
+// The private channel: the one connection waiting on the inherited listener, which is closed.
+async function channel() {
+  const fd = Number(process.env.GOLEM_CHANNEL_FD);
+  delete process.env.GOLEM_CHANNEL_FD;
+  if (!Number.isInteger(fd)) fail("golem-forge adapter: no private channel (GOLEM_CHANNEL_FD) to serve on");
+  const { createServer } = await import("node:net");
+  return await new Promise((resolve, reject) => {
+    // `close` shuts the listening socket at once (its callback would wait for this connection).
+    const server = createServer((socket) => {
+      server.close();
+      resolve(socket);
+    });
+    server.on("error", reject);
+    server.listen({ fd });
+  });
+}
+
+async function serve(socket) {
   const { createInterface } = await import("node:readline");
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  const lines = createInterface({ input: socket, crlfDelay: Infinity });
   for await (const line of lines) {
     let request;
     try {
       request = JSON.parse(line);
-      if (request === null || typeof request !== "object" || !("id" in request)) throw new Error("no id");
+      if (request === null || typeof request !== "object" || !("id" in request) || !("nonce" in request)) {
+        throw new Error("no id or nonce");
+      }
     } catch (err) {
-      toStderr(`golem-forge adapter: bad request ${JSON.stringify(line.slice(0, 200))}: ${err}\n`);
+      process.stderr.write(`golem-forge adapter: bad request ${JSON.stringify(line.slice(0, 200))}: ${err}\n`);
       continue;
     }
+    const head = `{"id":${JSON.stringify(request.id)},"nonce":${JSON.stringify(request.nonce)}`;
     let text;
     try {
-      const ok = await answer(request.op, request.tool, request.args ?? {});
-      text = `{"id":${JSON.stringify(request.id)},"ok":${ok}}`;
+      text = `${head},"ok":${await answer(request.op, request.tool, request.args ?? {})}}`;
     } catch (err) {
-      text = JSON.stringify({ id: request.id, error: trace(err) });
+      text = `${head},"error":${JSON.stringify(trace(err))}}`;
     }
-    writeReply(text + "\n");
+    socket.write(text + "\n");
   }
 }
 
+const socket = GOLEM_OP === "serve" ? await channel() : null;
 let module;
 try {
   module = await load();
@@ -163,8 +180,8 @@ try {
   fail(`the module could not be loaded: ${err && err.stack ? err.stack : err}`);
 }
 const all = tools(module);
-if (GOLEM_OP === "serve") {
-  await serve();
+if (socket) {
+  await serve(socket);
 } else if (GOLEM_OP === "describe") {
   process.stdout.write(JSON.stringify({ tools: [...all.values()].map((t) => t.entry) }) + "\n");
 } else {

@@ -8,11 +8,14 @@
 #   policy NAME  -> true or false (the tool's dynamic needs_approval)
 # Errors go to stderr with exit 1.
 # Or, with GOLEM_OP = "serve", it loads the module once and answers requests for as long as
-# it lives: one JSON request per line on stdin,
-#   {"id": N, "op": "call" | "policy", "tool": NAME, "args": {...}}
-# and one JSON reply per line on the real stdout, {"id": N, "ok": <result or true/false>} or
-# {"id": N, "error": "..."}. fd 1 is pointed at stderr first (and stdin at /dev/null), so the
-# user's print(), a subprocess or a C library can never write into the protocol.
+# it lives, over the jail's private channel: it accepts the one connection waiting on the
+# listening socket GOLEM_CHANNEL_FD and closes the listener before the module is loaded (the
+# accepted socket is close-on-exec, and a socket cannot be reopened through /proc), and makes
+# itself non-dumpable, so nothing the module starts can read or write the channel. One JSON
+# request per line,
+#   {"id": N, "nonce": "...", "op": "call" | "policy", "tool": NAME, "args": {...}}
+# and one JSON reply per line, {"id": N, "nonce": "...", "ok": <result or true/false>} or
+# {"id": N, "nonce": "...", "error": "..."}. stdin is /dev/null and stdout goes to stderr.
 # A plain function's policy is its `<name>_needs_approval`: a function of the arguments dict
 # returning a bool (dynamic), or a bool (static). A tool object's is its `needs_approval`.
 import inspect
@@ -231,16 +234,29 @@ def _answer(tools, op, name, args):
         raise _Refused("the result is not JSON: %s" % err)
 
 
-def _serve(tools):
-    # The protocol keeps the real stdin and stdout; fd 0 becomes /dev/null and fd 1 stderr.
-    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
-    os.dup2(2, 1)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
+def _channel():
+    """Takes the private channel: the connection waiting on the inherited listener, which is
+    closed. Then nothing the module starts can open the adapter's /proc files (its memory
+    holds the nonces)."""
+    import socket
+
+    fd = os.environ.pop("GOLEM_CHANNEL_FD", None)
+    if fd is None:
+        _fail("golem-forge adapter: no private channel (GOLEM_CHANNEL_FD) to serve on")
+    listener = socket.socket(fileno=int(fd))
+    connection, _ = listener.accept()
+    listener.close()
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (ImportError, OSError, AttributeError):
+        pass
+    return connection.makefile("r", encoding="utf-8"), connection.makefile("w", encoding="utf-8")
+
+
+def _serve(requests, replies, tools):
     sys.stdout = sys.stderr
-    sys.stdin = open(os.devnull)
     while True:
         line = requests.readline()
         if not line:
@@ -248,16 +264,17 @@ def _serve(tools):
         try:
             request = json.loads(line)
             rid = request["id"]
+            nonce = request["nonce"]
         except (ValueError, KeyError, TypeError) as err:
             sys.stderr.write("golem-forge adapter: bad request %r: %s\n" % (line[:200], err))
             continue
         try:
             answer = _answer(tools, request.get("op"), request.get("tool"), request.get("args") or {})
-            text = '{"id": %s, "ok": %s}' % (json.dumps(rid), answer)
+            text = '{"id": %s, "nonce": %s, "ok": %s}' % (json.dumps(rid), json.dumps(nonce), answer)
         except _Refused as err:
-            text = json.dumps({"id": rid, "error": str(err)})
+            text = json.dumps({"id": rid, "nonce": nonce, "error": str(err)})
         except Exception:
-            text = json.dumps({"id": rid, "error": _trace()})
+            text = json.dumps({"id": rid, "nonce": nonce, "error": _trace()})
         sys.stderr.flush()
         replies.write(text + "\n")
         replies.flush()
@@ -272,13 +289,14 @@ def _trace():
 
 
 def _main():
+    channel = _channel() if GOLEM_OP == "serve" else None
     try:
         module = _load()
     except BaseException as err:
         _fail("the module could not be loaded: %s: %s" % (type(err).__name__, err))
     tools = _tools(module)
-    if GOLEM_OP == "serve":
-        _serve(tools)
+    if channel is not None:
+        _serve(*channel, tools)
         return
     if GOLEM_OP == "describe":
         print(json.dumps({"tools": [t[0] for t in tools.values()]}))
