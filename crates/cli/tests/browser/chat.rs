@@ -271,3 +271,55 @@ fn a_second_window_sees_the_same_session() {
     );
     assert_eq!(server.requests().len(), 3);
 }
+
+/// A model's answer cannot freeze the page: `*a ` 30,000 times (90 kB, which took about 12 s
+/// when every unclosed `*` searched the rest of the text) and 5,000 nested links (which threw
+/// "Maximum call stack size exceeded") render through the page's own markdown module, and
+/// through the conversation. The bound is a hang guard, not a speed check; the times are printed.
+#[test]
+fn hostile_markdown_renders_without_freezing_the_page() {
+    let env = TestEnv::new();
+    let worker = project(&env, &fs_worker());
+    let nested = format!(
+        "{}x{} END",
+        "[".repeat(5000),
+        "](https://example.com/)".repeat(5000)
+    );
+    let server = MockServer::start_blocking(vec![WIRE.text(&nested)]);
+    let ui = Ui::open("hostile_markdown", &env, &server, &worker, &[]);
+    ui.js(
+        "window.__md = null;\n\
+         import('/assets/lib/markdown.js').then((m) => {\n\
+           const times = [];\n\
+           try {\n\
+             for (const text of [arguments[0], arguments[1]]) {\n\
+               const start = performance.now();\n\
+               m.markdown(text);\n\
+               times.push(Math.round(performance.now() - start));\n\
+             }\n\
+             window.__md = { ok: true, times };\n\
+           } catch (err) {\n\
+             window.__md = { ok: false, error: String(err) };\n\
+           }\n\
+         });\n\
+         return true;",
+        vec![
+            serde_json::Value::String("*a ".repeat(30_000)),
+            serde_json::Value::String(nested.clone()),
+        ],
+    );
+    let result = ui.wait_js("the markdown module's result", "window.__md", vec![]);
+    assert_eq!(result["ok"], true, "rendering threw: {result}");
+    let times: Vec<u64> = result["times"]
+        .as_array()
+        .map(|t| t.iter().filter_map(|v| v.as_u64()).collect())
+        .unwrap_or_default();
+    eprintln!("markdown render times (ms), 90 kB of `*a `, 5,000 nested links: {times:?}");
+    assert!(
+        times.len() == 2 && times.iter().all(|ms| *ms < 5_000),
+        "a render hung: {times:?} ms"
+    );
+    ui.send("links");
+    ui.wait_message("assistant", "END");
+    ui.wait_idle();
+}

@@ -3,6 +3,7 @@
 // rules and tables. It builds view nodes, never HTML strings: every piece of text becomes a text
 // node, so markup in the model's answer is shown as the characters it is. Links keep only
 // http(s) and mailto targets; images are shown as links (the page loads nothing from outside).
+// Linear: failed searches are remembered, brackets matched in one pass, spans nest 16 deep.
 import { html } from './view.js';
 import { highlight, languageOf } from './highlight.js';
 
@@ -229,8 +230,8 @@ export function safeUrl(url) {
 const PUNCT = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/;
 const BARE_URL = /^https?:\/\/[^\s<>"]*[^\s<>".,:;!?'")\]]/i;
 
-/** Inline markdown in `text` as nodes. */
-export function inline(text) {
+/** Inline markdown in `text` as nodes, `depth` spans deep. */
+export function inline(text, depth = 0) {
   const out = [];
   let buf = '';
   const push = (node) => {
@@ -242,6 +243,14 @@ export function inline(text) {
   };
   const s = String(text ?? '');
   const n = s.length;
+  // A search that failed from a position fails from any later one: key -> position.
+  const failed = new Map();
+  const none = (key, at) => failed.get(key) <= at;
+  // Odd or even backticks before each position.
+  const ticks = [0];
+  for (let k = 0; k < n; k++) ticks.push(ticks[k] ^ (s[k] === '`'));
+  const closing = brackets(s);
+  const deep = depth >= 16;
   let i = 0;
   while (i < n) {
     const c = s[i];
@@ -264,11 +273,12 @@ export function inline(text) {
       let run = 1;
       while (s[i + run] === '`') run++;
       const fence = '`'.repeat(run);
-      let j = s.indexOf(fence, i + run);
+      let j = none(fence, i) ? -1 : s.indexOf(fence, i + run);
       while (j !== -1 && s[j + run] === '`') {
         j = s.indexOf(fence, j + run + 1);
       }
-      if (j !== -1) {
+      if (j === -1) failed.set(fence, i);
+      else {
         let code = s.slice(i + run, j).replace(/\n/g, ' ');
         if (/^ .* $/.test(code) && code.trim()) code = code.slice(1, -1);
         push(html`<code class="md-code">${code}</code>`);
@@ -279,19 +289,19 @@ export function inline(text) {
       i += run;
       continue;
     }
-    if (c === '[' || (c === '!' && s[i + 1] === '[')) {
-      const link = parseLink(s, c === '!' ? i + 1 : i);
+    if (!deep && (c === '[' || (c === '!' && s[i + 1] === '['))) {
+      const link = parseLink(s, c === '!' ? i + 1 : i, closing);
       if (link) {
         const image = c === '!';
         const href = safeUrl(link.url);
-        const label = image ? ['image: ' + (link.text || link.url)] : inline(link.text);
+        const label = image ? ['image: ' + (link.text || link.url)] : inline(link.text, depth + 1);
         if (href) push(html`<a href=${href} target="_blank" rel="noopener noreferrer" title=${link.title || undefined}>${label}</a>`);
         else push(html`<span class="md-badlink" title=${'link not followed: ' + link.url}>${label}</span>`);
         i = link.end;
         continue;
       }
     }
-    if (c === '<') {
+    if (c === '<' && /[hm]/i.test(s[i + 1])) {
       const m = /^<((?:https?:\/\/|mailto:)[^\s<>]+)>/i.exec(s.slice(i, i + 2048));
       if (m && safeUrl(m[1])) {
         push(html`<a href=${m[1]} target="_blank" rel="noopener noreferrer">${m[1]}</a>`);
@@ -299,7 +309,7 @@ export function inline(text) {
         continue;
       }
     }
-    if ((c === 'h' || c === 'H') && (i === 0 || /[\s(]/.test(s[i - 1]))) {
+    if (/^https?:/i.test(s.slice(i, i + 6)) && (i === 0 || /[\s(]/.test(s[i - 1]))) {
       const m = BARE_URL.exec(s.slice(i, i + 2048));
       if (m) {
         push(html`<a href=${m[0]} target="_blank" rel="noopener noreferrer">${m[0]}</a>`);
@@ -307,18 +317,19 @@ export function inline(text) {
         continue;
       }
     }
-    if (c === '~' && s[i + 1] === '~') {
-      const j = s.indexOf('~~', i + 2);
+    if (!deep && c === '~' && s[i + 1] === '~') {
+      const j = none('~~', i) ? -1 : s.indexOf('~~', i + 2);
+      if (j === -1) failed.set('~~', i);
       if (j > i + 2 && !/\s/.test(s[i + 2])) {
-        push(html`<del>${inline(s.slice(i + 2, j))}</del>`);
+        push(html`<del>${inline(s.slice(i + 2, j), depth + 1)}</del>`);
         i = j + 2;
         continue;
       }
     }
     if (c === '*' || c === '_') {
-      const em = emphasis(s, i);
+      const em = deep ? null : emphasis(s, i, ticks, failed);
       if (em) {
-        const body = inline(s.slice(em.start, em.stop));
+        const body = inline(s.slice(em.start, em.stop), depth + 1);
         if (em.strong && em.em) push(html`<strong><em>${body}</em></strong>`);
         else if (em.strong) push(html`<strong>${body}</strong>`);
         else push(html`<em>${body}</em>`);
@@ -338,7 +349,8 @@ export function inline(text) {
   return out;
 }
 
-function emphasis(s, i) {
+// A closer that suits one opener suits all with the same run and backtick parity.
+function emphasis(s, i, ticks, failed) {
   const c = s[i];
   let run = 1;
   while (s[i + run] === c) run++;
@@ -348,15 +360,19 @@ function emphasis(s, i) {
   // `_` only at word boundaries, so snake_case stays as it is.
   if (c === '_' && i > 0 && WORD.test(s[i - 1])) return null;
   const delim = c.repeat(run);
+  const key = delim + ticks[open];
+  if (failed.get(key) <= open) return null;
   let j = open;
   for (;;) {
     j = s.indexOf(delim, j + 1);
-    if (j === -1) return null;
+    if (j === -1) {
+      failed.set(key, open);
+      return null;
+    }
     let k = j;
     while (s[k] === c) k++;
     const bad = k - j !== run || /\s/.test(s[j - 1]) || (c === '_' && k < s.length && WORD.test(s[k]))
-      // a backtick span opened inside must close inside
-      || (s.slice(open, j).match(/`/g) || []).length % 2 === 1;
+      || ticks[j] !== ticks[open]; // a code span must close inside
     if (bad) {
       j = k - 1;
       continue;
@@ -367,29 +383,29 @@ function emphasis(s, i) {
 
 const WORD = /[\p{L}\p{N}]/u;
 
-function parseLink(s, i) {
-  // [text](url "title")
-  let depth = 0;
-  let j = i;
-  for (; j < s.length; j++) {
+// Each `[`'s `]` (escapes and code skipped; a blank line ends open brackets).
+function brackets(s) {
+  const closing = new Map();
+  const open = [];
+  let lone = false;
+  for (let j = 0; j < s.length; j++) {
     const c = s[j];
-    if (c === '\\') {
-      j++;
-      continue;
-    }
-    if (c === '`') {
-      const k = s.indexOf('`', j + 1);
-      if (k !== -1) j = k;
-      continue;
-    }
-    if (c === '[') depth++;
-    else if (c === ']') {
-      depth--;
-      if (depth === 0) break;
-    }
-    if (c === '\n' && s[j + 1] === '\n') return null;
+    if (c === '\\') j++;
+    else if (c === '`') {
+      const k = lone ? -1 : s.indexOf('`', j + 1);
+      if (k === -1) lone = true;
+      else j = k;
+    } else if (c === '[') open.push(j);
+    else if (c === ']' && open.length) closing.set(open.pop(), j);
+    else if (c === '\n' && s[j + 1] === '\n') open.length = 0;
   }
-  if (j >= s.length || s[j + 1] !== '(') return null;
+  return closing;
+}
+
+function parseLink(s, i, closing) {
+  // [text](url "title")
+  const j = closing.get(i);
+  if (j === undefined || s[j + 1] !== '(') return null;
   const m = /^\(\s*<?([^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)>?(?:\s+(?:"([^"]*)"|'([^']*)'))?\s*\)/.exec(s.slice(j + 1, j + 4096));
   if (!m) return null;
   return { text: s.slice(i + 1, j), url: m[1], title: m[2] || m[3] || '', end: j + 1 + m[0].length };
