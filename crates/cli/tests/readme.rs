@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use golem_testkit::parts::{
-    CHROMIUM_INSTALL, MCP_PYTHON_PACKAGE, MCP_SERVER_PACKAGES, TEST_COMMAND,
+    CHROMIUM_INSTALL, MCP_PYTHON_PACKAGE, MCP_SERVER_PACKAGES, SLIRP_INSTALL, TEST_COMMAND,
 };
 
 fn root() -> PathBuf {
@@ -95,6 +95,7 @@ fn the_test_command_installs_every_part_then_runs_every_test() {
     for package in debian
         .split(' ')
         .chain(["nodejs", "npm", "python3-venv", "git"])
+        .chain(SLIRP_INSTALL.split(' ').skip(3))
     {
         assert!(
             lines

@@ -154,8 +154,8 @@ impl Effects {
             .filter(|z| z.mode == ZoneMode::Rw)
             .collect();
         let programs = toolsets.code.is_some() || toolsets.shell.is_some();
-        let network = toolsets.code.as_ref().is_some_and(|c| c.network)
-            || toolsets.shell.as_ref().is_some_and(|s| s.network);
+        let network = toolsets.code.as_ref().is_some_and(|c| c.network.on)
+            || toolsets.shell.as_ref().is_some_and(|s| s.network.on);
         let custom = toolsets.custom.is_some();
         // Anything that can reach a read-write zone: the file tools, programs, git, and
         // sub-workers (whose zones narrow the caller's).

@@ -24,7 +24,8 @@ pub use mcp::{mcp_cache_dir, mcp_options};
 use crate::delegation::DelegateTool;
 use crate::launch::{LaunchError, SessionEnv, WorkerFrame};
 use crate::worker::{
-    CustomToolsetConfig, GitToolsetConfig, JailMode, ProcessLimitsConfig, WorkerDefinition,
+    CustomToolsetConfig, GitToolsetConfig, JailMode, NetworkAccess, ProcessLimitsConfig,
+    WorkerDefinition,
 };
 
 /// Builds the tools of `definition`.
@@ -52,7 +53,7 @@ pub fn build_tools(
         let process = ProcessToolset {
             toolset: "code",
             mode_key: "jail",
-            network: code.network,
+            network: &code.network,
             jail: code.jail,
             limits: &code.limits,
             workdir: code.workdir.as_deref(),
@@ -75,7 +76,7 @@ pub fn build_tools(
         let process = ProcessToolset {
             toolset: "shell",
             mode_key: "jail",
-            network: shell.network,
+            network: &shell.network,
             jail: shell.jail,
             limits: &shell.limits,
             workdir: shell.workdir.as_deref(),
@@ -213,7 +214,7 @@ fn custom_tools(
         let process = ProcessToolset {
             toolset: "custom",
             mode_key: "jail",
-            network: module.network,
+            network: &module.network,
             jail: module.jail,
             limits: &module.limits,
             workdir: None,
@@ -272,6 +273,11 @@ fn git_tools(
             }
         )));
     };
+    let offline = NetworkAccess::default();
+    let online = NetworkAccess {
+        on: true,
+        allow_private: git.allow_private.clone(),
+    };
     let process = |network| ProcessToolset {
         toolset: "git",
         mode_key: "jail",
@@ -282,9 +288,9 @@ fn git_tools(
         timeout: git.timeout,
         max_timeout: git.timeout,
     };
-    let (local, ..) = process(false).build(env, definition, sandbox)?;
+    let (local, ..) = process(&offline).build(env, definition, sandbox)?;
     let network = match zone.mode() {
-        ZoneMode::Rw => Some(process(true).build(env, definition, sandbox)?.0),
+        ZoneMode::Rw => Some(process(&online).build(env, definition, sandbox)?.0),
         ZoneMode::Ro => None,
     };
     let options = GitOptions {
@@ -312,7 +318,7 @@ struct ProcessToolset<'a> {
     toolset: &'static str,
     /// The key of the jail's mode (`jail`, or `mode` inside an MCP server's `jail:`).
     mode_key: &'static str,
-    network: bool,
+    network: &'a NetworkAccess,
     jail: JailMode,
     limits: &'a ProcessLimitsConfig,
     workdir: Option<&'a str>,
@@ -340,7 +346,8 @@ impl ProcessToolset<'_> {
             zone_files: self.limits.zone_files.unwrap_or(defaults.zone_files),
         };
         JailPolicy {
-            network: self.network,
+            network: self.network.on,
+            allow_private: self.network.allow_private.clone(),
             mode: match self.jail {
                 JailMode::Strict => SandboxJailMode::Strict,
                 JailMode::BestEffort => SandboxJailMode::BestEffort,

@@ -198,7 +198,7 @@ fn toolset_defaults() {
         |w| {
             w.toolsets.filesystem = Some(FilesystemToolsetConfig {});
             w.toolsets.code = Some(CodeToolsetConfig {
-                network: false,
+                network: false.into(),
                 timeout: 60,
                 max_timeout: 600,
                 jail: JailMode::Strict,
@@ -209,7 +209,7 @@ fn toolset_defaults() {
             w.toolsets.shell = Some(ShellToolsetConfig {
                 rules: vec![],
                 default: None,
-                network: false,
+                network: false.into(),
                 timeout: 60,
                 max_timeout: 600,
                 jail: JailMode::Strict,
@@ -227,14 +227,14 @@ fn toolset_defaults() {
          shell: { network: true, timeout: 1, jail: strict, default: blocked }\n",
         |w| {
             w.toolsets.code = Some(CodeToolsetConfig {
-                network: true,
+                network: true.into(),
                 timeout: 5,
                 jail: JailMode::BestEffort,
                 ..CodeToolsetConfig::default()
             });
             w.toolsets.shell = Some(ShellToolsetConfig {
                 default: Some(ApprovalDecisionType::Blocked),
-                network: true,
+                network: true.into(),
                 timeout: 1,
                 ..ShellToolsetConfig::default()
             });
@@ -278,7 +278,7 @@ fn toolset_defaults() {
                 modules: vec![
                     custom_module("./a.py"),
                     CustomModuleConfig {
-                        network: true,
+                        network: true.into(),
                         timeout: 5,
                         ..custom_module("./b.mjs")
                     },
@@ -396,7 +396,13 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             "name: greeter\ntoolsets:\n  code: { network: maybe }\n",
-            "line 4: `toolsets.code.network` must be true or false, found \"maybe\"",
+            "line 4: `toolsets.code.network` must be `true`, `false` or `{ allow_private: \
+             [10.1.0.0/16] }`, found \"maybe\"",
+        ),
+        (
+            "name: greeter\ntoolsets:\n  code: { network: { allow_private: [intranet] } }\n",
+            "line 4: `toolsets.code.network.allow_private`: \"intranet\" is not an IPv4 address or \
+             network such as \"10.1.2.3\" or \"10.1.0.0/16\"",
         ),
         (
             "name: greeter\ntoolsets:\n  code: { timeout: 0 }\n",
@@ -815,7 +821,7 @@ fn custom_module(module: &str) -> CustomModuleConfig {
         module: module.to_owned(),
         tools: None,
         approval: ApprovalConfig::default(),
-        network: false,
+        network: false.into(),
         timeout: 60,
         jail: JailMode::Strict,
         limits: ProcessLimitsConfig::default(),

@@ -195,7 +195,7 @@ fn a_stdio_server_opts_into_the_jail() {
         jail_of(&full),
         Some(&McpJailConfig {
             zones: Some(vec!["docs".to_owned(), "servers".to_owned()]),
-            network: true,
+            network: true.into(),
             mode: JailMode::BestEffort,
             limits: ProcessLimitsConfig {
                 cpu_seconds: Some(600),
@@ -215,7 +215,7 @@ fn a_stdio_server_opts_into_the_jail() {
         "`true`: every zone of the worker, no network, strict"
     );
     assert_eq!(McpJailConfig::default().zones, None);
-    assert!(!McpJailConfig::default().network);
+    assert!(!McpJailConfig::default().network.on);
     let defaults = jailed("{ command: node, jail: {} }").unwrap();
     assert_eq!(jail_of(&defaults), Some(&McpJailConfig::default()));
     let none = jailed("{ command: node, jail: { zones: [] } }").unwrap();

@@ -28,6 +28,9 @@ pub const MCP_PYTHON_INSTALL: &str =
 /// Debian's browser and its WebDriver, for the browser tests.
 pub const CHROMIUM_INSTALL: &str = "apt-get install -y chromium chromium-driver";
 
+/// The user-mode network stack a jail with the network on gets its own network through.
+pub const SLIRP_INSTALL: &str = "apt-get install -y slirp4netns";
+
 /// The failure message of a test whose part `what` is missing: how to install it, with the
 /// README's test command or with the part's own `install` command.
 pub fn missing(what: &str, install: &str) -> String {

@@ -105,17 +105,45 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
             .toolsets
             .code
             .as_ref()
-            .is_some_and(|code| !code.network),
+            .is_some_and(|code| !code.network.on),
         worker
             .toolsets
             .shell
             .as_ref()
-            .is_some_and(|shell| !shell.network),
+            .is_some_and(|shell| !shell.network.on),
         // Every git tool but `git_pull` and `git_push` runs without the network.
         worker.toolsets.git.is_some(),
     ];
     if network_off.contains(&true) {
         say(&format!("Limit: {NETWORK_OFF_LIMITS}."));
+    }
+    let toolsets = &worker.toolsets;
+    let network_on = [
+        toolsets.code.as_ref().is_some_and(|code| code.network.on),
+        toolsets
+            .shell
+            .as_ref()
+            .is_some_and(|shell| shell.network.on),
+        toolsets
+            .custom
+            .as_ref()
+            .is_some_and(|custom| custom.modules.iter().any(|m| m.network.on)),
+        // `git_pull` and `git_push`.
+        toolsets.git.is_some(),
+        toolsets.mcp.as_ref().is_some_and(|mcp| {
+            mcp.servers.values().any(|server| match server {
+                McpServerConfig::Stdio { jail, .. } => {
+                    jail.as_ref().is_some_and(|jail| jail.network.on)
+                }
+                McpServerConfig::Http { .. } => false,
+            })
+        }),
+    ];
+    if network_on.contains(&true) {
+        say(&format!(
+            "Network (where on): {}.",
+            golem_sandbox::jail::network_on_summary()
+        ));
     }
 }
 

@@ -246,6 +246,35 @@ fn check_reports_the_kernels_jail_support_and_the_shell_rules() {
     );
     let shell = text.lines().find(|l| l.contains("│ shell")).unwrap();
     assert!(shell.contains("git"), "{shell}");
+    assert!(
+        !text.contains("Network (where on)"),
+        "no toolset has it on: {text}"
+    );
+}
+
+#[test]
+fn check_says_what_the_network_on_means_here() {
+    let env = TestEnv::new();
+    project(
+        &env,
+        &[(
+            "main.worker",
+            process_worker("  code: { network: { allow_private: [10.9.0.0/16] } }\n"),
+        )],
+    );
+    let text = check_offline(&env);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("Network (where on): "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("a network of the jail's own through")
+            && line.contains("slirp4netns")
+            && line.contains("not the host's loopback")
+            && line.contains("169.254.0.0/16")
+            && line.contains("allow_private"),
+        "{line}"
+    );
 }
 
 #[test]

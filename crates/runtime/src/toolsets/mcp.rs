@@ -90,7 +90,7 @@ pub fn mcp_options(
                 command: command.clone(),
                 args: args.clone(),
                 env: env.clone(),
-                jail: mcp_jail(
+                jail: Box::new(mcp_jail(
                     definition,
                     name,
                     jail,
@@ -98,7 +98,7 @@ pub fn mcp_options(
                     sandbox,
                     helper,
                     program_root,
-                )?,
+                )?),
             },
             McpServerConfig::Http { url, headers } => golem_tools::mcp::McpTransportOptions::Http {
                 url: url.clone(),
@@ -189,7 +189,7 @@ fn mcp_jail(
     let process = ProcessToolset {
         toolset: "mcp",
         mode_key: "mode",
-        network: jail.network,
+        network: &jail.network,
         jail: jail.mode,
         limits: &jail.limits,
         workdir: None,

@@ -12,8 +12,10 @@ use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::mcp_config::McpToolsetConfig;
+use super::network::{NetworkAccess, private_networks};
 use super::yaml::or_default;
 use crate::budget::BudgetLimits;
+use golem_sandbox::jail::Ipv4Network;
 
 /// A worker as its `.worker` file defines it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,9 +184,9 @@ pub struct ProcessLimitsConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CodeToolsetConfig {
-    /// Whether code may use the network (default `false`).
-    #[serde(default, deserialize_with = "or_default")]
-    pub network: bool,
+    /// Whether code may use the network, and which private networks (default: none).
+    #[serde(default)]
+    pub network: NetworkAccess,
     /// Wall-clock limit per run in seconds when the call names none (default 60, at least 1).
     #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
     pub timeout: u64,
@@ -211,7 +213,7 @@ pub struct CodeToolsetConfig {
 impl Default for CodeToolsetConfig {
     fn default() -> Self {
         Self {
-            network: false,
+            network: NetworkAccess::default(),
             timeout: DEFAULT_TIMEOUT_SECS,
             max_timeout: DEFAULT_MAX_TIMEOUT_SECS,
             jail: JailMode::Strict,
@@ -232,9 +234,9 @@ pub struct ShellToolsetConfig {
     /// The decision for commands no rule matches; absent → they are blocked.
     #[serde(default)]
     pub default: Option<ApprovalDecisionType>,
-    /// Whether commands may use the network (default `false`).
-    #[serde(default, deserialize_with = "or_default")]
-    pub network: bool,
+    /// Whether commands may use the network, and which private networks (default: none).
+    #[serde(default)]
+    pub network: NetworkAccess,
     /// Wall-clock limit per command in seconds when the call names none (default 60).
     #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
     pub timeout: u64,
@@ -260,7 +262,7 @@ impl Default for ShellToolsetConfig {
         Self {
             rules: Vec::new(),
             default: None,
-            network: false,
+            network: NetworkAccess::default(),
             timeout: DEFAULT_TIMEOUT_SECS,
             max_timeout: DEFAULT_MAX_TIMEOUT_SECS,
             jail: JailMode::Strict,
@@ -313,6 +315,10 @@ pub struct GitToolsetConfig {
     /// Resource limits of git's processes.
     #[serde(default, deserialize_with = "or_default")]
     pub limits: ProcessLimitsConfig,
+    /// Private networks `git_pull` and `git_push` may reach (a company's git server); the
+    /// host's own services and other private networks are out of their reach.
+    #[serde(default, deserialize_with = "private_networks")]
+    pub allow_private: Vec<Ipv4Network>,
 }
 
 /// `toolsets.git.author`: the name and email git records on commits.
@@ -382,9 +388,9 @@ pub struct CustomModuleConfig {
     /// Decisions for tools without a policy of their own, with a default (`ask` when absent).
     #[serde(default, deserialize_with = "or_default")]
     pub approval: ApprovalConfig,
-    /// Whether the module may use the network (default `false`).
-    #[serde(default, deserialize_with = "or_default")]
-    pub network: bool,
+    /// Whether the module may use the network, and which private networks (default: none).
+    #[serde(default)]
+    pub network: NetworkAccess,
     /// Wall-clock limit of each call (and of reading the module's tools) in seconds
     /// (default 60).
     #[serde(default = "default_timeout", deserialize_with = "positive_secs")]

@@ -17,6 +17,7 @@ use serde::{Deserialize, Deserializer};
 use super::definition::{
     DEFAULT_TIMEOUT_SECS, JailMode, ProcessLimitsConfig, default_timeout, positive_secs,
 };
+use super::network::NetworkAccess;
 use super::yaml::or_default;
 
 /// The MCP toolset (`toolsets.mcp`): servers whose tools the worker may call, each tool
@@ -99,9 +100,9 @@ pub struct McpJailConfig {
     /// The worker's zones the server sees (absent: all of them; `[]`: none).
     #[serde(default)]
     pub zones: Option<Vec<String>>,
-    /// Whether the server may use the network (default `false`).
-    #[serde(default, deserialize_with = "or_default")]
-    pub network: bool,
+    /// Whether the server may use the network, and which private networks (default: none).
+    #[serde(default)]
+    pub network: NetworkAccess,
     /// How strictly to jail (default `strict`), as for the other toolsets' `jail:`.
     #[serde(default, deserialize_with = "or_default")]
     pub mode: JailMode,

@@ -6,6 +6,7 @@ mod definition;
 mod error;
 mod mcp_config;
 mod models;
+mod network;
 mod parse;
 pub(crate) mod suggest;
 pub(crate) mod yaml;
@@ -19,5 +20,6 @@ pub use definition::{
 pub use error::WorkerFileError;
 pub use mcp_config::{McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name};
 pub use models::glob_matches;
+pub use network::NetworkAccess;
 pub(crate) use parse::unique_zones;
 pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};

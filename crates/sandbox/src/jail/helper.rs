@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 
 use super::spec::{JAIL_SPEC_FILE, JailSpec, ReportLine, ReportedExit, append, read_json};
 use super::standby::{self, STANDBY_ARG};
-use super::{stage2, support};
+use super::{net, stage2, support};
 
 /// The first argument that puts the binary in jail-helper mode.
 pub const HELPER_ARG: &str = "__jail";
@@ -41,6 +41,10 @@ pub fn helper_main(args: Vec<OsString>) -> i32 {
     {
         ["--probe"] => support::probe(),
         ["--stage2", dir, mode] => stage2::stage2(Path::new(dir), *mode == "ns"),
+        [net::NET_ARG, rest @ ..] => {
+            let rest: Vec<String> = rest.iter().map(|a| (*a).to_owned()).collect();
+            net::stack_main(&rest)
+        }
         [STANDBY_ARG, dir, procs @ ..] => {
             let procs: Vec<String> = procs.iter().map(|p| (*p).to_owned()).collect();
             standby::wait_then_run(Path::new(dir), &procs)
@@ -94,10 +98,16 @@ pub(crate) fn map_ids(inside: u32, outside_uid: u32, outside_gid: u32) -> std::i
     Ok(())
 }
 
-fn namespace_flags(network: bool) -> rustix::thread::UnshareFlags {
+/// The namespaces of stage 1: a network namespace of its own unless the jail shares the host's
+/// network (the network on without `slirp4netns`, best effort).
+fn namespace_flags(spec: &JailSpec) -> rustix::thread::UnshareFlags {
     use rustix::thread::UnshareFlags as F;
     let flags = F::NEWUSER | F::NEWNS | F::NEWPID | F::NEWIPC | F::NEWUTS;
-    if network { flags } else { flags | F::NEWNET }
+    if spec.network && spec.net.is_none() {
+        flags
+    } else {
+        flags | F::NEWNET
+    }
 }
 
 /// Stage 1 (already in the run's cgroups): namespaces, then stage 2; then it passes `go` on
@@ -112,31 +122,50 @@ pub(crate) fn stage1(dir: &Path, mut report: Option<File>) -> i32 {
     };
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
-    let namespaced =
-        match unshare(namespace_flags(spec.network)).and_then(|()| map_ids(0, uid, gid)) {
-            Ok(()) => true,
-            Err(err) if spec.best_effort => {
-                if let Some(report) = &mut report {
-                    append(
-                        report,
-                        &ReportLine::Weakened(format!(
-                            "no user, mount, PID or network namespaces ({err}): the program sees \
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe"));
+    // The network stack starts in the host's network, before the namespaces are made.
+    let stack = match &spec.net {
+        Some(routes) => match net::Stack::spawn(&exe, &routes.stack) {
+            Ok(stack) => Some((stack, routes)),
+            Err(err) => {
+                return setup_failed(&mut report, format!("starting slirp4netns: {err}"));
+            }
+        },
+        None => None,
+    };
+    let namespaced = match unshare(namespace_flags(&spec)).and_then(|()| map_ids(0, uid, gid)) {
+        Ok(()) => true,
+        Err(err) if spec.best_effort => {
+            if let Some(report) = &mut report {
+                append(
+                    report,
+                    &ReportLine::Weakened(format!(
+                        "no user, mount, PID or network namespaces ({err}): the program sees \
                          the host's file tree (Landlock still limits what it may open, but not \
                          the metadata of read-only zones: no read-only mounts), /tmp is a host \
                          directory without a size limit, background processes that leave the \
                          process group outlive it, and the network is cut only by seccomp"
-                        )),
-                    );
-                }
-                false
-            }
-            Err(err) => {
-                return setup_failed(
-                    &mut report,
-                    format!("user namespaces are not available: {err}"),
+                    )),
                 );
             }
-        };
+            false
+        }
+        Err(err) => {
+            return setup_failed(
+                &mut report,
+                format!("user namespaces are not available: {err}"),
+            );
+        }
+    };
+    // Held until stage 1 ends, which ends the stack.
+    let _stack = match (stack, namespaced) {
+        (Some((stack, routes)), true) => match stack.start(routes) {
+            Ok(stack) => Some(stack),
+            Err(message) => return setup_failed(&mut report, message),
+        },
+        // Without namespaces the stack is not started (its start pipe closes).
+        (Some(_), false) | (None, _) => None,
+    };
     let overlays = spec.zones.iter().any(|zone| zone.overlay.is_some());
     if overlays && report.is_none() {
         // The parent could not tell when the run's processes are gone (see below).
@@ -151,7 +180,6 @@ pub(crate) fn stage1(dir: &Path, mut report: Option<File>) -> i32 {
         Ok(pair) => pair,
         Err(err) => return setup_failed(&mut report, format!("creating a pipe: {err}")),
     };
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe"));
     let child = Command::new(exe)
         .arg(HELPER_ARG)
         .arg("--stage2")

@@ -43,6 +43,7 @@ mod helper;
 mod landlock_rules;
 mod limits;
 mod mounts;
+mod net;
 mod output;
 mod probe_cache;
 mod process;
@@ -61,6 +62,7 @@ use std::time::Duration;
 
 pub use channel::CHANNEL_FD_VAR;
 pub use helper::{HELPER_ARG, helper_main};
+pub use net::{BLOCKED as BLOCKED_NETWORKS, Ipv4Network, host_addresses, network_on_summary};
 pub use output::CapturedOutput;
 pub use process::{JailKiller, JailProcess};
 pub use support::{KernelSupport, LayerSupport, NETWORK_OFF_LIMITS, RunLimitSupport};
@@ -150,8 +152,12 @@ impl Default for JailLimits {
 /// What a toolset allows its processes: fixed when the worker starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JailPolicy {
-    /// Whether processes may use the network (default `false`).
+    /// Whether processes may use the network (default `false`). Their network is their own
+    /// (`net.rs`): the internet, but not the host's loopback, its addresses or the private and
+    /// special ranges of [`BLOCKED_NETWORKS`].
     pub network: bool,
+    /// Private networks (or hosts) the processes may reach all the same, with the network on.
+    pub allow_private: Vec<Ipv4Network>,
     /// Strict or best effort.
     pub mode: JailMode,
     /// Resource limits.
@@ -162,6 +168,7 @@ impl Default for JailPolicy {
     fn default() -> Self {
         Self {
             network: false,
+            allow_private: Vec::new(),
             mode: JailMode::Strict,
             limits: JailLimits::default(),
         }

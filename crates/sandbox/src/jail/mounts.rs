@@ -312,6 +312,22 @@ fn mount_overlay(
     .map_err(|e| err("mounting the copy-on-write layer of", lower, e))
 }
 
+/// Shows the jail's own network's DNS forwarder as `/etc/resolv.conf` (the host's names servers
+/// that are private or its own are out of reach).
+fn private_resolver(root: &Path) -> Result<(), String> {
+    let target = under(root, Path::new("/etc/resolv.conf"));
+    if !fs::symlink_metadata(&target).is_ok_and(|meta| meta.is_file()) {
+        return Err("the host's /etc/resolv.conf is not a plain file".to_owned());
+    }
+    let source = root.join(".resolv.conf");
+    fs::write(&source, format!("nameserver {}\n", super::net::NAMESERVER))
+        .map_err(|e| err("writing", &source, e))?;
+    rustix::mount::mount_bind(&source, &target).map_err(|e| err("mounting", &target, e))?;
+    // The mount keeps the file; the root's own entry goes.
+    fs::remove_file(&source).map_err(|e| err("removing", &source, e))?;
+    restrict_mount(&target, Access::ReadOnly.attributes(), false)
+}
+
 /// Builds the new root on `spec.root` and moves into it. Returns the view and notes about
 /// what is missing (a `/proc` that could not be mounted).
 pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
@@ -336,6 +352,11 @@ pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
     for path in existing_system_paths() {
         expose(root, &path, &path, Access::ReadOnly)?;
         read_only.push(path);
+    }
+    if spec.net.is_some()
+        && let Err(e) = private_resolver(root)
+    {
+        notes.push(format!("DNS may not work in the jail: {e}"));
     }
     let mut read_write = vec![PathBuf::from("/tmp")];
     let tmp = under(root, Path::new("/tmp"));

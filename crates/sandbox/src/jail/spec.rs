@@ -72,6 +72,10 @@ pub(crate) struct JailSpec {
     pub dir: PathBuf,
     pub zones: Vec<SpecZone>,
     pub network: bool,
+    /// With the network on: the jail's own network and its routes (`net.rs`); `None` shares
+    /// the host's network (best effort without `slirp4netns`).
+    #[serde(default)]
+    pub net: Option<super::net::NetRoutes>,
     pub best_effort: bool,
     pub limits: SpecLimits,
 }

@@ -30,9 +30,18 @@ use rustix::fd::OwnedFd;
 use tokio::process::{Child, Command};
 
 use super::cgroup::{Controller, RunCgroups};
+use super::net::NetRoutes;
 use super::spec::{JAIL_SPEC_FILE, JailSpec, SpecLimits, SpecOverlay, SpecZone, human_mib};
 use super::{HELPER_ARG, Jail, JailError, JailMode, ZoneWrites};
 use crate::changeset::Layers;
+
+/// How to install the network stack.
+pub(crate) const NO_STACK_INSTALL: &str = "apt-get install slirp4netns";
+
+/// Why a jail with the network on cannot keep its programs from the host's own services.
+pub(crate) const NO_STACK: &str = "with the network on, the jail needs slirp4netns (`apt-get \
+     install slirp4netns`) to give its programs a network of their own: without it they would \
+     share the host's, reaching its loopback and local services";
 
 /// The helper's argument for the standby mode.
 pub(crate) const STANDBY_ARG: &str = "--standby";
@@ -98,10 +107,24 @@ impl Standby {
             .tempdir()
             .map_err(io)?;
         let limits = &jail.policy.limits;
+        let mut weakened = Vec::new();
+        let net = match (jail.policy.network, super::net::find_stack()) {
+            (false, _) => None,
+            (true, Some(stack)) => Some(NetRoutes::new(&jail.policy.allow_private, stack)),
+            (true, None) => {
+                let note = NO_STACK.to_owned();
+                match jail.policy.mode {
+                    JailMode::Strict => return Err(JailError::Unsupported(note)),
+                    JailMode::BestEffort => weakened.push(note),
+                }
+                None
+            }
+        };
         let spec = JailSpec {
             dir: dir.path().to_path_buf(),
             zones,
             network: jail.policy.network,
+            net,
             best_effort: jail.policy.mode == JailMode::BestEffort,
             limits: SpecLimits {
                 cpu_secs: limits.cpu_secs,
@@ -121,7 +144,6 @@ impl Standby {
             (Controller::Pids, limits.processes),
             (Controller::Memory, limits.run_memory_bytes),
         ]);
-        let mut weakened = Vec::new();
         for (controller, why) in missing {
             match controller {
                 Controller::Pids => {

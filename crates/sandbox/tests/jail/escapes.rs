@@ -7,7 +7,6 @@ mod metadata;
 mod setid;
 mod sockets;
 
-use std::io::Read;
 use std::time::{Duration, Instant};
 
 use golem_sandbox::jail::{JailLimits, JailPolicy};
@@ -62,33 +61,85 @@ async fn unix_sockets_still_work_with_the_network_off() {
     assert_eq!(out.stdout.text, "ok\n");
 }
 
-#[tokio::test]
-async fn with_the_network_on_a_local_listener_is_reachable() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let accept = std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().unwrap();
-        let mut text = String::new();
-        stream.read_to_string(&mut text).unwrap();
-        text
-    });
+/// Listeners on the host's loopback and on every address; what a jailed program with the
+/// network on (and `allow_private`) reaches of them, one line per target.
+async fn reach(allow_private: &[&str], targets: &[(String, u16)]) -> (String, usize) {
     let env = JailEnv::new();
     let policy = JailPolicy {
         network: true,
+        allow_private: allow_private
+            .iter()
+            .map(|n| golem_sandbox::jail::Ipv4Network::parse(n).unwrap())
+            .collect(),
         ..JailPolicy::default()
     };
     let code = format!(
-        "import socket\ns = socket.create_connection(('127.0.0.1', {port}), timeout=5)\n\
-         s.sendall(b'hello from the jail')\ns.close()\nprint('sent')\n"
+        "import socket\n\
+         for host, port in {targets:?}:\n\
+         \x20   try:\n\
+         \x20       socket.create_connection((host, port), timeout=3).close()\n\
+         \x20       print(host, 'reached')\n\
+         \x20   except OSError as err:\n\
+         \x20       print(host, 'refused', type(err).__name__)\n"
     );
-    let command = script_command("python3", "main.py", &code, Duration::from_secs(30));
+    let command = script_command("python3", "main.py", &code, Duration::from_secs(60));
     let out = env
         .jail(policy)
         .run(&command, &CancellationToken::new())
         .await
         .unwrap();
     assert_exit(&out, 0);
-    assert_eq!(accept.join().unwrap(), "hello from the jail");
+    let reached = out.stdout.text.matches(" reached").count();
+    (out.stdout.text, reached)
+}
+
+/// Connections that arrived at `listener` (non-blocking).
+fn arrived(listener: &std::net::TcpListener) -> usize {
+    listener.set_nonblocking(true).unwrap();
+    std::iter::from_fn(|| listener.accept().ok()).count()
+}
+
+#[tokio::test]
+async fn with_the_network_on_the_hosts_own_services_are_out_of_reach() {
+    let loopback = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let everywhere = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
+    let (lo, all) = (
+        loopback.local_addr().unwrap().port(),
+        everywhere.local_addr().unwrap().port(),
+    );
+    let mut targets = vec![
+        ("127.0.0.1".to_owned(), lo),
+        ("127.0.0.1".to_owned(), all),
+        // The user-mode stack's gateway, which could stand for the host's loopback.
+        ("10.0.2.2".to_owned(), lo),
+        ("10.0.2.2".to_owned(), all),
+        // Cloud metadata services live here.
+        ("169.254.169.254".to_owned(), 80),
+    ];
+    let own = golem_sandbox::jail::host_addresses();
+    assert!(
+        own.len() >= 2,
+        "the host has a loopback and another address: {own:?}"
+    );
+    targets.extend(own.iter().map(|addr| (addr.to_string(), all)));
+    let (said, reached) = reach(&[], &targets).await;
+    assert_eq!(reached, 0, "the jail reached the host:\n{said}");
+    assert_eq!(said.lines().count(), targets.len(), "{said}");
+    assert_eq!(arrived(&loopback) + arrived(&everywhere), 0, "{said}");
+}
+
+#[tokio::test]
+async fn with_the_network_on_a_listed_private_network_is_reachable() {
+    let everywhere = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
+    let port = everywhere.local_addr().unwrap().port();
+    let host = golem_sandbox::jail::host_addresses()
+        .into_iter()
+        .find(|addr| !addr.is_loopback())
+        .expect("an address besides the loopback");
+    let listed = host.to_string();
+    let (said, reached) = reach(&[&listed], &[(listed.clone(), port)]).await;
+    assert_eq!(reached, 1, "{said}");
+    assert_eq!(arrived(&everywhere), 1, "{said}");
 }
 
 #[tokio::test]

@@ -66,8 +66,8 @@ pub enum McpTransportOptions {
         args: Vec<String>,
         /// Its own variables (the jail adds its base environment).
         env: BTreeMap<String, String>,
-        /// The jail and the working directory in it.
-        jail: McpJailOptions,
+        /// The jail and the working directory in it (boxed: it is much the largest variant).
+        jail: Box<McpJailOptions>,
     },
     /// A streamable HTTP endpoint.
     Http {

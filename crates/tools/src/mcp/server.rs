@@ -59,8 +59,8 @@ pub enum Transport {
         args: Vec<String>,
         /// Its own variables (the jail adds its base environment, see `jailed.rs`).
         env: BTreeMap<String, String>,
-        /// The jail and the working directory in it.
-        jail: McpJailOptions,
+        /// The jail and the working directory in it (boxed: it is much the largest variant).
+        jail: Box<McpJailOptions>,
     },
     /// A streamable HTTP endpoint (`http` or `https`).
     Http {

@@ -267,10 +267,10 @@ mod tests {
                 command: "node".to_owned(),
                 args: vec![],
                 env: Default::default(),
-                jail: McpJailOptions {
+                jail: Box::new(McpJailOptions {
                     jail: Jail::new("golem-forge".into(), sandbox, JailPolicy::default()),
                     cwd: Some("/docs".to_owned()),
-                },
+                }),
             },
             serde_json::json!({}),
             ApprovalDecisionType::Ask,
