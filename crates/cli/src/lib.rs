@@ -9,6 +9,7 @@ mod frontend;
 mod input;
 mod inspection;
 mod logging;
+mod open_files;
 mod session;
 
 use std::process::ExitCode;
@@ -27,6 +28,7 @@ pub fn main() -> ExitCode {
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     inspection::close_to_inspection();
+    open_files::raise_open_file_limit();
     let cli = commands::Cli::parse();
     let _log_guard = match logging::init() {
         Ok(guard) => guard,

@@ -56,7 +56,8 @@ fn layers() -> BTreeMap<&'static str, u32> {
         ("golem-tools", 3),
         ("golem-runtime", 4),
         ("golem-web", 5),
-        // The MCP front end shares the web front end's address rules (`BoundAddress`).
+        // The MCP front end shares the web front end's address rules (`BoundAddress`) and its
+        // accept loop (`listen`).
         ("golem-mcp", 6),
         ("golem-forge", 7),
     ])

@@ -26,6 +26,7 @@ mod approvals;
 mod chat;
 #[path = "browser/elicitation.rs"]
 mod elicitation;
+mod flood;
 #[allow(dead_code, reason = "the bench uses parts the tests do not")]
 #[path = "browser/harness.rs"]
 mod harness;

@@ -25,6 +25,7 @@ mod approvals;
 mod calls;
 #[path = "mcp/cancel.rs"]
 mod cancel;
+mod flood;
 #[allow(dead_code, reason = "not every case uses every helper")]
 #[path = "mcp/harness.rs"]
 mod harness;

@@ -1,7 +1,9 @@
-//! The streamable HTTP transport: `rmcp`'s service at `/mcp` behind [`crate::guard`], in an
-//! axum server bound to one address (127.0.0.1 unless told otherwise). Sessions of protocol
-//! 2025-11-25 and before are kept by `rmcp` (so the server's elicitation requests reach the
-//! client on the call's stream); 2026-07-28 requests are served statelessly.
+//! The streamable HTTP transport: `rmcp`'s service at `/mcp` behind [`crate::guard`], an axum
+//! router on one address (127.0.0.1 unless told otherwise) served by `golem_web::listen`'s
+//! accept loop (a header-read timeout, a cap on connections waiting for their first request
+//! head). Sessions of protocol 2025-11-25 and before are kept by `rmcp` (so the server's
+//! elicitation requests reach the client on the call's stream); 2026-07-28 requests are served
+//! statelessly.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -9,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use golem_web::listen::{self, Limits};
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -105,12 +108,11 @@ impl HttpServer {
             .route_service(ENDPOINT, service)
             .layer(axum::middleware::from_fn_with_state(access, guard));
         let stopping = stop.clone();
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                stopping.cancel();
-            })
-            .await?;
+        listen::serve(listener, router, Limits::default(), async move {
+            shutdown.await;
+            stopping.cancel();
+        })
+        .await;
         server.wind_down(wind_down).await;
         Ok(())
     }

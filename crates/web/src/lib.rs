@@ -3,10 +3,13 @@
 //! protocol client: display events go out as JSON text frames, action events come back the
 //! same way. `guard` decides who may connect (Host, Origin, a per-run token traded for a
 //! cookie) and sets the security headers; `log` keeps the session so far for tabs that connect
-//! late; `socket` is one tab's WebSocket; `assets` are the embedded files.
+//! late; `socket` is one tab's WebSocket; `assets` are the embedded files; `listen` is the
+//! accept loop of both HTTP front ends (a header-read timeout, and a cap on the connections
+//! still waiting to send their first request head).
 
 pub mod assets;
 pub mod guard;
+pub mod listen;
 pub mod log;
 pub mod server;
 pub mod socket;

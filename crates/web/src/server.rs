@@ -2,7 +2,8 @@
 //! chosen address (127.0.0.1 unless told otherwise), makes a fresh token, attaches to the
 //! session host as the front end that answers approvals (through whichever tab answers first)
 //! and starts the session; [`WebServer::run`] serves the page, its files and the WebSocket
-//! until the session ends or the caller's shutdown signal comes (which ends the session).
+//! until the session ends or the caller's shutdown signal comes (which ends the session), on
+//! [`crate::listen`]'s accept loop (a header-read timeout, a cap on waiting connections).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -21,6 +22,7 @@ use tokio::sync::watch;
 
 use crate::assets;
 use crate::guard::{Access, guard};
+use crate::listen::{self, Limits};
 use crate::log::SessionLog;
 use crate::socket::{Tabs, upgrade};
 
@@ -154,9 +156,7 @@ impl WebServer {
                 () = session_over(watcher) => {}
             }
         };
-        axum::serve(listener, router)
-            .with_graceful_shutdown(stop)
-            .await?;
+        listen::serve(listener, router, Limits::default(), stop).await;
         running.closed().await;
         Ok(())
     }

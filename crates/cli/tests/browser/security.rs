@@ -2,8 +2,10 @@
 //! needs the token (none or a wrong one is 401), the token URL sets an `HttpOnly;
 //! SameSite=Strict` cookie and redirects (303); pages carry a strict CSP and `nosniff`; a
 //! WebSocket from a foreign `Origin` and any request whose `Host` names another name (DNS
-//! rebinding) are refused; the token is fresh per run; and `serve` listens on the chosen address
-//! only. Requests are written by hand over TCP so that every header is the test's.
+//! rebinding) are refused; the token is fresh per run; `serve` listens on the chosen address
+//! only; and idle connections cannot lock the token holder out (1,100 half-sent request heads,
+//! each closed after the header-read timeout). Requests are written by hand over TCP so that
+//! every header is the test's.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -15,6 +17,10 @@ use tungstenite::client::IntoClientRequest;
 use tungstenite::http::HeaderValue;
 
 use crate::common::TestEnv;
+use crate::flood::{
+    IDLE, answer_status, assert_raised_its_open_file_limit, closed_by_the_server, half_sent,
+    with_server_soft_limit,
+};
 use crate::harness::{LIMIT, Serve, WIRE, fs_worker, project};
 
 const COOKIE: &str = "golem_forge_token";
@@ -375,4 +381,39 @@ fn every_run_has_a_fresh_token_of_at_least_128_bits() {
             "{token}: URL-safe"
         );
     }
+}
+
+#[test]
+fn idle_half_sent_connections_do_not_lock_the_token_holder_out() {
+    let (_env, _server, serve) = with_server_soft_limit(|| serve(&[]));
+    assert_raised_its_open_file_limit(serve.pid());
+    let opened = std::time::Instant::now();
+    let idle = half_sent(serve.addr, IDLE);
+    let opening = opened.elapsed();
+    let request = format!(
+        "GET /?token={} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        serve.token, serve.authority
+    );
+    let (status, took) = answer_status(serve.addr, &request);
+    eprintln!(
+        "serve: {IDLE} half-sent connections opened in {opening:?}; the token holder's \
+         answer ({status}) took {took:?}"
+    );
+    assert_eq!(
+        status,
+        303,
+        "the token URL redirects; {}",
+        serve.stderr_tail()
+    );
+    // The page is served too, on a fresh connection with the cookie.
+    let page = get(&serve, "/", &[("Cookie", &cookie(&serve.token))]);
+    assert_eq!(page.status, 200, "{page:?}");
+    drop(idle);
+}
+
+#[test]
+fn a_half_sent_request_head_is_closed_after_the_header_read_timeout() {
+    let (_env, _server, serve) = serve(&[]);
+    let took = closed_by_the_server(serve.addr);
+    eprintln!("serve: a half-sent request head was closed after {took:?}");
 }
