@@ -8,6 +8,7 @@ mod approval;
 mod budget;
 pub(crate) mod changes;
 mod custom;
+mod daemons;
 mod delegation;
 mod dumpable;
 mod ending;

@@ -21,6 +21,9 @@
 //! change through the sandbox, checked by the tools before approval ([`Sandbox::protection`]
 //! and its siblings) and again inside every changing operation.
 //!
+//! The reaper (`reaper.rs`): what ends a program started outside the jail (a stdio MCP server,
+//! the notify command) together with everything it started, daemons included.
+//!
 //! Linux only (the jail is too).
 
 pub mod changeset;
@@ -30,6 +33,7 @@ pub mod jail;
 mod ops;
 mod path;
 mod protected;
+pub mod reaper;
 mod sandbox;
 mod tree;
 pub mod undo;

@@ -1,7 +1,9 @@
 //! golem-forge's environment (the API keys) and memory are closed to the processes it starts
-//! outside the jail: an MCP server run by the user's own `sh` reads `/proc/$PPID/environ` and
-//! is refused. Run as an ordinary user (`setpriv` to `nobody` when the tests run as root: a
-//! child running as root could read it whatever golem-forge does).
+//! outside the jail: an MCP server run by the user's own `sh` reads the environment of
+//! golem-forge (its grandparent: its parent is the reaper, `golem-forge __jail --reap`, whose
+//! environment is the server's own) and is refused. Run as an ordinary user (`setpriv` to
+//! `nobody` when the tests run as root: a child running as root could read it whatever
+//! golem-forge does).
 
 use super::*;
 
@@ -11,10 +13,15 @@ fn a_server_outside_the_jail_cannot_read_our_environment() {
     let env = TestEnv::new();
     let leak = env.path().join("leak.txt");
     let said = env.path().join("said.txt");
-    // The server reads its parent's environment, then exits: it never answers, which fails the
-    // run; what it could read is what matters.
+    let reaper = env.path().join("reaper.txt");
+    // The server reads its parent's (the reaper's) and its grandparent's (golem-forge's)
+    // environment, then exits: it never answers, which fails the run; what it could read is
+    // what matters.
     let script = format!(
-        "cat /proc/$PPID/environ > '{}' 2> '{}'",
+        "cat /proc/$PPID/environ > '{}' 2>&1; \
+         forge=$(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); \
+         cat /proc/$forge/environ > '{}' 2> '{}'",
+        reaper.display(),
         leak.display(),
         said.display()
     );
@@ -59,7 +66,12 @@ fn a_server_outside_the_jail_cannot_read_our_environment() {
     let key = provider_env(wire, &server)[0].1.clone();
     assert!(
         !String::from_utf8_lossy(&leaked).contains(&key),
-        "the server read our API key from /proc/$PPID/environ"
+        "the server read our API key from golem-forge's /proc/<pid>/environ"
+    );
+    let of_reaper = std::fs::read(&reaper).unwrap_or_default();
+    assert!(
+        !String::from_utf8_lossy(&of_reaper).contains(&key),
+        "the reaper holds our API key"
     );
     let refusal = std::fs::read_to_string(&said).unwrap();
     assert!(refusal.contains("Permission denied"), "{refusal}");

@@ -325,10 +325,9 @@ impl SessionHost {
             .approval
             .or(config.approval.mode)
             .unwrap_or(ApprovalMode::Interactive);
-        let notifier = config
-            .notify
-            .clone()
-            .map(|settings| ApprovalNotifier::new(settings, ui.clone()));
+        let notifier = config.notify.clone().map(|settings| {
+            ApprovalNotifier::new(settings, ui.clone(), options.jail_helper.clone())
+        });
         let controller = ApprovalController::new(mode)
             .with_callback(attached_approval_callback(
                 ui.clone(),

@@ -2,9 +2,14 @@
 //! has gone unanswered for `after_seconds`, the configured command runs once for it, outside the
 //! jail (it is the user's own program), with the tool, the description and the risk in its
 //! environment. An answer in time means no command; a command that cannot start is a `status`
-//! warning, never a failed call.
+//! warning, never a failed call. It runs under our reaper (`golem_sandbox::reaper`, the jail's
+//! helper binary), so that whatever it leaves running, daemons included, ends when it ends,
+//! when the notifier is dropped with the session, or when golem-forge dies; without a helper
+//! binary it runs alone, and what it leaves behind outlives the session (logged as a warning).
 
+use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use golem_core::ui::RuntimeUI;
@@ -17,6 +22,39 @@ use crate::config::NotifySettings;
 pub(crate) struct ApprovalNotifier {
     settings: NotifySettings,
     ui: RuntimeUI,
+    /// Our binary, whose reaper runs the command (`None`: it runs alone).
+    reaper: Option<PathBuf>,
+    /// The reapers of the commands still running, asked to stop when the last clone goes.
+    running: Arc<Running>,
+}
+
+/// The reapers of running notify commands, by a number of their own.
+#[derive(Default)]
+struct Running(Mutex<Vec<(u64, golem_sandbox::reaper::Stop)>>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let running = self.0.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for (_, reaper) in running.drain(..) {
+            reaper.stop();
+        }
+    }
+}
+
+impl Running {
+    /// Keeps `reaper` until [`Running::forget`] with the number returned.
+    fn keep(&self, reaper: golem_sandbox::reaper::Stop) -> u64 {
+        let mut running = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let number = running.last().map_or(0, |(n, _)| n + 1);
+        running.push((number, reaper));
+        number
+    }
+
+    /// Forgets the reaper kept as `number` (it has ended).
+    fn forget(&self, number: u64) {
+        let mut running = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        running.retain(|(n, _)| *n != number);
+    }
 }
 
 /// Stops the pending nudge of one request when dropped (the request was answered).
@@ -29,9 +67,15 @@ impl Drop for PendingNudge {
 }
 
 impl ApprovalNotifier {
-    /// A notifier running `settings.command`, reporting failures on `ui`.
-    pub(crate) fn new(settings: NotifySettings, ui: RuntimeUI) -> Self {
-        Self { settings, ui }
+    /// A notifier running `settings.command` under the reaper of `reaper` (our binary),
+    /// reporting failures on `ui`.
+    pub(crate) fn new(settings: NotifySettings, ui: RuntimeUI, reaper: Option<PathBuf>) -> Self {
+        Self {
+            settings,
+            ui,
+            reaper,
+            running: Arc::default(),
+        }
     }
 
     /// Starts the clock for `request`; keep the result until the request is answered.
@@ -39,6 +83,8 @@ impl ApprovalNotifier {
         let wait = Duration::from_secs(self.settings.after_seconds);
         let command = self.settings.command.clone();
         let ui = self.ui.clone();
+        let reaper = self.reaper.clone();
+        let running = Arc::downgrade(&self.running);
         let risk = match request.risk {
             Risk::Low => "low",
             Risk::Medium => "medium",
@@ -54,19 +100,29 @@ impl ApprovalNotifier {
             let Some((program, args)) = command.split_first() else {
                 return;
             };
-            let started = tokio::process::Command::new(program)
-                .args(args)
-                .envs(env)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .kill_on_drop(false)
-                .spawn();
+            let started = start(program, args, reaper.as_deref()).and_then(|mut command| {
+                command
+                    .envs(env)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .kill_on_drop(false)
+                    .spawn()
+            });
             match started {
                 // Reaped in the background; the approval keeps waiting meanwhile.
                 Ok(mut child) => {
+                    let kept = match (reaper.is_some(), child.id(), running.upgrade()) {
+                        (true, Some(pid), Some(running)) => {
+                            Some(running.keep(golem_sandbox::reaper::Stop::new(pid)))
+                        }
+                        _ => None,
+                    };
                     tokio::spawn(async move {
                         let _ = child.wait().await;
+                        if let (Some(number), Some(running)) = (kept, running.upgrade()) {
+                            running.forget(number);
+                        }
                     });
                 }
                 Err(e) => ui.emit(DisplayEvent::Status {
@@ -76,4 +132,27 @@ impl ApprovalNotifier {
             }
         }))
     }
+}
+
+/// The command that runs `program` with `args`: under the reaper of `reaper` (found on our
+/// `PATH` first, so that a missing program is reported as such), or alone without one.
+fn start(
+    program: &str,
+    args: &[String],
+    reaper: Option<&std::path::Path>,
+) -> std::io::Result<tokio::process::Command> {
+    let Some(helper) = reaper else {
+        tracing::warn!(
+            "no reaper: what the notify command `{program}` leaves running outlives the session"
+        );
+        let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        return Ok(command);
+    };
+    let cwd = std::env::current_dir()?;
+    let path = std::env::var("PATH").ok();
+    let found = golem_sandbox::reaper::resolve(program, &cwd, path.as_deref())?;
+    Ok(tokio::process::Command::from(
+        golem_sandbox::reaper::command(helper, &found, program.as_ref(), args),
+    ))
 }

@@ -49,7 +49,8 @@ pub(super) fn mcp_tools(
 /// The options of `definition`'s MCP toolset: a stdio server's working directory relative
 /// to the worker file (default: the worker file's directory), a jailed server's jail over the
 /// zones of `sandbox` it names (checked against the kernel now, with the program's jail
-/// `helper`), the tool-list cache in `<program_root>/.golem-forge/mcp-tools`. For sessions,
+/// `helper`), the tool-list cache in `<program_root>/.golem-forge/mcp-tools`, and the same
+/// `helper` as the reaper of the stdio servers outside the jail. For sessions,
 /// `mcp-refresh` and `check`.
 pub fn mcp_options(
     definition: &WorkerDefinition,
@@ -117,6 +118,8 @@ pub fn mcp_options(
         timeout: Duration::from_secs(mcp.timeout),
         cache_dir: Some(mcp_cache_dir(program_root)),
         notice: None,
+        // The jail's helper is our binary, whose reaper runs the servers outside the jail.
+        reaper: helper.map(std::path::Path::to_path_buf),
     })
 }
 

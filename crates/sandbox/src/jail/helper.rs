@@ -6,7 +6,8 @@
 //! which reads the run spec, applies every restriction and starts the program, then stays as
 //! the namespace's init, reaping orphans until the program ends. The read end of the
 //! program's stdin pipe travels down both stages as fd 3 (`standby.rs`). `<binary> __jail --probe`
-//! reports what the kernel supports (see `support.rs`). Each stage is a fresh process, so the
+//! reports what the kernel supports (see `support.rs`); `<binary> __jail --reap …` is the
+//! reaper of programs outside the jail (`crate::reaper`). Each stage is a fresh process, so the
 //! setup may allocate freely: nothing runs between `fork` and `exec` but the standard
 //! library's own spawning code.
 
@@ -27,8 +28,15 @@ pub const HELPER_ARG: &str = "__jail";
 pub(crate) const SETUP_FAILED: i32 = 125;
 
 /// Runs the helper with the arguments that follow [`HELPER_ARG`] and returns the process exit
-/// code. Call it first thing in `main`, before any thread or runtime starts.
+/// code. Call it first thing in `main`, before any thread or runtime starts. `--reap` is the
+/// reaper of programs started outside the jail (`crate::reaper`), which every helper binary
+/// thus has too.
 pub fn helper_main(args: Vec<OsString>) -> i32 {
+    if let Some((first, rest)) = args.split_first()
+        && first == crate::reaper::REAP_ARG
+    {
+        return crate::reaper::reap_main(rest.to_vec());
+    }
     let args: Vec<String> = args
         .into_iter()
         .map(|a| a.to_string_lossy().into_owned())

@@ -9,7 +9,9 @@
 //! server until the first call of one of its tools; without one (or with an unusable one) the
 //! server is started, asked and stopped when the toolset is built, and the cache written.
 //! Tools are filtered by the per-server whitelist and exposed as `<server>__<tool>` (names
-//! checked, a collision an error). In the session each server starts on the first call of one
+//! checked, a collision an error). A stdio server outside the jail runs under our reaper
+//! (`golem_sandbox::reaper`), which ends everything the server started when it ends or is
+//! stopped, daemons that left its process group included. In the session each server starts on the first call of one
 //! of its tools (`server.rs`), its live tool list then compared with the cached one, and
 //! stops with the session's tools; every tool passes the approval gate with the configured
 //! decision, `ask` unless configured (`tool.rs`), and its result is mapped to a
@@ -114,6 +116,12 @@ pub struct McpOptions {
     pub cache_dir: Option<PathBuf>,
     /// Where notices for the user go; `None` logs them only.
     pub notice: Option<McpNotice>,
+    /// Our binary (a jail helper: `golem_sandbox::reaper` is its `__jail --reap` mode), which
+    /// runs each stdio server outside the jail and ends with it everything it started, daemons
+    /// included. `None` (an embedding without a helper binary): only the server's process
+    /// group is killed, and a process that leaves the group outlives it (logged as a warning
+    /// at each start).
+    pub reaper: Option<PathBuf>,
 }
 
 /// Why the toolset could not be built; the message names the server (and the tool).
@@ -175,6 +183,7 @@ fn prepare(options: &McpOptions) -> Result<Vec<Prepared>, McpError> {
                     args: args.clone(),
                     env: server_env(&own, lookup),
                     cwd: cwd.clone(),
+                    reaper: options.reaper.clone(),
                 };
                 (transport, slot)
             }

@@ -1,11 +1,15 @@
 //! One MCP server: how it is reached (a child process over stdio — its command in a minimal
-//! environment, outside the jail, in its working directory, in a process group of its own — or
-//! the same in the process jail (`jailed.rs`), or a streamable HTTP endpoint with its
-//! headers), the connection started on first use and started again after the server died, and
-//! each call bounded by the toolset's timeout. Every failure is a message naming the server. A
-//! stdio server's whole process group (`npx` and the `node` it starts, or `sh -c` and its
-//! child), or everything in a jailed server's jail, is killed when its connection is dropped
-//! (with the session's tools), when it stops answering, or when it is stopped.
+//! environment, outside the jail, in its working directory, under our reaper, in a process
+//! group of its own — or the same in the process jail (`jailed.rs`), or a streamable HTTP
+//! endpoint with its headers), the connection started on first use and started again after the
+//! server died, and each call bounded by the toolset's timeout. Every failure is a message
+//! naming the server. Everything a stdio server outside the jail started (`npx` and the `node`
+//! it starts, `sh -c` and its child, a daemon that left the group) is ended by its reaper
+//! (`golem_sandbox::reaper`: asked with `SIGTERM`, its group killed should it not end in
+//! time; without a reaper, the process group is killed), and everything in a jailed server's
+//! jail by the jail, when its connection is dropped (with the session's tools), when it stops
+//! answering, or when it is stopped. Should golem-forge die, the reaper ends everything too
+//! (a parent-death signal).
 //!
 //! A stdio server that exits or stops talking before it has initialized is reported with its
 //! command, how it ended and the last lines of its stderr ([`NotStarted`]), read all along by a
@@ -50,6 +54,10 @@ pub enum Transport {
         env: BTreeMap<String, String>,
         /// Its working directory.
         cwd: PathBuf,
+        /// Our binary, whose reaper (`golem_sandbox::reaper`) runs the server and ends with it
+        /// everything it started, daemons that left its process group included; `None`: only
+        /// its process group is killed (a warning is logged at each start).
+        reaper: Option<PathBuf>,
     },
     /// A child process in the process jail, speaking MCP on its standard input and output.
     Jailed {
@@ -83,22 +91,75 @@ pub struct ServerSpec {
 /// A running connection.
 type Connection = RunningService<RoleClient, Client>;
 
-/// The process group of a stdio server, killed (every process in it) when dropped.
-struct ProcessGroup(rustix::process::Pid);
+/// A stdio server outside the jail: its process (the reaper running it, or the server itself)
+/// in a process group of its own. Dropping it asks the reaper to stop (it kills everything the
+/// server started, then ends), or, without a reaper, kills the whole group.
+struct Outside {
+    child: Child,
+    /// The process (and group) id, when it was known.
+    pid: Option<rustix::process::Pid>,
+    /// Whether `child` is the reaper.
+    reaper: bool,
+}
 
-impl Drop for ProcessGroup {
+impl Outside {
+    /// Ends the server with everything it started and reaps it: the reaper asked to stop and
+    /// given [`REAPER_GRACE`] to do it, then (or without a reaper, at once) the group killed. A
+    /// reaper that has ended has ended everything with it: nothing to do.
+    async fn end(&mut self) {
+        if self.reaper {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            if self.ask_reaper_to_stop()
+                && tokio::time::timeout(REAPER_GRACE, self.child.wait())
+                    .await
+                    .is_ok()
+            {
+                return;
+            }
+            tracing::warn!("the reaper of an MCP server did not stop in time; killing its group");
+        }
+        self.kill_group();
+        let _killed = self.child.kill().await;
+    }
+
+    /// `SIGTERM` to the reaper, unless it has ended (then its pid may be another process's);
+    /// whether it was sent.
+    fn ask_reaper_to_stop(&mut self) -> bool {
+        match (self.pid, self.child.try_wait()) {
+            (Some(pid), Ok(None)) => {
+                rustix::process::kill_process(pid, rustix::process::Signal::TERM).is_ok()
+            }
+            _ => false,
+        }
+    }
+
+    /// `SIGKILL` to every process of the group (the group may be gone already).
+    fn kill_group(&self) {
+        if let Some(pid) = self.pid {
+            let _gone = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+impl Drop for Outside {
     fn drop(&mut self) {
-        // The group may be gone already (the server exited and was reaped): nothing to do.
-        let _gone = rustix::process::kill_process_group(self.0, rustix::process::Signal::KILL);
+        if self.reaper {
+            // The reaper ends everything and itself; it is reaped in the background. A group
+            // kill here would kill the reaper before it could.
+            self.ask_reaper_to_stop();
+        } else {
+            self.kill_group();
+        }
     }
 }
 
 /// What ends a stdio server's processes when dropped (held only to be dropped).
 #[allow(dead_code, reason = "held for its Drop")]
 enum Processes {
-    /// The process group of a server outside the jail (when its id was known), then the
-    /// server's own process (killed too when dropped, and reaped).
-    Group(Option<ProcessGroup>, Child),
+    /// A server outside the jail.
+    Outside(Outside),
     /// A jailed server (dropping it kills everything in its jail).
     Jail(Box<golem_sandbox::jail::JailProcess>),
 }
@@ -174,27 +235,58 @@ impl Server {
                 args,
                 env,
                 cwd,
+                reaper,
             } => {
-                let mut command = tokio::process::Command::new(program);
+                let spawn_error = |e: std::io::Error| StartError::Spawn {
+                    server: spec.name.clone(),
+                    why: spawn_failure(program, cwd, env, &e),
+                };
+                let mut command = match reaper {
+                    Some(helper) => {
+                        // Found now, so that a missing program is reported as before.
+                        let path = env.get("PATH").map(String::as_str);
+                        let found = golem_sandbox::reaper::resolve(program, cwd, path)
+                            .map_err(spawn_error)?;
+                        tokio::process::Command::from(golem_sandbox::reaper::command(
+                            helper,
+                            &found,
+                            program.as_ref(),
+                            args,
+                        ))
+                    }
+                    None => {
+                        tracing::warn!(
+                            server = %spec.name,
+                            "no reaper: processes that leave the server's process group outlive it"
+                        );
+                        let mut command = tokio::process::Command::new(program);
+                        command.args(args).kill_on_drop(true);
+                        command
+                    }
+                };
                 command
-                    .args(args)
                     .env_clear()
                     .envs(env)
                     .current_dir(cwd)
                     .process_group(0)
-                    .kill_on_drop(true)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped());
-                let mut child = command.spawn().map_err(|e| StartError::Spawn {
-                    server: spec.name.clone(),
-                    why: spawn_failure(program, cwd, env, &e),
+                let mut child = command.spawn().map_err(|e| match reaper {
+                    // Not the server's fault: our own binary could not run.
+                    Some(helper) if cwd.is_dir() => StartError::Spawn {
+                        server: spec.name.clone(),
+                        why: format!(
+                            "the reaper that runs it ({} __jail --reap) could not run: {e}",
+                            helper.display()
+                        ),
+                    },
+                    _ => spawn_error(e),
                 })?;
-                let group = child
+                let pid = child
                     .id()
                     .and_then(|id| i32::try_from(id).ok())
-                    .and_then(rustix::process::Pid::from_raw)
-                    .map(ProcessGroup);
+                    .and_then(rustix::process::Pid::from_raw);
                 let (Some(stdout), Some(stdin), Some(stderr)) =
                     (child.stdout.take(), child.stdin.take(), child.stderr.take())
                 else {
@@ -204,13 +296,18 @@ impl Server {
                     });
                 };
                 let stderr = StderrTail::read(stderr);
+                let mut outside = Outside {
+                    child,
+                    pid,
+                    reaper: reaper.is_some(),
+                };
                 match self.handshake((stdout, stdin)).await {
                     Ok(connection) => Ok(Live {
                         connection: Arc::new(connection),
-                        processes: Some(Processes::Group(group, child)),
+                        processes: Some(Processes::Outside(outside)),
                     }),
                     Err(failure) => {
-                        let ending = stdio_ending(&mut child, group, failure).await;
+                        let ending = stdio_ending(&mut outside, failure).await;
                         Err(NotStarted {
                             server: spec.name.clone(),
                             command: command_line(program, args),
@@ -344,7 +441,7 @@ impl Server {
         live.connection.cancellation_token().cancel();
         match live.processes {
             Some(Processes::Jail(process)) => Some(process.end_with_changes().await),
-            Some(Processes::Group(..)) | None => None,
+            Some(Processes::Outside(..)) | None => None,
         }
     }
 
@@ -468,8 +565,10 @@ impl Server {
                 Ok(connection) => {
                     // Closes its stdin: a server ends by itself then, given a moment.
                     let _closed = connection.cancel().await;
-                    if let Some(Processes::Group(_, child)) = processes.as_mut() {
-                        let _ended = tokio::time::timeout(GRACE, child.wait()).await;
+                    if let Some(Processes::Outside(outside)) = processes.as_mut() {
+                        let _ended = tokio::time::timeout(GRACE, outside.child.wait()).await;
+                        // Whatever it started (or all of it, when it did not end) goes too.
+                        outside.end().await;
                     }
                 }
                 Err(shared) => shared.cancellation_token().cancel(),
@@ -504,6 +603,12 @@ pub enum CallError {
 /// its last words are known, before it is killed; also how long a stopped server gets to end
 /// after its stdin closed.
 pub(super) const GRACE: Duration = Duration::from_secs(1);
+
+/// How long a reaper asked to stop gets to kill and reap everything before its group is
+/// killed (which kills the reaper too, leaving what left the group to init): its work takes
+/// milliseconds, so this is only a bound for a reaper that hangs, generous for a loaded
+/// machine.
+const REAPER_GRACE: Duration = Duration::from_secs(10);
 
 /// How long the end of a failed server's stderr is waited for once it ended (a process it left
 /// behind may hold the pipe open).
@@ -708,35 +813,27 @@ fn spawn_failure(
     format!("`{program}` in {}: {error}", cwd.display())
 }
 
-/// How the stdio server `child` ended after its handshake `failure`: given [`GRACE`] to end by
-/// itself when the connection failed, killed (with its whole `group`) when it still runs.
-async fn stdio_ending(
-    child: &mut Child,
-    group: Option<ProcessGroup>,
-    failure: Unanswered,
-) -> Ending {
+/// How the stdio server `outside` ended after its handshake `failure`: given [`GRACE`] to end
+/// by itself when the connection failed, ended (with everything it started) when it still runs.
+async fn stdio_ending(outside: &mut Outside, failure: Unanswered) -> Ending {
     let why = match failure {
         Unanswered::TimedOut(limit) => {
-            drop(group);
-            let _killed = child.kill().await;
+            outside.end().await;
             return Ending::TimedOut(limit);
         }
         Unanswered::Failed(why) => why,
     };
-    let ending = match tokio::time::timeout(GRACE, child.wait()).await {
+    let ending = match tokio::time::timeout(GRACE, outside.child.wait()).await {
         Ok(Ok(status)) => match (status.code(), status.signal()) {
             (Some(code), _) => Ending::Exited(code),
             (None, Some(signal)) => Ending::Signal(signal),
             (None, None) => Ending::Unknown(why, format!("it ended: {status}")),
         },
         Ok(Err(e)) => Ending::Unknown(why, format!("its end is not known: {e}")),
-        Err(_) => {
-            let _killed = child.kill().await;
-            Ending::Failed(why)
-        }
+        Err(_) => Ending::Failed(why),
     };
     // Whatever it started goes too, closing their ends of its stderr.
-    drop(group);
+    outside.end().await;
     ending
 }
 

@@ -184,6 +184,7 @@ mod tests {
                 args: vec![],
                 env: Default::default(),
                 cwd: PathBuf::from("."),
+                reaper: None,
             },
             annotations,
             decision,
