@@ -110,12 +110,12 @@ impl Stop {
         Stop(pidfd)
     }
 
-    /// Asks the reaper to end the program and everything it started (`SIGTERM`); nothing when
-    /// it is gone already.
-    pub fn stop(&self) {
-        if let Some(pidfd) = &self.0 {
-            let _gone = rustix::process::pidfd_send_signal(pidfd, Signal::TERM);
-        }
+    /// Asks the reaper to end the program and everything it started (`SIGTERM`); whether it
+    /// was asked (not when it is gone already, nor without a pidfd).
+    pub fn stop(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|pidfd| rustix::process::pidfd_send_signal(pidfd, Signal::TERM).is_ok())
     }
 }
 

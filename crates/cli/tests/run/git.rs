@@ -24,6 +24,17 @@ pub(crate) fn git_worker(name: &str, git: &str) -> String {
     )
 }
 
+/// The project `proj` of [`git_worker`] `main` on its zone `repo`, with [`git_repositories`];
+/// the repository's host path.
+pub(crate) fn git_project(env: &TestEnv) -> std::path::PathBuf {
+    project(
+        env,
+        &[("main.worker", git_worker("main", "{ zone: repo }"))],
+    );
+    git_repositories(env, "proj");
+    env.path().join("proj/repo")
+}
+
 /// `root/repo`: a repository with one commit of `README.md` whose `origin` is the bare
 /// `root/remote/origin.git`, as the jail shows it (`/remote/origin.git`).
 pub(crate) fn git_repositories(env: &TestEnv, root: &str) {
@@ -77,11 +88,7 @@ fn calls(wire: Wire, calls: &[(&str, Value)]) -> Vec<Reply> {
 fn the_model_reviews_stages_commits_and_pulls_but_cannot_push() {
     let wire = Wire::Anthropic;
     let env = TestEnv::new();
-    project(
-        &env,
-        &[("main.worker", git_worker("main", "{ zone: repo }"))],
-    );
-    git_repositories(&env, "proj");
+    git_project(&env);
     env.write(
         "proj/repo/README.md",
         "# Project\n\nfirst line\nsecond line\n",
@@ -206,12 +213,7 @@ fn the_model_reviews_stages_commits_and_pulls_but_cannot_push() {
 fn a_repository_that_names_programs_runs_none_of_them() {
     let wire = Wire::Anthropic;
     let env = TestEnv::new();
-    project(
-        &env,
-        &[("main.worker", git_worker("main", "{ zone: repo }"))],
-    );
-    git_repositories(&env, "proj");
-    let repo = env.path().join("proj/repo");
+    let repo = git_project(&env);
     host_git(
         &repo,
         &["config", "core.fsmonitor", "touch /repo/pwned-fsmonitor"],
@@ -259,11 +261,7 @@ fn a_repository_that_names_programs_runs_none_of_them() {
 #[test]
 fn check_lists_the_git_tools_and_who_may_call_them() {
     let env = TestEnv::new();
-    project(
-        &env,
-        &[("main.worker", git_worker("main", "{ zone: repo }"))],
-    );
-    git_repositories(&env, "proj");
+    git_project(&env);
     let text = check_offline(&env);
     for expected in [
         "Jail (for git)",

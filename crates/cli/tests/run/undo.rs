@@ -148,15 +148,10 @@ fn a_turn_past_the_undo_cap_says_so_and_cannot_be_undone() {
 
 #[test]
 fn sessions_undo_puts_back_what_git_checkout_wrote_in_the_working_tree() {
-    use crate::run::git::{git_repositories, git_worker, host_git};
+    use crate::run::git::{git_project, host_git};
     let wire = Wire::Anthropic;
     let env = TestEnv::new();
-    project(
-        &env,
-        &[("main.worker", git_worker("main", "{ zone: repo }"))],
-    );
-    git_repositories(&env, "proj");
-    let repo = env.path().join("proj/repo");
+    let repo = git_project(&env);
     host_git(&repo, &["branch", "-M", "main"]);
     host_git(&repo, &["switch", "-q", "-c", "side"]);
     env.write("proj/repo/README.md", "# Side\n");

@@ -36,7 +36,7 @@ impl Drop for Running {
     fn drop(&mut self) {
         let running = self.0.get_mut().unwrap_or_else(PoisonError::into_inner);
         for (_, reaper) in running.drain(..) {
-            reaper.stop();
+            let _asked = reaper.stop();
         }
     }
 }

@@ -88,7 +88,9 @@ impl Relay {
     }
 }
 
-/// Copies until `from` ends, flushing every chunk (the other side waits for whole lines).
+/// Copies until `from` ends, flushing every chunk (the other side waits for whole lines). Not
+/// `std::io::copy`: its Linux fast path (splicing between the pipe and the socket) stalled
+/// the relay, and the custom-tool tests hung on it.
 fn copy_then_close(mut from: impl Read, mut to: impl Write) -> std::io::Result<()> {
     let mut buffer = [0u8; 16 * 1024];
     loop {

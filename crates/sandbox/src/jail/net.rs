@@ -14,7 +14,6 @@
 //! is ready, adds the routes over netlink and goes on. The stack ends when stage 1 does (its
 //! exit descriptor) and is in the run's process group and cgroups.
 
-use std::ffi::OsString;
 use std::fmt;
 use std::io::Read;
 use std::net::Ipv4Addr;
@@ -143,13 +142,15 @@ pub fn network_on_summary() -> String {
     }
 }
 
-/// Where `slirp4netns` is, if it is installed.
+/// Where `slirp4netns` is, if it is installed: on our `PATH`, or where Debian puts it.
 pub fn find_stack() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_else(|| OsString::from("/usr/bin:/bin"));
-    std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/bin"), PathBuf::from("/usr/local/bin")])
-        .map(|dir| dir.join("slirp4netns"))
-        .find(|candidate| candidate.is_file())
+    let path = std::env::var("PATH").unwrap_or_default();
+    crate::reaper::resolve(
+        "slirp4netns",
+        Path::new("/"),
+        Some(&format!("{path}:/usr/bin:/usr/local/bin")),
+    )
+    .ok()
 }
 
 /// The IPv4 addresses of the host's interfaces (a service bound to every address answers on
@@ -235,8 +236,7 @@ impl Stack {
     pub fn start(mut self, routes: &NetRoutes) -> Result<Stack, String> {
         rustix::io::write(&self.start, b"1").map_err(|e| format!("starting slirp4netns: {e}"))?;
         let mut said = [0u8; 1];
-        let mut ready = std::fs::File::from(self.ready.try_clone().map_err(|e| e.to_string())?);
-        if !matches!(ready.read(&mut said), Ok(1)) {
+        if !matches!(rustix::io::read(&self.ready, &mut said), Ok(1)) {
             let status = self.child.wait().map(|s| s.to_string()).unwrap_or_default();
             return Err(format!(
                 "slirp4netns could not give the jail its network ({status}; its messages are \

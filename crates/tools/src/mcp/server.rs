@@ -98,8 +98,8 @@ struct Outside {
     child: Child,
     /// The process (and group) id, when it was known.
     pid: Option<rustix::process::Pid>,
-    /// Whether `child` is the reaper.
-    reaper: bool,
+    /// When `child` is the reaper: how to ask it to stop.
+    reaper: Option<golem_sandbox::reaper::Stop>,
 }
 
 impl Outside {
@@ -107,11 +107,11 @@ impl Outside {
     /// given [`REAPER_GRACE`] to do it, then (or without a reaper, at once) the group killed. A
     /// reaper that has ended has ended everything with it: nothing to do.
     async fn end(&mut self) {
-        if self.reaper {
+        if let Some(reaper) = &self.reaper {
             if let Ok(Some(_)) = self.child.try_wait() {
                 return;
             }
-            if self.ask_reaper_to_stop()
+            if reaper.stop()
                 && tokio::time::timeout(REAPER_GRACE, self.child.wait())
                     .await
                     .is_ok()
@@ -124,17 +124,6 @@ impl Outside {
         let _killed = self.child.kill().await;
     }
 
-    /// `SIGTERM` to the reaper, unless it has ended (then its pid may be another process's);
-    /// whether it was sent.
-    fn ask_reaper_to_stop(&mut self) -> bool {
-        match (self.pid, self.child.try_wait()) {
-            (Some(pid), Ok(None)) => {
-                rustix::process::kill_process(pid, rustix::process::Signal::TERM).is_ok()
-            }
-            _ => false,
-        }
-    }
-
     /// `SIGKILL` to every process of the group (the group may be gone already).
     fn kill_group(&self) {
         if let Some(pid) = self.pid {
@@ -145,12 +134,13 @@ impl Outside {
 
 impl Drop for Outside {
     fn drop(&mut self) {
-        if self.reaper {
+        match &self.reaper {
             // The reaper ends everything and itself; it is reaped in the background. A group
             // kill here would kill the reaper before it could.
-            self.ask_reaper_to_stop();
-        } else {
-            self.kill_group();
+            Some(reaper) => {
+                let _asked = reaper.stop();
+            }
+            None => self.kill_group(),
         }
     }
 }
@@ -296,10 +286,14 @@ impl Server {
                     });
                 };
                 let stderr = StderrTail::read(stderr);
+                let stop = reaper
+                    .as_ref()
+                    .and(child.id())
+                    .map(golem_sandbox::reaper::Stop::new);
                 let mut outside = Outside {
                     child,
                     pid,
-                    reaper: reaper.is_some(),
+                    reaper: stop,
                 };
                 match self.handshake((stdout, stdin)).await {
                     Ok(connection) => Ok(Live {
