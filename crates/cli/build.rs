@@ -7,7 +7,7 @@
 //! a fixed address the tables are final in the file and shared from the page cache. The code
 //! is still compiled position-independent; what is given up is the randomized address of the
 //! binary's own code and data (shared libraries, heap, stacks and `mmap` stay randomized), as
-//! Go does for its binaries. ARCHITECTURE.md, "Decisions", has the whole start-up budget.
+//! Go does for its binaries. docs/decisions/0010-start-up.md has the whole start-up budget.
 
 fn main() {
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use crate::frontend::clean::clean_text;
 
-/// What went wrong, which fixes the exit code (DESIGN.md §3.4).
+/// What went wrong, which fixes the exit code (docs/cli.md, Exit codes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     /// Bad command-line usage or configuration (exit 2).

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::cli_error::CommandError;
 
-/// Reads the input by the precedence of DESIGN.md §3.4.
+/// Reads the input by the precedence of docs/cli.md (Input).
 pub fn read_input(
     text: Option<&str>,
     file: Option<&Path>,

@@ -136,7 +136,7 @@ pub fn api_key_env(wire: Wire) -> &'static str {
 }
 
 /// The API key and base URL variables that point `wire`'s provider client at `server`
-/// (DESIGN.md §3.5: the Anthropic base URL without `/v1`, the OpenAI one with it).
+/// (docs/models.md: the Anthropic base URL without `/v1`, the OpenAI one with it).
 pub fn provider_env(wire: Wire, server: &MockServer) -> [(&'static str, String); 2] {
     match wire {
         Wire::Anthropic => [

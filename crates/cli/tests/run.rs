@@ -40,7 +40,7 @@ use crate::common::{TestEnv, api_key_env, model_for, provider_env, render};
 /// How long a run may take before a test gives up on it (never reached when things work).
 const LIMIT: Duration = Duration::from_secs(20);
 
-/// The headless denial of DESIGN.md §3.4.
+/// The headless denial (docs/cli.md, Approvals at a terminal).
 fn headless_message(tool: &str) -> String {
     format!(
         "approval needed for {tool} but no terminal is attached (use --approval approve_all or auto_deny)"

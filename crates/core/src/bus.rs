@@ -1,5 +1,5 @@
-//! The UI event bus: the one channel between the runtime and every front end (seed 000, "User
-//! Interface"; DESIGN.md §3.3).
+//! The UI event bus: the one channel between the runtime and every front end
+//! (docs/protocol.md).
 //!
 //! Display events (runtime → UI) are broadcast to every display subscriber. Action events
 //! (UI → runtime) that answer a pending request (`approvalResponse`, correlated `userInput`) go

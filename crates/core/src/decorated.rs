@@ -1,6 +1,6 @@
 //! `DecoratedTool`: a tool with some of its answers replaced — its input schema (for example
 //! with examples that name the worker's real zones) or its missing approval policy (the
-//! configured default of seed 004). Everything else is the wrapped tool's.
+//! configured default, docs/tools.md, Approval). Everything else is the wrapped tool's.
 
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
 //! `InterruptSignal`: how a UI (Ctrl+C, an `interrupt` action) tells the running turn to stop
-//! (seed 000, "Interruption").
+//! (docs/protocol.md, Interrupts).
 //!
 //! The signal only records and broadcasts the wish to stop; it must not stop anything itself.
 //! Runtime code checks it between steps, or hands its [`CancellationToken`] to whatever awaits

@@ -1,9 +1,9 @@
-//! The tool-call orchestrator: the one path every tool call takes, from the model or from the
-//! user (DESIGN.md §2). Lookup → execution-mode check → argument validation → `Tool::prepare`
-//! once (requirement, description, risk, plan) → blocked / pre-approved / asked (session
-//! memory, mode, user; the plan's preview only now) → modified arguments validated and prepared
-//! again (their plan runs) → execute the plan with a cancellation token → result. Every step is
-//! reported on the event bus; nothing else executes tools.
+//! The tool-call orchestrator: the one path every tool call takes, from the model or from the user
+//! (ARCHITECTURE.md, The path of one tool call). Lookup → execution-mode check → argument
+//! validation → `Tool::prepare` once (requirement, description, risk, plan) → blocked /
+//! pre-approved / asked (session memory, mode, user; the plan's preview only now) → modified
+//! arguments validated and prepared again (their plan runs) → execute the plan with a cancellation
+//! token → result. Every step is reported on the event bus; nothing else executes tools.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;

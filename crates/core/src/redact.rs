@@ -1,8 +1,8 @@
 //! Secret values kept out of tool output: the values of the API keys and tokens in golem-forge's
 //! own environment are replaced by `[redacted]` in every tool result and error before it reaches
-//! the model, a front end or a transcript (DESIGN.md §4). The jail already keeps these variables
-//! from programs; this catches a secret that reaches output some other way (a key in a file a
-//! tool reads, a program that finds one on disk).
+//! the model, a front end or a transcript (docs/safety.md, Secrets). The jail already keeps these
+//! variables from programs; this catches a secret that reaches output some other way (a key in a
+//! file a tool reads, a program that finds one on disk).
 
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! `RuntimeUI`: the high-level handle runtime code uses to talk to whatever UI is attached
-//! (seed 000, "RuntimeUI"). Fire-and-forget display helpers, and the awaited exchanges:
+//! (docs/protocol.md). Fire-and-forget display helpers, and the awaited exchanges:
 //! asking for approval, asking for text, and asking for a form (a tool's question).
 //!
 //! It speaks only through the [`UiEventBus`]; it must not render, read a terminal, or decide

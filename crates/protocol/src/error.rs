@@ -1,4 +1,5 @@
-//! Tool errors: the codes of DESIGN.md §3.2 and the `ToolError` the model and the UI receive.
+//! Tool errors: the codes of docs/tools.md (Errors) and the `ToolError` the model and the UI
+//! receive.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! The event protocol (DESIGN.md §3.3): display events flow from the runtime to a UI, action
+//! The event protocol (docs/protocol.md): display events flow from the runtime to a UI, action
 //! events from a UI to the runtime. Every front end (terminal, browser, `--json`) speaks exactly
 //! these JSON objects, tagged by `type`.
 

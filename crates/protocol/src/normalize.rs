@@ -1,4 +1,4 @@
-//! The compatibility shim of seed 003 (phase 3): turns legacy flat results
+//! The compatibility shim for older result shapes (docs/tools.md, Result kinds): turns flat results
 //! (`{kind: "diff", path, original, modified, ...}`) into the normalized
 //! `{kind, data: {...}, summary?, mimeType?, display?}` form.
 

@@ -1,5 +1,5 @@
-//! Semantic tool results (seed 003): `ToolResultValue` with a kind, structured data, a summary
-//! and display hints, plus typed constructors for the well-known kinds.
+//! Semantic tool results (docs/tools.md, Result kinds): `ToolResultValue` with a kind, structured
+//! data, a summary and display hints, plus typed constructors for the well-known kinds.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

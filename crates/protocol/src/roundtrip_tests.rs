@@ -1,5 +1,5 @@
-//! Wire-shape tests: every protocol type serializes to the exact JSON of DESIGN.md §3.3 and
-//! seed 003, and reads back to the same value.
+//! Wire-shape tests: every protocol type serializes to the exact JSON of docs/protocol.md and
+//! docs/tools.md (Result kinds), and reads back to the same value.
 
 use pretty_assertions::assert_eq;
 use serde::Serialize;

@@ -1,5 +1,5 @@
 //! Wire-shape tests of the session actions (protocol 1.1) and their answers: each serializes to
-//! the exact JSON documented in ARCHITECTURE.md and reads back to the same value.
+//! the exact JSON documented in docs/protocol.md and reads back to the same value.
 
 use serde_json::json;
 

@@ -1,4 +1,4 @@
-//! Putting a worker together: its model (by the precedence of DESIGN.md §3.4), its sandbox
+//! Putting a worker together: its model (docs/models.md, Choosing a model), its sandbox
 //! (opened for the root, narrowed from the caller's for sub-workers), its tools (toolsets and
 //! delegation), and the orchestrator they all go through. One `SessionEnv` is shared by every
 //! worker of a session: config, worker registry, approval controller, UI and interrupt.

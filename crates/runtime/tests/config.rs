@@ -170,12 +170,12 @@ fn model_request_defaults_are_the_fault_budgets() {
 
 #[test]
 fn worker_dirs_are_relative_to_the_root() {
-    let config = parse("worker_paths: [workers, ../shared, /abs]\n").unwrap();
+    let config = parse("worker_paths: [workers, ../common, /abs]\n").unwrap();
     assert_eq!(
         config.worker_dirs(),
         [
             Path::new("proj/workers"),
-            Path::new("proj/../shared"),
+            Path::new("proj/../common"),
             Path::new("/abs")
         ]
     );

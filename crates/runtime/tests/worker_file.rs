@@ -646,7 +646,7 @@ fn zones_of_different_modes_may_not_nest_either_way() {
         ),
     );
     check_err(
-        "name: greeter\nsandbox:\n  zones:\n    - { name: a, mode: rw, path: shared }\n    - { name: b, path: x/../shared }\n",
+        "name: greeter\nsandbox:\n  zones:\n    - { name: a, mode: rw, path: common }\n    - { name: b, path: x/../common }\n",
         &format!(
             "line 6: `sandbox.zones[1]` must not use the directory of read-write zone `a`: `b` is \
              read-only and could be changed through `a`; {advice}"

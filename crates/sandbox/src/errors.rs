@@ -1,5 +1,5 @@
 //! Errors: [`SandboxError`] for configuration time (opening and narrowing zones), and the
-//! mapping of I/O errors from zone operations to [`ToolError`] codes (DESIGN.md §3.2).
+//! mapping of I/O errors from zone operations to [`ToolError`] codes (docs/tools.md, Errors).
 //!
 //! Messages name the virtual path only: a host path never reaches the model.
 

@@ -1,5 +1,5 @@
-//! Sandbox: filesystem zones resolved by the kernel beneath their roots (and, later, the
-//! process jail of issue #6, in a `jail` module beside these).
+//! Sandbox: filesystem zones resolved by the kernel beneath their roots, and the process jail
+//! (`jail/`) with what goes with it (changesets, undo, the reaper).
 //!
 //! A worker's `sandbox.zones` ([`ZoneConfig`]) become a [`Sandbox`]: every zone's directory is
 //! opened once as a capability handle, and every file operation resolves its path beneath that

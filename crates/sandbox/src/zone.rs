@@ -1,5 +1,5 @@
-//! Zone configuration as written in a worker file's `sandbox.zones` (DESIGN.md §3.1): the zone's
-//! name, host directory, capability (`mode`) and consent (`approval`) per operation.
+//! Zone configuration as written in a worker file's `sandbox.zones` (docs/worker-file.md, Zones):
+//! the zone's name, host directory, capability (`mode`) and consent (`approval`) per operation.
 //!
 //! Pure data, the approval table and how two configured zones overlap; nothing here touches the
 //! filesystem.

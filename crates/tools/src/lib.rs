@@ -7,7 +7,8 @@
 //! [`web`] (`web_fetch`, SSRF-safe, and `web_search`), and [`git`] (git on the repository of
 //! one zone, in the jail, with nothing the repository configures allowed to run),
 //! [`custom`] (tools from a user's Python, JavaScript or executable module, in the jail), and
-//! [`mcp`] (the tools of MCP servers, each a child process outside the jail).
+//! [`mcp`] (the tools of MCP servers: a child process outside the jail or in it, or an HTTP
+//! endpoint).
 
 mod cache_file;
 pub mod code;

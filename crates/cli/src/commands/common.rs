@@ -1,4 +1,4 @@
-//! Options shared by the commands that run a worker (DESIGN.md §3.4).
+//! Options shared by the commands that run a worker (docs/cli.md, Common options).
 
 use clap::{Args, ValueEnum};
 use golem_core::approval::ApprovalMode;

@@ -1,4 +1,4 @@
-//! A custom tool's own result kinds in the chat (seed 003's fallback chain): a kind the
+//! A custom tool's own result kinds in the chat (docs/tools.md, Rendering results): a kind the
 //! terminal does not know, whose `display.preferredView` says `table`, is drawn as a table; one
 //! with no hints is drawn from its data's shape (an object as indented JSON). The tools come from a
 //! Python module beside the worker and run in the jail.

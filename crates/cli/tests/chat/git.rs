@@ -1,4 +1,4 @@
-//! The git tools typed in a chat (seed 000's example): `/git_push --branch main` runs at once,
+//! The git tools typed in a chat (docs/tools.md, Git): `/git_push --branch main` runs at once,
 //! with no approval prompt, and the remote gets the branch; `--force` asks first, and a denied
 //! forced push changes nothing; `/git_status` draws the status tree. The repositories are made
 //! as in `run/git.rs`: the bare remote in the second zone `remote`, `origin` at

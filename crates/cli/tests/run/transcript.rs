@@ -134,7 +134,7 @@ fn sub_worker_tool_calls_are_in_the_transcript() {
         calls,
         ["call_helper", "call_main"],
         "every settled call, the sub-worker's too, keeps its arguments in the transcript \
-         (DESIGN.md §3.3: every decision is auditable)"
+         (docs/protocol.md: every decision is auditable)"
     );
 }
 

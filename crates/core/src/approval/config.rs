@@ -1,5 +1,5 @@
-//! Declarative approval configuration (seed 004): a default and per-tool decisions, applied to
-//! tools that have no policy of their own.
+//! Declarative approval configuration (docs/tools.md, Approval): a default and per-tool decisions,
+//! applied to tools that have no policy of their own.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -71,7 +71,8 @@ impl ApprovalConfig {
 }
 
 /// Wraps `tool` so that, whenever it has no approval policy of its own for a call, the
-/// configured decision applies (seed 004). A tool's own policy is always respected.
+/// configured decision applies (docs/tools.md, Approval). A tool's own policy is always
+/// respected.
 pub fn wrap_with_default_approval(tool: Arc<dyn Tool>, config: &ApprovalConfig) -> Arc<dyn Tool> {
     let decision = config.decision_for(tool.name());
     let requirement = decision.requirement(tool.name());

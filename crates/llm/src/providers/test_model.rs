@@ -1,7 +1,7 @@
 //! The built-in offline `test` model: deterministic and free. For each tool it is offered, in
 //! turn, it calls the tool once with arguments generated from the tool's JSON Schema; then it
 //! answers with a summary of what the tools returned. The model name may be a seed
-//! (`test:42`); any other name (`test:default`) uses seed 0.
+//! (`test:42`); any other name (`test:default`) uses the seed `0`.
 
 use async_trait::async_trait;
 use golem_protocol::TokenUsage;

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::{Ctx, Generator, declared_kinds};
 
 impl Generator<'_> {
-    /// Index in `0..n` picked by the seed for this choice (seed 0 always gives 0).
+    /// Index in `0..n` picked by the seed for this choice (the seed `0` always gives 0).
     ///
     /// The pick depends on the seed and the choice's contents only, so it does
     /// not shift when unrelated parts of the schema change.

@@ -63,7 +63,7 @@ impl SessionMeta {
 }
 
 /// One tool call as the gate settled it, with the proposed, approved (edited) and executed
-/// arguments kept apart (DESIGN.md §3.3).
+/// arguments kept apart (docs/protocol.md, Transcripts).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallRecord {

@@ -1,6 +1,6 @@
 //! The parsed worker file: [`WorkerDefinition`] and the configuration of each toolset, as
-//! DESIGN.md §3.1 writes them. Deserialization validates every value it can check alone (with
-//! its line); nothing here builds tools or touches the filesystem.
+//! docs/worker-file.md describes them. Deserialization validates every value it can check alone
+//! (with its line); nothing here builds tools or touches the filesystem.
 
 use std::fmt;
 use std::path::{Path, PathBuf};

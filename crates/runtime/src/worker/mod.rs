@@ -1,4 +1,4 @@
-//! Worker files (`*.worker`, DESIGN.md §3.1): YAML front matter and markdown instructions,
+//! Worker files (`*.worker`, docs/worker-file.md): YAML front matter and markdown instructions,
 //! parsed into a [`WorkerDefinition`] whose errors name the file, the line and the key, plus the
 //! `compatible_models` check. Nothing here runs a worker or builds its tools.
 

@@ -14,8 +14,9 @@
 //! and `policy` requests go to one long-lived jailed process per module per session, started
 //! by the first of them and started again after it died, timed out or was interrupted
 //! (`session.rs`: the adapter in `serve` mode, JSON lines); an executable runs once per
-//! request. Each tool (`tool.rs`) decides approval in `prepare`: its own policy wins over the
-//! configured decision, which is `ask` when unset. A tool object's own policy is its
+//! request. Each tool (`tool.rs`) decides approval in `prepare`: a decision configured for the
+//! tool by name first, else its own policy, else the configured `default` (`ask` when unset;
+//! docs/tools.md, Approval). A tool object's own policy is its
 //! `needs_approval` (`needsApproval`); a plain Python function's is its `<name>_needs_approval`
 //! and a JavaScript function export's its `<name>NeedsApproval` export: a bool (static) or a
 //! function of the arguments (dynamic, asked per call). A call's result that is not a valid

@@ -61,7 +61,7 @@ impl CustomTool {
         notice: Option<CustomNotice>,
     ) -> CustomTool {
         // The user's word for this tool by name beats the module's own policy, which beats
-        // only the `default:` (seed 004: the default wraps tools that define none).
+        // only the `default:`, which wraps tools that define none (docs/tools.md, Approval).
         let approval = match (config.tools.get(&entry.name), entry.own_policy) {
             (Some(decision), own) => Approval::Config {
                 decision: *decision,

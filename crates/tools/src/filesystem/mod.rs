@@ -1,4 +1,4 @@
-//! The `filesystem` toolset (DESIGN.md §3.2): `read_file`, `write_file`, `edit_file`,
+//! The `filesystem` toolset (docs/tools.md, Files): `read_file`, `write_file`, `edit_file`,
 //! `list_files`, `delete_file`, `move_file`, `file_exists`, `file_info`, one file per tool,
 //! every path virtual (`/<zone>/<path>`) and every access made through the worker's
 //! [`Sandbox`]. It never opens a host path itself and never prompts: approval is the

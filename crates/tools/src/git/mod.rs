@@ -1,12 +1,12 @@
 //! The `git` toolset (`toolsets.git: {zone}`): git on the repository at the root of one zone,
 //! run in the toolset's process jail like every program a tool starts.
 //!
-//! - Read-only, pre-approved: `git_status` (the custom kind `git.status`, seed 003),
+//! - Read-only, pre-approved: `git_status` (the custom kind `git.status`),
 //!   `git_diff` (`diff`, one entry per file with its hunks), `git_log` and `git_branches`
 //!   (`table`), `git_show` (`text`).
 //! - Changing the repository, asked by default: `git_stage`, `git_commit`, `git_checkout`, and
 //!   `git_pull` (with the network). Only when the zone is `rw`.
-//! - `git_push` (seed 000): **manual only** ("Push to Remote", category "Git"), pre-approved
+//! - `git_push`: **manual only** ("Push to Remote", category "Git"), pre-approved
 //!   unless `force` is set, which asks. With the network; only when the zone is `rw`.
 //!
 //! How git runs (`repo.rs`, `safety.rs`): arguments as separate words, never a shell; values
@@ -160,7 +160,7 @@ pub fn git_tools(
     Ok(tools)
 }
 
-/// The remotes `git_pull` and `git_push` may name (seed 000).
+/// The remotes `git_pull` and `git_push` may name (docs/tools.md, Git).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Remote {

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// `data` of a `git.status` result (seed 003's example, with each change named).
+/// `data` of a `git.status` result (docs/tools.md, Result kinds), with each change named.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GitStatusData {

@@ -1,5 +1,5 @@
-//! `git_push {remote: origin|upstream, branch, force}` (seed 000) → pushes a local branch to
-//! the branch of the same name on the remote; a `text` result with what git said.
+//! `git_push {remote: origin|upstream, branch, force}` (docs/tools.md, Git) → pushes a local branch
+//! to the branch of the same name on the remote; a `text` result with what git said.
 //!
 //! **Manual only** ("Push to Remote", category "Git"): the model never sees it and a model's
 //! call is refused before anything runs. Pre-approved, since the user typed it, unless `force`
@@ -112,7 +112,7 @@ impl TypedTool for GitPush {
         "git_push"
     }
 
-    /// Seed 000: only the user may push.
+    /// Only the user may push (docs/tools.md, Git).
     fn execution(&self) -> ManualExecution {
         ManualExecution::manual("Push to Remote", Some(super::CATEGORY))
     }

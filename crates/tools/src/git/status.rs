@@ -1,7 +1,7 @@
-//! `git_status {}` → the custom kind `git.status` (seed 003): the branch, its upstream and how
-//! far ahead and behind, and the staged, modified, untracked and conflicted paths as virtual
-//! paths; summary `N staged, M modified`, folded when the tree is clean. Pre-approved: it reads
-//! only, without taking optional locks (the index on disk is not refreshed).
+//! `git_status {}` → the custom kind `git.status` (docs/tools.md, Result kinds): the branch, its
+//! upstream and how far ahead and behind, and the staged, modified, untracked and conflicted paths
+//! as virtual paths; summary `N staged, M modified`, folded when the tree is clean. Pre-approved:
+//! it reads only, without taking optional locks (the index on disk is not refreshed).
 
 use std::sync::Arc;
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-/// The default wall-clock limit of `run_code` and `shell` (DESIGN.md §3.2).
+/// The default wall-clock limit of `run_code` and `shell` (docs/worker-file.md, code and shell).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The largest limit a call may ask for, unless the toolset says otherwise.

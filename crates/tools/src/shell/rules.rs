@@ -1,6 +1,6 @@
-//! The `shell` toolset's approval rules (seed 004): each rule is a command pattern and a
-//! decision; a command takes the decision of the first rule whose words begin it, else the
-//! toolset's `default`, else it is blocked.
+//! The `shell` toolset's approval rules (docs/worker-file.md, code and shell): each rule is a
+//! command pattern and a decision; a command takes the decision of the first rule whose words begin
+//! it, else the toolset's `default`, else it is blocked.
 //!
 //! Matching is by whole words, after both the pattern and the command are split with the same
 //! shell-word rules: the pattern's words must equal the command's first words. So `git ` (or

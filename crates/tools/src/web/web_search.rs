@@ -1,6 +1,6 @@
 //! `web_search {query, numResults?}` → a `table` of results (title, url, snippet) from the
-//! configured backend (`search.rs`). Pre-approved (seed 002). With no backend configured, or
-//! a backend whose API key is missing, `prepare` refuses the call with an error naming the
+//! configured backend (`search.rs`). Pre-approved (docs/tools.md, Web). With no backend configured,
+//! or a backend whose API key is missing, `prepare` refuses the call with an error naming the
 //! setting, before the gate.
 
 use async_trait::async_trait;

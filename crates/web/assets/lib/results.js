@@ -1,8 +1,8 @@
-// Tool results by kind (seed 003). Each well-known kind has a view; other kinds follow the
-// fallback chain: a renderer registered for the kind, then `display.preferredView`, then
-// `mimeType`, then the data's shape (a string is text, an array of objects a table), then a
-// JSON tree. Data that does not fit its kind's view is shown as JSON with a note. Every value
-// becomes text nodes: nothing a tool returns is parsed as markup.
+// Tool results by kind (docs/tools.md, Rendering results). Each well-known kind has a view; other
+// kinds follow the fallback chain: a renderer registered for the kind, then
+// `display.preferredView`, then `mimeType`, then the data's shape (a string is text, an array of
+// objects a table), then a JSON tree. Data that does not fit its kind's view is shown as JSON with
+// a note. Every value becomes text nodes: nothing a tool returns is parsed as markup.
 import { html, useState, useRef, useLayoutEffect, useMemo, preview, isObject, bytes, duration, num } from './view.js';
 import { highlight, languageOf, languageOfPath } from './highlight.js';
 import { markdown } from './markdown.js';

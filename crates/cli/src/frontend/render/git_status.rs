@@ -1,12 +1,12 @@
-//! The `git.status` view (seed 003's custom kind, from `git_status` and `git_stage`): a tree
+//! The `git.status` view (a custom kind, docs/tools.md, from `git_status` and `git_stage`): a tree
 //! under the branch line — the branch (bold), its upstream and how far ahead (green) and behind
 //! (yellow) it is — with a branch per non-empty group: staged changes green, changes not staged
 //! red, conflicts bold red, untracked files yellow, each path with what happened to it.
 //!
-//! Read leniently, so other producers of the kind render too: each group may list objects
-//! (`{path, change, from?}`, as the git toolset writes) or plain path strings (seed 003's
-//! example). Data with none of the status fields is not status data (`None`: the caller says
-//! so and shows it as JSON).
+//! Read leniently, so other producers of the kind render too: each group may list objects (`{path,
+//! change, from?}`, as the git toolset writes) or plain path strings (the lenient form of
+//! docs/tools.md, Result kinds). Data with none of the status fields is not status data (`None`:
+//! the caller says so and shows it as JSON).
 
 use crossterm::style::ContentStyle;
 use serde_json::Value;

@@ -3,7 +3,8 @@
 //! terminal queries, no environment reads (the caller decides colour, width and image support).
 //!
 //! Well-known kinds have a view each (one file per kind), and so does the custom kind
-//! `git.status` (`git_status.rs`). Unknown kinds follow the seed 003 fallback chain:
+//! `git.status` (`git_status.rs`). Unknown kinds follow the fallback chain of
+//! docs/tools.md (Rendering results):
 //! `display.preferredView`, then `mimeType`, then the data's shape (a string is text, an array
 //! of objects a table), then pretty JSON. Data that does not match its kind's
 //! shape is shown as JSON. Nothing a tool returns can drive the terminal: every piece of text
@@ -226,7 +227,7 @@ fn render(value: &ToolResultValue, style: &RenderStyle) -> Vec<Line> {
     }
 }
 
-/// The seed 003 chain for a kind without a view of its own.
+/// The fallback chain (docs/tools.md, Rendering results) for a kind without a view of its own.
 fn fallback(value: &ToolResultValue, ctx: &Ctx) -> Vec<Line> {
     let data = &value.data;
     let view = value.display.as_ref().and_then(|d| d.preferred_view);

@@ -1,7 +1,7 @@
-//! Snapshot tests of the seed 003 fallback chain for unknown kinds (`preferredView`, then
-//! `mimeType`, then the data's shape, then JSON), of well-known kinds whose data does not
-//! match their shape, and a sweep over odd data, widths and heights that must never panic or
-//! overflow the width.
+//! Snapshot tests of the fallback chain for unknown kinds (docs/tools.md, Rendering results)
+//! (`preferredView`, then `mimeType`, then the data's shape, then JSON), of well-known kinds whose
+//! data does not match their shape, and a sweep over odd data, widths and heights that must never
+//! panic or overflow the width.
 
 use golem_protocol::{PreferredView, ToolResultValue, WELL_KNOWN_KINDS};
 use serde_json::{Value, json};

@@ -1,5 +1,5 @@
 //! Snapshot tests of the git results: the `git.status` tree (every group, a detached head, a
-//! repository without commits, seed 003's plain path lists, clean and folded), and a `diff` of
+//! repository without commits, plain path lists, clean and folded), and a `diff` of
 //! several files as `git_diff` makes it (a rename, a deletion, a binary file).
 
 use golem_protocol::{DisplayHints, PreferredView, ToolResultValue};
