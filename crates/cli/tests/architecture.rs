@@ -53,13 +53,15 @@ fn layers() -> BTreeMap<&'static str, u32> {
         ("golem-core", 1),
         ("golem-llm", 2),
         ("golem-sandbox", 2),
-        ("golem-tools", 3),
-        ("golem-runtime", 4),
-        ("golem-web", 5),
+        // What a toolset is (the trait, its build context, the jail settings they share).
+        ("golem-toolset", 3),
+        ("golem-tools", 4),
+        ("golem-runtime", 5),
+        ("golem-web", 6),
         // The MCP front end shares the web front end's address rules (`BoundAddress`) and its
         // accept loop (`listen`).
-        ("golem-mcp", 6),
-        ("golem-forge", 7),
+        ("golem-mcp", 7),
+        ("golem-forge", 8),
     ])
 }
 

@@ -12,6 +12,7 @@ use golem_core::approval::{ApprovalDecisionType, ApprovalMode};
 use golem_runtime::config::ProgramConfig;
 use golem_runtime::worker::{WorkerDefinition, WorkerFileError, load_worker};
 use golem_sandbox::{ZoneMode, ZoneOperation};
+use golem_toolset::Reach;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
@@ -147,31 +148,36 @@ pub(crate) struct Effects {
 impl Effects {
     /// The effects of `worker`'s zones and toolsets.
     pub(crate) fn of(worker: &WorkerDefinition) -> Effects {
-        let toolsets = &worker.toolsets;
+        let reach = worker
+            .toolsets
+            .configured()
+            .iter()
+            .map(|toolset| toolset.reach())
+            .fold(Reach::default(), |all, one| Reach {
+                zones: all.zones || one.zones,
+                programs: all.programs || one.programs,
+                network: all.network || one.network,
+                web: all.web || one.web,
+                anything: all.anything || one.anything,
+            });
         let rw: Vec<_> = worker
             .zones
             .iter()
             .filter(|z| z.mode == ZoneMode::Rw)
             .collect();
-        let programs = toolsets.code.is_some() || toolsets.shell.is_some();
-        let network = toolsets.code.as_ref().is_some_and(|c| c.network.on)
-            || toolsets.shell.as_ref().is_some_and(|s| s.network.on);
-        let custom = toolsets.custom.is_some();
         // Anything that can reach a read-write zone: the file tools, programs, git, and
         // sub-workers (whose zones narrow the caller's).
-        let reaches_zones = toolsets.filesystem.is_some()
-            || programs
-            || toolsets.git.is_some()
-            || toolsets.workers.is_some();
-        let zone_writes = !rw.is_empty() && reaches_zones;
+        let zone_writes = !rw.is_empty() && reach.zones;
         let destructive_zone = rw.iter().any(|zone| {
             [ZoneOperation::Write, ZoneOperation::Delete]
                 .iter()
                 .any(|op| zone.approval.decision(*op) != ApprovalDecisionType::Blocked)
         });
-        let writes = zone_writes || network || custom;
-        let destroys = (zone_writes && (destructive_zone || programs)) || network || custom;
-        let open_world = toolsets.web.is_some() || network || custom;
+        let writes = zone_writes || reach.network || reach.anything;
+        let destroys = (zone_writes && (destructive_zone || reach.programs))
+            || reach.network
+            || reach.anything;
+        let open_world = reach.web || reach.network || reach.anything;
         Effects {
             writes,
             destroys,

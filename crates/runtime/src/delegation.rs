@@ -8,12 +8,99 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
+use golem_toolset::{BuildContext, Delegation, Reach, Tools, Toolset, ToolsetConfig, ToolsetError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::launch::{SessionEnv, WorkerFrame, build_worker};
 use crate::runner::RunStatus;
+use crate::worker::{is_valid_worker_name, name_problem};
+
+/// The workers toolset: one tool per sub-worker this worker may delegate to.
+pub struct WorkersToolset;
+
+/// `toolsets.workers`: the sub-workers this worker may delegate to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkersToolsetConfig {
+    /// Worker names, each becoming a tool of the same name.
+    #[serde(default, deserialize_with = "worker_names")]
+    pub allowed_workers: Vec<String>,
+}
+
+impl ToolsetConfig for WorkersToolsetConfig {
+    fn empty() -> Result<WorkersToolsetConfig, &'static str> {
+        Ok(WorkersToolsetConfig::default())
+    }
+}
+
+impl Toolset for WorkersToolset {
+    type Config = WorkersToolsetConfig;
+
+    fn build(config: &WorkersToolsetConfig, cx: &BuildContext<'_>) -> Result<Tools, ToolsetError> {
+        let Some(delegation) = cx.delegation else {
+            return Ok(Vec::new());
+        };
+        config
+            .allowed_workers
+            .iter()
+            .map(|name| {
+                delegation.tool(name).map_err(|e| {
+                    ToolsetError::Config(format!(
+                        "worker {} allows delegating to `{name}`: {e}",
+                        cx.worker
+                    ))
+                })
+            })
+            .collect()
+    }
+
+    /// Sub-workers' zones narrow the caller's.
+    fn reach(_: &WorkersToolsetConfig) -> Reach {
+        Reach {
+            zones: true,
+            ..Reach::default()
+        }
+    }
+}
+
+/// Delegation within a session: the tool for a worker found by name in the session's
+/// registry, run below `frame`.
+pub struct SessionDelegation {
+    /// The session.
+    pub env: Arc<SessionEnv>,
+    /// The delegating worker.
+    pub frame: WorkerFrame,
+}
+
+impl Delegation for SessionDelegation {
+    fn tool(&self, worker: &str) -> Result<Arc<dyn golem_core::tool::Tool>, String> {
+        let child = self.env.registry.load(worker).map_err(|e| e.to_string())?;
+        let description = child.description.unwrap_or_default();
+        Ok(Arc::new(DelegateTool::new(
+            worker,
+            &description,
+            self.env.clone(),
+            self.frame.clone(),
+        )))
+    }
+}
+
+fn worker_names<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<String>, D::Error> {
+    let names = Option::<Vec<String>>::deserialize(deserializer)?.unwrap_or_default();
+    for name in &names {
+        if !is_valid_worker_name(name) {
+            return Err(serde::de::Error::custom(format!(
+                "must list worker names matching {}",
+                name_problem(name)
+            )));
+        }
+    }
+    Ok(names)
+}
 
 /// The arguments of a delegation tool.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
-use golem_core::approval::{ApprovalController, ApprovalDecisionType, ApprovalMode};
+use golem_core::approval::{ApprovalController, ApprovalMode};
 use golem_core::bus::UiEventBus;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::ui::RuntimeUI;
@@ -21,10 +21,9 @@ use golem_runtime::config::{ProgramConfig, choose_model};
 use golem_runtime::launch::{SessionEnv, WorkerFrame};
 use golem_runtime::registry::{WorkerRegistry, resolve_worker_arg};
 use golem_runtime::tree::WorkerTree;
-use golem_runtime::worker::{McpServerConfig, WorkerDefinition, load_worker};
+use golem_runtime::worker::{WorkerDefinition, load_worker};
 use golem_sandbox::jail::{KernelSupport, LayerSupport, NETWORK_OFF_LIMITS, RunLimitSupport};
 use golem_sandbox::{Sandbox, ZoneMode, ZoneOperation};
-use golem_tools::mcp::{CacheStatus, McpTransportOptions};
 
 use crate::cli_error::CommandError;
 use crate::frontend::clean::{clean_line, clean_text};
@@ -61,23 +60,14 @@ fn usage(err: impl std::fmt::Display) -> CommandError {
 }
 
 /// What the kernel offers the process jail, for a worker whose tools run in it.
-fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
-    let users: Vec<&str> = [
-        (worker.toolsets.code.is_some(), "run_code"),
-        (worker.toolsets.shell.is_some(), "shell"),
-        (worker.toolsets.git.is_some(), "git"),
-        (
-            worker.toolsets.mcp.as_ref().is_some_and(|mcp| {
-                mcp.servers
-                    .values()
-                    .any(|server| matches!(server, McpServerConfig::Stdio { jail: Some(_), .. }))
-            }),
-            "MCP servers",
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(used, tool)| used.then_some(tool))
-    .collect();
+fn print_jail_support(worker: &WorkerDefinition) {
+    let uses: Vec<_> = worker
+        .toolsets
+        .configured()
+        .iter()
+        .filter_map(|toolset| toolset.jail_use())
+        .collect();
+    let users: Vec<&str> = uses.iter().filter_map(|used| used.label).collect();
     if users.is_empty() {
         return;
     }
@@ -100,46 +90,10 @@ fn print_jail_support(worker: &golem_runtime::worker::WorkerDefinition) {
         table.add_row(row([name.to_owned(), state]));
     }
     say(&format!("\nJail (for {})\n{table}", users.join(", ")));
-    let network_off = [
-        worker
-            .toolsets
-            .code
-            .as_ref()
-            .is_some_and(|code| !code.network.on),
-        worker
-            .toolsets
-            .shell
-            .as_ref()
-            .is_some_and(|shell| !shell.network.on),
-        // Every git tool but `git_pull` and `git_push` runs without the network.
-        worker.toolsets.git.is_some(),
-    ];
-    if network_off.contains(&true) {
+    if uses.iter().any(|used| used.network_off) {
         say(&format!("Limit: {NETWORK_OFF_LIMITS}."));
     }
-    let toolsets = &worker.toolsets;
-    let network_on = [
-        toolsets.code.as_ref().is_some_and(|code| code.network.on),
-        toolsets
-            .shell
-            .as_ref()
-            .is_some_and(|shell| shell.network.on),
-        toolsets
-            .custom
-            .as_ref()
-            .is_some_and(|custom| custom.modules.iter().any(|m| m.network.on)),
-        // `git_pull` and `git_push`.
-        toolsets.git.is_some(),
-        toolsets.mcp.as_ref().is_some_and(|mcp| {
-            mcp.servers.values().any(|server| match server {
-                McpServerConfig::Stdio { jail, .. } => {
-                    jail.as_ref().is_some_and(|jail| jail.network.on)
-                }
-                McpServerConfig::Http { .. } => false,
-            })
-        }),
-    ];
-    if network_on.contains(&true) {
+    if uses.iter().any(|used| used.network_on) {
         say(&format!(
             "Network (where on): {}.",
             golem_sandbox::jail::network_on_summary()
@@ -179,229 +133,23 @@ fn print_protected(sandbox: &Sandbox) {
     }
 }
 
-/// The git toolset's settings: the repository's zone, whether its hooks run, the identity of
-/// commits and the time limit (on a read-only zone, that only the read tools exist).
-fn print_git(worker: &WorkerDefinition, sandbox: &Sandbox) {
-    let Some(git) = &worker.toolsets.git else {
-        return;
-    };
-    let read_only = sandbox
-        .zone(&git.zone)
-        .is_some_and(|zone| zone.mode() == ZoneMode::Ro);
-    let (name, email) = match &git.author {
-        Some(author) => (author.name.as_str(), author.email.as_str()),
-        None => golem_tools::git::DEFAULT_AUTHOR,
-    };
-    let author = match &git.author {
-        Some(_) => format!("{name} <{email}>"),
-        None => format!("the repository's own, else {name} <{email}>"),
-    };
-    say("\nGit");
-    say(&format!("  repository: /{} (the zone's root)", git.zone));
-    say(&format!(
-        "  hooks: {}",
-        if git.hooks {
-            "run (hooks: true)"
-        } else {
-            "off"
-        }
-    ));
-    if read_only {
-        say(&format!(
-            "  read-only zone: only {} (nothing is changed or pushed)",
-            golem_tools::git::READ_TOOLS.join(", ")
-        ));
-        say(&format!("  limit: {} s per git command", git.timeout));
-        return;
-    }
-    say(&format!("  commits as: {author}"));
-    say(&format!(
-        "  limit: {} s per git command; git_pull and git_push use the network",
-        git.timeout
-    ));
-}
-
-/// The web toolset's settings: the hosts pre-approved and those that may be private, the
-/// limits, and the search backend (with whether its API key is set).
-fn print_web(worker: &WorkerDefinition) {
-    let Some(web) = &worker.toolsets.web else {
-        return;
-    };
-    let list = |items: Vec<String>| {
-        if items.is_empty() {
-            "none".to_owned()
-        } else {
-            items.join(", ")
-        }
-    };
-    say("\nWeb");
-    say(&format!(
-        "  allow (pre-approved): {}",
-        list(web.allow.iter().map(ToString::to_string).collect())
-    ));
-    say(&format!(
-        "  private hosts: {}",
-        list(web.private_hosts.iter().map(ToString::to_string).collect())
-    ));
-    say(&format!(
-        "  limits: {} bytes and {} s per fetch, {} redirects",
-        web.max_bytes,
-        web.timeout,
-        golem_tools::web::MAX_REDIRECTS
-    ));
-    let search = match &web.search {
-        None => "none (web_search fails until toolsets.web.search is set)".to_owned(),
-        Some(search) => {
-            let url = search
-                .url
-                .as_deref()
-                .or(search.backend.default_url())
-                .unwrap_or_default();
-            let key = match search.backend.key_env() {
-                None => String::new(),
-                Some(name) if std::env::var(name).is_ok_and(|v| !v.trim().is_empty()) => {
-                    format!(", key in {name}")
-                }
-                Some(name) => format!(", warning: {name} is not set, so web_search fails"),
-            };
-            format!("{} at {url}{key}", search.backend.as_str())
-        }
-    };
-    say(&format!("  search: {search}"));
-}
-
-/// The MCP servers: each one's transport (the stdio command or the URL), where it runs
-/// (outside the jail: a stdio server gets a minimal environment, never our API keys; or in
-/// the jail, with its zones and network), the names of its variables or headers (never their
-/// values, which hold secrets) and whether its tool list is cached, without starting any.
-fn print_mcp(
+/// Each toolset's own part of the report (its settings, what is cached), in the list's order.
+fn print_sections(
     worker: &WorkerDefinition,
     root: &std::path::Path,
     sandbox: &Sandbox,
 ) -> Result<(), CommandError> {
-    let Some(mcp) = &worker.toolsets.mcp else {
-        return Ok(());
-    };
-    say("\nMCP servers");
-    if mcp.servers.is_empty() {
-        say("  none");
-    }
     let helper = std::env::current_exe().ok();
-    let options =
-        golem_runtime::toolsets::mcp_options(worker, mcp, root, sandbox, helper.as_deref())
-            .map_err(usage)?;
-    let statuses = golem_tools::mcp::cache_status(&options);
-    for (name, server) in &mcp.servers {
-        let transport = match server {
-            McpServerConfig::Stdio {
-                command, args, env, ..
-            } => {
-                let mut line = vec![command.clone()];
-                line.extend(args.iter().cloned());
-                let jail = options
-                    .servers
-                    .iter()
-                    .find(|s| &s.name == name)
-                    .and_then(|s| match &s.transport {
-                        McpTransportOptions::Jailed { jail, .. } => Some(jail),
-                        _ => None,
-                    });
-                let (place, base) = match jail {
-                    None => ("runs outside the jail".to_owned(), "PATH, HOME, LANG"),
-                    Some(jail) => {
-                        let zones = jail.zones();
-                        let place = format!(
-                            "runs in the jail (zones: {}; network: {}{})",
-                            if zones.is_empty() {
-                                "none".to_owned()
-                            } else {
-                                zones.join(", ")
-                            },
-                            if jail.network() { "on" } else { "off" },
-                            jail.cwd
-                                .as_deref()
-                                .map(|cwd| format!("; cwd: {cwd}"))
-                                .unwrap_or_default()
-                        );
-                        (place, "the jail's PATH, HOME, LANG")
-                    }
-                };
-                format!(
-                    "stdio, `{}`, {place} (environment: {base}{})",
-                    line.join(" "),
-                    env.keys().map(|k| format!(", {k}")).collect::<String>()
-                )
+    let cx = golem_runtime::toolsets::outside_session(worker, sandbox, root, helper.as_deref());
+    for toolset in worker.toolsets.configured() {
+        if let Some(section) = toolset.section(&cx).map_err(usage)? {
+            say(&format!("\n{}", section.title));
+            for line in &section.lines {
+                say(line);
             }
-            McpServerConfig::Http { url, headers } => {
-                let names = if headers.is_empty() {
-                    "no headers".to_owned()
-                } else {
-                    format!(
-                        "headers: {}",
-                        headers.keys().cloned().collect::<Vec<_>>().join(", ")
-                    )
-                };
-                format!("http, {url}, reached from outside the jail ({names})")
-            }
-        };
-        let whitelist = match mcp.tools.get(name) {
-            Some(tools) => format!(", tools: {}", tools.join(", ")),
-            None => String::new(),
-        };
-        let cache = match statuses.iter().find(|(server, _)| server == name) {
-            Some((
-                _,
-                CacheStatus::Cached {
-                    fetched_at,
-                    tools,
-                    version,
-                },
-            )) => {
-                let version = if version.is_empty() {
-                    String::new()
-                } else {
-                    format!(", version {version}")
-                };
-                format!("tool list cached {fetched_at} ({tools} tools{version})")
-            }
-            Some((_, CacheStatus::Missing)) => {
-                "tool list not cached (listed when a session starts, or run `golem-forge \
-                 mcp-refresh`)"
-                    .to_owned()
-            }
-            Some((_, CacheStatus::Unusable(why))) => {
-                format!("tool list cache unusable, listed again at start ({why})")
-            }
-            Some((_, CacheStatus::Unknown(why))) => format!("tool list cache unknown ({why})"),
-            None => "tool list cache unknown".to_owned(),
-        };
-        say(&format!("  {name}: {transport}{whitelist}"));
-        say(&format!("    {cache}"));
+        }
     }
     Ok(())
-}
-
-/// Warnings about shell rules that pre-approve every command of a program that can run other
-/// programs or load other configuration (`git `, `find `): such commands ask anyway
-/// (`golem_tools::shell`'s table), and a narrow rule says what is meant.
-fn shell_rule_warnings(worker: &WorkerDefinition) -> Vec<String> {
-    let Some(shell) = &worker.toolsets.shell else {
-        return Vec::new();
-    };
-    shell
-        .rules
-        .iter()
-        .enumerate()
-        .filter(|(_, rule)| rule.approval == ApprovalDecisionType::PreApproved)
-        .filter_map(|(i, rule)| {
-            let warning = golem_tools::shell::bare_program_warning(&rule.pattern)?;
-            Some(format!(
-                "warning: shell rule {} (`{}`) {warning}",
-                i + 1,
-                rule.pattern.trim()
-            ))
-        })
-        .collect()
 }
 
 /// Runs `golem-forge check`.
@@ -510,9 +258,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
     }
 
     print_jail_support(&worker);
-    print_web(&worker);
-    print_git(&worker, &sandbox);
-    print_mcp(&worker, &config.root, &sandbox)?;
+    print_sections(&worker, &config.root, &sandbox)?;
 
     let bus = UiEventBus::new();
     let redactor = SessionEnv::secrets_of(&config);
@@ -571,7 +317,12 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
             super::approvals::render_list(&rules).trim_end()
         ));
     }
-    let warnings = shell_rule_warnings(&worker);
+    let warnings: Vec<String> = worker
+        .toolsets
+        .configured()
+        .iter()
+        .flat_map(|toolset| toolset.warnings())
+        .collect();
     if !warnings.is_empty() {
         say("");
     }

@@ -69,9 +69,8 @@ pub(super) fn refresh_and_print(
     };
     let sandbox = golem_sandbox::Sandbox::open(worker.dir(), &worker.zones).map_err(usage)?;
     let helper = std::env::current_exe().ok();
-    let options =
-        golem_runtime::toolsets::mcp_options(worker, mcp, root, &sandbox, helper.as_deref())
-            .map_err(usage)?;
+    let cx = golem_runtime::toolsets::outside_session(worker, &sandbox, root, helper.as_deref());
+    let options = golem_runtime::toolsets::mcp_options(mcp, &cx).map_err(usage)?;
     say(&format!(
         "Refreshing the MCP tool lists of worker {} (cache: {})",
         worker.name,

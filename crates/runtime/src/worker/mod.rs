@@ -4,22 +4,31 @@
 
 mod definition;
 mod error;
-mod mcp_config;
 mod models;
-mod network;
 mod parse;
 pub(crate) mod suggest;
 pub(crate) mod yaml;
 
-pub use definition::{
-    CodeToolsetConfig, CustomModuleConfig, CustomToolsetConfig, DEFAULT_MAX_TIMEOUT_SECS,
-    DEFAULT_TIMEOUT_SECS, FilesystemToolsetConfig, GitAuthorConfig, GitToolsetConfig, JailMode,
-    ProcessLimitsConfig, ShellRule, ShellToolsetConfig, ToolsetsConfig, WebSearchConfig,
-    WebToolsetConfig, WorkerDefinition, WorkerMode, WorkersToolsetConfig, is_valid_worker_name,
-};
+pub(crate) use definition::name_problem;
+pub use definition::{WorkerDefinition, WorkerMode, is_valid_worker_name};
 pub use error::WorkerFileError;
-pub use mcp_config::{McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name};
 pub use models::glob_matches;
-pub use network::NetworkAccess;
 pub(crate) use parse::unique_zones;
 pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};
+
+// Each toolset's configuration lives with the toolset; these are the names a worker file's
+// readers (`check`, the tests) know them by.
+pub use crate::delegation::WorkersToolsetConfig;
+pub use crate::toolsets::ToolsetsConfig;
+pub use golem_tools::code::CodeToolsetConfig;
+pub use golem_tools::custom::{CustomModuleConfig, CustomToolsetConfig};
+pub use golem_tools::filesystem::FilesystemToolsetConfig;
+pub use golem_tools::git::{GitAuthor as GitAuthorConfig, GitToolsetConfig};
+pub use golem_tools::mcp::{
+    McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name,
+};
+pub use golem_tools::shell::{ShellRule, ShellToolsetConfig};
+pub use golem_tools::web::{WebSearchConfig, WebToolsetConfig};
+pub use golem_toolset::{
+    DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, NetworkAccess, ProcessLimitsConfig,
+};

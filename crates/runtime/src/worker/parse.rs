@@ -11,12 +11,12 @@ use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::definition::{
-    ToolsetsConfig, WorkerDefinition, WorkerMode, corrected_name, is_valid_worker_name,
-    name_problem,
+    WorkerDefinition, WorkerMode, corrected_name, is_valid_worker_name, name_problem,
 };
 use super::error::WorkerFileError;
 use super::yaml::{self, or_default};
 use crate::budget::BudgetLimits;
+use crate::toolsets::ToolsetsConfig;
 
 /// The extension of worker files.
 pub const WORKER_EXTENSION: &str = "worker";

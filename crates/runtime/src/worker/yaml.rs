@@ -7,7 +7,6 @@
 //! by validators that start with `must` read as a sentence after the key.
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer};
 use serde_path_to_error::{Segment, Track};
 use serde_saphyr::{Error, Location};
 
@@ -44,15 +43,7 @@ pub(crate) fn from_yaml<T: DeserializeOwned>(
     })
 }
 
-/// For `deserialize_with`: a key written with no value (`key:`) reads as the default, like an
-/// absent one.
-pub(crate) fn or_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de> + Default,
-{
-    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
-}
+pub(crate) use golem_toolset::config::or_default;
 
 /// The path as key names and `[index]` parts; serde-saphyr's `Spanned` wrappers and unknown
 /// segments are left out.

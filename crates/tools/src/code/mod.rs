@@ -6,6 +6,9 @@
 
 mod env;
 mod run_code;
+mod toolset;
+
+pub use toolset::{CodeToolset, CodeToolsetConfig};
 
 use std::sync::Arc;
 use std::time::Duration;

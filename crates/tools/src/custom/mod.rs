@@ -30,6 +30,7 @@ mod output;
 mod session;
 mod siblings;
 mod tool;
+mod toolset;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,6 +44,7 @@ use tokio_util::sync::CancellationToken;
 use crate::process::{Runner, Timeouts};
 
 pub use module::ModuleKind;
+pub use toolset::{CustomModuleConfig, CustomToolset, CustomToolsetConfig};
 
 /// One module of custom tools, as configured.
 #[derive(Debug, Clone)]

@@ -57,6 +57,7 @@ mod matching;
 mod move_file;
 mod read_file;
 pub(crate) mod time;
+mod toolset;
 mod write_file;
 
 use std::sync::Arc;
@@ -67,6 +68,7 @@ use golem_sandbox::Sandbox;
 
 pub use content::ReadLimits;
 pub use diff::{DiffLimits, diff_result};
+pub use toolset::{FilesystemToolset, FilesystemToolsetConfig};
 
 /// Size limits of the filesystem tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

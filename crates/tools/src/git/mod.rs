@@ -37,6 +37,7 @@ mod safety;
 mod show;
 mod stage;
 mod status;
+mod toolset;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,6 +54,7 @@ use repo::Repo;
 
 pub use porcelain::{FileChange, GitStatusData};
 pub use safety::DEFAULT_AUTHOR;
+pub use toolset::{GitToolset, GitToolsetConfig};
 
 /// The result kind of `git_status` (and of `git_stage`, which shows the status after it).
 pub const STATUS_KIND: &str = "git.status";
@@ -72,12 +74,15 @@ pub const READ_TOOLS: [&str; 5] = [
     "git_show",
 ];
 
-/// The identity git records on commits.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The identity git records on commits (`toolsets.git.author`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GitAuthor {
-    /// `user.name`.
+    /// `user.name`, not empty.
+    #[serde(deserialize_with = "golem_toolset::config::non_empty_string")]
     pub name: String,
-    /// `user.email`.
+    /// `user.email`, not empty.
+    #[serde(deserialize_with = "golem_toolset::config::non_empty_string")]
     pub email: String,
 }
 

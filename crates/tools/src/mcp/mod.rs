@@ -21,6 +21,7 @@
 
 mod cache;
 mod client;
+mod config;
 mod env;
 mod http;
 mod jailed;
@@ -28,6 +29,7 @@ mod refresh;
 mod result;
 mod server;
 mod tool;
+mod toolset;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -38,10 +40,12 @@ use golem_core::approval::ApprovalConfig;
 use golem_core::tool::Tool;
 
 pub use cache::CachedServer;
+pub use config::{McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name};
 pub use env::{expand, server_env};
 pub use jailed::McpJailOptions;
 pub use refresh::{CacheStatus, Refreshed, ServerRefresh, cache_status, refresh};
 pub use server::{ServerSpec, Transport};
+pub use toolset::{McpToolset, mcp_cache_dir, mcp_options};
 
 use cache::{CacheSlot, Identity};
 use server::Server;

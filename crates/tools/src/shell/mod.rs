@@ -28,6 +28,7 @@ mod rules;
     reason = "one file per tool, named after the tool (`shell`)"
 )]
 mod shell;
+mod toolset;
 mod words;
 
 use std::sync::Arc;
@@ -40,6 +41,7 @@ use crate::process::{Runner, Timeouts};
 
 pub use crate::process::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
 pub use rules::{ShellRule, ShellRuleError, ShellRules, Verdict};
+pub use toolset::{ShellToolset, ShellToolsetConfig};
 pub(crate) use words::is_name;
 
 /// A warning for a rule whose pattern is only the name of a program that can run others (`git `,

@@ -26,6 +26,7 @@ mod nesting;
 mod policy;
 mod resolver;
 mod search;
+mod toolset;
 mod web_fetch;
 mod web_search;
 
@@ -39,6 +40,7 @@ pub use address::{Range, Refusal, classify};
 pub use fetch::MAX_REDIRECTS;
 pub use hosts::{HostPattern, PrivateHost};
 pub use search::{SearchBackend, check_search_url};
+pub use toolset::{WebSearchConfig, WebToolset, WebToolsetConfig};
 pub use web_search::{DEFAULT_RESULTS, MAX_RESULTS};
 
 /// The default of `max_bytes`: the largest response body read.

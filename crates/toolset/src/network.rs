@@ -34,7 +34,7 @@ struct NetworkOn {
 }
 
 /// A list of networks (`10.1.0.0/16`) or hosts (`10.1.2.3`), each checked where it stands.
-pub(crate) fn private_networks<'de, D: Deserializer<'de>>(
+pub fn private_networks<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Vec<Ipv4Network>, D::Error> {
     Option::<Vec<String>>::deserialize(deserializer)?

@@ -14,11 +14,10 @@ use golem_core::approval::ApprovalConfig;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::definition::{
-    DEFAULT_TIMEOUT_SECS, JailMode, ProcessLimitsConfig, default_timeout, positive_secs,
+use golem_toolset::NetworkAccess;
+use golem_toolset::config::{
+    DEFAULT_TIMEOUT_SECS, JailMode, ProcessLimitsConfig, default_timeout, or_default, positive_secs,
 };
-use super::network::NetworkAccess;
-use super::yaml::or_default;
 
 /// The MCP toolset (`toolsets.mcp`): servers whose tools the worker may call, each tool
 /// exposed as `<server>__<tool>`.

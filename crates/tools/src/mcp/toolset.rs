@@ -1,0 +1,342 @@
+//! The MCP toolset of a worker (`toolsets.mcp`) and its place among the toolsets: its options
+//! from the configuration — a stdio server's working directory relative to the worker file,
+//! or, for a server with `jail:`, a jail of its own over the zones it names (built like the
+//! other toolsets' jails, see `golem_toolset::ProcessJail`) and a working directory checked in
+//! them — and its tools.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use golem_protocol::StatusLevel;
+use golem_sandbox::Sandbox;
+use golem_toolset::jail::zone_list;
+use golem_toolset::{
+    BuildContext, JailUse, ProcessJail, Reach, Schemas, Section, Tools, Toolset, ToolsetConfig,
+    ToolsetError,
+};
+
+use super::config::{McpJailConfig, McpServerConfig, McpToolsetConfig};
+use super::{
+    CacheStatus, McpJailOptions, McpNotice, McpOptions, McpServerOptions, McpTransportOptions,
+    cache_status, mcp_tools,
+};
+
+/// The tools of MCP servers, each exposed as `<server>__<tool>`.
+pub struct McpToolset;
+
+impl ToolsetConfig for McpToolsetConfig {
+    fn empty() -> Result<McpToolsetConfig, &'static str> {
+        Ok(McpToolsetConfig::default())
+    }
+}
+
+impl Toolset for McpToolset {
+    type Config = McpToolsetConfig;
+
+    const SCHEMAS: Schemas = Schemas::Unchecked;
+
+    /// A stdio server a child process outside the jail or, with `jail:`, in a jail of its own
+    /// over the zones it names; an HTTP server an endpoint. Tool lists come from the cache
+    /// under the program root when it has them (no server started until a call), and a
+    /// server's changed tool list is announced as a `status` event. A server that cannot be
+    /// started or listed, a whitelisted tool it lacks, or a jail the kernel cannot build fails
+    /// the launch with a message naming the server and the tool.
+    fn build(config: &McpToolsetConfig, cx: &BuildContext<'_>) -> Result<Tools, ToolsetError> {
+        let mut options = mcp_options(config, cx)?;
+        options.notice = cx.notice.clone().map(|notice| {
+            McpNotice(Arc::new(move |message: &str| {
+                notice(StatusLevel::Info, message)
+            }))
+        });
+        mcp_tools(options).map_err(|e| cx.worker_error(e))
+    }
+
+    fn reach(_: &McpToolsetConfig) -> Reach {
+        Reach::default()
+    }
+
+    fn jail_use(config: &McpToolsetConfig) -> Option<JailUse> {
+        let jails = config.servers.values().filter_map(|server| match server {
+            McpServerConfig::Stdio { jail, .. } => jail.as_deref(),
+            McpServerConfig::Http { .. } => None,
+        });
+        let (mut jailed, mut network_on) = (false, false);
+        for jail in jails {
+            jailed = true;
+            network_on |= jail.network.on;
+        }
+        Some(JailUse {
+            label: jailed.then_some("MCP servers"),
+            network_off: false,
+            network_on,
+        })
+    }
+
+    /// Each server's transport (the stdio command or the URL), where it runs (outside the
+    /// jail: a stdio server gets a minimal environment, never our API keys; or in the jail,
+    /// with its zones and network), the names of its variables or headers (never their values,
+    /// which hold secrets) and whether its tool list is cached, without starting any.
+    fn section(
+        config: &McpToolsetConfig,
+        cx: &BuildContext<'_>,
+    ) -> Result<Option<Section>, ToolsetError> {
+        let mut lines = Vec::new();
+        if config.servers.is_empty() {
+            lines.push("  none".to_owned());
+        }
+        let options = mcp_options(config, cx)?;
+        let statuses = cache_status(&options);
+        for (name, server) in &config.servers {
+            let transport = match server {
+                McpServerConfig::Stdio {
+                    command, args, env, ..
+                } => {
+                    let mut line = vec![command.clone()];
+                    line.extend(args.iter().cloned());
+                    let jail = options
+                        .servers
+                        .iter()
+                        .find(|s| &s.name == name)
+                        .and_then(|s| match &s.transport {
+                            McpTransportOptions::Jailed { jail, .. } => Some(jail),
+                            _ => None,
+                        });
+                    let (place, base) = match jail {
+                        None => ("runs outside the jail".to_owned(), "PATH, HOME, LANG"),
+                        Some(jail) => {
+                            let zones = jail.zones();
+                            let place = format!(
+                                "runs in the jail (zones: {}; network: {}{})",
+                                if zones.is_empty() {
+                                    "none".to_owned()
+                                } else {
+                                    zones.join(", ")
+                                },
+                                if jail.network() { "on" } else { "off" },
+                                jail.cwd
+                                    .as_deref()
+                                    .map(|cwd| format!("; cwd: {cwd}"))
+                                    .unwrap_or_default()
+                            );
+                            (place, "the jail's PATH, HOME, LANG")
+                        }
+                    };
+                    format!(
+                        "stdio, `{}`, {place} (environment: {base}{})",
+                        line.join(" "),
+                        env.keys().map(|k| format!(", {k}")).collect::<String>()
+                    )
+                }
+                McpServerConfig::Http { url, headers } => {
+                    let names = if headers.is_empty() {
+                        "no headers".to_owned()
+                    } else {
+                        format!(
+                            "headers: {}",
+                            headers.keys().cloned().collect::<Vec<_>>().join(", ")
+                        )
+                    };
+                    format!("http, {url}, reached from outside the jail ({names})")
+                }
+            };
+            let whitelist = match config.tools.get(name) {
+                Some(tools) => format!(", tools: {}", tools.join(", ")),
+                None => String::new(),
+            };
+            let cache = match statuses.iter().find(|(server, _)| server == name) {
+                Some((
+                    _,
+                    CacheStatus::Cached {
+                        fetched_at,
+                        tools,
+                        version,
+                    },
+                )) => {
+                    let version = if version.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", version {version}")
+                    };
+                    format!("tool list cached {fetched_at} ({tools} tools{version})")
+                }
+                Some((_, CacheStatus::Missing)) => {
+                    "tool list not cached (listed when a session starts, or run `golem-forge \
+                     mcp-refresh`)"
+                        .to_owned()
+                }
+                Some((_, CacheStatus::Unusable(why))) => {
+                    format!("tool list cache unusable, listed again at start ({why})")
+                }
+                Some((_, CacheStatus::Unknown(why))) => {
+                    format!("tool list cache unknown ({why})")
+                }
+                None => "tool list cache unknown".to_owned(),
+            };
+            lines.push(format!("  {name}: {transport}{whitelist}"));
+            lines.push(format!("    {cache}"));
+        }
+        Ok(Some(Section {
+            title: "MCP servers".to_owned(),
+            lines,
+        }))
+    }
+}
+
+/// The options of a worker's MCP toolset: a stdio server's working directory relative to the
+/// worker file (default: the worker file's directory), a jailed server's jail over the zones
+/// of the worker's sandbox it names (checked against the kernel now, with the program's jail
+/// helper), the tool-list cache in `<program root>/.golem-forge/mcp-tools`, and the same helper
+/// as the reaper of the stdio servers outside the jail. For sessions, `mcp-refresh` and
+/// `check`.
+pub fn mcp_options(
+    config: &McpToolsetConfig,
+    cx: &BuildContext<'_>,
+) -> Result<McpOptions, ToolsetError> {
+    let base = cx.worker_dir();
+    let mut servers = Vec::new();
+    for (name, server) in &config.servers {
+        let transport = match server {
+            McpServerConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+                jail: None,
+            } => McpTransportOptions::Stdio {
+                command: command.clone(),
+                args: args.clone(),
+                env: env.clone(),
+                cwd: cwd
+                    .as_deref()
+                    .map_or_else(|| base.clone(), |cwd| base.join(cwd)),
+            },
+            McpServerConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+                jail: Some(jail),
+            } => McpTransportOptions::Jailed {
+                command: command.clone(),
+                args: args.clone(),
+                env: env.clone(),
+                jail: Box::new(mcp_jail(cx, name, jail, cwd.as_deref())?),
+            },
+            McpServerConfig::Http { url, headers } => McpTransportOptions::Http {
+                url: url.clone(),
+                headers: headers.clone(),
+            },
+        };
+        servers.push(McpServerOptions {
+            name: name.clone(),
+            transport,
+        });
+    }
+    Ok(McpOptions {
+        servers,
+        tools: config.tools.clone(),
+        approval: config.approval.clone(),
+        timeout: Duration::from_secs(config.timeout),
+        cache_dir: Some(mcp_cache_dir(cx.program_root)),
+        notice: None,
+        // The jail's helper is our binary, whose reaper runs the servers outside the jail.
+        reaper: cx.jail_helper.map(Path::to_path_buf),
+    })
+}
+
+/// The jail of the MCP server `server` (`toolsets.mcp.servers.<server>.jail`): the zones it
+/// names (all of the worker's when it names none) at their virtual paths, its network, mode
+/// and limits as for the other toolsets, and its working directory `cwd`, a virtual path in
+/// one of those zones (default: the first zone's root, or the jail's `/tmp` without zones).
+fn mcp_jail(
+    cx: &BuildContext<'_>,
+    server: &str,
+    jail: &McpJailConfig,
+    cwd: Option<&str>,
+) -> Result<McpJailOptions, ToolsetError> {
+    let key = format!("mcp.servers.{server}.jail");
+    let sandbox = cx.sandbox;
+    let names: Vec<String> = match &jail.zones {
+        Some(names) => names.clone(),
+        None => sandbox
+            .zones()
+            .iter()
+            .map(|z| z.name().to_owned())
+            .collect(),
+    };
+    let mut zones = Vec::with_capacity(names.len());
+    for name in &names {
+        let Some(zone) = sandbox.zone(name) else {
+            return Err(cx.config_error(
+                &key,
+                format_args!(
+                    "zones: `{name}` is not a zone of this worker (zones: {})",
+                    zone_list(cx)
+                ),
+            ));
+        };
+        zones.push(golem_sandbox::ZoneConfig {
+            name: zone.name().to_owned(),
+            path: None,
+            mode: zone.mode(),
+            approval: *zone.approval(),
+            unprotect: Vec::new(),
+        });
+    }
+    let narrowed = sandbox
+        .narrow(&zones)
+        .map_err(|e| cx.config_error(&key, format_args!("zones: {e}")))?;
+    let cwd = match cwd {
+        None => names.first().map(|zone| format!("/{zone}")),
+        Some(cwd) => Some(
+            jailed_cwd(cwd, &narrowed, &names)
+                .map_err(|why| cx.config_error(&format!("mcp.servers.{server}.cwd"), why))?,
+        ),
+    };
+    let process = ProcessJail {
+        toolset: "mcp",
+        mode_key: "mode",
+        network: &jail.network,
+        jail: jail.mode,
+        limits: &jail.limits,
+        workdir: None,
+        timeout: 0,
+        max_timeout: 0,
+    };
+    let jail = process.checked_jail(cx, &narrowed, &key)?;
+    Ok(McpJailOptions { jail, cwd })
+}
+
+/// A jailed server's working directory `cwd` checked in its jail's zones (`zones`): a
+/// directory at `/<zone>` or below, normalized.
+fn jailed_cwd(cwd: &str, jail: &Sandbox, zones: &[String]) -> Result<String, String> {
+    let path = jail.resolve(cwd).map_err(|e| {
+        format!(
+            "\"{}\" is not a directory of the jail's zones ({}): {}",
+            cwd.escape_debug(),
+            if zones.is_empty() {
+                "none".to_owned()
+            } else {
+                zones.join(", ")
+            },
+            e.message
+        )
+    })?;
+    if path.is_root() {
+        return Err(format!(
+            "\"{cwd}\" is the jail's root; name a zone (`/{}`) or a directory in one",
+            zones.first().map_or("zone", String::as_str)
+        ));
+    }
+    match jail.metadata(&path) {
+        Ok(info) if info.kind == golem_sandbox::EntryKind::Directory => Ok(path.virtual_path()),
+        Ok(_) => Err(format!("\"{cwd}\" is not a directory")),
+        Err(e) => Err(format!("\"{cwd}\": {}", e.message)),
+    }
+}
+
+/// The MCP tool-list cache of the program at `program_root`.
+pub fn mcp_cache_dir(program_root: &Path) -> std::path::PathBuf {
+    program_root.join(".golem-forge").join("mcp-tools")
+}

@@ -1,0 +1,27 @@
+//! What a toolset is, so that each one lives in one folder and the rest of the program knows
+//! it only through the [`Toolset`] trait: its configuration type (the value of its key under
+//! `toolsets:` in a worker file), how its tools are built for a worker ([`BuildContext`]), what
+//! `golem-forge check` shows of it ([`Section`], [`JailUse`]) and what its tools may reach
+//! ([`Reach`], for the MCP server's tool annotations). The list of built-in toolsets is in
+//! `golem-runtime` (`toolsets.rs`); ARCHITECTURE.md has the recipe for adding one.
+//!
+//! Also here: the configuration every jailed toolset shares (`network:`, `jail:`, `limits:`,
+//! timeouts; [`config`], [`network`]) and building its jail from it ([`jail`]).
+
+pub mod config;
+mod context;
+pub mod jail;
+pub mod network;
+mod toolset;
+
+pub use config::{DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, ProcessLimitsConfig};
+pub use context::{BuildContext, Delegation, Notice, ToolsetError};
+pub use jail::{ProcessJail, kernel_support_cache};
+pub use network::NetworkAccess;
+pub use toolset::{
+    Configured, ConfiguredToolset, JailUse, Reach, Schemas, Section, Toolset, ToolsetConfig,
+    present,
+};
+
+/// A toolset's tools, in the order they are offered to the model.
+pub type Tools = Vec<std::sync::Arc<dyn golem_core::tool::Tool>>;
