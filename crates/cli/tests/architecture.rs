@@ -57,10 +57,10 @@ fn layers() -> BTreeMap<&'static str, u32> {
         ("golem-toolset", 3),
         ("golem-tools", 4),
         ("golem-runtime", 5),
+        // Who may connect and the accept loop, shared by both HTTP front ends.
+        ("golem-http", 5),
         ("golem-web", 6),
-        // The MCP front end shares the web front end's address rules (`BoundAddress`) and its
-        // accept loop (`listen`).
-        ("golem-mcp", 7),
+        ("golem-mcp", 6),
         ("golem-forge", 8),
     ])
 }
@@ -205,15 +205,17 @@ const FRONT_END_ONLY: &[&str] = &[
     "tungstenite",
 ];
 
-/// The crates that are front ends.
-const FRONT_ENDS: &[&str] = &["golem-forge", "golem-web", "golem-mcp"];
+/// The crates that are front ends, and the part both HTTP front ends share (`golem-http`).
+const FRONT_ENDS: &[&str] = &["golem-forge", "golem-web", "golem-mcp", "golem-http"];
 
 /// Each library source file below `crates/*/src` of a crate that is not a front end or test
 /// support, with the text before its `#[cfg(test)]` part.
 fn library_sources() -> Vec<(String, String)> {
     let root = workspace_root();
     let mut files = Vec::new();
-    for krate in ["protocol", "core", "llm", "sandbox", "tools", "runtime"] {
+    for krate in [
+        "protocol", "core", "llm", "sandbox", "toolset", "tools", "runtime",
+    ] {
         rust_files(&root.join("crates").join(krate).join("src"), &mut files);
     }
     assert!(files.len() > 20, "found only {} files", files.len());

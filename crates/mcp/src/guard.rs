@@ -1,7 +1,7 @@
 //! Who may talk to the HTTP server: every request must name the bound address in its `Host`
 //! header (so a DNS-rebinding page cannot reach it by another name), come from that address
 //! when it says where it comes from (`Origin`), and carry the run's token as
-//! `Authorization: Bearer <token>`. The `Host` and `Origin` rules are `golem-web`'s
+//! `Authorization: Bearer <token>`. The `Host` and `Origin` rules are `golem-http`'s
 //! ([`BoundAddress`], one policy for every HTTP front end); the token travels in a header,
 //! since MCP clients are programs, not browser tabs.
 
@@ -13,7 +13,7 @@ use axum::http::StatusCode;
 use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use golem_web::guard::{BoundAddress, token_matches};
+use golem_http::guard::{BoundAddress, token_matches};
 
 /// The path the MCP endpoint is served at.
 pub const ENDPOINT: &str = "/mcp";

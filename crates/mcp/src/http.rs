@@ -1,5 +1,5 @@
 //! The streamable HTTP transport: `rmcp`'s service at `/mcp` behind [`crate::guard`], an axum
-//! router on one address (127.0.0.1 unless told otherwise) served by `golem_web::listen`'s
+//! router on one address (127.0.0.1 unless told otherwise) served by `golem_http::listen`'s
 //! accept loop (a header-read timeout, a cap on connections waiting for their first request
 //! head). Sessions of protocol 2025-11-25 and before are kept by `rmcp` (so the server's
 //! elicitation requests reach the client on the call's stream); 2026-07-28 requests are served
@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use golem_web::listen::{self, Limits};
+use golem_http::listen::{self, Limits};
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;

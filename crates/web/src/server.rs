@@ -21,10 +21,10 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::assets;
-use crate::guard::{Access, guard};
-use crate::listen::{self, Limits};
 use crate::log::SessionLog;
 use crate::socket::{Tabs, upgrade};
+use golem_http::guard::{Access, guard};
+use golem_http::listen::{self, Limits};
 
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]

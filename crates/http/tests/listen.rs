@@ -1,4 +1,4 @@
-//! The accept loop of both HTTP front ends (`golem_web::listen`) on a one-route router: a
+//! The accept loop of both HTTP front ends (`golem_http::listen`) on a one-route router: a
 //! half-sent request head is closed after the header-read timeout; at the cap, the connection
 //! that has waited longest for its first head is closed and a new one is served; a connection
 //! that has sent its head no longer counts; shutdown ends the loop. Bounds of 30 s are failure
@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::get;
-use golem_web::listen::{Limits, serve};
+use golem_http::listen::{Limits, serve};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
