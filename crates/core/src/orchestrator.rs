@@ -609,6 +609,4 @@ fn describe(tool: &str, args: &Value) -> String {
 }
 
 #[cfg(test)]
-mod prepare_tests;
-#[cfg(test)]
 mod tests;

@@ -3,16 +3,22 @@
 //! prepared once (arguments decoded and checked, approval requirement, description, risk and a
 //! plan, see [`crate::plan`]) and its plan executes. Tools decide their own approval
 //! requirement; they never prompt, and they never run calls that failed validation or approval.
+//!
+//! Most tools write only their own logic: their metadata is data ([`ToolInfo`]) and they
+//! implement [`DescribedTool`] (`prepare` and `execute`), or, when every call is pre-approved
+//! and only reads, [`PreApprovedTool`] (a description of the call and `execute`). Each is a
+//! [`TypedTool`], and so a [`Tool`], through an adapter that only forwards.
 
 use async_trait::async_trait;
 use golem_protocol::{
-    ExecutionMode, InvokedBy, ToolError, ToolErrorCode, ToolResultValue, WorkerOrigin,
+    ExecutionMode, InvokedBy, Risk, ToolError, ToolErrorCode, ToolResultValue, WorkerOrigin,
 };
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::ApprovalRequirement;
 pub use crate::input::{FormAnswer, InputRequester};
 pub use crate::plan::{CallPlan, Plan, PreparedCall, Preparing};
 
@@ -214,6 +220,189 @@ impl<T: TypedTool> Tool for T {
     }
 }
 
+/// What the model and the user are told about a tool, as data: its name, its description, the
+/// JSON Schema of its arguments, who may call it, and its approval policy in words. A
+/// [`DescribedTool`] or [`PreApprovedTool`] answers [`Tool::name`], [`Tool::description`],
+/// [`Tool::input_schema`], [`Tool::execution`] and [`Tool::approval_policy`] from one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInfo {
+    /// See [`Tool::name`].
+    pub name: String,
+    /// See [`Tool::description`].
+    pub description: String,
+    /// See [`Tool::input_schema`].
+    pub schema: Value,
+    /// See [`Tool::execution`].
+    pub execution: ManualExecution,
+    /// See [`Tool::approval_policy`].
+    pub approval_policy: Option<String>,
+}
+
+impl ToolInfo {
+    /// A model-only tool with no approval policy of its own whose arguments are an `A` (the
+    /// schema is [`input_schema_for`]).
+    pub fn new<A: JsonSchema>(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self::with_schema(name, description, input_schema_for::<A>())
+    }
+
+    /// A model-only tool with no approval policy of its own whose arguments follow `schema`.
+    pub fn with_schema(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            schema,
+            execution: ManualExecution::llm(),
+            approval_policy: None,
+        }
+    }
+
+    /// Sets who may invoke the tool.
+    pub fn with_execution(mut self, execution: ManualExecution) -> Self {
+        self.execution = execution;
+        self
+    }
+
+    /// Sets the approval policy in words.
+    pub fn with_approval_policy(mut self, policy: impl Into<String>) -> Self {
+        self.approval_policy = Some(policy.into());
+        self
+    }
+}
+
+/// A [`TypedTool`] whose metadata is one [`ToolInfo`]: what is left to write is the tool's own
+/// logic, `prepare` and `execute`.
+#[async_trait]
+pub trait DescribedTool: Send + Sync {
+    /// See [`TypedTool::Args`].
+    type Args: DeserializeOwned + Send;
+    /// See [`TypedTool::Plan`].
+    type Plan: CallPlan;
+
+    /// The tool's name, description, schema, execution and approval policy.
+    fn info(&self) -> &ToolInfo;
+
+    /// See [`TypedTool::prepare`].
+    async fn prepare(
+        &self,
+        args: Self::Args,
+        ctx: &ToolContext,
+    ) -> Result<PreparedCall<Self::Plan>, ToolError>;
+
+    /// See [`TypedTool::execute`].
+    async fn execute(
+        &self,
+        plan: Self::Plan,
+        ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError>;
+}
+
+// Answers from the info and forwards the two steps.
+#[async_trait]
+impl<T: DescribedTool> TypedTool for T {
+    type Args = T::Args;
+    type Plan = T::Plan;
+
+    fn name(&self) -> &str {
+        &self.info().name
+    }
+
+    fn description(&self) -> &str {
+        &self.info().description
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.info().schema
+    }
+
+    fn execution(&self) -> ManualExecution {
+        self.info().execution.clone()
+    }
+
+    fn approval_policy(&self) -> Option<String> {
+        self.info().approval_policy.clone()
+    }
+
+    async fn prepare(
+        &self,
+        args: T::Args,
+        ctx: &ToolContext,
+    ) -> Result<PreparedCall<T::Plan>, ToolError> {
+        DescribedTool::prepare(self, args, ctx).await
+    }
+
+    async fn execute(
+        &self,
+        plan: T::Plan,
+        ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
+        DescribedTool::execute(self, plan, ctx).await
+    }
+}
+
+/// A tool that only reads: every call is pre-approved and of low risk, and runs with its
+/// arguments as its plan, so the only thing to prepare is the call's description. Its
+/// [`DescribedTool`] `prepare` is that default.
+#[async_trait]
+pub trait PreApprovedTool: Send + Sync {
+    /// See [`TypedTool::Args`]; they are also the plan.
+    type Args: DeserializeOwned + Send + 'static;
+
+    /// See [`DescribedTool::info`].
+    fn info(&self) -> &ToolInfo;
+
+    /// What the call does, in words (the prepared call's description; no prompt shows it, a
+    /// transcript or a listing may).
+    fn describe(&self, args: &Self::Args) -> String;
+
+    /// Does the work of a call with these arguments.
+    async fn execute(
+        &self,
+        args: Self::Args,
+        ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError>;
+}
+
+/// The plan of a [`PreApprovedTool`]'s call: its arguments, nothing to preview.
+#[derive(Debug)]
+pub struct ArgsPlan<A>(pub A);
+
+impl<A: Send + 'static> CallPlan for ArgsPlan<A> {}
+
+// The default `prepare`: pre-approved, low risk, described, the arguments as the plan.
+#[async_trait]
+impl<T: PreApprovedTool> DescribedTool for T {
+    type Args = T::Args;
+    type Plan = ArgsPlan<T::Args>;
+
+    fn info(&self) -> &ToolInfo {
+        PreApprovedTool::info(self)
+    }
+
+    async fn prepare(
+        &self,
+        args: T::Args,
+        _ctx: &ToolContext,
+    ) -> Result<PreparedCall<ArgsPlan<T::Args>>, ToolError> {
+        let description = self.describe(&args);
+        Ok(PreparedCall::new(ArgsPlan(args))
+            .with_requirement(ApprovalRequirement::PreApproved)
+            .with_description(description)
+            .with_risk(Risk::Low))
+    }
+
+    async fn execute(
+        &self,
+        plan: ArgsPlan<T::Args>,
+        ctx: &ToolContext,
+    ) -> Result<ToolResultValue, ToolError> {
+        PreApprovedTool::execute(self, plan.0, ctx).await
+    }
+}
+
 /// The input schema of a Rust argument type: an object schema with subschemas inlined (some
 /// providers do not follow `$ref`) and without the `$schema` key.
 pub fn input_schema_for<T: JsonSchema>() -> Value {
@@ -244,4 +433,86 @@ fn invalid_arguments(tool: &str, error: &serde_json::Error) -> ToolError {
         ToolErrorCode::InvalidArguments,
         format!("invalid arguments for {tool}: {error}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    /// Says the path back.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct EchoArgs {
+        /// The path.
+        path: String,
+    }
+
+    struct Echo(ToolInfo);
+
+    #[async_trait]
+    impl PreApprovedTool for Echo {
+        type Args = EchoArgs;
+
+        fn info(&self) -> &ToolInfo {
+            &self.0
+        }
+
+        fn describe(&self, args: &EchoArgs) -> String {
+            format!("Echo {}", args.path)
+        }
+
+        async fn execute(
+            &self,
+            args: EchoArgs,
+            _ctx: &ToolContext,
+        ) -> Result<ToolResultValue, ToolError> {
+            Ok(ToolResultValue::text(args.path))
+        }
+    }
+
+    fn echo() -> Echo {
+        Echo(
+            ToolInfo::new::<EchoArgs>("echo", "Says the path back.")
+                .with_execution(ManualExecution::both("Echo", Some("Test")))
+                .with_approval_policy("pre-approved"),
+        )
+    }
+
+    #[test]
+    fn a_tool_answers_from_its_info() {
+        let tool = echo();
+        let tool: &dyn Tool = &tool;
+        assert_eq!(tool.name(), "echo");
+        assert_eq!(tool.description(), "Says the path back.");
+        assert_eq!(tool.input_schema(), &input_schema_for::<EchoArgs>());
+        assert_eq!(
+            tool.execution(),
+            ManualExecution::both("Echo", Some("Test"))
+        );
+        assert_eq!(tool.approval_policy().as_deref(), Some("pre-approved"));
+        let plain = ToolInfo::with_schema("t", "d", json!({"type": "object"}));
+        assert_eq!(
+            (plain.execution, plain.approval_policy),
+            (ManualExecution::llm(), None)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_pre_approved_call_is_described_low_risk_and_runs_its_arguments() {
+        let tool = echo();
+        let tool: &dyn Tool = &tool;
+        let ctx = ToolContext::for_model("t");
+        let mut prepared = tool.prepare(&json!({"path": "/a"}), &ctx).await.unwrap();
+        assert_eq!(prepared.requirement, Some(ApprovalRequirement::PreApproved));
+        assert_eq!(prepared.description.as_deref(), Some("Echo /a"));
+        assert_eq!(prepared.risk, Risk::Low);
+        assert_eq!(prepared.plan.preview(), None);
+        let result = Tool::execute(tool, prepared.plan, &ctx).await.unwrap();
+        assert_eq!(result, ToolResultValue::text("/a"));
+        let err = tool.prepare(&json!({"path": 1}), &ctx).await.unwrap_err();
+        assert_eq!(err.code, ToolErrorCode::InvalidArguments);
+    }
 }

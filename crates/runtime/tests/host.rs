@@ -4,78 +4,51 @@
 //! headless denial when no front end can answer; questions answered while a turn waits; and
 //! an interrupted end that does not wait for the turn.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use golem_protocol::{
     ActionEvent, ApprovalResponse, DisplayEvent, RememberScope, SessionAction, SessionEndReason,
     ToolStatus, TurnStatus,
 };
-use golem_runtime::host::{Attachment, HostOptions, HostWorker, SessionHost};
+use golem_runtime::host::{HostOptions, HostWorker};
 use golem_runtime::session::{SessionStore, TranscriptEntry};
-use golem_testkit::mock::MockServer;
 use golem_testkit::openai;
 use serde_json::{Value, json};
 
-/// How long any one expected event may take.
-const WAIT: Duration = Duration::from_secs(20);
-
-pub(crate) use golem_testkit::program::mock_program as program;
-
-pub(crate) fn options(worker: &Path) -> HostOptions {
-    HostOptions {
-        keeps_history: true,
-        ..HostOptions::new(HostWorker::File(worker.to_owned()))
-    }
-}
-
-/// Appends `text` to the program config of the program in `dir`.
-fn append_config(dir: &tempfile::TempDir, text: &str) {
-    let config = dir.path().join("golem-forge.config.yaml");
-    let mut current = std::fs::read_to_string(&config).unwrap();
-    current.push_str(text);
-    std::fs::write(&config, current).unwrap();
-}
-
-/// Reads events until one matches `want`; returns it and every event before it.
-pub(crate) async fn until(
-    ui: &mut Attachment,
-    want: impl Fn(&DisplayEvent) -> bool,
-) -> (DisplayEvent, Vec<DisplayEvent>) {
-    let mut seen = Vec::new();
-    loop {
-        let event = tokio::time::timeout(WAIT, ui.recv())
-            .await
-            .unwrap_or_else(|_| panic!("no such event in time; saw {seen:#?}"))
-            .unwrap_or_else(|| panic!("the session closed; saw {seen:#?}"));
-        if want(&event) {
-            return (event, seen);
-        }
-        seen.push(event);
-    }
-}
+use crate::scenario::{Program, Scenario, WAIT};
 
 fn write_call(content: &str) -> Value {
     json!({"path": "/out/a.txt", "content": content})
 }
 
+/// A program whose `out` zone asks before a file is created, and a model that asks to write
+/// `/out/a.txt` with `content`, then answers `answer`.
+async fn one_write(content: &str, answer: &str) -> Program {
+    Scenario::new(vec![
+        openai::tool_calls(&[("call_1", "write_file", write_call(content))]),
+        openai::text(answer),
+    ])
+    .ask_to_create()
+    .build()
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_session_through_the_host_with_protocol_messages_only() {
-    let server = MockServer::start(vec![
+    let program = Scenario::new(vec![
         openai::tool_calls(&[("call_1", "write_file", write_call("proposed\n"))]),
         openai::text("Saved it."),
         openai::text("The second model speaks."),
     ])
+    .ask_to_create()
+    .build()
     .await;
-    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
+    let mut s = program.start();
 
-    let (started, _) = until(&mut ui, |e| {
-        matches!(e, DisplayEvent::SessionStarted { .. })
-    })
-    .await;
+    let (started, _) = s
+        .until(|e| matches!(e, DisplayEvent::SessionStarted { .. }))
+        .await;
     let DisplayEvent::SessionStarted {
         session_id, model, ..
     } = started
@@ -84,11 +57,10 @@ async fn a_whole_session_through_the_host_with_protocol_messages_only() {
     };
     assert_eq!(model, "mock:m1");
 
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "save a note".into(),
-    });
-    let (asked, before) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    s.input("save a note");
+    let (asked, before) = s
+        .until(|e| matches!(e, DisplayEvent::ApprovalRequired(_)))
+        .await;
     assert!(
         matches!(
             before.first(),
@@ -107,24 +79,26 @@ async fn a_whole_session_through_the_host_with_protocol_messages_only() {
         "a write is previewed as a diff: {request:?}"
     );
     assert!(
-        !dir.path().join("out/a.txt").exists(),
+        !program.path("out/a.txt").exists(),
         "nothing is written before the answer"
     );
     let mut response = ApprovalResponse::approve(request.request_id.clone());
     response.modified_args = Some(write_call("edited\n"));
-    ui.send(ActionEvent::ApprovalResponse(response));
+    s.send(ActionEvent::ApprovalResponse(response));
 
-    let (result, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ToolResult { .. })).await;
+    let (result, _) = s
+        .until(|e| matches!(e, DisplayEvent::ToolResult { .. }))
+        .await;
     let DisplayEvent::ToolResult { status, .. } = result else {
         unreachable!()
     };
     assert_eq!(status, ToolStatus::Success);
     assert_eq!(
-        std::fs::read_to_string(dir.path().join("out/a.txt")).unwrap(),
+        std::fs::read_to_string(program.path("out/a.txt")).unwrap(),
         "edited\n",
         "the edited arguments ran"
     );
-    let (ended, before) = until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    let (ended, before) = s.turn_ended().await;
     let streamed: String = before
         .iter()
         .filter_map(|e| match e {
@@ -139,23 +113,22 @@ async fn a_whole_session_through_the_host_with_protocol_messages_only() {
     );
 
     // A model switch is an action too; the next turn goes to the new model.
-    ui.send(ActionEvent::SetModel {
+    s.send(ActionEvent::SetModel {
         request_id: Some("m".into()),
         model: "mock:m2".into(),
     });
-    let (switched, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ActionResult(_))).await;
-    let DisplayEvent::ActionResult(switched) = switched else {
-        unreachable!()
-    };
+    let switched = s.action_result().await;
     assert_eq!(
         (switched.request_id.as_deref(), switched.action, switched.ok),
         (Some("m"), SessionAction::SetModel, true)
     );
     assert_eq!(switched.message, "model: mock:m2");
-    ui.send(ActionEvent::GetStatus {
+    s.send(ActionEvent::GetStatus {
         request_id: Some("s".into()),
     });
-    let (status, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionStatus(_))).await;
+    let (status, _) = s
+        .until(|e| matches!(e, DisplayEvent::SessionStatus(_)))
+        .await;
     let DisplayEvent::SessionStatus(status) = status else {
         unreachable!()
     };
@@ -163,26 +136,22 @@ async fn a_whole_session_through_the_host_with_protocol_messages_only() {
     assert_eq!(status.session_id, session_id);
     assert_eq!(status.messages, 4, "input, tool call, tool result, answer");
     assert!(!status.busy);
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "and now?".into(),
-    });
-    until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
-    let requests = server.requests();
+    s.input("and now?");
+    s.turn_ended().await;
+    let requests = program.server.requests();
     assert_eq!(requests.len(), 3);
     assert_eq!(requests[1].body["model"], "m1");
     assert_eq!(requests[2].body["model"], "m2");
 
-    ui.send(ActionEvent::EndSession { reason: None });
-    let (end, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionEnded { .. })).await;
+    let (end, _) = s.end_with(None).await;
     assert!(
         matches!(&end, DisplayEvent::SessionEnded { reason: SessionEndReason::Completed, message: Some(m), .. } if m == "The second model speaks."),
         "{end:?}"
     );
-    running.closed().await;
+    s.closed().await;
 
     // The transcript holds the tool call once, with its three sets of arguments.
-    let transcript = SessionStore::new(dir.path()).load(&session_id).unwrap();
+    let transcript = program.transcript(&session_id);
     let calls: Vec<_> = transcript
         .entries
         .iter()
@@ -239,20 +208,12 @@ async fn a_whole_session_through_the_host_with_protocol_messages_only() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_no_front_end_that_answers_the_call_is_denied_with_the_headless_message() {
-    let server = MockServer::start(vec![
-        openai::tool_calls(&[("call_1", "write_file", write_call("x\n"))]),
-        openai::text("Could not."),
-    ])
-    .await;
-    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(false);
-    let running = host.start();
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "save".into(),
-    });
-    let (result, seen) = until(&mut ui, |e| matches!(e, DisplayEvent::ToolResult { .. })).await;
+    let program = one_write("x\n", "Could not.").await;
+    let mut s = program.start_headless();
+    s.input("save");
+    let (result, seen) = s
+        .until(|e| matches!(e, DisplayEvent::ToolResult { .. }))
+        .await;
     assert!(
         !seen
             .iter()
@@ -267,45 +228,29 @@ async fn with_no_front_end_that_answers_the_call_is_denied_with_the_headless_mes
         value.to_model_text().contains("no terminal is attached"),
         "{value:?}"
     );
-    assert!(!dir.path().join("out/a.txt").exists());
-    ui.send(ActionEvent::EndSession { reason: None });
-    running.closed().await;
+    assert!(!program.path("out/a.txt").exists());
+    s.end().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn questions_are_answered_while_a_turn_waits_and_an_interrupted_end_does_not_wait() {
-    let server = MockServer::start(vec![
-        openai::tool_calls(&[("call_1", "write_file", write_call("x\n"))]),
-        openai::text("never sent"),
-    ])
-    .await;
-    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "save".into(),
-    });
-    until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    let program = one_write("x\n", "never sent").await;
+    let mut s = program.start();
+    s.input("save");
+    s.approval().await;
     // The turn waits for an answer; the host still answers questions.
-    ui.send(ActionEvent::GetStatus { request_id: None });
-    let (status, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionStatus(_))).await;
-    assert!(matches!(status, DisplayEvent::SessionStatus(s) if s.busy));
-    ui.send(ActionEvent::ListManualTools {
+    let status = s.status().await;
+    assert!(status.busy);
+    s.send(ActionEvent::ListManualTools {
         request_id: Some("t".into()),
     });
-    let (tools, _) = until(&mut ui, |e| {
-        matches!(e, DisplayEvent::ManualToolsAvailable { .. })
-    })
-    .await;
+    let (tools, _) = s
+        .until(|e| matches!(e, DisplayEvent::ManualToolsAvailable { .. }))
+        .await;
     assert!(
         matches!(tools, DisplayEvent::ManualToolsAvailable { request_id: Some(id), .. } if id == "t")
     );
-    ui.send(ActionEvent::EndSession {
-        reason: Some(SessionEndReason::Interrupted),
-    });
-    let (end, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionEnded { .. })).await;
+    let (end, _) = s.end_with(Some(SessionEndReason::Interrupted)).await;
     assert!(matches!(
         end,
         DisplayEvent::SessionEnded {
@@ -313,10 +258,12 @@ async fn questions_are_answered_while_a_turn_waits_and_an_interrupted_end_does_n
             ..
         }
     ));
-    tokio::time::timeout(WAIT, running.closed()).await.unwrap();
-    assert!(!dir.path().join("out/a.txt").exists());
-    let id = SessionStore::new(dir.path()).list().unwrap()[0].id.clone();
-    let transcript = SessionStore::new(dir.path()).load(&id).unwrap();
+    tokio::time::timeout(WAIT, s.closed()).await.unwrap();
+    assert!(!program.path("out/a.txt").exists());
+    let id = SessionStore::new(program.dir.path()).list().unwrap()[0]
+        .id
+        .clone();
+    let transcript = program.transcript(&id);
     assert!(matches!(
         transcript.entries.last(),
         Some(TranscriptEntry::Ended {
@@ -328,32 +275,18 @@ async fn questions_are_answered_while_a_turn_waits_and_an_interrupted_end_does_n
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remembered_approvals_are_listed_and_forgotten_by_number() {
-    let server = MockServer::start(vec![
-        openai::tool_calls(&[("call_1", "write_file", write_call("x\n"))]),
-        openai::text("Done."),
-    ])
-    .await;
-    let (_dir, worker) = program(&server, "      approval: { create: ask }\n");
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "save".into(),
-    });
-    let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
-    let DisplayEvent::ApprovalRequired(request) = asked else {
-        unreachable!()
-    };
+    let program = one_write("x\n", "Done.").await;
+    let mut s = program.start();
+    s.input("save");
+    let request = s.approval().await;
     let mut response = ApprovalResponse::approve(request.request_id);
     response.remember = RememberScope::Session;
-    ui.send(ActionEvent::ApprovalResponse(response));
-    until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
-    ui.send(ActionEvent::ListApprovals { request_id: None });
-    let (listed, _) = until(&mut ui, |e| {
-        matches!(e, DisplayEvent::ApprovalsRemembered { .. })
-    })
-    .await;
+    s.send(ActionEvent::ApprovalResponse(response));
+    s.turn_ended().await;
+    s.send(ActionEvent::ListApprovals { request_id: None });
+    let (listed, _) = s
+        .until(|e| matches!(e, DisplayEvent::ApprovalsRemembered { .. }))
+        .await;
     let DisplayEvent::ApprovalsRemembered { approvals, .. } = listed else {
         unreachable!()
     };
@@ -362,58 +295,39 @@ async fn remembered_approvals_are_listed_and_forgotten_by_number() {
         (approvals[0].index, approvals[0].tool_name.as_str()),
         (1, "write_file")
     );
-    ui.send(ActionEvent::ForgetApprovals {
+    s.send(ActionEvent::ForgetApprovals {
         request_id: None,
         index: Some(2),
     });
-    let (refused, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ActionResult(_))).await;
+    let refused = s.action_result().await;
     assert!(
-        matches!(&refused, DisplayEvent::ActionResult(r) if !r.ok && r.message == "no remembered approval number 2"),
+        !refused.ok && refused.message == "no remembered approval number 2",
         "{refused:?}"
     );
-    ui.send(ActionEvent::ForgetApprovals {
+    s.send(ActionEvent::ForgetApprovals {
         request_id: None,
         index: Some(1),
     });
-    let (forgot, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ActionResult(_))).await;
-    assert!(
-        matches!(&forgot, DisplayEvent::ActionResult(r) if r.ok),
-        "{forgot:?}"
-    );
-    ui.send(ActionEvent::ListApprovals { request_id: None });
-    let (listed, _) = until(&mut ui, |e| {
-        matches!(e, DisplayEvent::ApprovalsRemembered { .. })
-    })
-    .await;
+    let forgot = s.action_result().await;
+    assert!(forgot.ok, "{forgot:?}");
+    s.send(ActionEvent::ListApprovals { request_id: None });
+    let (listed, _) = s
+        .until(|e| matches!(e, DisplayEvent::ApprovalsRemembered { .. }))
+        .await;
     assert!(
         matches!(listed, DisplayEvent::ApprovalsRemembered { approvals, .. } if approvals.is_empty())
     );
-    ui.send(ActionEvent::EndSession { reason: None });
-    running.closed().await;
+    s.end().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn end_session_interrupts_the_running_turn_and_drops_queued_input() {
-    let server = MockServer::start(vec![
-        openai::tool_calls(&[("call_1", "write_file", write_call("x\n"))]),
-        openai::text("never sent"),
-    ])
-    .await;
-    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "save".into(),
-    });
-    until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "queued behind the approval".into(),
-    });
-    ui.send(ActionEvent::EndSession { reason: None });
-    let (end, seen) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionEnded { .. })).await;
+    let program = one_write("x\n", "never sent").await;
+    let mut s = program.start();
+    s.input("save");
+    s.approval().await;
+    s.input("queued behind the approval");
+    let (end, seen) = s.end_with(None).await;
     assert!(
         matches!(
             end,
@@ -429,32 +343,24 @@ async fn end_session_interrupts_the_running_turn_and_drops_queued_input() {
         .filter(|e| matches!(e, DisplayEvent::TurnEnded { .. }))
         .count();
     assert_eq!(turns, 1, "the queued input never ran: {seen:#?}");
-    running.closed().await;
-    assert_eq!(server.requests().len(), 1);
-    assert!(!dir.path().join("out/a.txt").exists());
+    s.closed().await;
+    assert_eq!(program.server.requests().len(), 1);
+    assert!(!program.path("out/a.txt").exists());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prices_from_the_program_config_put_costs_in_usage_turns_status_and_the_end() {
-    let server = MockServer::start(vec![
+    // Each mock reply is 10 input and 5 output tokens: $0.001 + $0.001 at these prices.
+    let program = Scenario::new(vec![
         openai::tool_calls(&[("call_1", "file_exists", json!({"path": "/out/a.txt"}))]),
         openai::text("It does not."),
     ])
+    .config("prices:\n  \"mock:m*\": { input: 100, output: 200 }\n")
+    .build()
     .await;
-    let (dir, worker) = program(&server, "");
-    // Each mock reply is 10 input and 5 output tokens: $0.001 + $0.001 at these prices.
-    append_config(
-        &dir,
-        "prices:\n  \"mock:m*\": { input: 100, output: 200 }\n",
-    );
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "is there a.txt?".into(),
-    });
-    let (ended, seen) = until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    let mut s = program.start();
+    s.input("is there a.txt?");
+    let (ended, seen) = s.turn_ended().await;
     let costs: Vec<f64> = seen
         .iter()
         .filter_map(|e| match e {
@@ -468,58 +374,43 @@ async fn prices_from_the_program_config_put_costs_in_usage_turns_status_and_the_
         unreachable!()
     };
     assert!((cost.unwrap() - 0.004).abs() < 1e-12, "{cost:?}");
-    ui.send(ActionEvent::GetStatus { request_id: None });
-    let (status, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionStatus(_))).await;
-    let DisplayEvent::SessionStatus(status) = status else {
-        unreachable!()
-    };
+    let status = s.status().await;
     assert!((status.cost.unwrap() - 0.004).abs() < 1e-12);
-    ui.send(ActionEvent::EndSession { reason: None });
-    let (end, _) = until(&mut ui, |e| matches!(e, DisplayEvent::SessionEnded { .. })).await;
+    let (end, _) = s.end_with(None).await;
     assert!(
         matches!(end, DisplayEvent::SessionEnded { cost: Some(c), .. } if (c - 0.004).abs() < 1e-12)
     );
-    running.closed().await;
+    s.closed().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_model_without_a_price_has_no_cost() {
-    let server = MockServer::start(vec![openai::text("Hi.")]).await;
-    let (_dir, worker) = program(&server, "");
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "hello".into(),
-    });
-    let (ended, seen) = until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    let program = Scenario::new(vec![openai::text("Hi.")]).build().await;
+    let mut s = program.start();
+    s.input("hello");
+    let (ended, seen) = s.turn_ended().await;
     assert!(
         seen.iter()
             .all(|e| !matches!(e, DisplayEvent::Usage { cost: Some(_), .. }))
     );
     assert!(matches!(ended, DisplayEvent::TurnEnded { cost: None, .. }));
-    ui.send(ActionEvent::EndSession { reason: None });
-    running.closed().await;
+    s.end().await;
 }
 
 /// Appends `notify:` to the program's config: `sh -c` appending the tool and risk to
 /// `notified.txt` in the program root.
-fn with_notify(dir: &tempfile::TempDir, after_seconds: u64) -> PathBuf {
-    let log = dir.path().join("notified.txt");
-    append_config(
-        dir,
-        &format!(
-            "notify:\n  command: [sh, -c, 'echo \"$GOLEM_FORGE_TOOL $GOLEM_FORGE_RISK\" >> {}']\n  after_seconds: {after_seconds}\n",
-            log.display()
-        ),
-    );
+fn with_notify(program: &Program, after_seconds: u64) -> PathBuf {
+    let log = program.path("notified.txt");
+    program.append_config(&format!(
+        "notify:\n  command: [sh, -c, 'echo \"$GOLEM_FORGE_TOOL $GOLEM_FORGE_RISK\" >> {}']\n  after_seconds: {after_seconds}\n",
+        log.display()
+    ));
     log
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_notify_command_runs_once_per_approval_that_waits() {
-    let server = MockServer::start(vec![
+    let program = Scenario::new(vec![
         openai::tool_calls(&[
             ("call_1", "write_file", write_call("one\n")),
             (
@@ -530,21 +421,14 @@ async fn the_notify_command_runs_once_per_approval_that_waits() {
         ]),
         openai::text("Both written."),
     ])
+    .ask_to_create()
+    .build()
     .await;
-    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
-    let log = with_notify(&dir, 0);
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "write both".into(),
-    });
+    let log = with_notify(&program, 0);
+    let mut s = program.start();
+    s.input("write both");
     for expected_lines in [1, 2] {
-        let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
-        let DisplayEvent::ApprovalRequired(request) = asked else {
-            unreachable!()
-        };
+        let request = s.approval().await;
         // The request waits unanswered until its nudge has run.
         let deadline = std::time::Instant::now() + WAIT;
         while std::fs::read_to_string(&log)
@@ -555,13 +439,10 @@ async fn the_notify_command_runs_once_per_approval_that_waits() {
             assert!(std::time::Instant::now() < deadline, "no nudge");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        ui.send(ActionEvent::ApprovalResponse(ApprovalResponse::approve(
-            request.request_id,
-        )));
+        s.approve(&request.request_id);
     }
-    until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
-    ui.send(ActionEvent::EndSession { reason: None });
-    running.closed().await;
+    s.turn_ended().await;
+    s.end().await;
     assert_eq!(
         std::fs::read_to_string(&log).unwrap(),
         "write_file medium\nwrite_file medium\n",
@@ -571,65 +452,33 @@ async fn the_notify_command_runs_once_per_approval_that_waits() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_approval_answered_in_time_runs_no_notify_command() {
-    let server = MockServer::start(vec![
-        openai::tool_calls(&[("call_1", "write_file", write_call("one\n"))]),
-        openai::text("Written."),
-    ])
-    .await;
-    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
-    let log = with_notify(&dir, 3600);
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "write".into(),
-    });
-    let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
-    let DisplayEvent::ApprovalRequired(request) = asked else {
-        unreachable!()
-    };
-    ui.send(ActionEvent::ApprovalResponse(ApprovalResponse::approve(
-        request.request_id,
-    )));
-    until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
-    ui.send(ActionEvent::EndSession { reason: None });
-    running.closed().await;
+    let program = one_write("one\n", "Written.").await;
+    let log = with_notify(&program, 3600);
+    let mut s = program.start();
+    s.input("write");
+    let request = s.approval().await;
+    s.approve(&request.request_id);
+    s.turn_ended().await;
+    s.end().await;
     assert!(!log.exists(), "nobody was nudged");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_notify_command_that_cannot_start_is_a_warning_and_the_approval_still_waits() {
-    let server = MockServer::start(vec![
-        openai::tool_calls(&[("call_1", "write_file", write_call("one\n"))]),
-        openai::text("Written."),
-    ])
-    .await;
-    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
-    append_config(
-        &dir,
-        "notify: { command: [/nonexistent/notifier], after_seconds: 0 }\n",
-    );
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "write".into(),
-    });
-    let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
-    let (warning, _) = until(&mut ui, |e| matches!(e, DisplayEvent::Status { .. })).await;
+    let program = one_write("one\n", "Written.").await;
+    program.append_config("notify: { command: [/nonexistent/notifier], after_seconds: 0 }\n");
+    let mut s = program.start();
+    s.input("write");
+    let request = s.approval().await;
+    let (warning, _) = s.until(|e| matches!(e, DisplayEvent::Status { .. })).await;
     assert!(
         matches!(&warning, DisplayEvent::Status { message, .. } if message.contains("`/nonexistent/notifier` could not start")),
         "{warning:?}"
     );
-    let DisplayEvent::ApprovalRequired(request) = asked else {
-        unreachable!()
-    };
-    ui.send(ActionEvent::ApprovalResponse(ApprovalResponse::approve(
-        request.request_id,
-    )));
-    let (result, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ToolResult { .. })).await;
+    s.approve(&request.request_id);
+    let (result, _) = s
+        .until(|e| matches!(e, DisplayEvent::ToolResult { .. }))
+        .await;
     assert!(matches!(
         result,
         DisplayEvent::ToolResult {
@@ -637,17 +486,17 @@ async fn a_notify_command_that_cannot_start_is_a_warning_and_the_approval_still_
             ..
         }
     ));
-    ui.send(ActionEvent::EndSession { reason: None });
-    running.closed().await;
+    s.end().await;
 }
 
 #[test]
 fn a_session_killed_while_an_approval_waited_asks_it_again_on_resume() {
-    let server = MockServer::start_blocking(vec![
+    let program = Scenario::new(vec![
         openai::tool_calls(&[("call_1", "write_file", write_call("saved\n"))]),
         openai::text("Saved after the resume."),
-    ]);
-    let (dir, worker) = program(&server, "      approval: { create: ask }\n");
+    ])
+    .ask_to_create()
+    .build_blocking();
     let runtime = || {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -658,16 +507,11 @@ fn a_session_killed_while_an_approval_waited_asks_it_again_on_resume() {
     // The first process asks, and dies before anyone answers.
     let first = runtime();
     let id = first.block_on(async {
-        let host = SessionHost::open(options(&worker)).unwrap();
-        let id = host.session_id();
-        let mut ui = host.attach(true);
-        let _running = host.start();
-        ui.send(ActionEvent::UserInput {
-            request_id: None,
-            content: "save a note".into(),
-        });
-        until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
-        let file = dir.path().join(format!(".golem-forge/sessions/{id}.jsonl"));
+        let mut s = program.start();
+        let id = s.id().to_owned();
+        s.input("save a note");
+        s.approval().await;
+        let file = program.path(&format!(".golem-forge/sessions/{id}.jsonl"));
         let deadline = std::time::Instant::now() + WAIT;
         while !std::fs::read_to_string(&file)
             .unwrap()
@@ -686,43 +530,32 @@ fn a_session_killed_while_an_approval_waited_asks_it_again_on_resume() {
     // The resumed session asks the same call again before the new input.
     let second = runtime();
     second.block_on(async {
-        let host = SessionHost::open(HostOptions {
+        let options = HostOptions {
             worker: HostWorker::Resume {
-                program_root: dir.path().to_owned(),
+                program_root: program.dir.path().to_owned(),
                 id: id.clone(),
             },
-            ..options(&worker)
-        })
-        .unwrap();
-        let mut ui = host.attach(true);
-        let running = host.start();
-        ui.send(ActionEvent::UserInput {
-            request_id: None,
-            content: "go on".into(),
-        });
-        let (asked, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
-        let DisplayEvent::ApprovalRequired(request) = asked else {
-            unreachable!()
+            ..program.options()
         };
+        let mut s = program.start_with(options, true);
+        s.input("go on");
+        let request = s.approval().await;
         assert_eq!(request.tool_call_id, "call_1");
         assert_eq!(request.args, write_call("saved\n"));
-        ui.send(ActionEvent::ApprovalResponse(ApprovalResponse::approve(
-            request.request_id,
-        )));
-        let (ended, _) = until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+        s.approve(&request.request_id);
+        let (ended, _) = s.turn_ended().await;
         assert!(
             matches!(&ended, DisplayEvent::TurnEnded { status: TurnStatus::Completed, response: Some(r), .. } if r == "Saved after the resume."),
             "{ended:?}"
         );
-        ui.send(ActionEvent::EndSession { reason: None });
-        running.closed().await;
+        s.end().await;
     });
     assert_eq!(
-        std::fs::read_to_string(dir.path().join("out/a.txt")).unwrap(),
+        std::fs::read_to_string(program.path("out/a.txt")).unwrap(),
         "saved\n"
     );
     // The model sees the call's result, then the new input.
-    let requests = server.requests();
+    let requests = program.server.requests();
     assert_eq!(requests.len(), 2);
     let messages = requests[1].body["messages"].as_array().unwrap().clone();
     let roles: Vec<&str> = messages
@@ -737,7 +570,7 @@ fn a_session_killed_while_an_approval_waited_asks_it_again_on_resume() {
     assert_eq!(messages[3]["tool_call_id"], "call_1");
     assert_eq!(messages[4]["content"], "go on");
     // And the transcript has the call once, settled by the user this time.
-    let transcript = SessionStore::new(dir.path()).load(&id).unwrap();
+    let transcript = program.transcript(&id);
     let calls: Vec<_> = transcript
         .entries
         .iter()

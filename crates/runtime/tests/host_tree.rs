@@ -3,25 +3,13 @@
 //! `getStatus` carries the budget per turn and what is left, before, during and after a turn;
 //! a new session forgets what the last turn left.
 
-use golem_protocol::{ActionEvent, ApprovalResponse, BudgetAmounts, DisplayEvent};
+use golem_protocol::{ActionEvent, BudgetAmounts, DisplayEvent};
 use golem_runtime::budget::BudgetLimits;
-use golem_runtime::host::{Attachment, HostOptions, SessionHost};
-use golem_testkit::mock::MockServer;
+use golem_runtime::host::HostOptions;
 use golem_testkit::openai;
 use serde_json::json;
 
-use crate::host::{options, program, until};
-
-async fn status(ui: &mut Attachment) -> golem_protocol::SessionStatus {
-    ui.send(ActionEvent::GetStatus { request_id: None });
-    match until(ui, |e| matches!(e, DisplayEvent::SessionStatus(_)))
-        .await
-        .0
-    {
-        DisplayEvent::SessionStatus(status) => status,
-        _ => unreachable!(),
-    }
-}
+use crate::scenario::Scenario;
 
 fn tokens(n: u64) -> BudgetAmounts {
     BudgetAmounts {
@@ -32,7 +20,7 @@ fn tokens(n: u64) -> BudgetAmounts {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tree_shows_who_waits_and_the_status_shows_the_budget() {
-    let server = MockServer::start(vec![
+    let program = Scenario::new(vec![
         openai::tool_calls(&[(
             "call_1",
             "write_file",
@@ -40,31 +28,29 @@ async fn the_tree_shows_who_waits_and_the_status_shows_the_budget() {
         )]),
         openai::text("Saved it."),
     ])
+    .ask_to_create()
+    .build()
     .await;
-    let (_dir, worker) = program(&server, "      approval: { create: ask }\n");
-    let host = SessionHost::open(HostOptions {
+    let options = HostOptions {
         budget: BudgetLimits {
             tokens: Some(1000),
             ..BudgetLimits::default()
         },
-        ..options(&worker)
-    })
-    .unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
+        ..program.options()
+    };
+    let mut s = program.start_with(options, true);
 
-    let before = status(&mut ui).await;
+    let before = s.status().await;
     let budget = before.budget.expect("the turn has a budget");
     assert_eq!(
         (budget.limits, budget.remaining),
         (tokens(1000), tokens(1000))
     );
 
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "save a note".into(),
-    });
-    let (asked, seen) = until(&mut ui, |e| matches!(e, DisplayEvent::ApprovalRequired(_))).await;
+    s.input("save a note");
+    let (asked, seen) = s
+        .until(|e| matches!(e, DisplayEvent::ApprovalRequired(_)))
+        .await;
     let DisplayEvent::ApprovalRequired(request) = asked else {
         unreachable!()
     };
@@ -91,17 +77,18 @@ async fn the_tree_shows_who_waits_and_the_status_shows_the_budget() {
         .expect("workerStarted");
     assert_eq!(waiting.worker_id, started);
 
-    let during = status(&mut ui).await;
+    let during = s.status().await;
     assert_eq!(during.budget.map(|b| b.remaining), Some(tokens(985)));
 
-    ui.send(ActionEvent::ApprovalResponse(ApprovalResponse::approve(
-        request.request_id,
-    )));
-    let (_, after_answer) = until(&mut ui, |e| matches!(e, DisplayEvent::ToolResult { .. })).await;
-    let (_, _) = until(&mut ui, |e| {
-        matches!(e, DisplayEvent::WorkerProgress(p) if !p.awaiting_approval && p.current_tool.is_none())
-    })
-    .await;
+    s.approve(&request.request_id);
+    let (_, after_answer) = s
+        .until(|e| matches!(e, DisplayEvent::ToolResult { .. }))
+        .await;
+    let (_, _) = s
+        .until(|e| {
+            matches!(e, DisplayEvent::WorkerProgress(p) if !p.awaiting_approval && p.current_tool.is_none())
+        })
+        .await;
     assert!(
         after_answer.iter().any(|e| matches!(
             e,
@@ -109,20 +96,19 @@ async fn the_tree_shows_who_waits_and_the_status_shows_the_budget() {
         )),
         "the wait ends with the answer: {after_answer:#?}"
     );
-    until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    s.turn_ended().await;
 
-    let after = status(&mut ui).await;
+    let after = s.status().await;
     assert_eq!(
         after.budget.map(|b| b.remaining),
         Some(tokens(970)),
         "what the last turn left"
     );
-    ui.send(ActionEvent::NewSession { request_id: None });
-    until(&mut ui, |e| matches!(e, DisplayEvent::ActionResult(_))).await;
-    let fresh = status(&mut ui).await;
+    s.send(ActionEvent::NewSession { request_id: None });
+    s.action_result().await;
+    let fresh = s.status().await;
     assert_eq!(fresh.budget.map(|b| b.remaining), Some(tokens(1000)));
 
-    ui.send(ActionEvent::EndSession { reason: None });
-    until(&mut ui, |e| matches!(e, DisplayEvent::SessionEnded { .. })).await;
-    running.closed().await;
+    s.end_with(None).await;
+    s.closed().await;
 }

@@ -11,12 +11,12 @@ use golem_protocol::{
 };
 use golem_runtime::approvals_file;
 use golem_runtime::host::SessionHost;
-use golem_runtime::session::{SessionStore, TranscriptEntry};
+use golem_runtime::session::TranscriptEntry;
 use golem_testkit::mock::MockServer;
 use golem_testkit::openai;
-
-use crate::host::{options, until};
 use serde_json::json;
+
+use crate::scenario::Scenario;
 
 const RULES: &str = "rules:\n  - tool: write_file\n    match:\n      path: {glob: /out/notes/**}\n  \
                      - tool: write_file\n    match:\n      path: {glob: /locked/**}\n";
@@ -51,7 +51,7 @@ fn program(server: &MockServer, rules: &str) -> (tempfile::TempDir, PathBuf) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_project_rule_approves_a_matching_write_and_not_others_nor_a_blocked_one() {
-    let server = MockServer::start(vec![
+    let program = Scenario::new(vec![
         openai::tool_calls(&[
             (
                 "call_1",
@@ -71,18 +71,14 @@ async fn a_project_rule_approves_a_matching_write_and_not_others_nor_a_blocked_o
         ]),
         openai::text("Done."),
     ])
+    .program(|server| program(server, RULES))
+    .build()
     .await;
-    let (dir, worker) = program(&server, RULES);
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let session_id = host.session_id();
     // No front end answers approvals: anything asked is denied with the headless message.
-    let mut ui = host.attach(false);
-    let running = host.start();
-    ui.send(ActionEvent::UserInput {
-        request_id: None,
-        content: "write".into(),
-    });
-    let (_, seen) = until(&mut ui, |e| matches!(e, DisplayEvent::TurnEnded { .. })).await;
+    let mut s = program.start_headless();
+    let session_id = s.id().to_owned();
+    s.input("write");
+    let (_, seen) = s.turn_ended().await;
     assert!(
         !seen
             .iter()
@@ -126,15 +122,14 @@ async fn a_project_rule_approves_a_matching_write_and_not_others_nor_a_blocked_o
     );
     assert_eq!(results[2].1, ToolStatus::Blocked);
     assert_eq!(
-        std::fs::read_to_string(dir.path().join("out/notes/a.md")).unwrap(),
+        std::fs::read_to_string(program.path("out/notes/a.md")).unwrap(),
         "kept\n"
     );
-    assert!(!dir.path().join("out/b.md").exists());
-    assert!(!dir.path().join("locked/c.md").exists());
-    ui.send(ActionEvent::EndSession { reason: None });
-    running.closed().await;
+    assert!(!program.path("out/b.md").exists());
+    assert!(!program.path("locked/c.md").exists());
+    s.end().await;
 
-    let transcript = SessionStore::new(dir.path()).load(&session_id).unwrap();
+    let transcript = program.transcript(&session_id);
     let decided: Vec<_> = transcript
         .entries
         .iter()
@@ -155,16 +150,20 @@ async fn a_project_rule_approves_a_matching_write_and_not_others_nor_a_blocked_o
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_rules_file_is_an_error_naming_the_file_line_and_key() {
-    let server = MockServer::start(Vec::new()).await;
-    let (dir, worker) = program(
-        &server,
-        "rules:\n  - tool: write_file\n    match:\n      path: {glob: out/**}\n",
-    );
-    let Err(error) = SessionHost::open(options(&worker)) else {
+    let program = Scenario::new(Vec::new())
+        .program(|server| {
+            program(
+                server,
+                "rules:\n  - tool: write_file\n    match:\n      path: {glob: out/**}\n",
+            )
+        })
+        .build()
+        .await;
+    let Err(error) = SessionHost::open(program.options()) else {
         panic!("a bad rules file opens");
     };
     let text = error.to_string();
-    let file = dir.path().join(".golem-forge/approvals.yaml");
+    let file = program.path(".golem-forge/approvals.yaml");
     assert!(
         text.starts_with(&format!("approvals file {}, line 4:", file.display())),
         "{text}"
@@ -174,18 +173,17 @@ async fn a_bad_rules_file_is_an_error_naming_the_file_line_and_key() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn approvals_lists_project_rules_and_forgets_them_from_the_file() {
-    let server = MockServer::start(Vec::new()).await;
-    let (dir, worker) = program(&server, RULES);
-    let host = SessionHost::open(options(&worker)).unwrap();
-    let mut ui = host.attach(true);
-    let running = host.start();
-    ui.send(ActionEvent::ListApprovals {
+    let program = Scenario::new(Vec::new())
+        .program(|server| program(server, RULES))
+        .build()
+        .await;
+    let mut s = program.start();
+    s.send(ActionEvent::ListApprovals {
         request_id: Some("l".into()),
     });
-    let (listed, _) = until(&mut ui, |e| {
-        matches!(e, DisplayEvent::ApprovalsRemembered { .. })
-    })
-    .await;
+    let (listed, _) = s
+        .until(|e| matches!(e, DisplayEvent::ApprovalsRemembered { .. }))
+        .await;
     let DisplayEvent::ApprovalsRemembered { approvals, .. } = listed else {
         unreachable!()
     };
@@ -195,22 +193,18 @@ async fn approvals_lists_project_rules_and_forgets_them_from_the_file() {
         approvals[0].args,
         json!({"path": {"glob": "/out/notes/**"}})
     );
-    ui.send(ActionEvent::ForgetApprovals {
+    s.send(ActionEvent::ForgetApprovals {
         request_id: Some("f".into()),
         index: Some(1),
     });
-    let (forgot, _) = until(&mut ui, |e| matches!(e, DisplayEvent::ActionResult(_))).await;
-    let DisplayEvent::ActionResult(forgot) = forgot else {
-        unreachable!()
-    };
+    let forgot = s.action_result().await;
     assert_eq!(forgot.action, SessionAction::ForgetApprovals);
     assert!(forgot.ok, "{forgot:?}");
-    let left = approvals_file::load(&approvals_file::approvals_path(dir.path())).unwrap();
+    let left = approvals_file::load(&approvals_file::approvals_path(program.dir.path())).unwrap();
     assert_eq!(left.len(), 1);
     assert_eq!(
         left[0].match_json(),
         json!({"path": {"glob": "/locked/**"}})
     );
-    ui.send(ActionEvent::EndSession { reason: None });
-    running.closed().await;
+    s.end().await;
 }

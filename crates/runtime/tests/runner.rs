@@ -15,6 +15,7 @@ mod models;
 mod prompt_cache;
 mod registry;
 mod rules;
+mod scenario;
 mod worker_file;
 mod worker_file_mcp;
 mod worker_file_web;

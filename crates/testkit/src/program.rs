@@ -1,8 +1,9 @@
 //! A worker program on disk for tests that open a session against the mock model: a
 //! temporary directory with a program config naming the `mock` provider (OpenAI chat wire, no
-//! key) at the mock server, an `out` zone and `main.worker` with the filesystem tools.
+//! key) at the mock server, an `out` zone and `main.worker` with the filesystem tools; and
+//! additions to a program's config.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::mock::MockServer;
 
@@ -30,4 +31,12 @@ pub fn mock_program(server: &MockServer, zone_approval: &str) -> (tempfile::Temp
     )
     .unwrap();
     (dir, worker)
+}
+
+/// Appends `text` to the program config (`golem-forge.config.yaml`) of the program at `root`.
+pub fn append_config(root: &Path, text: &str) {
+    let config = root.join("golem-forge.config.yaml");
+    let mut current = std::fs::read_to_string(&config).unwrap();
+    current.push_str(text);
+    std::fs::write(&config, current).unwrap();
 }

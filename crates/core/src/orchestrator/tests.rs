@@ -1,4 +1,5 @@
-//! Tests of the one path of a tool call: each step, each status, and the events it reports.
+//! Tests of the one path of a tool call: each step, each status, and the events it reports;
+//! the prepared call's own in `prepare`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,6 +12,8 @@ use crate::approval::{ApprovalCallback, ApprovalMode};
 use crate::bus::UiEventBus;
 use crate::fn_tool::FnTool;
 use crate::tool::ManualExecution;
+
+mod prepare;
 
 /// A tool that counts its executions and echoes its arguments.
 fn counting_tool(

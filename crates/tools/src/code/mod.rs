@@ -17,7 +17,7 @@ use golem_core::approval::ApprovalDecisionType;
 use golem_core::tool::Tool;
 use golem_sandbox::jail::Jail;
 
-use crate::process::{Runner, Timeouts};
+use crate::process::Runner;
 
 pub use crate::process::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
 
@@ -48,9 +48,11 @@ impl Default for CodeOptions {
 
 /// The `run_code` tool over `jail`.
 pub fn run_code_tool(jail: Jail, options: CodeOptions) -> Arc<dyn Tool> {
-    let timeouts = Timeouts::new(options.default_timeout, options.max_timeout);
-    // What the program changes in the zones waits for the gate (see `process::changes`).
-    let jail = jail.with_zone_writes(golem_sandbox::jail::ZoneWrites::Changeset);
-    let runner = Runner::new(jail, timeouts, options.cwd_zone);
+    let runner = Runner::gated(
+        jail,
+        options.default_timeout,
+        options.max_timeout,
+        options.cwd_zone,
+    );
     Arc::new(run_code::RunCode::new(runner, options.approval))
 }

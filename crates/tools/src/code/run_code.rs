@@ -6,16 +6,15 @@
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
-use golem_core::approval::{ApprovalDecisionType, ApprovalRequirement};
+use golem_core::approval::ApprovalDecisionType;
 use golem_core::text::fold;
 use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
+    CallPlan, DescribedTool, ManualExecution, PreparedCall, ToolContext, ToolInfo,
 };
 use golem_protocol::{DisplayHints, PreferredView, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::jail::JailScript;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::env::check_env;
 use crate::process::Runner;
@@ -115,59 +114,39 @@ impl CallPlan for CodePlan {
 pub struct RunCode {
     runner: Runner,
     approval: ApprovalDecisionType,
-    description: String,
-    schema: Value,
+    info: ToolInfo,
 }
 
 impl RunCode {
     pub(super) fn new(runner: Runner, approval: ApprovalDecisionType) -> RunCode {
-        let mut schema = input_schema_for::<RunCodeArgs>();
-        runner.timeouts().describe_in(&mut schema);
         let description = format!(
             "Run a Python 3 or bash program and return its exit status, stdout and stderr. {}. \
              Files written to a read-write zone persist; /tmp is private to each run.",
             runner.surroundings()
         );
+        let policy = match approval {
+            ApprovalDecisionType::PreApproved => "pre-approved (jailed)",
+            ApprovalDecisionType::Ask => "ask",
+            ApprovalDecisionType::Blocked => "blocked",
+        };
+        // The user may run it too (`/run_code …` in a chat).
+        let execution = ManualExecution::both("Run Python or bash code in the jail", Some("Code"));
+        let info = runner.tool_info::<RunCodeArgs>(NAME, description, execution, policy.to_owned());
         RunCode {
             runner,
             approval,
-            description,
-            schema,
+            info,
         }
     }
 }
 
 #[async_trait]
-impl TypedTool for RunCode {
+impl DescribedTool for RunCode {
     type Args = RunCodeArgs;
     type Plan = CodePlan;
 
-    fn name(&self) -> &str {
-        NAME
-    }
-
-    /// The user may run it too (`/run_code …` in a chat).
-    fn execution(&self) -> ManualExecution {
-        ManualExecution::both("Run Python or bash code in the jail", Some("Code"))
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some(
-            match self.approval {
-                ApprovalDecisionType::PreApproved => "pre-approved (jailed)",
-                ApprovalDecisionType::Ask => "ask",
-                ApprovalDecisionType::Blocked => "blocked",
-            }
-            .to_owned(),
-        )
+    fn info(&self) -> &ToolInfo {
+        &self.info
     }
 
     async fn prepare(
@@ -176,17 +155,12 @@ impl TypedTool for RunCode {
         _ctx: &ToolContext,
     ) -> Result<PreparedCall<CodePlan>, ToolError> {
         let description = self.describe(&args);
-        let mut requirement = self.approval.requirement(NAME);
         let checked = check(&args).map(|()| args);
-        // A call that cannot run is not put to the user (unless the tool is blocked anyway);
-        // `execute` says what is wrong.
-        if checked.is_err() && !matches!(requirement, ApprovalRequirement::Blocked { .. }) {
-            requirement = ApprovalRequirement::PreApproved;
-        }
-        Ok(PreparedCall::new(CodePlan(checked))
-            .with_requirement(requirement)
-            .with_description(description)
-            .with_risk(self.runner.risk()))
+        let runnable = checked.is_ok();
+        let requirement = self.approval.requirement(NAME);
+        Ok(self
+            .runner
+            .prepared(CodePlan(checked), requirement, runnable, description))
     }
 
     async fn execute(
@@ -210,10 +184,7 @@ impl TypedTool for RunCode {
             contents: args.code.into_bytes(),
         });
         command.env = args.env.unwrap_or_default();
-        let data = self
-            .runner
-            .run_gated(&command, &shown, ctx, "run_code")
-            .await?;
+        let data = self.runner.run_gated(&command, &shown, ctx, NAME).await?;
         Ok(ToolResultValue::code_result(data))
     }
 }
@@ -248,14 +219,15 @@ impl RunCode {
 mod tests {
     use std::sync::Arc;
 
+    use golem_core::approval::ApprovalRequirement;
     use golem_core::tool::Tool;
     use golem_protocol::Risk;
     use golem_sandbox::{ZoneConfig, ZoneMode};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
     use crate::code::{CodeOptions, run_code_tool};
-    use crate::process::test_jail;
+    use crate::process::testing::{approval, describe, execute_err, prepare, test_jail};
 
     fn tool_with(options: CodeOptions, network: bool) -> (tempfile::TempDir, Arc<dyn Tool>) {
         let zones = [
@@ -274,37 +246,6 @@ mod tests {
             },
             false,
         )
-    }
-
-    async fn prepare(tool: &Arc<dyn Tool>, args: Value) -> PreparedCall {
-        match tool.prepare(&args, &ToolContext::for_model("t")).await {
-            Ok(prepared) => prepared,
-            Err(err) => panic!("not prepared: {err:?}"),
-        }
-    }
-
-    async fn approval(tool: &Arc<dyn Tool>, args: Value) -> ApprovalRequirement {
-        prepare(tool, args)
-            .await
-            .requirement
-            .unwrap_or_else(|| panic!("run_code always decides"))
-    }
-
-    async fn describe(tool: &Arc<dyn Tool>, args: Value) -> String {
-        prepare(tool, args)
-            .await
-            .description
-            .unwrap_or_else(|| panic!("run_code always describes"))
-    }
-
-    /// Prepares and executes a call (whatever its requirement), which must fail.
-    async fn execute_err(tool: &Arc<dyn Tool>, args: Value) -> ToolError {
-        let ctx = ToolContext::for_model("t");
-        let plan = prepare(tool, args).await.plan;
-        match tool.execute(plan, &ctx).await {
-            Ok(value) => panic!("ran: {value:?}"),
-            Err(err) => err,
-        }
     }
 
     fn call(code: &str) -> Value {

@@ -6,14 +6,14 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
+use golem_core::tool::{CallPlan, DescribedTool, PreparedCall, ToolContext, ToolInfo};
 use golem_protocol::{
     DisplayHints, PreferredView, Risk, ToolError, ToolErrorCode, ToolResultValue,
 };
 use golem_sandbox::{EntryKind, ZoneOperation, ZonePath};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::approved::Approved;
 use super::gate::{Existing, asks, change_target, existing, protected_error, zone_requirement};
@@ -36,7 +36,15 @@ pub struct DeleteFileArgs {
     recursive: Option<bool>,
 }
 
-static SCHEMA: LazyLock<Value> = LazyLock::new(input_schema_for::<DeleteFileArgs>);
+/// What the model sees of `delete_file`.
+static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
+    ToolInfo::new::<DeleteFileArgs>(
+        NAME,
+        "Delete a file, symbolic link or directory (path /<zone>/<path>). A directory that is \
+         not empty needs recursive: true. Returns the deleted paths.",
+    )
+    .with_approval_policy("by zone: delete")
+});
 
 /// The `delete_file` tool.
 pub struct DeleteFile {
@@ -176,25 +184,12 @@ fn result(vpath: &str, mut deleted: Vec<String>) -> ToolResultValue {
 }
 
 #[async_trait]
-impl TypedTool for DeleteFile {
+impl DescribedTool for DeleteFile {
     type Args = DeleteFileArgs;
     type Plan = DeletePlan;
 
-    fn name(&self) -> &str {
-        NAME
-    }
-
-    fn description(&self) -> &str {
-        "Delete a file, symbolic link or directory (path /<zone>/<path>). A directory that is \
-         not empty needs recursive: true. Returns the deleted paths."
-    }
-
-    fn input_schema(&self) -> &Value {
-        &SCHEMA
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("by zone: delete".to_owned())
+    fn info(&self) -> &ToolInfo {
+        &INFO
     }
 
     async fn prepare(

@@ -10,7 +10,7 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
+use golem_core::tool::{CallPlan, DescribedTool, PreparedCall, ToolContext, ToolInfo};
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::{ZoneOperation, ZonePath};
 use schemars::JsonSchema;
@@ -43,7 +43,16 @@ pub struct EditFileArgs {
     replace_all: Option<bool>,
 }
 
-static SCHEMA: LazyLock<Value> = LazyLock::new(input_schema_for::<EditFileArgs>);
+/// What the model sees of `edit_file`.
+static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
+    ToolInfo::new::<EditFileArgs>(
+        NAME,
+        "Replace exact text in an existing file (path /<zone>/<path>): old_string must match \
+         the file exactly (whitespace and line breaks included) and occur once, unless \
+         replace_all is true. Read the file first and copy the text to replace.",
+    )
+    .with_approval_policy("by zone: write")
+});
 
 /// The `edit_file` tool.
 pub struct EditFile {
@@ -233,26 +242,12 @@ fn result(
 }
 
 #[async_trait]
-impl TypedTool for EditFile {
+impl DescribedTool for EditFile {
     type Args = EditFileArgs;
     type Plan = EditPlan;
 
-    fn name(&self) -> &str {
-        NAME
-    }
-
-    fn description(&self) -> &str {
-        "Replace exact text in an existing file (path /<zone>/<path>): old_string must match \
-         the file exactly (whitespace and line breaks included) and occur once, unless \
-         replace_all is true. Read the file first and copy the text to replace."
-    }
-
-    fn input_schema(&self) -> &Value {
-        &SCHEMA
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("by zone: write".to_owned())
+    fn info(&self) -> &ToolInfo {
+        &INFO
     }
 
     async fn prepare(

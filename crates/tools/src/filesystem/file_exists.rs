@@ -5,18 +5,13 @@
 use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
-use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
-use golem_protocol::{Risk, ToolError, ToolResultValue};
+use golem_core::tool::{ManualExecution, PreApprovedTool, ToolContext, ToolInfo};
+use golem_protocol::{ToolError, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Fs, blocking};
-
-const NAME: &str = "file_exists";
 
 /// Check whether a file or directory exists.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -26,7 +21,16 @@ pub struct FileExistsArgs {
     path: String,
 }
 
-static SCHEMA: LazyLock<Value> = LazyLock::new(input_schema_for::<FileExistsArgs>);
+/// What the model and the user see of `file_exists` (the user may run it too: `/file_exists …`
+/// in a chat).
+static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
+    ToolInfo::new::<FileExistsArgs>(
+        "file_exists",
+        "Check whether a file or directory exists (path /<zone>/<path>); returns true or false.",
+    )
+    .with_execution(ManualExecution::both("Does a file exist?", Some("Files")))
+    .with_approval_policy("pre-approved")
+});
 
 /// The `file_exists` tool.
 pub struct FileExists {
@@ -50,53 +54,24 @@ fn check(fs: &Fs, args: &FileExistsArgs) -> Result<ToolResultValue, ToolError> {
     Ok(ToolResultValue::structured(Value::Bool(exists)).with_summary(summary))
 }
 
-/// A pre-approved call runs with its arguments as its plan.
-impl CallPlan for FileExistsArgs {}
-
 #[async_trait]
-impl TypedTool for FileExists {
+impl PreApprovedTool for FileExists {
     type Args = FileExistsArgs;
-    type Plan = FileExistsArgs;
 
-    fn name(&self) -> &str {
-        NAME
+    fn info(&self) -> &ToolInfo {
+        &INFO
     }
 
-    /// The user may run it too (`/file_exists …` in a chat).
-    fn execution(&self) -> ManualExecution {
-        ManualExecution::both("Does a file exist?", Some("Files"))
-    }
-
-    fn description(&self) -> &str {
-        "Check whether a file or directory exists (path /<zone>/<path>); returns true or false."
-    }
-
-    fn input_schema(&self) -> &Value {
-        &SCHEMA
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("pre-approved".to_owned())
-    }
-
-    async fn prepare(
-        &self,
-        args: FileExistsArgs,
-        _ctx: &ToolContext,
-    ) -> Result<PreparedCall<FileExistsArgs>, ToolError> {
-        let description = format!("Check whether {} exists", args.path);
-        Ok(PreparedCall::new(args)
-            .with_requirement(ApprovalRequirement::PreApproved)
-            .with_description(description)
-            .with_risk(Risk::Low))
+    fn describe(&self, args: &FileExistsArgs) -> String {
+        format!("Check whether {} exists", args.path)
     }
 
     async fn execute(
         &self,
-        plan: FileExistsArgs,
+        args: FileExistsArgs,
         _ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
         let fs = self.fs.clone();
-        blocking(move || check(&fs, &plan)).await
+        blocking(move || check(&fs, &args)).await
     }
 }

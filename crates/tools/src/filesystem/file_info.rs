@@ -6,21 +6,16 @@
 use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
-use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
-use golem_protocol::{DisplayHints, PreferredView, Risk, ToolError, ToolResultValue};
+use golem_core::tool::{ManualExecution, PreApprovedTool, ToolContext, ToolInfo};
+use golem_protocol::{DisplayHints, PreferredView, ToolError, ToolResultValue};
 use golem_sandbox::ZoneMode;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::list_files::{entry_type, type_name};
 use super::time::iso8601;
 use super::{Fs, blocking};
-
-const NAME: &str = "file_info";
 
 /// Describe a file or directory: type, size, modification time, zone and whether it can be
 /// changed.
@@ -31,7 +26,17 @@ pub struct FileInfoArgs {
     path: String,
 }
 
-static SCHEMA: LazyLock<Value> = LazyLock::new(input_schema_for::<FileInfoArgs>);
+/// What the model and the user see of `file_info` (the user may run it too: `/file_info …`
+/// in a chat).
+static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
+    ToolInfo::new::<FileInfoArgs>(
+        "file_info",
+        "Describe a file or directory (path /<zone>/<path>): type, size in bytes, last \
+         modification (ISO 8601), its zone and whether that zone is writable.",
+    )
+    .with_execution(ManualExecution::both("File details", Some("Files")))
+    .with_approval_policy("pre-approved")
+});
 
 /// The `file_info` tool.
 pub struct FileInfo {
@@ -74,54 +79,24 @@ fn info(fs: &Fs, args: &FileInfoArgs) -> Result<ToolResultValue, ToolError> {
         }))
 }
 
-/// A pre-approved call runs with its arguments as its plan.
-impl CallPlan for FileInfoArgs {}
-
 #[async_trait]
-impl TypedTool for FileInfo {
+impl PreApprovedTool for FileInfo {
     type Args = FileInfoArgs;
-    type Plan = FileInfoArgs;
 
-    fn name(&self) -> &str {
-        NAME
+    fn info(&self) -> &ToolInfo {
+        &INFO
     }
 
-    /// The user may run it too (`/file_info …` in a chat).
-    fn execution(&self) -> ManualExecution {
-        ManualExecution::both("File details", Some("Files"))
-    }
-
-    fn description(&self) -> &str {
-        "Describe a file or directory (path /<zone>/<path>): type, size in bytes, last \
-         modification (ISO 8601), its zone and whether that zone is writable."
-    }
-
-    fn input_schema(&self) -> &Value {
-        &SCHEMA
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("pre-approved".to_owned())
-    }
-
-    async fn prepare(
-        &self,
-        args: FileInfoArgs,
-        _ctx: &ToolContext,
-    ) -> Result<PreparedCall<FileInfoArgs>, ToolError> {
-        let description = format!("Describe {}", args.path);
-        Ok(PreparedCall::new(args)
-            .with_requirement(ApprovalRequirement::PreApproved)
-            .with_description(description)
-            .with_risk(Risk::Low))
+    fn describe(&self, args: &FileInfoArgs) -> String {
+        format!("Describe {}", args.path)
     }
 
     async fn execute(
         &self,
-        plan: FileInfoArgs,
+        args: FileInfoArgs,
         _ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
         let fs = self.fs.clone();
-        blocking(move || info(&fs, &plan)).await
+        blocking(move || info(&fs, &args)).await
     }
 }

@@ -9,12 +9,9 @@
 use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
-use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{ManualExecution, PreApprovedTool, ToolContext, ToolInfo};
 use golem_protocol::result::FileEntryType;
-use golem_protocol::{Risk, ToolError, ToolResultValue};
+use golem_protocol::{ToolError, ToolResultValue};
 use golem_sandbox::{EntryInfo, EntryKind};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -22,8 +19,6 @@ use serde_json::{Map, Value};
 
 use super::time::iso8601;
 use super::{Fs, blocking};
-
-const NAME: &str = "list_files";
 
 /// List the entries of a directory (or, with path "/", the zones).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -39,7 +34,18 @@ pub struct ListFilesArgs {
     include_hidden: Option<bool>,
 }
 
-static SCHEMA: LazyLock<Value> = LazyLock::new(input_schema_for::<ListFilesArgs>);
+/// What the model and the user see of `list_files` (the user may run it too: `/list_files …`
+/// in a chat).
+static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
+    ToolInfo::new::<ListFilesArgs>(
+        "list_files",
+        "List a directory (path /<zone>/<path>; \"/\" lists the zones): name, type, size and \
+         modification time of each entry. recursive: true lists everything below; hidden \
+         entries need includeHidden: true. Long listings are truncated.",
+    )
+    .with_execution(ManualExecution::both("List files", Some("Files")))
+    .with_approval_policy("pre-approved")
+});
 
 /// The `list_files` tool.
 pub struct ListFiles {
@@ -183,59 +189,29 @@ fn summary(counts: &Counts, truncated: bool) -> String {
     summary
 }
 
-/// A pre-approved call runs with its arguments as its plan.
-impl CallPlan for ListFilesArgs {}
-
 #[async_trait]
-impl TypedTool for ListFiles {
+impl PreApprovedTool for ListFiles {
     type Args = ListFilesArgs;
-    type Plan = ListFilesArgs;
 
-    fn name(&self) -> &str {
-        NAME
+    fn info(&self) -> &ToolInfo {
+        &INFO
     }
 
-    /// The user may run it too (`/list_files …` in a chat).
-    fn execution(&self) -> ManualExecution {
-        ManualExecution::both("List files", Some("Files"))
-    }
-
-    fn description(&self) -> &str {
-        "List a directory (path /<zone>/<path>; \"/\" lists the zones): name, type, size and \
-         modification time of each entry. recursive: true lists everything below; hidden \
-         entries need includeHidden: true. Long listings are truncated."
-    }
-
-    fn input_schema(&self) -> &Value {
-        &SCHEMA
-    }
-    fn approval_policy(&self) -> Option<String> {
-        Some("pre-approved".to_owned())
-    }
-
-    async fn prepare(
-        &self,
-        args: ListFilesArgs,
-        _ctx: &ToolContext,
-    ) -> Result<PreparedCall<ListFilesArgs>, ToolError> {
-        let description = if args.recursive.unwrap_or(false) {
+    fn describe(&self, args: &ListFilesArgs) -> String {
+        if args.recursive.unwrap_or(false) {
             format!("List {} recursively", args.path)
         } else {
             format!("List {}", args.path)
-        };
-        Ok(PreparedCall::new(args)
-            .with_requirement(ApprovalRequirement::PreApproved)
-            .with_description(description)
-            .with_risk(Risk::Low))
+        }
     }
 
     async fn execute(
         &self,
-        plan: ListFilesArgs,
+        args: ListFilesArgs,
         _ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
         let fs = self.fs.clone();
-        blocking(move || list(&fs, plan)).await
+        blocking(move || list(&fs, args)).await
     }
 }
 

@@ -7,12 +7,12 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
+use golem_core::tool::{CallPlan, DescribedTool, PreparedCall, ToolContext, ToolInfo};
 use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::{ZoneOperation, ZonePath};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::approved::Approved;
 use super::gate::{Existing, asks, change_target, existing, protected_error};
@@ -33,7 +33,15 @@ pub struct MoveFileArgs {
     overwrite: Option<bool>,
 }
 
-static SCHEMA: LazyLock<Value> = LazyLock::new(input_schema_for::<MoveFileArgs>);
+/// What the model sees of `move_file`.
+static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
+    ToolInfo::new::<MoveFileArgs>(
+        NAME,
+        "Move or rename a file or directory (paths /<zone>/<path>, also across zones). An \
+         existing destination is only replaced with overwrite: true.",
+    )
+    .with_approval_policy("by zone: create or write at the destination, delete at the source")
+});
 
 /// The `move_file` tool.
 pub struct MoveFile {
@@ -168,25 +176,12 @@ fn move_entry(fs: &Fs, plan: Move) -> Result<ToolResultValue, ToolError> {
 }
 
 #[async_trait]
-impl TypedTool for MoveFile {
+impl DescribedTool for MoveFile {
     type Args = MoveFileArgs;
     type Plan = MovePlan;
 
-    fn name(&self) -> &str {
-        NAME
-    }
-
-    fn description(&self) -> &str {
-        "Move or rename a file or directory (paths /<zone>/<path>, also across zones). An \
-         existing destination is only replaced with overwrite: true."
-    }
-
-    fn input_schema(&self) -> &Value {
-        &SCHEMA
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("by zone: create or write at the destination, delete at the source".to_owned())
+    fn info(&self) -> &ToolInfo {
+        &INFO
     }
 
     async fn prepare(

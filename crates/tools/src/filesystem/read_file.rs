@@ -8,12 +8,9 @@
 use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
-use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{ManualExecution, PreApprovedTool, ToolContext, ToolInfo};
 use golem_protocol::result::FileContentData;
-use golem_protocol::{DisplayHints, Risk, ToolError, ToolErrorCode, ToolResultValue};
+use golem_protocol::{DisplayHints, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::ZonePath;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -21,8 +18,6 @@ use serde_json::{Value, json};
 
 use super::content::{Encoding, byte_window, language, mime_type, text_prefix, text_window};
 use super::{Fs, blocking};
-
-const NAME: &str = "read_file";
 
 /// Read a file from the sandbox. Text comes back as UTF-8, a window of lines at a time (large
 /// files are truncated with a marker that says how to read on); binary files must be read with
@@ -46,7 +41,18 @@ pub struct ReadFileArgs {
     limit: Option<u64>,
 }
 
-static SCHEMA: LazyLock<Value> = LazyLock::new(input_schema_for::<ReadFileArgs>);
+/// What the model and the user see of `read_file` (the user may run it too: `/read_file …`
+/// in a chat).
+static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
+    ToolInfo::new::<ReadFileArgs>(
+        "read_file",
+        "Read a file from the sandbox (path /<zone>/<path>). Text comes back as UTF-8, at most \
+         2000 lines or 256 KiB per call; a truncated read ends with a marker giving the offset \
+         to read on. Binary files need encoding \"base64\" (offset and limit then count bytes).",
+    )
+    .with_execution(ManualExecution::both("Read a file", Some("Files")))
+    .with_approval_policy("pre-approved")
+});
 
 /// The `read_file` tool.
 pub struct ReadFile {
@@ -225,55 +231,24 @@ fn result(
     value
 }
 
-/// A pre-approved call runs with its arguments as its plan.
-impl CallPlan for ReadFileArgs {}
-
 #[async_trait]
-impl TypedTool for ReadFile {
+impl PreApprovedTool for ReadFile {
     type Args = ReadFileArgs;
-    type Plan = ReadFileArgs;
 
-    fn name(&self) -> &str {
-        NAME
+    fn info(&self) -> &ToolInfo {
+        &INFO
     }
 
-    /// The user may run it too (`/read_file …` in a chat).
-    fn execution(&self) -> ManualExecution {
-        ManualExecution::both("Read a file", Some("Files"))
-    }
-
-    fn description(&self) -> &str {
-        "Read a file from the sandbox (path /<zone>/<path>). Text comes back as UTF-8, at most \
-         2000 lines or 256 KiB per call; a truncated read ends with a marker giving the offset \
-         to read on. Binary files need encoding \"base64\" (offset and limit then count bytes)."
-    }
-
-    fn input_schema(&self) -> &Value {
-        &SCHEMA
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("pre-approved".to_owned())
-    }
-
-    async fn prepare(
-        &self,
-        args: ReadFileArgs,
-        _ctx: &ToolContext,
-    ) -> Result<PreparedCall<ReadFileArgs>, ToolError> {
-        let description = format!("Read {}", args.path);
-        Ok(PreparedCall::new(args)
-            .with_requirement(ApprovalRequirement::PreApproved)
-            .with_description(description)
-            .with_risk(Risk::Low))
+    fn describe(&self, args: &ReadFileArgs) -> String {
+        format!("Read {}", args.path)
     }
 
     async fn execute(
         &self,
-        plan: ReadFileArgs,
+        args: ReadFileArgs,
         _ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
         let fs = self.fs.clone();
-        blocking(move || read(&fs, plan)).await
+        blocking(move || read(&fs, args)).await
     }
 }

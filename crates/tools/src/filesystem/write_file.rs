@@ -7,12 +7,11 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
+use golem_core::tool::{CallPlan, DescribedTool, PreparedCall, ToolContext, ToolInfo};
 use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::{EntryKind, ZoneOperation, ZonePath};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::approved::Approved;
 use super::content::{Encoding, line_count};
@@ -38,7 +37,16 @@ pub struct WriteFileArgs {
     create_dirs: Option<bool>,
 }
 
-static SCHEMA: LazyLock<Value> = LazyLock::new(input_schema_for::<WriteFileArgs>);
+/// What the model sees of `write_file`.
+static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
+    ToolInfo::new::<WriteFileArgs>(
+        NAME,
+        "Create a file or replace its whole content (path /<zone>/<path>). The write is atomic. \
+         Use encoding \"base64\" for binary content and createDirs: true to create missing \
+         parent directories. To change part of a file, use edit_file.",
+    )
+    .with_approval_policy("by zone: create (new file) / write (existing)")
+});
 
 /// The `write_file` tool.
 pub struct WriteFile {
@@ -229,26 +237,12 @@ fn write(fs: &Fs, plan: Write) -> Result<ToolResultValue, ToolError> {
 }
 
 #[async_trait]
-impl TypedTool for WriteFile {
+impl DescribedTool for WriteFile {
     type Args = WriteFileArgs;
     type Plan = WritePlan;
 
-    fn name(&self) -> &str {
-        NAME
-    }
-
-    fn description(&self) -> &str {
-        "Create a file or replace its whole content (path /<zone>/<path>). The write is atomic. \
-         Use encoding \"base64\" for binary content and createDirs: true to create missing \
-         parent directories. To change part of a file, use edit_file."
-    }
-
-    fn input_schema(&self) -> &Value {
-        &SCHEMA
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("by zone: create (new file) / write (existing)".to_owned())
+    fn info(&self) -> &ToolInfo {
+        &INFO
     }
 
     async fn prepare(

@@ -2,13 +2,9 @@
 //! upstream and how far ahead or behind it is) and the remote-tracking branches, with the
 //! commit each points at and its subject. Pre-approved: it reads only.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext};
 use golem_protocol::result::{ColumnDef, ColumnType, TableData};
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
@@ -16,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::repo::{Access, Repo};
+use super::tool::{GitCommand, READS_ONLY};
 
 /// The field separator of the format (the ASCII unit separator, `%1f` to `for-each-ref`).
 const FIELD: char = '\u{1f}';
@@ -39,27 +36,7 @@ impl CallPlan for GitBranchesPlan {}
 
 /// The `git_branches` tool.
 #[derive(Debug)]
-pub struct GitBranches {
-    repo: Arc<Repo>,
-    description: String,
-    schema: Value,
-}
-
-impl GitBranches {
-    pub(super) fn new(repo: Arc<Repo>) -> GitBranches {
-        let description = format!(
-            "List the branches of the git repository {}: local branches (the current one \
-             marked, with their upstream and how far ahead or behind) and remote-tracking \
-             branches, each with its last commit",
-            repo.root()
-        );
-        GitBranches {
-            repo,
-            description,
-            schema: input_schema_for::<GitBranchesArgs>(),
-        }
-    }
-}
+pub struct GitBranches;
 
 /// The table of the lines `for-each-ref` printed in [`FORMAT`]; symbolic refs
 /// (`origin/HEAD`) are left out.
@@ -113,43 +90,36 @@ fn branch_table(output: &str) -> TableData {
 }
 
 #[async_trait]
-impl TypedTool for GitBranches {
+impl GitCommand for GitBranches {
     type Args = GitBranchesArgs;
     type Plan = GitBranchesPlan;
+    const NAME: &'static str = "git_branches";
+    const LABEL: &'static str = "List Branches";
+    const POLICY: &'static str = READS_ONLY;
 
-    fn name(&self) -> &str {
-        "git_branches"
-    }
-
-    fn execution(&self) -> ManualExecution {
-        super::both("List Branches")
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("pre-approved (reads only)".to_owned())
+    fn description(root: &str) -> String {
+        format!(
+            "List the branches of the git repository {root}: local branches (the current one \
+             marked, with their upstream and how far ahead or behind) and remote-tracking \
+             branches, each with its last commit"
+        )
     }
 
     async fn prepare(
         &self,
+        repo: &Repo,
         _args: GitBranchesArgs,
         _ctx: &ToolContext,
     ) -> Result<PreparedCall<GitBranchesPlan>, ToolError> {
         Ok(PreparedCall::new(GitBranchesPlan)
             .with_requirement(ApprovalRequirement::PreApproved)
-            .with_description(format!("List the branches of {}", self.repo.root()))
+            .with_description(format!("List the branches of {}", repo.root()))
             .with_risk(Risk::Low))
     }
 
     async fn execute(
         &self,
+        repo: &Repo,
         _plan: GitBranchesPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
@@ -159,7 +129,7 @@ impl TypedTool for GitBranches {
             "refs/heads".to_owned(),
             "refs/remotes".to_owned(),
         ];
-        let output = self.repo.ok(Access::Read, &args, &ctx.cancel).await?;
+        let output = repo.ok(Access::Read, &args, &ctx.cancel).await?;
         let table = branch_table(&output.stdout);
         let local = table
             .rows

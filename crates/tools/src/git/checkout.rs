@@ -5,19 +5,15 @@
 //! file (`.envrc`, `.vscode/…`, a `*.worker`, …; see `incoming.rs`) is `BLOCKED` before anyone
 //! is asked, naming the files, and checked again right before git runs.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext};
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::repo::{Access, Repo};
+use super::tool::{ASK, GitCommand};
 use super::{checks, incoming};
 
 /// Switch to a branch, or create one.
@@ -42,55 +38,27 @@ impl CallPlan for GitCheckoutPlan {}
 
 /// The `git_checkout` tool.
 #[derive(Debug)]
-pub struct GitCheckout {
-    repo: Arc<Repo>,
-    description: String,
-    schema: Value,
-}
-
-impl GitCheckout {
-    pub(super) fn new(repo: Arc<Repo>) -> GitCheckout {
-        let description = format!(
-            "Switch the git repository {} to a branch, or with `create` make a new branch at \
-             the current commit and switch to it. Uncommitted changes that would be lost stop \
-             the switch",
-            repo.root()
-        );
-        GitCheckout {
-            repo,
-            description,
-            schema: input_schema_for::<GitCheckoutArgs>(),
-        }
-    }
-}
+pub struct GitCheckout;
 
 #[async_trait]
-impl TypedTool for GitCheckout {
+impl GitCommand for GitCheckout {
     type Args = GitCheckoutArgs;
     type Plan = GitCheckoutPlan;
+    const NAME: &'static str = "git_checkout";
+    const LABEL: &'static str = "Switch Branch";
+    const POLICY: &'static str = ASK;
 
-    fn name(&self) -> &str {
-        "git_checkout"
-    }
-
-    fn execution(&self) -> ManualExecution {
-        super::both("Switch Branch")
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("ask".to_owned())
+    fn description(root: &str) -> String {
+        format!(
+            "Switch the git repository {root} to a branch, or with `create` make a new branch at \
+             the current commit and switch to it. Uncommitted changes that would be lost stop \
+             the switch"
+        )
     }
 
     async fn prepare(
         &self,
+        repo: &Repo,
         args: GitCheckoutArgs,
         ctx: &ToolContext,
     ) -> Result<PreparedCall<GitCheckoutPlan>, ToolError> {
@@ -99,11 +67,11 @@ impl TypedTool for GitCheckout {
         let requirement = if args.create {
             ApprovalRequirement::Ask
         } else {
-            incoming::switch(&self.repo, &args.branch, &ctx.cancel)
+            incoming::switch(repo, &args.branch, &ctx.cancel)
                 .await?
                 .requirement(ApprovalRequirement::Ask)
         };
-        let root = self.repo.root();
+        let root = repo.root();
         let description = if args.create {
             format!(
                 "Create the branch `{}` in {root} and switch to it",
@@ -123,6 +91,7 @@ impl TypedTool for GitCheckout {
 
     async fn execute(
         &self,
+        repo: &Repo,
         plan: GitCheckoutPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
@@ -132,7 +101,7 @@ impl TypedTool for GitCheckout {
                 None,
             )
         } else {
-            let incoming = incoming::switch(&self.repo, &plan.branch, &ctx.cancel).await?;
+            let incoming = incoming::switch(repo, &plan.branch, &ctx.cancel).await?;
             incoming.check()?;
             let args = vec![
                 "switch".to_owned(),
@@ -142,10 +111,8 @@ impl TypedTool for GitCheckout {
             (args, Some(incoming))
         };
         // What the switch writes in the working tree can be undone.
-        let change = incoming
-            .as_ref()
-            .map(|incoming| incoming.record(&self.repo));
-        let output = self.repo.ok(Access::Write, &args, &ctx.cancel).await;
+        let change = incoming.as_ref().map(|incoming| incoming.record(repo));
+        let output = repo.ok(Access::Write, &args, &ctx.cancel).await;
         if let Some(change) = change {
             change.finish();
         }

@@ -3,21 +3,17 @@
 //! with what git said. Asks by default. With nothing staged, git's "nothing to commit" is the
 //! error.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::text::fold;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext};
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::checks;
 use super::repo::{Access, Repo};
+use super::tool::{ASK, GitCommand};
 
 /// Commit the staged changes.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -38,26 +34,7 @@ impl CallPlan for GitCommitPlan {}
 
 /// The `git_commit` tool.
 #[derive(Debug)]
-pub struct GitCommit {
-    repo: Arc<Repo>,
-    description: String,
-    schema: Value,
-}
-
-impl GitCommit {
-    pub(super) fn new(repo: Arc<Repo>) -> GitCommit {
-        let description = format!(
-            "Commit the staged changes of the git repository {} with a message (stage files \
-             with git_stage first)",
-            repo.root()
-        );
-        GitCommit {
-            repo,
-            description,
-            schema: input_schema_for::<GitCommitArgs>(),
-        }
-    }
-}
+pub struct GitCommit;
 
 /// `committed abc1234 on main` from git's first line (`[main abc1234] subject`, or
 /// `[main (root-commit) abc1234] subject`); `committed` when it does not read so.
@@ -76,32 +53,23 @@ fn commit_summary(said: &str) -> String {
 }
 
 #[async_trait]
-impl TypedTool for GitCommit {
+impl GitCommand for GitCommit {
     type Args = GitCommitArgs;
     type Plan = GitCommitPlan;
+    const NAME: &'static str = "git_commit";
+    const LABEL: &'static str = "Commit";
+    const POLICY: &'static str = ASK;
 
-    fn name(&self) -> &str {
-        "git_commit"
-    }
-
-    fn execution(&self) -> ManualExecution {
-        super::both("Commit")
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("ask".to_owned())
+    fn description(root: &str) -> String {
+        format!(
+            "Commit the staged changes of the git repository {root} with a message (stage files \
+             with git_stage first)"
+        )
     }
 
     async fn prepare(
         &self,
+        repo: &Repo,
         args: GitCommitArgs,
         _ctx: &ToolContext,
     ) -> Result<PreparedCall<GitCommitPlan>, ToolError> {
@@ -109,7 +77,7 @@ impl TypedTool for GitCommit {
         let subject = args.message.trim().lines().next().unwrap_or_default();
         let description = format!(
             "Commit the staged changes of {}: \"{}\"",
-            self.repo.root(),
+            repo.root(),
             fold(subject, 120)
         );
         Ok(PreparedCall::new(GitCommitPlan {
@@ -122,11 +90,12 @@ impl TypedTool for GitCommit {
 
     async fn execute(
         &self,
+        repo: &Repo,
         plan: GitCommitPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
         let args = ["commit".to_owned(), "-m".to_owned(), plan.message];
-        let output = self.repo.ok(Access::Write, &args, &ctx.cancel).await?;
+        let output = repo.ok(Access::Write, &args, &ctx.cancel).await?;
         let said = output.said();
         let summary = commit_summary(&said);
         Ok(super::said_result(said, summary))

@@ -10,13 +10,9 @@
 //! carries hunks, not whole texts. `truncated` says the patch was cut at the jail's output
 //! limit.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext};
 use golem_protocol::result::DiffData;
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
@@ -25,6 +21,7 @@ use serde_json::{Value, json};
 
 use super::patch::{FilePatch, parse_patch};
 use super::repo::{Access, Repo};
+use super::tool::{GitCommand, READS_ONLY};
 
 /// Show changes in the repository as a diff.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -51,28 +48,7 @@ impl CallPlan for GitDiffPlan {}
 
 /// The `git_diff` tool.
 #[derive(Debug)]
-pub struct GitDiff {
-    repo: Arc<Repo>,
-    description: String,
-    schema: Value,
-}
-
-impl GitDiff {
-    pub(super) fn new(repo: Arc<Repo>) -> GitDiff {
-        let description = format!(
-            "Show the changes in the git repository {} as a diff with hunks per file: by \
-             default the changes not staged yet, with `staged` the changes a commit would \
-             record; `path` limits it to one file or directory. Untracked files are not \
-             included (see git_status)",
-            repo.root()
-        );
-        GitDiff {
-            repo,
-            description,
-            schema: input_schema_for::<GitDiffArgs>(),
-        }
-    }
-}
+pub struct GitDiff;
 
 /// The words of `git diff` for a plan, with the flags that keep external diff programs and
 /// text conversion drivers from running.
@@ -169,39 +145,32 @@ fn file_entry(repo: &Repo, file: &FilePatch) -> Value {
 }
 
 #[async_trait]
-impl TypedTool for GitDiff {
+impl GitCommand for GitDiff {
     type Args = GitDiffArgs;
     type Plan = GitDiffPlan;
+    const NAME: &'static str = "git_diff";
+    const LABEL: &'static str = "Show Diff";
+    const POLICY: &'static str = READS_ONLY;
 
-    fn name(&self) -> &str {
-        "git_diff"
-    }
-
-    fn execution(&self) -> ManualExecution {
-        super::both("Show Diff")
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("pre-approved (reads only)".to_owned())
+    fn description(root: &str) -> String {
+        format!(
+            "Show the changes in the git repository {root} as a diff with hunks per file: by \
+             default the changes not staged yet, with `staged` the changes a commit would \
+             record; `path` limits it to one file or directory. Untracked files are not \
+             included (see git_status)"
+        )
     }
 
     async fn prepare(
         &self,
+        repo: &Repo,
         args: GitDiffArgs,
         _ctx: &ToolContext,
     ) -> Result<PreparedCall<GitDiffPlan>, ToolError> {
         let path = args
             .path
             .as_deref()
-            .map(|path| self.repo.relative(path))
+            .map(|path| repo.relative(path))
             .transpose()?;
         let what = if args.staged {
             "staged changes"
@@ -209,8 +178,8 @@ impl TypedTool for GitDiff {
             "changes"
         };
         let scope = match &path {
-            Some(path) => self.repo.virtual_path(path),
-            None => self.repo.root(),
+            Some(path) => repo.virtual_path(path),
+            None => repo.root(),
         };
         Ok(PreparedCall::new(GitDiffPlan {
             staged: args.staged,
@@ -223,18 +192,19 @@ impl TypedTool for GitDiff {
 
     async fn execute(
         &self,
+        repo: &Repo,
         plan: GitDiffPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
         let args = diff_args(plan.staged, plan.path.as_deref());
-        let output = self.repo.ok(Access::Read, &args, &ctx.cancel).await?;
+        let output = repo.ok(Access::Read, &args, &ctx.cancel).await?;
         let files = parse_patch(&output.stdout, !output.truncated);
         let scope = match &plan.path {
-            Some(path) => self.repo.virtual_path(path),
-            None => self.repo.root(),
+            Some(path) => repo.virtual_path(path),
+            None => repo.root(),
         };
         Ok(diff_result(
-            &self.repo,
+            repo,
             scope,
             files,
             output.truncated,

@@ -2,13 +2,9 @@
 //! date, author, subject), optionally only those touching one path. Pre-approved: it reads
 //! only. A repository without commits gives an empty table.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext};
 use golem_protocol::result::{ColumnDef, ColumnType, TableData};
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
@@ -16,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::repo::{Access, Repo, failed};
+use super::tool::{GitCommand, READS_ONLY};
 
 /// The number of commits when the call gives no `limit`.
 const DEFAULT_LIMIT: u32 = 20;
@@ -51,27 +48,7 @@ impl CallPlan for GitLogPlan {}
 
 /// The `git_log` tool.
 #[derive(Debug)]
-pub struct GitLog {
-    repo: Arc<Repo>,
-    description: String,
-    schema: Value,
-}
-
-impl GitLog {
-    pub(super) fn new(repo: Arc<Repo>) -> GitLog {
-        let description = format!(
-            "List the newest commits of the current branch of the git repository {} as a \
-             table (commit, date, author, subject); `path` keeps only the commits that touch \
-             it. Use git_show with a commit to see its changes",
-            repo.root()
-        );
-        GitLog {
-            repo,
-            description,
-            schema: input_schema_for::<GitLogArgs>(),
-        }
-    }
-}
+pub struct GitLog;
 
 /// The table of the records `git log` printed in our format.
 fn log_table(output: &str) -> TableData {
@@ -112,44 +89,36 @@ fn log_table(output: &str) -> TableData {
 }
 
 #[async_trait]
-impl TypedTool for GitLog {
+impl GitCommand for GitLog {
     type Args = GitLogArgs;
     type Plan = GitLogPlan;
+    const NAME: &'static str = "git_log";
+    const LABEL: &'static str = "Show Log";
+    const POLICY: &'static str = READS_ONLY;
 
-    fn name(&self) -> &str {
-        "git_log"
-    }
-
-    fn execution(&self) -> ManualExecution {
-        super::both("Show Log")
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("pre-approved (reads only)".to_owned())
+    fn description(root: &str) -> String {
+        format!(
+            "List the newest commits of the current branch of the git repository {root} as a \
+             table (commit, date, author, subject); `path` keeps only the commits that touch \
+             it. Use git_show with a commit to see its changes"
+        )
     }
 
     async fn prepare(
         &self,
+        repo: &Repo,
         args: GitLogArgs,
         _ctx: &ToolContext,
     ) -> Result<PreparedCall<GitLogPlan>, ToolError> {
         let path = args
             .path
             .as_deref()
-            .map(|path| self.repo.relative(path))
+            .map(|path| repo.relative(path))
             .transpose()?;
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
         let scope = match &path {
-            Some(path) => self.repo.virtual_path(path),
-            None => self.repo.root(),
+            Some(path) => repo.virtual_path(path),
+            None => repo.root(),
         };
         Ok(PreparedCall::new(GitLogPlan { limit, path })
             .with_requirement(ApprovalRequirement::PreApproved)
@@ -159,6 +128,7 @@ impl TypedTool for GitLog {
 
     async fn execute(
         &self,
+        repo: &Repo,
         plan: GitLogPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
@@ -170,7 +140,7 @@ impl TypedTool for GitLog {
             "--".to_owned(),
         ];
         args.extend(plan.path);
-        let output = self.repo.run(Access::Read, &args, &ctx.cancel).await?;
+        let output = repo.run(Access::Read, &args, &ctx.cancel).await?;
         if output.exit_code != 0 {
             // A branch with no commits yet is an empty log, not a failure.
             if output.stderr.contains("does not have any commits yet") {

@@ -20,6 +20,9 @@
 //! `BLOCKED`, naming the files. Two jails: the read and write tools run in one without the network,
 //! `git_pull` and `git_push` in one with it. Parsing is pure and tested on its own
 //! (`porcelain.rs` for status, `patch.rs` for diffs).
+//!
+//! Every tool has one shape (`tool.rs`): a `GitCommand` (its name, menu label, approval
+//! policy, description, `prepare` and `execute` on the repository) made a tool by `GitTool`.
 
 mod branches;
 mod checkout;
@@ -37,12 +40,13 @@ mod safety;
 mod show;
 mod stage;
 mod status;
+mod tool;
 mod toolset;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use golem_core::tool::{ManualExecution, Tool};
+use golem_core::tool::Tool;
 use golem_protocol::{DisplayHints, PreferredView, ToolResultValue};
 use golem_sandbox::ZoneMode;
 use golem_sandbox::jail::Jail;
@@ -51,6 +55,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::process::{Runner, Timeouts};
 use repo::Repo;
+use tool::GitTool;
 
 pub use porcelain::{FileChange, GitStatusData};
 pub use safety::DEFAULT_AUTHOR;
@@ -58,9 +63,6 @@ pub use toolset::{GitToolset, GitToolsetConfig};
 
 /// The result kind of `git_status` (and of `git_stage`, which shows the status after it).
 pub const STATUS_KIND: &str = "git.status";
-
-/// The category of every git tool in menus.
-const CATEGORY: &str = "Git";
 
 /// The default wall-clock limit of one git command.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -147,19 +149,19 @@ pub fn git_tools(
         network,
     ));
     let mut tools: Vec<Arc<dyn Tool>> = vec![
-        Arc::new(status::GitStatus::new(repo.clone())),
-        Arc::new(diff::GitDiff::new(repo.clone())),
-        Arc::new(log::GitLog::new(repo.clone())),
-        Arc::new(branches::GitBranches::new(repo.clone())),
-        Arc::new(show::GitShow::new(repo.clone())),
+        Arc::new(GitTool::new(status::GitStatus, repo.clone())),
+        Arc::new(GitTool::new(diff::GitDiff, repo.clone())),
+        Arc::new(GitTool::new(log::GitLog, repo.clone())),
+        Arc::new(GitTool::new(branches::GitBranches, repo.clone())),
+        Arc::new(GitTool::new(show::GitShow, repo.clone())),
     ];
     if writable {
-        tools.push(Arc::new(stage::GitStage::new(repo.clone())));
-        tools.push(Arc::new(commit::GitCommit::new(repo.clone())));
-        tools.push(Arc::new(checkout::GitCheckout::new(repo.clone())));
+        tools.push(Arc::new(GitTool::new(stage::GitStage, repo.clone())));
+        tools.push(Arc::new(GitTool::new(commit::GitCommit, repo.clone())));
+        tools.push(Arc::new(GitTool::new(checkout::GitCheckout, repo.clone())));
         if repo.has_network() {
-            tools.push(Arc::new(pull::GitPull::new(repo.clone())));
-            tools.push(Arc::new(push::GitPush::new(repo)));
+            tools.push(Arc::new(GitTool::new(pull::GitPull, repo.clone())));
+            tools.push(Arc::new(GitTool::new(push::GitPush, repo)));
         }
     }
     Ok(tools)
@@ -184,11 +186,6 @@ impl Remote {
             Remote::Upstream => "upstream",
         }
     }
-}
-
-/// Who may call a git tool: the model and the user (`/git_status` in a chat), under `label`.
-fn both(label: &str) -> ManualExecution {
-    ManualExecution::both(label, Some(CATEGORY))
 }
 
 /// A `git.status` result: the summary, and folded (`collapsed`) when the tree is clean.

@@ -10,20 +10,16 @@
 //! protected-files policy (`incoming.rs`: a protected one is `BLOCKED`, nothing merged), then
 //! `git merge` (or `git rebase`) of exactly that commit.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext};
 use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::repo::{Access, Repo};
+use super::tool::{ASK, GitCommand};
 use super::{Remote, checks, incoming};
 
 /// Fetch from a remote and merge into the current branch.
@@ -53,55 +49,27 @@ impl CallPlan for GitPullPlan {}
 
 /// The `git_pull` tool.
 #[derive(Debug)]
-pub struct GitPull {
-    repo: Arc<Repo>,
-    description: String,
-    schema: Value,
-}
-
-impl GitPull {
-    pub(super) fn new(repo: Arc<Repo>) -> GitPull {
-        let description = format!(
-            "Pull into the current branch of the git repository {}: fetch from `origin` (or \
-             `upstream`) and merge the branch's upstream, or `branch` of that remote; with \
-             `rebase`, rebase onto it instead. A conflict stops it (see git_status)",
-            repo.root()
-        );
-        GitPull {
-            repo,
-            description,
-            schema: input_schema_for::<GitPullArgs>(),
-        }
-    }
-}
+pub struct GitPull;
 
 #[async_trait]
-impl TypedTool for GitPull {
+impl GitCommand for GitPull {
     type Args = GitPullArgs;
     type Plan = GitPullPlan;
+    const NAME: &'static str = "git_pull";
+    const LABEL: &'static str = "Pull from Remote";
+    const POLICY: &'static str = ASK;
 
-    fn name(&self) -> &str {
-        "git_pull"
-    }
-
-    fn execution(&self) -> ManualExecution {
-        super::both("Pull from Remote")
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("ask".to_owned())
+    fn description(root: &str) -> String {
+        format!(
+            "Pull into the current branch of the git repository {root}: fetch from `origin` (or \
+             `upstream`) and merge the branch's upstream, or `branch` of that remote; with \
+             `rebase`, rebase onto it instead. A conflict stops it (see git_status)"
+        )
     }
 
     async fn prepare(
         &self,
+        repo: &Repo,
         args: GitPullArgs,
         _ctx: &ToolContext,
     ) -> Result<PreparedCall<GitPullPlan>, ToolError> {
@@ -115,7 +83,7 @@ impl TypedTool for GitPull {
         let how = if args.rebase { "rebase onto" } else { "merge" };
         let description = format!(
             "Pull into {} (fetch and {how} {what}; uses the network)",
-            self.repo.root()
+            repo.root()
         );
         Ok(PreparedCall::new(GitPullPlan {
             remote: args.remote,
@@ -129,13 +97,14 @@ impl TypedTool for GitPull {
 
     async fn execute(
         &self,
+        repo: &Repo,
         plan: GitPullPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
         let remote = plan.remote.name();
         let branch = match &plan.branch {
             Some(branch) => branch.clone(),
-            None => self.upstream(remote, &ctx.cancel).await?,
+            None => upstream(repo, remote, &ctx.cancel).await?,
         };
         // Fetch first, then judge what the merge would write, then merge exactly what was
         // judged (`pull` in one step would change the working tree before anyone could look).
@@ -150,12 +119,12 @@ impl TypedTool for GitPull {
         ]
         .map(str::to_owned)
         .to_vec();
-        let fetched = self.repo.ok(Access::Network, &fetch, &ctx.cancel).await?;
+        let fetched = repo.ok(Access::Network, &fetch, &ctx.cancel).await?;
         let args = ["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"].map(str::to_owned);
-        let commit = self.repo.ok(Access::Read, &args, &ctx.cancel).await?;
+        let commit = repo.ok(Access::Read, &args, &ctx.cancel).await?;
         let commit = commit.stdout.trim().to_owned();
         let action = format!("pulling `{branch}` from {remote}");
-        let incoming = incoming::merge(&self.repo, &commit, action, &ctx.cancel).await?;
+        let incoming = incoming::merge(repo, &commit, action, &ctx.cancel).await?;
         incoming.check()?;
         let args: Vec<String> = if plan.rebase {
             ["rebase", "--no-stat", commit.as_str()]
@@ -174,8 +143,8 @@ impl TypedTool for GitPull {
             .to_vec()
         };
         // What the merge writes in the working tree can be undone.
-        let change = incoming.record(&self.repo);
-        let merged = self.repo.ok(Access::Write, &args, &ctx.cancel).await;
+        let change = incoming.record(repo);
+        let merged = repo.ok(Access::Write, &args, &ctx.cancel).await;
         change.finish();
         let merged = merged?;
         let said = [fetched.said(), merged.said()]
@@ -188,44 +157,42 @@ impl TypedTool for GitPull {
     }
 }
 
-impl GitPull {
-    /// The branch of `remote` the current branch follows (what `git pull <remote>` merges).
-    async fn upstream(
-        &self,
-        remote: &str,
-        cancel: &CancellationToken,
-    ) -> Result<String, ToolError> {
-        let args = ["symbolic-ref", "--quiet", "HEAD"].map(str::to_owned);
-        let head = self.repo.run(Access::Read, &args, cancel).await?;
-        let current = head.stdout.trim();
-        if head.exit_code != 0 || current.is_empty() {
-            return Err(no_upstream(remote, "the repository is not on a branch"));
-        }
-        let args = [
-            "for-each-ref".to_owned(),
-            "--format=%(upstream:remotename)%00%(upstream:remoteref)".to_owned(),
-            current.to_owned(),
-        ];
-        let output = self.repo.ok(Access::Read, &args, cancel).await?;
-        let (name, reference) = output
-            .stdout
-            .lines()
-            .next()
-            .and_then(|line| line.split_once('\0'))
-            .unwrap_or_default();
-        if name != remote || reference.is_empty() {
-            return Err(no_upstream(
-                remote,
-                &format!(
-                    "{} follows no branch of {remote}",
-                    current.trim_start_matches("refs/heads/")
-                ),
-            ));
-        }
-        let branch = reference.trim_start_matches("refs/heads/");
-        checks::branch_name("the upstream branch", branch)?;
-        Ok(branch.to_owned())
+/// The branch of `remote` the current branch of `repo` follows (what `git pull <remote>` merges).
+async fn upstream(
+    repo: &Repo,
+    remote: &str,
+    cancel: &CancellationToken,
+) -> Result<String, ToolError> {
+    let args = ["symbolic-ref", "--quiet", "HEAD"].map(str::to_owned);
+    let head = repo.run(Access::Read, &args, cancel).await?;
+    let current = head.stdout.trim();
+    if head.exit_code != 0 || current.is_empty() {
+        return Err(no_upstream(remote, "the repository is not on a branch"));
     }
+    let args = [
+        "for-each-ref".to_owned(),
+        "--format=%(upstream:remotename)%00%(upstream:remoteref)".to_owned(),
+        current.to_owned(),
+    ];
+    let output = repo.ok(Access::Read, &args, cancel).await?;
+    let (name, reference) = output
+        .stdout
+        .lines()
+        .next()
+        .and_then(|line| line.split_once('\0'))
+        .unwrap_or_default();
+    if name != remote || reference.is_empty() {
+        return Err(no_upstream(
+            remote,
+            &format!(
+                "{} follows no branch of {remote}",
+                current.trim_start_matches("refs/heads/")
+            ),
+        ));
+    }
+    let branch = reference.trim_start_matches("refs/heads/");
+    checks::branch_name("the upstream branch", branch)?;
+    Ok(branch.to_owned())
 }
 
 /// The error of a pull without a branch when there is none to follow.

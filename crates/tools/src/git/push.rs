@@ -10,20 +10,16 @@
 //! the receiving side here too: unless the toolset allows hooks, it runs with hooks and the
 //! fsmonitor off as well.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::text::fold;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
-use golem_protocol::{Risk, ToolError, ToolResultValue};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext};
+use golem_protocol::{ExecutionMode, Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::repo::{Access, Repo};
+use super::tool::GitCommand;
 use super::{Remote, checks};
 
 /// The receiving side of a push to a remote on this machine, without hooks or an fsmonitor.
@@ -58,33 +54,14 @@ impl CallPlan for GitPushPlan {}
 
 /// The `git_push` tool.
 #[derive(Debug)]
-pub struct GitPush {
-    repo: Arc<Repo>,
-    description: String,
-    schema: Value,
-}
+pub struct GitPush;
 
-impl GitPush {
-    pub(super) fn new(repo: Arc<Repo>) -> GitPush {
-        let description = format!(
-            "Push a branch of the git repository {} to `origin` or `upstream` (the branch of \
-             the same name there); `force` overwrites the remote branch and asks first",
-            repo.root()
-        );
-        GitPush {
-            repo,
-            description,
-            schema: input_schema_for::<GitPushArgs>(),
-        }
-    }
-
-    /// `remote`'s push URL (after the repository's `insteadOf` rewrites); a remote the
-    /// repository does not have is git's error.
-    async fn push_url(&self, remote: Remote, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args = ["remote", "get-url", "--push", remote.name()].map(str::to_owned);
-        let output = self.repo.ok(Access::Read, &args, &ctx.cancel).await?;
-        Ok(output.stdout.trim().to_owned())
-    }
+/// `remote`'s push URL in `repo` (after the repository's `insteadOf` rewrites); a remote the
+/// repository does not have is git's error.
+async fn push_url(repo: &Repo, remote: Remote, ctx: &ToolContext) -> Result<String, ToolError> {
+    let args = ["remote", "get-url", "--push", remote.name()].map(str::to_owned);
+    let output = repo.ok(Access::Read, &args, &ctx.cancel).await?;
+    Ok(output.stdout.trim().to_owned())
 }
 
 /// Whether git reaches `url` as a path on this machine: `file://`, or neither `scheme://` nor
@@ -104,29 +81,20 @@ fn is_local_url(url: &str) -> bool {
 }
 
 #[async_trait]
-impl TypedTool for GitPush {
+impl GitCommand for GitPush {
     type Args = GitPushArgs;
     type Plan = GitPushPlan;
-
-    fn name(&self) -> &str {
-        "git_push"
-    }
-
+    const NAME: &'static str = "git_push";
+    const LABEL: &'static str = "Push to Remote";
+    const POLICY: &'static str = "pre-approved; ask when `force`";
     /// Only the user may push (docs/tools.md, Git).
-    fn execution(&self) -> ManualExecution {
-        ManualExecution::manual("Push to Remote", Some(super::CATEGORY))
-    }
+    const MODE: ExecutionMode = ExecutionMode::Manual;
 
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("pre-approved; ask when `force`".to_owned())
+    fn description(root: &str) -> String {
+        format!(
+            "Push a branch of the git repository {root} to `origin` or `upstream` (the branch of \
+             the same name there); `force` overwrites the remote branch and asks first"
+        )
     }
 
     /// Checks the branch and looks the remote's URL up, so that the description says where
@@ -134,11 +102,12 @@ impl TypedTool for GitPush {
     /// have changed it).
     async fn prepare(
         &self,
+        repo: &Repo,
         args: GitPushArgs,
         ctx: &ToolContext,
     ) -> Result<PreparedCall<GitPushPlan>, ToolError> {
         checks::branch_name("branch", &args.branch)?;
-        let url = self.push_url(args.remote, ctx).await?;
+        let url = push_url(repo, args.remote, ctx).await?;
         let remote = format!("{} ({})", args.remote.name(), fold(&url, 120));
         let (requirement, description, risk) = if args.force {
             (
@@ -146,14 +115,14 @@ impl TypedTool for GitPush {
                 format!(
                     "Force-push `{}` of {} to {remote}, overwriting the remote branch",
                     args.branch,
-                    self.repo.root()
+                    repo.root()
                 ),
                 Risk::High,
             )
         } else {
             (
                 ApprovalRequirement::PreApproved,
-                format!("Push `{}` of {} to {remote}", args.branch, self.repo.root()),
+                format!("Push `{}` of {} to {remote}", args.branch, repo.root()),
                 Risk::Medium,
             )
         };
@@ -170,6 +139,7 @@ impl TypedTool for GitPush {
 
     async fn execute(
         &self,
+        repo: &Repo,
         plan: GitPushPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
@@ -178,7 +148,7 @@ impl TypedTool for GitPush {
             args.push("--force".to_owned());
         }
         // Always named: the repository's `remote.<name>.receivepack` would win over a `-c`.
-        let receive_pack = if !self.repo.hooks() && plan.local {
+        let receive_pack = if !repo.hooks() && plan.local {
             QUIET_RECEIVE_PACK
         } else {
             "--receive-pack=git-receive-pack"
@@ -187,7 +157,7 @@ impl TypedTool for GitPush {
         args.push("--end-of-options".to_owned());
         args.push(plan.remote.name().to_owned());
         args.push(format!("refs/heads/{0}:refs/heads/{0}", plan.branch));
-        let output = self.repo.ok(Access::Network, &args, &ctx.cancel).await?;
+        let output = repo.ok(Access::Network, &args, &ctx.cancel).await?;
         let verb = if plan.force { "force-pushed" } else { "pushed" };
         let summary = format!("{verb} {} to {}", plan.branch, plan.remote.name());
         Ok(super::said_result(output.said(), summary))

@@ -2,21 +2,17 @@
 //! header, message, changed files and patch (shown as a diff), or a tag, a tree listing or a
 //! file's content at a revision (`main:src/a.rs`). Pre-approved: it reads only.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::text::fold;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext};
 use golem_protocol::{DisplayHints, PreferredView, Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::checks;
 use super::repo::{Access, Repo};
+use super::tool::{GitCommand, READS_ONLY};
 
 /// Show a commit, tag, tree or file at a revision.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -37,54 +33,26 @@ impl CallPlan for GitShowPlan {}
 
 /// The `git_show` tool.
 #[derive(Debug)]
-pub struct GitShow {
-    repo: Arc<Repo>,
-    description: String,
-    schema: Value,
-}
-
-impl GitShow {
-    pub(super) fn new(repo: Arc<Repo>) -> GitShow {
-        let description = format!(
-            "Show a revision of the git repository {}: a commit with its message, changed \
-             files and patch, a tag, or a file's content at a revision (`main:src/lib.rs`)",
-            repo.root()
-        );
-        GitShow {
-            repo,
-            description,
-            schema: input_schema_for::<GitShowArgs>(),
-        }
-    }
-}
+pub struct GitShow;
 
 #[async_trait]
-impl TypedTool for GitShow {
+impl GitCommand for GitShow {
     type Args = GitShowArgs;
     type Plan = GitShowPlan;
+    const NAME: &'static str = "git_show";
+    const LABEL: &'static str = "Show Revision";
+    const POLICY: &'static str = READS_ONLY;
 
-    fn name(&self) -> &str {
-        "git_show"
-    }
-
-    fn execution(&self) -> ManualExecution {
-        super::both("Show Revision")
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("pre-approved (reads only)".to_owned())
+    fn description(root: &str) -> String {
+        format!(
+            "Show a revision of the git repository {root}: a commit with its message, changed \
+             files and patch, a tag, or a file's content at a revision (`main:src/lib.rs`)"
+        )
     }
 
     async fn prepare(
         &self,
+        repo: &Repo,
         args: GitShowArgs,
         _ctx: &ToolContext,
     ) -> Result<PreparedCall<GitShowPlan>, ToolError> {
@@ -93,16 +61,13 @@ impl TypedTool for GitShow {
             rev: args.rev.clone(),
         })
         .with_requirement(ApprovalRequirement::PreApproved)
-        .with_description(format!(
-            "Show `{}` in {}",
-            fold(&args.rev, 80),
-            self.repo.root()
-        ))
+        .with_description(format!("Show `{}` in {}", fold(&args.rev, 80), repo.root()))
         .with_risk(Risk::Low))
     }
 
     async fn execute(
         &self,
+        repo: &Repo,
         plan: GitShowPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
@@ -119,7 +84,7 @@ impl TypedTool for GitShow {
             "--",
         ]
         .map(str::to_owned);
-        let output = self.repo.ok(Access::Read, &args, &ctx.cancel).await?;
+        let output = repo.ok(Access::Read, &args, &ctx.cancel).await?;
         let lines = output.stdout.lines().count();
         let is_commit = output.stdout.starts_with("commit ");
         let mut summary = format!(

@@ -2,21 +2,17 @@
 //! directories), then the status after it (`git.status`). Asks by default: it changes the
 //! index.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::text::fold;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext};
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::repo::{Access, Repo};
 use super::status::read_status;
+use super::tool::{ASK, GitCommand};
 
 /// Stage files for the next commit.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -38,63 +34,35 @@ impl CallPlan for GitStagePlan {}
 
 /// The `git_stage` tool.
 #[derive(Debug)]
-pub struct GitStage {
-    repo: Arc<Repo>,
-    description: String,
-    schema: Value,
-}
-
-impl GitStage {
-    pub(super) fn new(repo: Arc<Repo>) -> GitStage {
-        let description = format!(
-            "Stage files of the git repository {} for the next commit (`git add`): new, \
-             changed or deleted files, or whole directories. Returns the status after it",
-            repo.root()
-        );
-        GitStage {
-            repo,
-            description,
-            schema: input_schema_for::<GitStageArgs>(),
-        }
-    }
-}
+pub struct GitStage;
 
 #[async_trait]
-impl TypedTool for GitStage {
+impl GitCommand for GitStage {
     type Args = GitStageArgs;
     type Plan = GitStagePlan;
+    const NAME: &'static str = "git_stage";
+    const LABEL: &'static str = "Stage Files";
+    const POLICY: &'static str = ASK;
 
-    fn name(&self) -> &str {
-        "git_stage"
-    }
-
-    fn execution(&self) -> ManualExecution {
-        super::both("Stage Files")
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("ask".to_owned())
+    fn description(root: &str) -> String {
+        format!(
+            "Stage files of the git repository {root} for the next commit (`git add`): new, \
+             changed or deleted files, or whole directories. Returns the status after it"
+        )
     }
 
     async fn prepare(
         &self,
+        repo: &Repo,
         args: GitStageArgs,
         _ctx: &ToolContext,
     ) -> Result<PreparedCall<GitStagePlan>, ToolError> {
         let paths = args
             .paths
             .iter()
-            .map(|path| self.repo.relative(path))
+            .map(|path| repo.relative(path))
             .collect::<Result<Vec<String>, ToolError>>()?;
-        let shown: Vec<String> = paths.iter().map(|p| self.repo.virtual_path(p)).collect();
+        let shown: Vec<String> = paths.iter().map(|p| repo.virtual_path(p)).collect();
         let description = format!("Stage {} for the next commit", fold(&shown.join(", "), 300));
         Ok(PreparedCall::new(GitStagePlan { paths })
             .with_requirement(ApprovalRequirement::Ask)
@@ -104,13 +72,14 @@ impl TypedTool for GitStage {
 
     async fn execute(
         &self,
+        repo: &Repo,
         plan: GitStagePlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
         let mut args = vec!["add".to_owned(), "--".to_owned()];
         args.extend(plan.paths.iter().cloned());
-        self.repo.ok(Access::Write, &args, &ctx.cancel).await?;
-        let data = read_status(&self.repo, &ctx.cancel).await?;
+        repo.ok(Access::Write, &args, &ctx.cancel).await?;
+        let data = read_status(repo, &ctx.cancel).await?;
         let n = plan.paths.len();
         let summary = format!(
             "staged {n} {}; {}",

@@ -3,21 +3,17 @@
 //! as virtual paths; summary `N staged, M modified`, folded when the tree is clean. Pre-approved:
 //! it reads only, without taking optional locks (the index on disk is not refreshed).
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
-use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
-};
+use golem_core::tool::{CallPlan, PreparedCall, ToolContext};
 use golem_protocol::{Risk, ToolError, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::porcelain::{GitStatusData, parse_status};
 use super::repo::{Access, Repo};
+use super::tool::{GitCommand, READS_ONLY};
 
 /// Show the repository's status.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -32,27 +28,7 @@ impl CallPlan for GitStatusPlan {}
 
 /// The `git_status` tool.
 #[derive(Debug)]
-pub struct GitStatus {
-    repo: Arc<Repo>,
-    description: String,
-    schema: Value,
-}
-
-impl GitStatus {
-    pub(super) fn new(repo: Arc<Repo>) -> GitStatus {
-        let description = format!(
-            "Show the status of the git repository {}: the branch, its upstream and how far \
-             ahead and behind it is, and the staged, modified (not staged), untracked and \
-             conflicted files, as virtual paths",
-            repo.root()
-        );
-        GitStatus {
-            repo,
-            description,
-            schema: input_schema_for::<GitStatusArgs>(),
-        }
-    }
-}
+pub struct GitStatus;
 
 /// The status of `repo`'s working tree.
 pub(super) async fn read_status(
@@ -73,47 +49,40 @@ pub(super) async fn read_status(
 }
 
 #[async_trait]
-impl TypedTool for GitStatus {
+impl GitCommand for GitStatus {
     type Args = GitStatusArgs;
     type Plan = GitStatusPlan;
+    const NAME: &'static str = "git_status";
+    const LABEL: &'static str = "Show Status";
+    const POLICY: &'static str = READS_ONLY;
 
-    fn name(&self) -> &str {
-        "git_status"
-    }
-
-    fn execution(&self) -> ManualExecution {
-        super::both("Show Status")
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some("pre-approved (reads only)".to_owned())
+    fn description(root: &str) -> String {
+        format!(
+            "Show the status of the git repository {root}: the branch, its upstream and how far \
+             ahead and behind it is, and the staged, modified (not staged), untracked and \
+             conflicted files, as virtual paths"
+        )
     }
 
     async fn prepare(
         &self,
+        repo: &Repo,
         _args: GitStatusArgs,
         _ctx: &ToolContext,
     ) -> Result<PreparedCall<GitStatusPlan>, ToolError> {
         Ok(PreparedCall::new(GitStatusPlan)
             .with_requirement(ApprovalRequirement::PreApproved)
-            .with_description(format!("Show the git status of {}", self.repo.root()))
+            .with_description(format!("Show the git status of {}", repo.root()))
             .with_risk(Risk::Low))
     }
 
     async fn execute(
         &self,
+        repo: &Repo,
         _plan: GitStatusPlan,
         ctx: &ToolContext,
     ) -> Result<ToolResultValue, ToolError> {
-        let data = read_status(&self.repo, &ctx.cancel).await?;
+        let data = read_status(repo, &ctx.cancel).await?;
         let summary = data.summary();
         Ok(super::status_result(&data, summary))
     }

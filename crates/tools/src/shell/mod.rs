@@ -37,7 +37,7 @@ use std::time::Duration;
 use golem_core::tool::Tool;
 use golem_sandbox::jail::Jail;
 
-use crate::process::{Runner, Timeouts};
+use crate::process::Runner;
 
 pub use crate::process::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
 pub use rules::{ShellRule, ShellRuleError, ShellRules, Verdict};
@@ -80,9 +80,11 @@ impl Default for ShellOptions {
 
 /// The `shell` tool over `jail`.
 pub fn shell_tool(jail: Jail, options: ShellOptions) -> Arc<dyn Tool> {
-    let timeouts = Timeouts::new(options.default_timeout, options.max_timeout);
-    // What the program changes in the zones waits for the gate (see `process::changes`).
-    let jail = jail.with_zone_writes(golem_sandbox::jail::ZoneWrites::Changeset);
-    let runner = Runner::new(jail, timeouts, options.cwd_zone);
+    let runner = Runner::gated(
+        jail,
+        options.default_timeout,
+        options.max_timeout,
+        options.cwd_zone,
+    );
     Arc::new(shell::Shell::new(runner, options.rules))
 }

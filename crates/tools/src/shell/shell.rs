@@ -7,13 +7,12 @@ use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::text::fold;
 use golem_core::tool::{
-    CallPlan, ManualExecution, PreparedCall, ToolContext, TypedTool, input_schema_for,
+    CallPlan, DescribedTool, ManualExecution, PreparedCall, ToolContext, ToolInfo,
 };
 use golem_protocol::result::CodeResultData;
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::rules::ShellRules;
 use super::words::split_command;
@@ -50,14 +49,11 @@ impl CallPlan for ShellPlan {}
 pub struct Shell {
     runner: Runner,
     rules: ShellRules,
-    description: String,
-    schema: Value,
+    info: ToolInfo,
 }
 
 impl Shell {
     pub(super) fn new(runner: Runner, rules: ShellRules) -> Shell {
-        let mut schema = input_schema_for::<ShellArgs>();
-        runner.timeouts().describe_in(&mut schema);
         let description = format!(
             "Run one program with arguments, such as `git status` or `ls -la`, and return its \
              exit status, stdout and stderr. There is no shell: no pipes, redirection, command \
@@ -65,11 +61,13 @@ impl Shell {
             runner.surroundings(),
             rules.guide()
         );
+        // The user may run it too (`/shell …` in a chat).
+        let execution = ManualExecution::both("Run a command in the jail", Some("Shell"));
+        let info = runner.tool_info::<ShellArgs>(NAME, description, execution, rules.describe());
         Shell {
             runner,
             rules,
-            description,
-            schema,
+            info,
         }
     }
 }
@@ -88,29 +86,12 @@ fn explain_start_failure(data: &mut CodeResultData, program: &str) {
 }
 
 #[async_trait]
-impl TypedTool for Shell {
+impl DescribedTool for Shell {
     type Args = ShellArgs;
     type Plan = ShellPlan;
 
-    fn name(&self) -> &str {
-        NAME
-    }
-
-    /// The user may run it too (`/shell …` in a chat).
-    fn execution(&self) -> ManualExecution {
-        ManualExecution::both("Run a command in the jail", Some("Shell"))
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    fn approval_policy(&self) -> Option<String> {
-        Some(self.rules.describe())
+    fn info(&self) -> &ToolInfo {
+        &self.info
     }
 
     /// Splits the command once: the rules decide on its words, the description shows them.
@@ -135,14 +116,14 @@ impl TypedTool for Shell {
             Some(why) => format!("{run}. Asked because {why}."),
             None => run,
         };
+        let runnable = words.is_ok();
         let plan = ShellPlan {
             words,
             timeout: args.timeout,
         };
-        Ok(PreparedCall::new(plan)
-            .with_requirement(requirement)
-            .with_description(description)
-            .with_risk(self.runner.risk()))
+        Ok(self
+            .runner
+            .prepared(plan, requirement, runnable, description))
     }
 
     async fn execute(
@@ -164,10 +145,7 @@ impl TypedTool for Shell {
         };
         let shown = shell_words::join(&words);
         let command = self.runner.command(program, rest.to_vec(), plan.timeout);
-        let mut data = self
-            .runner
-            .run_gated(&command, &shown, ctx, "shell")
-            .await?;
+        let mut data = self.runner.run_gated(&command, &shown, ctx, NAME).await?;
         explain_start_failure(&mut data, program);
         Ok(ToolResultValue::code_result(data))
     }
@@ -183,7 +161,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::process::test_jail;
+    use crate::process::testing::{self, execute_err, prepare, test_jail};
     use crate::shell::{ShellOptions, ShellRule, shell_tool};
 
     fn tool(
@@ -209,41 +187,18 @@ mod tests {
         (dir, shell_tool(jail, options))
     }
 
-    async fn prepare(tool: &Arc<dyn Tool>, args: Value) -> PreparedCall {
-        match tool.prepare(&args, &ToolContext::for_model("t")).await {
-            Ok(prepared) => prepared,
-            Err(err) => panic!("not prepared: {err:?}"),
-        }
-    }
-
     async fn approval(tool: &Arc<dyn Tool>, command: &str) -> ApprovalRequirement {
-        prepare(tool, json!({ "command": command }))
-            .await
-            .requirement
-            .unwrap_or_else(|| panic!("shell always decides"))
+        testing::approval(tool, json!({ "command": command })).await
     }
 
     async fn describe(tool: &Arc<dyn Tool>, command: &str) -> String {
-        prepare(tool, json!({ "command": command }))
-            .await
-            .description
-            .unwrap_or_else(|| panic!("shell always describes"))
+        testing::describe(tool, json!({ "command": command })).await
     }
 
     async fn blocked_reason(tool: &Arc<dyn Tool>, command: &str) -> String {
         match approval(tool, command).await {
             ApprovalRequirement::Blocked { reason } => reason,
             other => panic!("{command}: expected blocked, got {other:?}"),
-        }
-    }
-
-    /// Prepares and executes a call (whatever its requirement), which must fail.
-    async fn execute_err(tool: &Arc<dyn Tool>, args: Value) -> ToolError {
-        let ctx = ToolContext::for_model("t");
-        let plan = prepare(tool, args).await.plan;
-        match tool.execute(plan, &ctx).await {
-            Ok(value) => panic!("ran: {value:?}"),
-            Err(err) => err,
         }
     }
 

@@ -9,9 +9,9 @@ use golem_protocol::{ApprovalResponse, Risk};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::*;
 use crate::approval::{ApprovalCallback, ApprovalMode};
 use crate::bus::{DisplaySubscription, UiEventBus};
+use crate::orchestrator::*;
 use crate::plan::CallPlan;
 use crate::tool::TypedTool;
 
