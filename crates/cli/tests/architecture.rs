@@ -56,6 +56,7 @@ fn layers() -> BTreeMap<&'static str, u32> {
         // What a toolset is (the trait, its build context, the jail settings they share).
         ("golem-toolset", 3),
         ("golem-tools", 4),
+        ("golem-web-tools", 4),
         ("golem-runtime", 5),
         // Who may connect and the accept loop, shared by both HTTP front ends.
         ("golem-http", 5),

@@ -62,7 +62,7 @@ builtin_toolsets! {
     /// One tool per allowed sub-worker.
     workers: crate::delegation::WorkersToolset,
     /// `web_fetch` and `web_search`.
-    web: golem_tools::web::WebToolset,
+    web: golem_web_tools::WebToolset,
     /// The git tools on the repository of one zone.
     git: golem_tools::git::GitToolset,
     /// Custom tools from local modules (Python, JavaScript or any executable).

@@ -19,7 +19,7 @@ use golem_runtime::worker::{
     WebSearchConfig, WebToolsetConfig, WorkerDefinition, WorkerFileError, parse_worker,
 };
 use golem_sandbox::Sandbox;
-use golem_tools::web::{HostPattern, PrivateHost, SearchBackend};
+use golem_web_tools::{HostPattern, PrivateHost, SearchBackend};
 
 fn parse(yaml: &str) -> Result<WorkerDefinition, WorkerFileError> {
     parse_worker(

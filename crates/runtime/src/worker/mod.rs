@@ -28,7 +28,7 @@ pub use golem_tools::mcp::{
     McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name,
 };
 pub use golem_tools::shell::{ShellRule, ShellToolsetConfig};
-pub use golem_tools::web::{WebSearchConfig, WebToolsetConfig};
 pub use golem_toolset::{
     DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, NetworkAccess, ProcessLimitsConfig,
 };
+pub use golem_web_tools::{WebSearchConfig, WebToolsetConfig};

@@ -360,7 +360,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::web::hosts::{HostPattern, PrivateHost};
+    use crate::hosts::{HostPattern, PrivateHost};
 
     /// A listener on 127.0.0.1 that counts the connections it gets and answers none.
     async fn counting_listener() -> (u16, Arc<AtomicUsize>) {

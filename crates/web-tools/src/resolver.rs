@@ -106,7 +106,7 @@ impl Resolve for CheckedResolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::web::hosts::PrivateHost;
+    use crate::hosts::PrivateHost;
 
     #[tokio::test]
     async fn localhost_resolves_to_refused_addresses_unless_listed() {

@@ -3,7 +3,7 @@
 //! backend's refusal are errors that name what to fix.
 
 use golem_protocol::{DecidedBy, ToolErrorCode, ToolStatus};
-use golem_tools::web::{SearchBackend, SearchOptions, WebOptions};
+use golem_web_tools::{SearchBackend, SearchOptions, WebOptions};
 use serde_json::{Value, json};
 
 use super::server::{Answer, Received, Server};
@@ -228,7 +228,7 @@ async fn missing_backend_or_key_and_refusals_say_what_to_fix() {
 
 #[test]
 fn a_searxng_backend_needs_a_url() {
-    let err = golem_tools::web::web_tools(WebOptions {
+    let err = golem_web_tools::web_tools(WebOptions {
         search: Some(SearchOptions {
             backend: SearchBackend::Searxng,
             url: None,

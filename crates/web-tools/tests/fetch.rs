@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use golem_protocol::{DecidedBy, ToolErrorCode, ToolStatus};
-use golem_tools::web::WebOptions;
+use golem_web_tools::WebOptions;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -630,7 +630,7 @@ async fn bad_arguments_are_refused_before_any_prompt() {
 #[tokio::test]
 async fn the_tool_tells_the_model_and_check_its_policy() {
     let env_options = options(&["docs.rs".to_owned(), "*.python.org".to_owned()], &[]);
-    let tools = golem_tools::web::web_tools(env_options).unwrap();
+    let tools = golem_web_tools::web_tools(env_options).unwrap();
     let fetch = &tools[0];
     assert_eq!(fetch.name(), "web_fetch");
     assert_eq!(
@@ -657,7 +657,7 @@ async fn the_tool_tells_the_model_and_check_its_policy() {
             .contains("at most 30"),
         "{schema}"
     );
-    let none = golem_tools::web::web_tools(WebOptions::default()).unwrap();
+    let none = golem_web_tools::web_tools(WebOptions::default()).unwrap();
     assert_eq!(
         none[0].approval_policy().as_deref(),
         Some("ask (no host in allow)")

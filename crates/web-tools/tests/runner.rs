@@ -4,6 +4,12 @@
 //! its limits and its results (`fetch.rs`); `web_search` against a fake of each backend's API
 //! (`search.rs`).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests: a failure is a test failure"
+)]
+
 mod fetch;
 mod search;
 mod server;
@@ -16,7 +22,7 @@ use golem_core::orchestrator::{CallOutcome, ToolCall, ToolCallOrchestrator};
 use golem_core::registry::ToolRegistry;
 use golem_core::ui::RuntimeUI;
 use golem_protocol::{ApprovalRequest, ApprovalResponse, ToolError};
-use golem_tools::web::{HostPattern, PrivateHost, WebOptions, web_tools};
+use golem_web_tools::{HostPattern, PrivateHost, WebOptions, web_tools};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -71,6 +77,7 @@ impl Env {
         self.call_with(tool, args, &CancellationToken::new()).await
     }
 
+    /// A model's call of `tool` that `cancel` may interrupt.
     pub async fn call_with(
         &self,
         tool: &str,
