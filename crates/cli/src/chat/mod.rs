@@ -275,10 +275,10 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         running: Some(running),
     };
     chat.banner(&model_name, args.options.trace);
-    let history = crate::commands::program_root(
+    let history = golem_runtime::config::program_root(
         &std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from(".")),
     )
-    .join(".golem-forge");
+    .join(golem_runtime::config::STATE_DIR_NAME);
     let history_file = std::fs::create_dir_all(&history)
         .ok()
         .map(|()| history.join("chat-history"));

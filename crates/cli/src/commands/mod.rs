@@ -18,8 +18,6 @@ use clap::{Parser, Subcommand};
 
 use crate::cli_error::CommandError;
 
-pub use sessions::program_root;
-
 /// Run LLM workers with tools, approvals and sandboxes
 ///
 /// A worker is a `.worker` file: YAML front matter (model, zones, toolsets) and markdown

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use comfy_table::{Table, presets};
+use golem_runtime::config::{find_program_root, holds_program};
 use golem_runtime::session::{SessionError, SessionStore, SessionSummary};
 
 use crate::cli_error::{CommandError, ErrorKind};
@@ -21,7 +22,8 @@ use crate::frontend::clean::{clean_line, clean_text};
 /// List, show, export, fork, resume or undo recorded sessions
 ///
 /// Sessions are recorded under `.golem-forge/sessions/` in the program's root: the nearest
-/// directory upwards holding `golem-forge.config.yaml` or `.golem-forge/`.
+/// directory upwards holding `golem-forge.config.yaml`, else the nearest holding
+/// `.golem-forge/`.
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
     #[command(subcommand)]
@@ -125,25 +127,6 @@ fn load(
     })
 }
 
-/// Whether `dir` is a program root: it holds `golem-forge.config.yaml` or `.golem-forge/`.
-fn is_program_root(dir: &Path) -> bool {
-    dir.join(golem_runtime::config::CONFIG_FILE_NAME).is_file() || dir.join(".golem-forge").is_dir()
-}
-
-/// The nearest program root from `start` upwards.
-fn find_program_root(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .find(|dir| is_program_root(dir))
-        .map(Path::to_path_buf)
-}
-
-/// The program root: the nearest directory from `start` upwards that holds
-/// `golem-forge.config.yaml` or `.golem-forge/`, else `start`.
-pub fn program_root(start: &Path) -> PathBuf {
-    find_program_root(start).unwrap_or_else(|| start.to_owned())
-}
-
 /// How deep below the current folder `sessions` looks for programs that recorded sessions.
 const SEARCH_DEPTH: usize = 3;
 
@@ -169,7 +152,7 @@ fn programs_below(start: &Path) -> Vec<PathBuf> {
                     continue;
                 }
                 let path = entry.path();
-                if is_program_root(&path) {
+                if holds_program(&path) {
                     if SessionStore::new(&path).dir().is_dir() {
                         found.push(path);
                     }
