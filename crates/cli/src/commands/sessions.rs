@@ -4,6 +4,7 @@
 
 mod export;
 mod fork;
+mod resume;
 mod show;
 mod undo;
 
@@ -54,7 +55,7 @@ pub enum SessionsAction {
     /// Start a new session from a user turn of a recorded one (and run INPUT in it)
     Fork(fork::ForkArgs),
     /// Continue a chat session with its history
-    Resume(super::run::ResumeArgs),
+    Resume(resume::ResumeArgs),
     /// Put back the files a session's last turn (or turns from --to TURN on) changed
     Undo(undo::UndoArgs),
 }
@@ -108,7 +109,7 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
         SessionsAction::Undo(args) => undo::cmd_undo(&store, args),
         SessionsAction::Resume(args) => {
             let id = store.resolve(&args.id).map_err(session_error)?;
-            super::run::cmd_resume(args, &id)
+            resume::cmd_resume(args, &id)
         }
     }
 }
