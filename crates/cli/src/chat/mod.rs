@@ -1,5 +1,6 @@
 //! `golem-forge chat`: an interactive session with a worker at the terminal, as a client of
-//! the session host (`golem_runtime::host`) like every front end.
+//! the session host (`golem_runtime::host`) like every front end. Its arguments
+//! ([`ChatArgs`]) are defined here; `commands/mod.rs` only names them.
 //!
 //! The loop reads a line with reedline (`lines.rs`: history, Tab completion from
 //! `complete.rs`). A slash command (`slash.rs`) becomes a session action — `/model` is
@@ -32,8 +33,7 @@ use golem_runtime::host::{ActionSender, Presence, RunningSession};
 use tokio::sync::mpsc;
 
 use crate::cli_error::CommandError;
-use crate::commands::chat::ChatArgs;
-use crate::commands::common::TraceLevel;
+use crate::commands::common::{TraceLevel, WorkerOptions};
 use crate::frontend::approval::PromptContext;
 use crate::frontend::clean::clean_text;
 use crate::frontend::render::{human_cost, human_duration};
@@ -214,6 +214,16 @@ pub(crate) fn show_workers(workers: &Mutex<WorkerTreeView>, screen: &mut Screen)
     drop(view);
     let title = screen.paint(Tone::Bold, "workers");
     screen.line(&format!("{title}\n{lines}"));
+}
+
+/// Talk with a worker in an interactive session
+#[derive(Debug, clap::Args)]
+pub struct ChatArgs {
+    /// A .worker file, a directory with main.worker, or a worker name
+    pub worker: String,
+
+    #[command(flatten)]
+    pub options: WorkerOptions,
 }
 
 /// Runs `golem-forge chat`.
