@@ -14,7 +14,7 @@ use golem_protocol::FormField;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::commands::{ParsedCommand, options_to_args};
+use crate::coerce::options_to_args;
 use crate::fields::derive_fields_from_schema;
 use crate::ui::RuntimeUI;
 
@@ -112,12 +112,7 @@ pub fn check_values(
             _ => true,
         })
         .collect();
-    let parsed = ParsedCommand {
-        name: String::new(),
-        args: Vec::new(),
-        options: given,
-    };
-    let mut typed = options_to_args(&parsed, schema).map_err(|e| e.to_string())?;
+    let mut typed = options_to_args(&[], &given, schema).map_err(|e| e.to_string())?;
     for field in fields {
         if let Some(default) = &field.default
             && !typed.contains_key(&field.name)

@@ -3,17 +3,19 @@
 //! ([`ChatArgs`]) are defined here; `commands/mod.rs` only names them.
 //!
 //! The loop reads a line with reedline (`lines.rs`: history, Tab completion from
-//! `complete.rs`). A slash command (`slash.rs`) becomes a session action — `/model` is
-//! `setModel`, `/new` `newSession`, `/clear` `clearHistory`, `/status` `getStatus`, `/tools`
-//! `listManualTools`, `/approvals` `listApprovals`/`forgetApprovals`, a tool command
-//! `manualToolInvoke` (its arguments from options or a `-i` form, `form.rs`); anything else is
-//! `userInput`. The terminal adapter (`events.rs`) reads the display events: it draws them on
-//! the shared screen (`frontend/screen.rs`) — streamed markdown, spinner, tool calls and
-//! rendered results — answers `approvalRequired` and a tool's `inputRequired` question with
-//! the prompts shared with `run` (`frontend/approval.rs`, `frontend/input.rs`), and hands the
-//! loop the answers it waits for (`turnEnded`, `actionResult`, …) once they are drawn. During a turn `keys.rs` turns Ctrl+C and Esc into
-//! `interrupt` actions. After each turn a status line says what it cost.
+//! `complete.rs`). A slash command (parsed by `command/`, run by `slash.rs`) becomes a session
+//! action — `/model` is `setModel`, `/new` `newSession`, `/clear` `clearHistory`, `/status`
+//! `getStatus`, `/tools` `listManualTools`, `/approvals` `listApprovals`/`forgetApprovals`, a
+//! tool command `manualToolInvoke` (its arguments from options or a `-i` form, `form.rs`);
+//! anything else is `userInput`. The terminal adapter (`events.rs`) reads the display events: it
+//! draws them on the shared screen (`frontend/screen.rs`) — streamed markdown, spinner, tool
+//! calls and rendered results — answers `approvalRequired` and a tool's `inputRequired` question
+//! with the prompts shared with `run` (`frontend/approval.rs`, `frontend/input.rs`), and hands
+//! the loop the answers it waits for (`turnEnded`, `actionResult`, …) once they are drawn.
+//! During a turn `keys.rs` turns Ctrl+C and Esc into `interrupt` actions. After each turn a
+//! status line says what it cost.
 
+mod command;
 mod complete;
 mod events;
 pub(crate) mod form;
@@ -317,7 +319,7 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         if line.is_empty() {
             continue;
         }
-        if golem_core::commands::is_command(line) {
+        if command::is_command(line) {
             if slash::handle(&mut chat, line) == Flow::Exit {
                 break;
             }
