@@ -66,7 +66,7 @@ pub fn open_host(
             resolve_worker_arg(arg, &cwd).map_err(|e| CommandError::usage(e.to_string()))?,
         ),
         SessionChoice::Resume(id) => HostWorker::Resume {
-            program_root: crate::commands::program_root(&cwd),
+            program_root: golem_runtime::config::program_root(&cwd),
             id: id.to_owned(),
         },
     };

@@ -8,42 +8,20 @@
 //! then types the answer by that schema (text typed as numbers, yes/no, lists, the way slash
 //! commands type options), fills in the defaults of fields left out, and checks the result
 //! against the schema; an answer that does not fit is asked again with the reason, a few times
-//! at most. An interrupt cancels the question.
+//! at most. An interrupt cancels the question. The answer ([`FormAnswer`]) is the UI
+//! exchange's, defined in `ui.rs` beside [`RuntimeUI::get_form_input`].
 
 use golem_protocol::FormField;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::commands::{ParsedCommand, options_to_args};
+use crate::coerce::options_to_args;
 use crate::fields::derive_fields_from_schema;
 use crate::ui::RuntimeUI;
+pub use crate::ui::{FormAnswer, answer_from_text};
 
 /// How many times one question is asked when the answers do not fit its schema.
 const MAX_ASKS: usize = 3;
-
-/// What the user did with a form.
-#[derive(Debug, Clone, PartialEq)]
-pub enum FormAnswer {
-    /// Filled it in: the values by field name.
-    Accepted(Map<String, Value>),
-    /// Refused to answer.
-    Declined,
-    /// Dismissed it, or an interrupt ended it.
-    Cancelled,
-}
-
-/// The values of a text answer (`userInput`) to a form: the text itself when it is a JSON
-/// object, else the value of the form's only field, else nothing.
-pub fn answer_from_text(content: &str, fields: &[FormField]) -> Map<String, Value> {
-    if let Ok(Value::Object(values)) = serde_json::from_str::<Value>(content.trim()) {
-        return values;
-    }
-    let mut values = Map::new();
-    if let [only] = fields {
-        values.insert(only.name.clone(), Value::String(content.trim().to_owned()));
-    }
-    values
-}
 
 /// Asks the user to fill a form on behalf of a running tool. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -112,12 +90,7 @@ pub fn check_values(
             _ => true,
         })
         .collect();
-    let parsed = ParsedCommand {
-        name: String::new(),
-        args: Vec::new(),
-        options: given,
-    };
-    let mut typed = options_to_args(&parsed, schema).map_err(|e| e.to_string())?;
+    let mut typed = options_to_args(&[], &given, schema).map_err(|e| e.to_string())?;
     for field in fields {
         if let Some(default) = &field.default
             && !typed.contains_key(&field.name)

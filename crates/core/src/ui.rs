@@ -11,10 +11,34 @@ use golem_protocol::{
     ActionEvent, ApprovalRequest, ApprovalResponse, ChatMessage, DisplayEvent, FormField,
     InputAction, StatusLevel,
 };
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::bus::{RequestError, UiEventBus, action_type_name};
-use crate::input::{FormAnswer, answer_from_text};
+
+/// What the user did with a form.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormAnswer {
+    /// Filled it in: the values by field name.
+    Accepted(Map<String, Value>),
+    /// Refused to answer.
+    Declined,
+    /// Dismissed it, or an interrupt ended it.
+    Cancelled,
+}
+
+/// The values of a text answer (`userInput`) to a form: the text itself when it is a JSON
+/// object, else the value of the form's only field, else nothing.
+pub fn answer_from_text(content: &str, fields: &[FormField]) -> Map<String, Value> {
+    if let Ok(Value::Object(values)) = serde_json::from_str::<Value>(content.trim()) {
+        return values;
+    }
+    let mut values = Map::new();
+    if let [only] = fields {
+        values.insert(only.name.clone(), Value::String(content.trim().to_owned()));
+    }
+    values
+}
 
 /// The runtime's handle on the UI. Cheap to clone; clones share the bus.
 #[derive(Debug, Clone)]

@@ -5,9 +5,19 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::events::{InvokedBy, WorkerOrigin};
 use crate::form::FormField;
 use crate::result::ToolResultValue;
+use crate::workers::WorkerOrigin;
+
+/// Who started a tool call. The two paths never mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum InvokedBy {
+    /// The model asked for it.
+    Model,
+    /// The user invoked it (a slash command or a form).
+    User,
+}
 
 /// How risky a call is, as shown to the user.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -6,11 +6,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::approval::{ApprovalRequest, ApprovalResolved, ApprovalResponse};
+use crate::approval::{ApprovalRequest, ApprovalResolved, ApprovalResponse, InvokedBy};
 use crate::form::{FormField, ManualToolInfo};
 use crate::result::ToolResultValue;
 use crate::session::{ActionResult, RememberedApproval, SessionStatus, TurnStatus};
-use crate::workers::{BudgetAmounts, WorkerProgress};
+use crate::workers::{BudgetAmounts, TokenUsage, WorkerOrigin, WorkerProgress};
 
 /// The protocol version carried by `sessionStarted`: the major part changes on any incompatible
 /// change, the minor part when events are added (1.1: session actions, `turnEnded`,
@@ -23,30 +23,6 @@ use crate::workers::{BudgetAmounts, WorkerProgress};
 /// nothing to edit), a second request and resolution for the same call, and a `code_result`'s
 /// `changes`; 1.6: `undo`, putting the zone files of the last turns back).
 pub const PROTOCOL_VERSION: &str = "1.6";
-
-/// Who started a tool call. The two paths never mix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum InvokedBy {
-    /// The model asked for it.
-    Model,
-    /// The user invoked it (a slash command or a form).
-    User,
-}
-
-/// The worker an event comes from, for events of delegated workers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct WorkerOrigin {
-    /// The worker's name.
-    pub name: String,
-    /// Its depth in the delegation tree (0 is the root).
-    pub depth: u32,
-    /// Its id in the tree of workers (as in its `workerStarted`; absent in transcripts written
-    /// before protocol 1.2).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub id: String,
-}
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -96,38 +72,6 @@ pub enum StatusLevel {
     Warning,
     /// Something failed.
     Error,
-}
-
-/// Token counts. The input of a request is `input_tokens + cache_read_tokens +
-/// cache_write_tokens`: `input_tokens` are the ones billed at the full input price (providers
-/// that count cached tokens in their input total have them taken out).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenUsage {
-    /// Input tokens neither read from nor written to the provider's cache.
-    pub input_tokens: u64,
-    /// Tokens the model produced.
-    pub output_tokens: u64,
-    /// Input tokens served from the provider's cache.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub cache_read_tokens: u64,
-    /// Input tokens written to the provider's cache.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub cache_write_tokens: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-impl TokenUsage {
-    /// Adds another count to this one.
-    pub fn add(&mut self, other: &TokenUsage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_read_tokens += other.cache_read_tokens;
-        self.cache_write_tokens += other.cache_write_tokens;
-    }
 }
 
 /// Why a session ended.

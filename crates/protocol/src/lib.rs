@@ -21,12 +21,12 @@ pub mod tool_definition;
 pub mod workers;
 
 pub use approval::{
-    ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, RememberScope, Risk,
+    ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, InvokedBy, RememberScope, Risk,
 };
 pub use error::{ToolError, ToolErrorCode};
 pub use events::{
-    ActionEvent, ChatMessage, DisplayEvent, InputAction, InvokedBy, PROTOCOL_VERSION,
-    ProtocolEvent, Role, SessionEndReason, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
+    ActionEvent, ChatMessage, DisplayEvent, InputAction, PROTOCOL_VERSION, ProtocolEvent, Role,
+    SessionEndReason, StatusLevel, ToolStatus,
 };
 pub use form::{ExecutionMode, FieldOption, FieldType, FormField, ManualToolInfo};
 pub use jsonl::{escape_line_breaks, to_jsonl_line};
@@ -38,7 +38,7 @@ pub use session::{
     ZoneSummary,
 };
 pub use tool_definition::ToolDefinition;
-pub use workers::{BudgetAmounts, BudgetStatus, WorkerProgress};
+pub use workers::{BudgetAmounts, BudgetStatus, TokenUsage, WorkerOrigin, WorkerProgress};
 
 #[cfg(test)]
 mod input_tests;

@@ -11,6 +11,7 @@ use crate::error::*;
 use crate::events::*;
 use crate::form::*;
 use crate::result::*;
+use crate::workers::{TokenUsage, WorkerOrigin};
 
 /// Asserts that `value` serializes to `expected` and that `expected` reads back to `value`.
 pub(crate) fn check<T>(value: T, expected: Value)

@@ -6,6 +6,7 @@ use serde_json::json;
 use crate::events::*;
 use crate::roundtrip_tests::check;
 use crate::session::*;
+use crate::workers::TokenUsage;
 
 #[test]
 fn session_actions() {

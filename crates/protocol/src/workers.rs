@@ -1,12 +1,57 @@
 //! The live tree of workers and their budgets: what `workerStarted`, `workerProgress`,
 //! `workerFinished`, `usage` and `sessionStatus` say about each running worker (its id, its
 //! parent's id, what it has spent, the tool it runs, whether it waits on an approval) and about
-//! the budget it runs under. The events that carry these are in `events.rs`.
+//! the budget it runs under; which worker an event comes from (`WorkerOrigin`) and token counts
+//! (`TokenUsage`). The events that carry these are in `events.rs`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::events::TokenUsage;
+/// The worker an event comes from, for events of delegated workers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerOrigin {
+    /// The worker's name.
+    pub name: String,
+    /// Its depth in the delegation tree (0 is the root).
+    pub depth: u32,
+    /// Its id in the tree of workers (as in its `workerStarted`; absent in transcripts written
+    /// before protocol 1.2).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
+}
+
+/// Token counts. The input of a request is `input_tokens + cache_read_tokens +
+/// cache_write_tokens`: `input_tokens` are the ones billed at the full input price (providers
+/// that count cached tokens in their input total have them taken out).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// Input tokens neither read from nor written to the provider's cache.
+    pub input_tokens: u64,
+    /// Tokens the model produced.
+    pub output_tokens: u64,
+    /// Input tokens served from the provider's cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+    /// Input tokens written to the provider's cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl TokenUsage {
+    /// Adds another count to this one.
+    pub fn add(&mut self, other: &TokenUsage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+    }
+}
 
 /// Amounts of a budget: the limits a worker runs under, or what is left of them. An absent
 /// amount has no limit.

@@ -24,6 +24,10 @@ use crate::worker::{WorkerDefinition, WorkerFileError};
 /// The name of the program config file.
 pub const CONFIG_FILE_NAME: &str = "golem-forge.config.yaml";
 
+/// The folder, in the program root, that holds what golem-forge records for the program
+/// (sessions, approval rules, caches, the chat's history).
+pub const STATE_DIR_NAME: &str = ".golem-forge";
+
 /// The environment variable that names a model (below the worker's own `model`).
 pub const MODEL_ENV: &str = "GOLEM_FORGE_MODEL";
 
@@ -60,10 +64,43 @@ pub struct ProgramConfig {
     /// built-in list (`golem_sandbox::check_pattern` says how they are written); a zone's
     /// `unprotect` cannot lift them.
     pub protected: Vec<String>,
-    /// The program root: the config file's directory (or the worker's, without a file).
+    /// The program root ([`program_root`] of where the search started): the config file's
+    /// directory when there is one.
     pub root: PathBuf,
     /// The config file, if there is one.
     pub file: Option<PathBuf>,
+}
+
+/// The program root of `start` (made absolute): the nearest directory from `start` upwards
+/// that holds the config file; without one, the nearest that holds [`STATE_DIR_NAME`] (a
+/// program without a config file that has recorded something); without either, `start`.
+///
+/// Every part of golem-forge finds a program this way: the runtime from a worker's directory
+/// ([`ProgramConfig::discover`]), the command line from the current directory (`sessions`,
+/// `approvals`, the chat's history).
+pub fn program_root(start: &Path) -> PathBuf {
+    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_owned());
+    find_program_root(&start).unwrap_or(start)
+}
+
+/// The program root of `start` by the rule of [`program_root`], or `None` when no directory
+/// from `start` upwards holds the config file or [`STATE_DIR_NAME`].
+pub fn find_program_root(start: &Path) -> Option<PathBuf> {
+    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_owned());
+    ProgramConfig::find(&start)
+        .and_then(|file| file.parent().map(Path::to_path_buf))
+        .or_else(|| {
+            start
+                .ancestors()
+                .find(|dir| dir.join(STATE_DIR_NAME).is_dir())
+                .map(Path::to_path_buf)
+        })
+}
+
+/// Whether `dir` holds a program: the config file, or the [`STATE_DIR_NAME`] folder of one
+/// without a config file.
+pub fn holds_program(dir: &Path) -> bool {
+    dir.join(CONFIG_FILE_NAME).is_file() || dir.join(STATE_DIR_NAME).is_dir()
 }
 
 /// `approval:` in program config.
@@ -305,13 +342,11 @@ impl ProgramConfig {
     }
 
     /// Loads the nearest config file walking up from `start_dir`; without one, the defaults
-    /// with `start_dir` (made absolute) as the program root.
+    /// with [`program_root`] of `start_dir` as the program root.
     pub fn discover(start_dir: &Path) -> Result<Self, ConfigError> {
         match Self::find(start_dir) {
             Some(file) => Self::load(&file),
-            None => Ok(Self::defaults(
-                std::path::absolute(start_dir).unwrap_or_else(|_| start_dir.to_owned()),
-            )),
+            None => Ok(Self::defaults(program_root(start_dir))),
         }
     }
 

@@ -9,7 +9,8 @@ use golem_llm::pricing::Price;
 use golem_llm::resolve::{ProviderDefinition, Wire};
 use golem_runtime::config::{
     ApprovalSettings, CONFIG_FILE_NAME, DelegationSettings, ModelChoiceError, ModelRequestSettings,
-    ModelSource, NotifySettings, ProgramConfig, UndoSettings, choose_model, model_choice,
+    ModelSource, NotifySettings, ProgramConfig, STATE_DIR_NAME, UndoSettings, choose_model,
+    find_program_root, holds_program, model_choice, program_root,
 };
 use golem_runtime::worker::{WorkerDefinition, parse_worker};
 use golem_sandbox::{ZoneConfig, ZoneMode};
@@ -280,6 +281,40 @@ fn unreadable_file() {
             .starts_with("cannot read config file /nonexistent/golem-forge.config.yaml: "),
         "{err}"
     );
+}
+
+#[test]
+fn the_program_root_is_the_config_files_folder_else_the_nearest_state_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let deep = root.join("a/b/c");
+    std::fs::create_dir_all(&deep).unwrap();
+
+    // Neither anywhere: the start directory itself.
+    assert_eq!(find_program_root(&deep), None);
+    assert_eq!(program_root(&deep), deep);
+    assert!(!holds_program(&root.join("a")));
+
+    // A program without a config file that has recorded something: its state folder.
+    std::fs::create_dir_all(root.join("a").join(STATE_DIR_NAME)).unwrap();
+    assert!(holds_program(&root.join("a")));
+    assert_eq!(program_root(&deep), root.join("a"));
+    assert_eq!(
+        ProgramConfig::discover(&deep).unwrap(),
+        ProgramConfig::defaults(root.join("a"))
+    );
+
+    // A config file wins over a nearer state folder, so it is never hidden.
+    std::fs::create_dir_all(root.join("a/b").join(STATE_DIR_NAME)).unwrap();
+    assert_eq!(program_root(&deep), root.join("a/b"));
+    std::fs::write(root.join(CONFIG_FILE_NAME), "").unwrap();
+    assert_eq!(find_program_root(&deep), Some(root.clone()));
+    assert_eq!(program_root(&deep), root);
+    assert_eq!(ProgramConfig::discover(&deep).unwrap().root, root);
+
+    // The start directory counts, and a relative start is made absolute.
+    assert_eq!(program_root(&root.join("a/b")), root);
+    assert!(program_root(Path::new(".")).is_absolute());
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Tab completion at the chat prompt: slash-command and manual-tool names after `/`, tool
 //! names after `/tool ` and `/t `, and a tool's `--option` names after its name.
 
-use golem_core::commands::BuiltinCommand;
 use reedline::{Completer, CompletionResult, Span, Suggestion};
+
+use super::command::BuiltinCommand;
 
 /// A manual tool as completion knows it.
 #[derive(Debug, Clone)]

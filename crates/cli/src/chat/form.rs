@@ -2,7 +2,7 @@
 //! (its type, whether it is required, its default, its choices and description), typed with
 //! the same rules as command-line options.
 
-use golem_core::commands::{ParsedCommand, options_to_args};
+use golem_core::coerce::options_to_args;
 use golem_core::fields::derive_fields_from_schema;
 use golem_protocol::{FieldType, FormField};
 use serde_json::{Map, Value};
@@ -68,12 +68,7 @@ pub fn fill(schema: &Value, print: &mut dyn FnMut(&str)) -> Option<Map<String, V
             // Type the answer now, so a mistake is asked again at once.
             let mut one = Map::new();
             one.insert(field.name.clone(), Value::String(answer.clone()));
-            let parsed = ParsedCommand {
-                name: String::new(),
-                args: Vec::new(),
-                options: one,
-            };
-            match options_to_args(&parsed, schema) {
+            match options_to_args(&[], &one, schema) {
                 Ok(_) => {
                     options.insert(field.name.clone(), Value::String(answer));
                     break;
@@ -82,12 +77,7 @@ pub fn fill(schema: &Value, print: &mut dyn FnMut(&str)) -> Option<Map<String, V
             }
         }
     }
-    let parsed = ParsedCommand {
-        name: String::new(),
-        args: Vec::new(),
-        options,
-    };
-    options_to_args(&parsed, schema).ok()
+    options_to_args(&[], &options, schema).ok()
 }
 
 #[cfg(test)]

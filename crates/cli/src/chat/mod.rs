@@ -1,18 +1,21 @@
 //! `golem-forge chat`: an interactive session with a worker at the terminal, as a client of
-//! the session host (`golem_runtime::host`) like every front end.
+//! the session host (`golem_runtime::host`) like every front end. Its arguments
+//! ([`ChatArgs`]) are defined here; `commands/mod.rs` only names them.
 //!
 //! The loop reads a line with reedline (`lines.rs`: history, Tab completion from
-//! `complete.rs`). A slash command (`slash.rs`) becomes a session action — `/model` is
-//! `setModel`, `/new` `newSession`, `/clear` `clearHistory`, `/status` `getStatus`, `/tools`
-//! `listManualTools`, `/approvals` `listApprovals`/`forgetApprovals`, a tool command
-//! `manualToolInvoke` (its arguments from options or a `-i` form, `form.rs`); anything else is
-//! `userInput`. The terminal adapter (`events.rs`) reads the display events: it draws them on
-//! the shared screen (`frontend/screen.rs`) — streamed markdown, spinner, tool calls and
-//! rendered results — answers `approvalRequired` and a tool's `inputRequired` question with
-//! the prompts shared with `run` (`frontend/approval.rs`, `frontend/input.rs`), and hands the
-//! loop the answers it waits for (`turnEnded`, `actionResult`, …) once they are drawn. During a turn `keys.rs` turns Ctrl+C and Esc into
-//! `interrupt` actions. After each turn a status line says what it cost.
+//! `complete.rs`). A slash command (parsed by `command/`, run by `slash.rs`) becomes a session
+//! action — `/model` is `setModel`, `/new` `newSession`, `/clear` `clearHistory`, `/status`
+//! `getStatus`, `/tools` `listManualTools`, `/approvals` `listApprovals`/`forgetApprovals`, a
+//! tool command `manualToolInvoke` (its arguments from options or a `-i` form, `form.rs`);
+//! anything else is `userInput`. The terminal adapter (`events.rs`) reads the display events: it
+//! draws them on the shared screen (`frontend/screen.rs`) — streamed markdown, spinner, tool
+//! calls and rendered results — answers `approvalRequired` and a tool's `inputRequired` question
+//! with the prompts shared with `run` (`frontend/approval.rs`, `frontend/input.rs`), and hands
+//! the loop the answers it waits for (`turnEnded`, `actionResult`, …) once they are drawn.
+//! During a turn `keys.rs` turns Ctrl+C and Esc into `interrupt` actions. After each turn a
+//! status line says what it cost.
 
+mod command;
 mod complete;
 mod events;
 pub(crate) mod form;
@@ -32,8 +35,7 @@ use golem_runtime::host::{ActionSender, Presence, RunningSession};
 use tokio::sync::mpsc;
 
 use crate::cli_error::CommandError;
-use crate::commands::chat::ChatArgs;
-use crate::commands::common::TraceLevel;
+use crate::commands::common::{TraceLevel, WorkerOptions};
 use crate::frontend::approval::PromptContext;
 use crate::frontend::clean::clean_text;
 use crate::frontend::render::{human_cost, human_duration};
@@ -216,6 +218,16 @@ pub(crate) fn show_workers(workers: &Mutex<WorkerTreeView>, screen: &mut Screen)
     screen.line(&format!("{title}\n{lines}"));
 }
 
+/// Talk with a worker in an interactive session
+#[derive(Debug, clap::Args)]
+pub struct ChatArgs {
+    /// A .worker file, a directory with main.worker, or a worker name
+    pub worker: String,
+
+    #[command(flatten)]
+    pub options: WorkerOptions,
+}
+
 /// Runs `golem-forge chat`.
 pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
     tracing::debug!(worker = %args.worker, "chat requested");
@@ -275,10 +287,10 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         running: Some(running),
     };
     chat.banner(&model_name, args.options.trace);
-    let history = crate::commands::program_root(
+    let history = golem_runtime::config::program_root(
         &std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from(".")),
     )
-    .join(".golem-forge");
+    .join(golem_runtime::config::STATE_DIR_NAME);
     let history_file = std::fs::create_dir_all(&history)
         .ok()
         .map(|()| history.join("chat-history"));
@@ -307,7 +319,7 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         if line.is_empty() {
             continue;
         }
-        if golem_core::commands::is_command(line) {
+        if command::is_command(line) {
             if slash::handle(&mut chat, line) == Flow::Exit {
                 break;
             }

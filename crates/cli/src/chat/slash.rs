@@ -1,19 +1,17 @@
 //! The chat's slash commands: `/help`, `/model [name]`, `/clear`, `/new`, `/undo [N]
 //! [--force]`, `/status`, `/tools`, `/tool NAME …` (also `/t NAME …` and `/NAME …`, with `-i`
 //! for a form), `/approvals [forget N | clear]` (the session's approvals and the project's
-//! rules) and `/exit`. Parsing and classification are `golem_core::commands`; this module
-//! carries them out.
+//! rules) and `/exit`. Parsing and classification are `super::command`, typing a tool's options
+//! `golem_core::coerce`; this module carries them out.
 
 use std::collections::BTreeMap;
 
-use golem_core::commands::{
-    BuiltinCommand, CommandKind, ParsedCommand, classify_command, missing_required,
-    options_to_args, parse_command,
-};
+use golem_core::coerce::{missing_required, options_to_args};
 use golem_protocol::{ActionEvent, ApprovalScope, DisplayEvent, ExecutionMode};
 use serde_json::Value;
 
 use super::Chat;
+use super::command::{BuiltinCommand, CommandKind, ParsedCommand, classify_command, parse_command};
 use super::complete::ToolEntry;
 use super::form;
 
@@ -313,7 +311,7 @@ fn run_tool(chat: &mut Chat, name: &str, parsed: &ParsedCommand, interactive: bo
             }
         }
     } else {
-        match options_to_args(parsed, &schema) {
+        match options_to_args(&parsed.args, &parsed.options, &schema) {
             Ok(args) => args,
             Err(e) => {
                 chat.error(&e.to_string());

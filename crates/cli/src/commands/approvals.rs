@@ -41,7 +41,7 @@ pub enum ApprovalsAction {
 pub fn cmd_approvals(args: ApprovalsArgs) -> Result<ExitCode, CommandError> {
     let cwd = std::env::current_dir()
         .map_err(|e| CommandError::usage(format!("cannot read the current directory: {e}")))?;
-    let root = super::program_root(&cwd);
+    let root = golem_runtime::config::program_root(&cwd);
     match args.action.unwrap_or(ApprovalsAction::List) {
         ApprovalsAction::List => {
             let rules = load(&root)?;

@@ -1,8 +1,7 @@
-//! The subcommands: one file each, one enum, one `match`. Each `…Args` struct's doc comment is
-//! its help text.
+//! The subcommands: one file each (but `chat`, whose arguments are the chat's own, in
+//! `crate::chat`), one enum, one `match`. Each `…Args` struct's doc comment is its help text.
 
 mod approvals;
-pub mod chat;
 mod check;
 pub mod common;
 mod init;
@@ -17,8 +16,6 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::cli_error::CommandError;
-
-pub use sessions::program_root;
 
 /// Run LLM workers with tools, approvals and sandboxes
 ///
@@ -40,7 +37,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Run(run::RunArgs),
-    Chat(chat::ChatArgs),
+    Chat(crate::chat::ChatArgs),
     Serve(serve::ServeArgs),
     Mcp(mcp::McpArgs),
     McpRefresh(mcp_refresh::McpRefreshArgs),
@@ -55,7 +52,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
     tracing::debug!(?cli, "starting");
     match cli.command {
         Command::Run(args) => run::cmd_run(args),
-        Command::Chat(args) => chat::cmd_chat(args),
+        Command::Chat(args) => crate::chat::cmd_chat(args),
         Command::Serve(args) => serve::cmd_serve(args),
         Command::Mcp(args) => mcp::cmd_mcp(args),
         Command::McpRefresh(args) => mcp_refresh::cmd_mcp_refresh(args),

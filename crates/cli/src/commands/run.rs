@@ -1,4 +1,5 @@
-//! `golem-forge run`: run a worker once on some input and print its answer.
+//! `golem-forge run`: run a worker once on some input and print its answer. The input options
+//! and the one turn are shared with `sessions resume` (`sessions/resume.rs`).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -43,7 +44,8 @@ pub struct RunInput {
 }
 
 impl RunInput {
-    fn read(&self) -> Result<String, CommandError> {
+    /// The input, by the precedence of docs/cli.md (Input).
+    pub(super) fn read(&self) -> Result<String, CommandError> {
         crate::input::read_input(
             self.input_text.as_deref(),
             self.file.as_deref(),
@@ -72,23 +74,8 @@ pub struct RunArgs {
     pub options: WorkerOptions,
 }
 
-/// Continue a recorded session with more input
-///
-/// The session's worker runs again with the conversation so far; input comes from --input,
-/// then --file, then the words after ID, then stdin.
-#[derive(Debug, Args)]
-pub struct ResumeArgs {
-    /// The session id, or enough of its start to name one session
-    pub id: String,
-
-    #[command(flatten)]
-    pub run: RunInput,
-
-    #[command(flatten)]
-    pub options: WorkerOptions,
-}
-
-fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, CommandError> {
+/// Runs `future` to completion on a runtime of the current thread.
+pub(super) fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, CommandError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -102,17 +89,7 @@ pub fn cmd_run(args: RunArgs) -> Result<ExitCode, CommandError> {
     block_on(async {
         let choice = SessionChoice::Worker(&args.worker);
         let host = open_host(choice, &args.options, args.run.max_iterations, false)?;
-        run(host, &input, &args.run, args.options.trace).await
-    })?
-}
-
-/// Runs `golem-forge sessions resume` for the session `id`.
-pub fn cmd_resume(args: ResumeArgs, id: &str) -> Result<ExitCode, CommandError> {
-    let input = args.run.read()?;
-    block_on(async {
-        let choice = SessionChoice::Resume(id);
-        let host = open_host(choice, &args.options, args.run.max_iterations, true)?;
-        run(host, &input, &args.run, args.options.trace).await
+        run_turn(host, &input, &args.run, args.options.trace).await
     })?
 }
 
@@ -125,8 +102,9 @@ struct TurnEnd {
 
 /// Runs one turn of the session on `input` as a client of its host: a printer attachment
 /// (`--json` events or the stderr trace) and a control attachment that sends the input,
-/// answers approvals at the terminal (when there is one) and ends the session.
-async fn run(
+/// answers approvals at the terminal (when there is one) and ends the session. `run` and
+/// `sessions resume` (and `sessions fork` with input) end this way.
+pub(super) async fn run_turn(
     host: SessionHost,
     input: &str,
     options: &RunInput,

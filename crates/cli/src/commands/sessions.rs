@@ -4,6 +4,7 @@
 
 mod export;
 mod fork;
+mod resume;
 mod show;
 mod undo;
 
@@ -13,6 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use comfy_table::{Table, presets};
+use golem_runtime::config::{find_program_root, holds_program};
 use golem_runtime::session::{SessionError, SessionStore, SessionSummary};
 
 use crate::cli_error::{CommandError, ErrorKind};
@@ -21,7 +23,8 @@ use crate::frontend::clean::{clean_line, clean_text};
 /// List, show, export, fork, resume or undo recorded sessions
 ///
 /// Sessions are recorded under `.golem-forge/sessions/` in the program's root: the nearest
-/// directory upwards holding `golem-forge.config.yaml` or `.golem-forge/`.
+/// directory upwards holding `golem-forge.config.yaml`, else the nearest holding
+/// `.golem-forge/`.
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
     #[command(subcommand)]
@@ -52,7 +55,7 @@ pub enum SessionsAction {
     /// Start a new session from a user turn of a recorded one (and run INPUT in it)
     Fork(fork::ForkArgs),
     /// Continue a chat session with its history
-    Resume(super::run::ResumeArgs),
+    Resume(resume::ResumeArgs),
     /// Put back the files a session's last turn (or turns from --to TURN on) changed
     Undo(undo::UndoArgs),
 }
@@ -106,7 +109,7 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
         SessionsAction::Undo(args) => undo::cmd_undo(&store, args),
         SessionsAction::Resume(args) => {
             let id = store.resolve(&args.id).map_err(session_error)?;
-            super::run::cmd_resume(args, &id)
+            resume::cmd_resume(args, &id)
         }
     }
 }
@@ -123,25 +126,6 @@ fn load(
             )),
         other => session_error(other),
     })
-}
-
-/// Whether `dir` is a program root: it holds `golem-forge.config.yaml` or `.golem-forge/`.
-fn is_program_root(dir: &Path) -> bool {
-    dir.join(golem_runtime::config::CONFIG_FILE_NAME).is_file() || dir.join(".golem-forge").is_dir()
-}
-
-/// The nearest program root from `start` upwards.
-fn find_program_root(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .find(|dir| is_program_root(dir))
-        .map(Path::to_path_buf)
-}
-
-/// The program root: the nearest directory from `start` upwards that holds
-/// `golem-forge.config.yaml` or `.golem-forge/`, else `start`.
-pub fn program_root(start: &Path) -> PathBuf {
-    find_program_root(start).unwrap_or_else(|| start.to_owned())
 }
 
 /// How deep below the current folder `sessions` looks for programs that recorded sessions.
@@ -169,7 +153,7 @@ fn programs_below(start: &Path) -> Vec<PathBuf> {
                     continue;
                 }
                 let path = entry.path();
-                if is_program_root(&path) {
+                if holds_program(&path) {
                     if SessionStore::new(&path).dir().is_dir() {
                         found.push(path);
                     }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 use golem_runtime::session::{ForkedFrom, SessionMeta, SessionStore, now_rfc3339};
 
+use super::resume::{ResumeArgs, cmd_resume};
 use super::{load, print, session_error};
 use crate::cli_error::CommandError;
 use crate::frontend::clean::clean_text;
@@ -24,7 +25,7 @@ pub struct ForkArgs {
     pub at: Option<usize>,
 
     #[command(flatten)]
-    pub resume: super::super::run::ResumeArgs,
+    pub resume: ResumeArgs,
 }
 
 /// Runs `golem-forge sessions fork` against `store`.
@@ -75,7 +76,7 @@ pub fn cmd_fork(store: &SessionStore, args: ForkArgs) -> Result<ExitCode, Comman
     let note = format!("Forked session {id} at turn {turn} of {turns} as {new_id}");
     if has_input {
         eprintln!("{}", clean_text(&note));
-        return super::super::run::cmd_resume(args.resume, &new_id);
+        return cmd_resume(args.resume, &new_id);
     }
     eprintln!(
         "{}",

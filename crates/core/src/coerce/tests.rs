@@ -1,27 +1,48 @@
-//! Tests of option coercion against tool schemas.
-use super::super::parser::parse_command;
+//! Tests of typing a command's words (positional words, and options as typed: strings for
+//! values, `true` for flags) by tool schemas. How a typed line becomes these words is the chat's
+//! parser's business (`crates/cli/src/chat/command/parser.rs`).
 use super::*;
 use pretty_assertions::assert_eq;
 use schemars::{JsonSchema, schema_for};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-fn parsed(input: &str) -> ParsedCommand {
-    match parse_command(input) {
-        Ok(p) => p,
-        Err(e) => panic!("{input:?}: {e}"),
+/// A command's words: positional words, then options in the order typed.
+#[derive(Debug)]
+struct Words {
+    args: Vec<String>,
+    options: Map<String, Value>,
+}
+
+/// Positional words and options (a JSON object).
+fn words(args: &[&str], options: Value) -> Words {
+    let Value::Object(options) = options else {
+        panic!("options are an object: {options}");
+    };
+    Words {
+        args: args.iter().map(|word| (*word).to_owned()).collect(),
+        options,
     }
 }
 
-fn args(input: &str, schema: &Value) -> Value {
-    match options_to_args(&parsed(input), schema) {
+/// Options only.
+fn opts(options: Value) -> Words {
+    words(&[], options)
+}
+
+fn typed(input: &Words, schema: &Value) -> Result<Map<String, Value>, CoerceError> {
+    options_to_args(&input.args, &input.options, schema)
+}
+
+fn args(input: Words, schema: &Value) -> Value {
+    match typed(&input, schema) {
         Ok(map) => Value::Object(map),
         Err(e) => panic!("{input:?}: {e}"),
     }
 }
 
-fn err(input: &str, schema: &Value) -> CoerceError {
-    match options_to_args(&parsed(input), schema) {
+fn err(input: Words, schema: &Value) -> CoerceError {
+    match typed(&input, schema) {
         Ok(map) => panic!("{input:?} coerced unexpectedly: {map:?}"),
         Err(e) => e,
     }
@@ -74,44 +95,25 @@ fn write_schema() -> Value {
 }
 
 #[test]
-fn seed_example_types_options() {
-    assert_eq!(
-        args("/git_push --branch main --force", &push_schema()),
-        json!({"branch": "main", "force": true})
-    );
-    let line = parsed("/tool git_push --branch main --force -i");
-    let super::super::CommandKind::Tool {
-        parsed: invocation, ..
-    } = super::super::classify_command(&line, &["git_push"])
-    else {
-        panic!("not a tool command");
-    };
-    let typed = options_to_args(&invocation, &push_schema())
-        .map(Value::Object)
-        .ok();
-    assert_eq!(typed, Some(json!({"branch": "main", "force": true})));
-}
-
-#[test]
 fn integers() {
     let s = push_schema();
-    assert_eq!(args("/x --count 5", &s)["count"], json!(5));
-    assert_eq!(args("/x --count -5", &s)["count"], json!(-5));
+    assert_eq!(args(opts(json!({"count": "5"})), &s)["count"], json!(5));
+    assert_eq!(args(opts(json!({"count": "-5"})), &s)["count"], json!(-5));
     assert_eq!(
-        args("/x --count 18446744073709551615", &s)["count"],
+        args(opts(json!({"count": "18446744073709551615"})), &s)["count"],
         json!(u64::MAX)
     );
-    let e = err("/x --count 5.5", &s);
+    let e = err(opts(json!({"count": "5.5"})), &s);
     assert_eq!(
         e.to_string(),
         "invalid value '5.5' for --count: expected a whole number"
     );
     assert!(matches!(
-        err("/x --count abc", &s),
+        err(opts(json!({"count": "abc"})), &s),
         CoerceError::InvalidValue { .. }
     ));
     assert!(matches!(
-        err("/x --count ''", &s),
+        err(opts(json!({"count": ""})), &s),
         CoerceError::InvalidValue { .. }
     ));
 }
@@ -119,11 +121,14 @@ fn integers() {
 #[test]
 fn numbers() {
     let s = push_schema();
-    assert_eq!(args("/x --ratio 0.5", &s)["ratio"], json!(0.5));
-    assert_eq!(args("/x --ratio -1e3", &s)["ratio"], json!(-1000.0));
-    assert_eq!(args("/x --ratio 3", &s)["ratio"], json!(3));
+    assert_eq!(args(opts(json!({"ratio": "0.5"})), &s)["ratio"], json!(0.5));
+    assert_eq!(
+        args(opts(json!({"ratio": "-1e3"})), &s)["ratio"],
+        json!(-1000.0)
+    );
+    assert_eq!(args(opts(json!({"ratio": "3"})), &s)["ratio"], json!(3));
     for bad in ["nan", "inf", "-inf", "x1", "1e999"] {
-        let e = err(&format!("/x --ratio={bad}"), &s);
+        let e = err(opts(json!({"ratio": bad})), &s);
         assert!(e.to_string().ends_with("expected a number"), "{e}");
     }
 }
@@ -144,34 +149,40 @@ fn booleans() {
         ("Off", false),
     ] {
         assert_eq!(
-            args(&format!("/x --force {word}"), &s)["force"],
+            args(opts(json!({"force": word})), &s)["force"],
             json!(expected),
             "{word}"
         );
     }
-    assert_eq!(args("/x --force=false", &s)["force"], json!(false));
-    assert_eq!(args("/x --force", &s)["force"], json!(true));
-    let e = err("/x --force origin", &s);
+    assert_eq!(
+        args(opts(json!({"force": "false"})), &s)["force"],
+        json!(false)
+    );
+    assert_eq!(args(opts(json!({"force": true})), &s)["force"], json!(true));
+    let e = err(opts(json!({"force": "origin"})), &s);
     assert!(e.to_string().contains("--force=true"), "{e}");
 }
 
 #[test]
 fn negated_boolean_flag() {
     let s = push_schema();
-    assert_eq!(args("/x --no-force", &s)["force"], json!(false));
+    assert_eq!(
+        args(opts(json!({"no-force": true})), &s)["force"],
+        json!(false)
+    );
     assert!(matches!(
-        err("/x --no-branch", &s),
+        err(opts(json!({"no-branch": true})), &s),
         CoerceError::UnknownOption { .. }
     ));
     assert!(matches!(
-        err("/x --no-force=yes", &s),
+        err(opts(json!({"no-force": "yes"})), &s),
         CoerceError::UnknownOption { .. }
     ));
 }
 
 #[test]
 fn string_flag_needs_value() {
-    let e = err("/x --branch", &push_schema());
+    let e = err(opts(json!({"branch": true})), &push_schema());
     assert_eq!(
         e,
         CoerceError::MissingValue {
@@ -186,20 +197,20 @@ fn string_flag_needs_value() {
 fn enums() {
     let s = push_schema();
     assert_eq!(
-        args("/x --remote upstream", &s)["remote"],
+        args(opts(json!({"remote": "upstream"})), &s)["remote"],
         json!("upstream")
     );
     assert_eq!(
-        args("/x --remote UPSTREAM", &s)["remote"],
+        args(opts(json!({"remote": "UPSTREAM"})), &s)["remote"],
         json!("upstream")
     );
-    let e = err("/x --remote upstrem", &s);
+    let e = err(opts(json!({"remote": "upstrem"})), &s);
     assert_eq!(
         e.to_string(),
         "invalid value 'upstrem' for --remote: expected one of origin, upstream (did you mean upstream?)"
     );
     assert_eq!(
-        err("/x --remote", &s).to_string(),
+        err(opts(json!({"remote": true})), &s).to_string(),
         "option --remote needs a value (one of origin, upstream)"
     );
 }
@@ -207,10 +218,13 @@ fn enums() {
 #[test]
 fn enums_with_non_string_values() {
     let s = json!({"properties": {"level": {"enum": [1, 2, true]}}});
-    assert_eq!(args("/x --level 2", &s)["level"], json!(2));
-    assert_eq!(args("/x --level true", &s)["level"], json!(true));
+    assert_eq!(args(opts(json!({"level": "2"})), &s)["level"], json!(2));
+    assert_eq!(
+        args(opts(json!({"level": "true"})), &s)["level"],
+        json!(true)
+    );
     assert!(matches!(
-        err("/x --level 3", &s),
+        err(opts(json!({"level": "3"})), &s),
         CoerceError::InvalidValue { .. }
     ));
 }
@@ -218,14 +232,14 @@ fn enums_with_non_string_values() {
 #[test]
 fn ambiguous_case_insensitive_enum_is_rejected() {
     let s = json!({"properties": {"m": {"enum": ["a", "A"]}}});
-    assert_eq!(args("/x --m A", &s)["m"], json!("A"));
+    assert_eq!(args(opts(json!({"m": "A"})), &s)["m"], json!("A"));
     assert!(matches!(
-        err("/x --m \u{61}\u{301}", &s),
+        err(opts(json!({"m": "a\u{301}"})), &s),
         CoerceError::InvalidValue { .. }
     ));
     let s = json!({"properties": {"m": {"enum": ["ab", "AB"]}}});
     assert!(matches!(
-        err("/x --m Ab", &s),
+        err(opts(json!({"m": "Ab"})), &s),
         CoerceError::InvalidValue { .. }
     ));
 }
@@ -233,31 +247,43 @@ fn ambiguous_case_insensitive_enum_is_rejected() {
 #[test]
 fn arrays() {
     let s = push_schema();
-    assert_eq!(args("/x --tags a,b,c", &s)["tags"], json!(["a", "b", "c"]));
     assert_eq!(
-        args("/x --tags 'a, b ,c'", &s)["tags"],
+        args(opts(json!({"tags": "a,b,c"})), &s)["tags"],
         json!(["a", "b", "c"])
     );
-    assert_eq!(args("/x --tags single", &s)["tags"], json!(["single"]));
-    assert_eq!(args("/x --tags ''", &s)["tags"], json!([]));
     assert_eq!(
-        args(r#"/x --tags '["a,b", "c"]'"#, &s)["tags"],
+        args(opts(json!({"tags": "a, b ,c"})), &s)["tags"],
+        json!(["a", "b", "c"])
+    );
+    assert_eq!(
+        args(opts(json!({"tags": "single"})), &s)["tags"],
+        json!(["single"])
+    );
+    assert_eq!(args(opts(json!({"tags": ""})), &s)["tags"], json!([]));
+    assert_eq!(
+        args(opts(json!({"tags": r#"["a,b", "c"]"#})), &s)["tags"],
         json!(["a,b", "c"])
     );
-    assert_eq!(args("/x --ids 1,-2,3", &s)["ids"], json!([1, -2, 3]));
-    assert_eq!(args("/x --ids '[1, \"2\"]'", &s)["ids"], json!([1, 2]));
-    let e = err("/x --ids 1,x", &s);
+    assert_eq!(
+        args(opts(json!({"ids": "1,-2,3"})), &s)["ids"],
+        json!([1, -2, 3])
+    );
+    assert_eq!(
+        args(opts(json!({"ids": r#"[1, "2"]"#})), &s)["ids"],
+        json!([1, 2])
+    );
+    let e = err(opts(json!({"ids": "1,x"})), &s);
     assert_eq!(
         e.to_string(),
         "invalid value 'x' for --ids item 2: expected a whole number"
     );
     assert!(
-        err("/x --tags '[1,'", &s)
+        err(opts(json!({"tags": "[1,"})), &s)
             .to_string()
             .contains("JSON array")
     );
     assert!(matches!(
-        err("/x --tags", &s),
+        err(opts(json!({"tags": true})), &s),
         CoerceError::MissingValue { .. }
     ));
 }
@@ -266,11 +292,11 @@ fn arrays() {
 fn objects() {
     let s = push_schema();
     assert_eq!(
-        args(r#"/x --env '{"A": "1"}'"#, &s)["env"],
+        args(opts(json!({"env": r#"{"A": "1"}"#})), &s)["env"],
         json!({"A": "1"})
     );
-    for bad in ["'[1]'", "x", "'{'"] {
-        let e = err(&format!("/x --env {bad}"), &s);
+    for bad in ["[1]", "x", "{"] {
+        let e = err(opts(json!({"env": bad})), &s);
         assert!(e.to_string().contains("a JSON object"), "{e}");
     }
 }
@@ -278,23 +304,32 @@ fn objects() {
 #[test]
 fn option_name_equivalences() {
     let s = write_schema();
-    let out = args("/x p c --create-dirs --replace-all --timeout 3", &s);
+    let out = args(
+        words(
+            &["p", "c"],
+            json!({"create-dirs": true, "replace-all": true, "timeout": "3"}),
+        ),
+        &s,
+    );
     assert_eq!(
         out,
         json!({"path": "p", "content": "c", "createDirs": true, "timeout": 3, "replaceAll": true})
     );
     assert_eq!(
-        args("/x p c --createDirs=no", &s)["createDirs"],
+        args(words(&["p", "c"], json!({"createDirs": "no"})), &s)["createDirs"],
         json!(false)
     );
-    assert_eq!(args("/x p c --create_dirs", &s)["createDirs"], json!(true));
+    assert_eq!(
+        args(words(&["p", "c"], json!({"create_dirs": true})), &s)["createDirs"],
+        json!(true)
+    );
     let snake = json!({"properties": {"replace_all": {"type": "boolean"}}});
     assert_eq!(
-        args("/x --replace-all", &snake),
+        args(opts(json!({"replace-all": true})), &snake),
         json!({"replace_all": true})
     );
     assert_eq!(
-        args("/x --replaceAll", &snake),
+        args(opts(json!({"replaceAll": true})), &snake),
         json!({"replace_all": true})
     );
 }
@@ -303,7 +338,7 @@ fn option_name_equivalences() {
 fn schemars_option_and_enum_refs() {
     let s = write_schema();
     let out = args(
-        "/x --path /out/a.txt --content hi --language bash --timeout 10",
+        opts(json!({"path": "/out/a.txt", "content": "hi", "language": "bash", "timeout": "10"})),
         &s,
     );
     assert_eq!(out["language"], json!("bash"));
@@ -313,35 +348,35 @@ fn schemars_option_and_enum_refs() {
         Err(e) => panic!("coerced args do not deserialise: {e}"),
     }
     assert!(
-        err("/x --language ruby", &s)
+        err(opts(json!({"language": "ruby"})), &s)
             .to_string()
             .contains("one of python, bash")
     );
     assert!(matches!(
-        err("/x --timeout=-1x", &s),
+        err(opts(json!({"timeout": "-1x"})), &s),
         CoerceError::InvalidValue { .. }
     ));
 }
 
 #[test]
 fn unknown_option_lists_known_and_suggests() {
-    let e = err("/x --forse", &push_schema());
+    let e = err(opts(json!({"forse": true})), &push_schema());
     assert_eq!(
         e.to_string(),
         "unknown option --forse (did you mean --force?); known options: --branch, --remote, \
          --force, --count, --ratio, --tags, --ids, --env"
     );
-    let e = err("/x -f", &push_schema());
+    let e = err(opts(json!({"f": true})), &push_schema());
     assert!(
         matches!(&e, CoerceError::UnknownOption { option, suggestion: Some(s), .. }
         if option == "-f" && s == "--force")
     );
-    let none = err("/x --a 1", &json!({"type": "object"}));
+    let none = err(opts(json!({"a": "1"})), &json!({"type": "object"}));
     assert_eq!(
         none.to_string(),
         "unknown option -a; this tool takes no options"
     );
-    let none = err("/x --ab 1", &json!({"type": "object"}));
+    let none = err(opts(json!({"ab": "1"})), &json!({"type": "object"}));
     assert_eq!(
         none.to_string(),
         "unknown option --ab; this tool takes no options"
@@ -352,11 +387,11 @@ fn unknown_option_lists_known_and_suggests() {
 fn ambiguous_option() {
     let s = json!({"properties": {"a_b": {"type": "string"}, "aB": {"type": "string"}}});
     assert_eq!(
-        args("/x --a_b 1 --aB 2", &s),
+        args(opts(json!({"a_b": "1", "aB": "2"})), &s),
         json!({"a_b": "1", "aB": "2"})
     );
     assert!(matches!(
-        err("/x --a-b 1", &s),
+        err(opts(json!({"a-b": "1"})), &s),
         CoerceError::AmbiguousOption { .. }
     ));
 }
@@ -365,21 +400,21 @@ fn ambiguous_option() {
 fn positional_args_fill_required_in_property_order() {
     let s = write_schema();
     assert_eq!(
-        args("/x /out/a.txt hello", &s),
+        args(words(&["/out/a.txt", "hello"], json!({})), &s),
         json!({"path": "/out/a.txt", "content": "hello"})
     );
     assert_eq!(
-        args("/x --path /p hello", &s),
+        args(words(&["hello"], json!({"path": "/p"})), &s),
         json!({"path": "/p", "content": "hello"}),
         "options take their property first"
     );
-    let e = err("/x a b c", &s);
+    let e = err(words(&["a", "b", "c"], json!({})), &s);
     assert_eq!(
         e.to_string(),
         "too many arguments: 'c' left over; positional values fill only path, content in that order; \
          pass others as --name value"
     );
-    let e = err("/x --path a --content b extra", &s);
+    let e = err(words(&["extra"], json!({"path": "a", "content": "b"})), &s);
     assert!(matches!(e, CoerceError::TooManyArguments { ref slots, .. } if slots.is_empty()));
     assert!(
         e.to_string()
@@ -390,16 +425,19 @@ fn positional_args_fill_required_in_property_order() {
 #[test]
 fn positional_args_are_typed() {
     let s = json!({"properties": {"n": {"type": "integer"}}, "required": ["n"]});
-    assert_eq!(args("/x -- -5", &s), json!({"n": -5}));
+    assert_eq!(args(words(&["-5"], json!({})), &s), json!({"n": -5}));
     assert_eq!(
-        err("/x abc", &s).to_string(),
+        err(words(&["abc"], json!({})), &s).to_string(),
         "invalid value 'abc' for argument n: expected a whole number"
     );
 }
 
 #[test]
 fn result_is_in_property_order() {
-    let out = args("/x --env {} --count 1 --branch b", &push_schema());
+    let out = args(
+        opts(json!({"env": "{}", "count": "1", "branch": "b"})),
+        &push_schema(),
+    );
     let keys: Vec<&String> = match &out {
         Value::Object(map) => map.keys().collect(),
         _ => Vec::new(),
@@ -411,7 +449,13 @@ fn result_is_in_property_order() {
 fn later_repeated_option_wins_across_spellings() {
     let s = write_schema();
     assert_eq!(
-        args("/x a b --create-dirs --createDirs=false", &s)["createDirs"],
+        args(
+            words(
+                &["a", "b"],
+                json!({"create-dirs": true, "createDirs": "false"})
+            ),
+            &s
+        )["createDirs"],
         json!(false)
     );
 }
@@ -429,17 +473,20 @@ fn nullable_unions_and_type_lists() {
         "$defs": {"N": {"type": "number"}}
     });
     assert_eq!(
-        args("/x --a 1 --b --c 2.5 --d 7 --e yes", &s),
+        args(
+            opts(json!({"a": "1", "b": true, "c": "2.5", "d": "7", "e": "yes"})),
+            &s
+        ),
         json!({"a": 1, "b": true, "c": 2.5, "d": 7, "e": true})
     );
-    assert_eq!(args("/x --d seven", &s)["d"], json!("seven"));
-    assert_eq!(args("/x --e", &s)["e"], json!(true));
+    assert_eq!(args(opts(json!({"d": "seven"})), &s)["d"], json!("seven"));
+    assert_eq!(args(opts(json!({"e": true})), &s)["e"], json!(true));
     assert_eq!(
-        err("/x --e maybe", &s).to_string(),
+        err(opts(json!({"e": "maybe"})), &s).to_string(),
         "invalid value 'maybe' for -e: expected a whole number"
     );
     assert!(matches!(
-        err("/x --a", &s),
+        err(opts(json!({"a": true})), &s),
         CoerceError::MissingValue { .. }
     ));
 }
@@ -447,13 +494,16 @@ fn nullable_unions_and_type_lists() {
 #[test]
 fn untyped_properties_take_strings_and_flags() {
     let s = json!({"properties": {"any": {}, "t": true}});
-    assert_eq!(args("/x --any 5 --t", &s), json!({"any": "5", "t": true}));
+    assert_eq!(
+        args(opts(json!({"any": "5", "t": true})), &s),
+        json!({"any": "5", "t": true})
+    );
 }
 
 #[test]
 fn recursive_array_schema_terminates() {
     let s = json!({"properties": {"r": {"$ref": "#/$defs/R"}}, "$defs": {"R": {"type": "array", "items": {"$ref": "#/$defs/R"}}}});
-    let out = args("/x --r a", &s);
+    let out = args(opts(json!({"r": "a"})), &s);
     assert!(out["r"].is_array());
 }
 
@@ -470,18 +520,18 @@ fn self_referencing_unions_terminate() {
             ]}
         }
     });
-    assert!(options_to_args(&parsed("/x --u 5"), &s).is_ok());
-    let _ = options_to_args(&parsed("/x --v a,b,c"), &s);
-    let _ = options_to_args(&parsed("/x --v '[[[[[[[[\"a\"]]]]]]]]'"), &s);
-    assert!(options_to_args(&parsed("/x --v yes"), &s).is_ok());
+    assert!(typed(&opts(json!({"u": "5"})), &s).is_ok());
+    let _ = typed(&opts(json!({"v": "a,b,c"})), &s);
+    let _ = typed(&opts(json!({"v": r#"[[[[[[[["a"]]]]]]]]"#})), &s);
+    assert!(typed(&opts(json!({"v": "yes"})), &s).is_ok());
 }
 
 #[test]
 fn pre_typed_option_values_pass_through() {
-    let mut p = ParsedCommand::default();
-    p.options.insert("count".into(), json!(3));
-    p.options.insert("force".into(), json!(false));
-    let out = options_to_args(&p, &push_schema()).ok();
+    let mut options = Map::new();
+    options.insert("count".into(), json!(3));
+    options.insert("force".into(), json!(false));
+    let out = options_to_args(&[], &options, &push_schema()).ok();
     assert_eq!(
         out.map(Value::Object),
         Some(json!({"force": false, "count": 3}))
@@ -490,17 +540,16 @@ fn pre_typed_option_values_pass_through() {
 
 #[test]
 fn empty_and_odd_schemas() {
-    let p = ParsedCommand::default();
     for schema in [
         json!({}),
         json!(true),
         json!(null),
         json!({"properties": []}),
     ] {
-        assert_eq!(options_to_args(&p, &schema), Ok(Map::new()));
+        assert_eq!(options_to_args(&[], &Map::new(), &schema), Ok(Map::new()));
     }
     assert!(matches!(
-        options_to_args(&parsed("/x a"), &json!({})),
+        typed(&words(&["a"], json!({})), &json!({})),
         Err(CoerceError::TooManyArguments { .. })
     ));
 }
@@ -508,7 +557,7 @@ fn empty_and_odd_schemas() {
 #[test]
 fn missing_required_lists_gaps() {
     let s = write_schema();
-    let out = match options_to_args(&parsed("/x --content hi"), &s) {
+    let out = match typed(&opts(json!({"content": "hi"})), &s) {
         Ok(map) => map,
         Err(e) => panic!("{e}"),
     };

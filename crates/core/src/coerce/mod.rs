@@ -1,5 +1,7 @@
-//! Turning a parsed tool command's options and positional words into tool arguments typed by the
-//! tool's JSON Schema (`/tool write_file out.txt --create-dirs` → `{"path": ..., "createDirs": true}`).
+//! Turning a tool command's options and positional words, as typed, into tool arguments typed by
+//! the tool's JSON Schema (`/tool write_file out.txt --create-dirs` → `{"path": ..., "createDirs":
+//! true}`). The chat's slash commands (parsed by the terminal front end) and the answers to forms
+//! (`crate::input`, and the chat's `-i` form) are typed this way.
 //!
 //! Option names match property names exactly, or with `-`/`_` and camelCase/kebab-case treated as
 //! equal (`--create-dirs` → `createDirs`, `--replace-all` → `replace_all`); `--no-NAME` sets a
@@ -8,13 +10,27 @@
 //! nullable unions unwrapped): integers, numbers, yes/no booleans, strings, enum members,
 //! comma-separated or JSON arrays, JSON objects. Whether all required arguments are present is
 //! not checked here (an interactive form may fill them); see [`missing_required`].
+//!
+//! ```
+//! use golem_core::coerce::options_to_args;
+//! use serde_json::{Map, json};
+//!
+//! // `/tool git_push --branch main --force`: the options as typed, no positional words.
+//! let mut options = Map::new();
+//! options.insert("branch".into(), json!("main"));
+//! options.insert("force".into(), json!(true));
+//! let schema = json!({"type": "object", "properties": {
+//!     "branch": {"type": "string"}, "force": {"type": "boolean"}}});
+//! let args = options_to_args(&[], &options, &schema)?;
+//! assert_eq!(json!(args), json!({"branch": "main", "force": true}));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use serde_json::{Map, Number, Value};
 use thiserror::Error;
 
-use super::classify::closest;
-use super::parser::ParsedCommand;
 use crate::fields::{Choice, Kind, kind, required_names, resolve, value_text};
+use crate::text::closest;
 
 /// How deeply nested array items are coerced before giving up (guards recursive schemas).
 const MAX_NESTING: usize = 4;
@@ -115,11 +131,13 @@ fn slots_hint(slots: &[String]) -> String {
     }
 }
 
-/// Types a tool command's options and positional words by the tool's input schema.
+/// Types a tool command's positional words (`args`) and `options` (strings for values, `true`
+/// for flags, in the order given; other values pass as they are) by the tool's input schema.
 ///
 /// Returns the arguments in schema property order. See the module documentation for the rules.
 pub fn options_to_args(
-    parsed: &ParsedCommand,
+    args: &[String],
+    options: &Map<String, Value>,
     schema: &Value,
 ) -> Result<Map<String, Value>, CoerceError> {
     let root = resolve(schema, schema).schema;
@@ -129,7 +147,7 @@ pub fn options_to_args(
         .and_then(Value::as_object)
         .unwrap_or(&empty);
     let mut given = Map::new();
-    for (key, raw) in &parsed.options {
+    for (key, raw) in options {
         let option = display_option(key);
         let (name, value) = match find_property(key, properties, &option)? {
             Some(name) => (name, coerce(schema, &properties[name], raw, &option, 0)?),
@@ -140,13 +158,13 @@ pub fn options_to_args(
         given.insert(name.to_owned(), value);
     }
     let slots = missing_required(&given, schema);
-    if parsed.args.len() > slots.len() {
+    if args.len() > slots.len() {
         return Err(CoerceError::TooManyArguments {
-            extra: parsed.args[slots.len()..].to_vec(),
+            extra: args[slots.len()..].to_vec(),
             slots,
         });
     }
-    for (name, word) in slots.into_iter().zip(&parsed.args) {
+    for (name, word) in slots.into_iter().zip(args) {
         let raw = Value::String(word.clone());
         let label = format!("argument {name}");
         let value = coerce(schema, &properties[name.as_str()], &raw, &label, 0)?;
@@ -259,7 +277,7 @@ fn unknown_option(key: &str, option: &str, properties: &Map<String, Value>) -> C
 }
 
 /// Whether `text` is a yes/no word: `true/false/yes/no/1/0/on/off`, any case.
-pub(crate) fn parse_bool(text: &str) -> Option<bool> {
+pub fn parse_bool(text: &str) -> Option<bool> {
     match text.trim().to_lowercase().as_str() {
         "true" | "yes" | "1" | "on" => Some(true),
         "false" | "no" | "0" | "off" => Some(false),

@@ -16,17 +16,17 @@
 //! - A word that reads as a negative number (`-5`, `-0.5`, `-1e3`) is a value, never an option; so
 //!   is a lone `-`. `--` ends the options: every later word is a positional argument.
 //! - Option values stay strings (`Value::String`) and flags are `Value::Bool(true)`; typing them
-//!   against a tool's schema is [`super::options_to_args`]'s job. When an option is repeated, the
+//!   against a tool's schema is [`golem_core::coerce::options_to_args`]'s job. When an option is repeated, the
 //!   later value wins (keeping the position of the first).
 //!
 //! Error positions are 0-based character (not byte) offsets into the line as given.
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+
 use serde_json::{Map, Value};
-use thiserror::Error;
 
 /// A slash-command line split into its name, positional arguments and options.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ParsedCommand {
     /// The command name as typed, without the `/` (`tool` for `/tool git_push`).
     pub name: String,
@@ -37,16 +37,11 @@ pub struct ParsedCommand {
 }
 
 /// Why a line could not be parsed as a slash command.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseError {
     /// The line does not start with `/` followed by a command name.
-    #[error("not a command: commands start with '/' followed by a name, as in /help")]
     NotACommand,
     /// The command name contains a character names cannot have.
-    #[error(
-        "invalid character '{ch}' in command name at position {position} \
-         (names use letters, digits, '_', '-', '.' and ':')"
-    )]
     InvalidName {
         /// The offending character.
         ch: char,
@@ -54,7 +49,6 @@ pub enum ParseError {
         position: usize,
     },
     /// A quote was opened and never closed.
-    #[error("unclosed {quote} quote starting at position {position}")]
     UnclosedQuote {
         /// The quote character, `'` or `"`.
         quote: char,
@@ -62,13 +56,11 @@ pub enum ParseError {
         position: usize,
     },
     /// The line ends with a backslash that has nothing to escape.
-    #[error("trailing backslash at position {position} has nothing to escape")]
     TrailingBackslash {
         /// The 0-based character position of the backslash.
         position: usize,
     },
     /// A word starting with `-` is not a well-formed option.
-    #[error("invalid option '{word}' at position {position}: {reason}")]
     InvalidOption {
         /// The word as parsed.
         word: String,
@@ -78,6 +70,39 @@ pub enum ParseError {
         reason: &'static str,
     },
 }
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::NotACommand => write!(
+                f,
+                "not a command: commands start with '/' followed by a name, as in /help"
+            ),
+            ParseError::InvalidName { ch, position } => write!(
+                f,
+                "invalid character '{ch}' in command name at position {position} \
+                 (names use letters, digits, '_', '-', '.' and ':')"
+            ),
+            ParseError::UnclosedQuote { quote, position } => {
+                write!(f, "unclosed {quote} quote starting at position {position}")
+            }
+            ParseError::TrailingBackslash { position } => write!(
+                f,
+                "trailing backslash at position {position} has nothing to escape"
+            ),
+            ParseError::InvalidOption {
+                word,
+                position,
+                reason,
+            } => write!(
+                f,
+                "invalid option '{word}' at position {position}: {reason}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
 
 /// Whether `input` is a slash command: after trimming, a `/` directly followed by a name character.
 ///
@@ -333,7 +358,6 @@ fn invalid(word: &Word, reason: &'static str) -> ParseError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pretty_assertions::assert_eq;
     use serde_json::json;
 
     fn parse(input: &str) -> ParsedCommand {
