@@ -12,7 +12,6 @@ use golem_toolset::{BuildContext, Configured, ConfiguredToolset, Schemas, Toolse
 use serde::Deserialize;
 
 pub use golem_tools::mcp::{mcp_cache_dir, mcp_options};
-pub use golem_toolset::kernel_support_cache;
 
 use crate::delegation::SessionDelegation;
 use crate::launch::{LaunchError, SessionEnv, WorkerFrame};
@@ -71,30 +70,9 @@ builtin_toolsets! {
     mcp: golem_tools::mcp::McpToolset,
 }
 
-/// Where `definition`'s toolsets are built in a session (or for `check`, without `env`'s
-/// delegation): `sandbox` and the program around it.
-pub fn build_context<'a>(
-    env: &'a SessionEnv,
-    definition: &'a WorkerDefinition,
-    sandbox: &'a Sandbox,
-    delegation: Option<&'a SessionDelegation>,
-) -> BuildContext<'a> {
-    let ui = env.ui.clone();
-    BuildContext {
-        worker: &definition.name,
-        worker_file: &definition.path,
-        sandbox,
-        program_root: &env.config.root,
-        jail_helper: env.jail_helper.as_deref(),
-        notice: Some(Arc::new(move |level, message: &str| {
-            ui.show_status(level, message);
-        })),
-        delegation: delegation.map(|d| d as &dyn golem_toolset::Delegation),
-    }
-}
-
-/// Where `definition`'s toolsets are described outside a session (`check`, `mcp-refresh`):
-/// nothing to notify, no delegation.
+/// Where `definition`'s toolsets are built or described: the worker, `sandbox` and the program,
+/// with nothing to notify and no delegation — as `check` and `mcp-refresh` use it; a session
+/// adds both (`build_tools`).
 pub fn outside_session<'a>(
     definition: &'a WorkerDefinition,
     sandbox: &'a Sandbox,
@@ -123,7 +101,19 @@ pub fn build_tools(
         env: env.clone(),
         frame: frame.clone(),
     };
-    let cx = build_context(env, definition, sandbox, Some(&delegation));
+    let ui = env.ui.clone();
+    let cx = BuildContext {
+        notice: Some(Arc::new(move |level, message: &str| {
+            ui.show_status(level, message);
+        })),
+        delegation: Some(&delegation),
+        ..outside_session(
+            definition,
+            sandbox,
+            &env.config.root,
+            env.jail_helper.as_deref(),
+        )
+    };
     let mut registry = ToolRegistry::new();
     for toolset in definition.toolsets.configured() {
         let tools = toolset.build(&cx).map_err(launch_error)?;
