@@ -51,9 +51,11 @@ fn every_rust_file_starts_with_a_module_header() {
 fn layers() -> BTreeMap<&'static str, u32> {
     BTreeMap::from([
         ("golem-protocol", 0),
+        // What a call requires and the globs rules are written in, below the gate and the sandbox.
+        ("golem-policy", 0),
         ("golem-core", 1),
         ("golem-llm", 2),
-        ("golem-sandbox", 2),
+        ("golem-sandbox", 1),
         // What a toolset is (the trait, its build context, the jail settings they share).
         ("golem-toolset", 3),
         ("golem-tools", 4),

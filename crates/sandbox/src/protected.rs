@@ -35,7 +35,7 @@ use std::path::{Component, Path, PathBuf};
 
 use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
-use golem_core::approval::{ApprovalRequirement, check_glob, glob_matches};
+use golem_policy::{ApprovalRequirement, check_glob, glob_matches};
 use golem_protocol::{ToolError, ToolErrorCode};
 
 use crate::sandbox::{Sandbox, Zone};

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, MetadataExt};
-use golem_core::approval::ApprovalRequirement;
+use golem_policy::ApprovalRequirement;
 use golem_protocol::{ToolError, ToolErrorCode};
 
 use crate::errors::SandboxError;

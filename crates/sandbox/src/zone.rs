@@ -7,7 +7,7 @@
 use std::fmt;
 use std::path::{Component, PathBuf};
 
-use golem_core::approval::{ApprovalDecisionType, ApprovalRequirement};
+use golem_policy::{ApprovalDecisionType, ApprovalRequirement};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// What a zone allows (capability, not consent).

@@ -1,7 +1,7 @@
 //! The zone approval table (every zone config × operation), capability before consent, and
 //! the narrowing rules for sub-workers.
 
-use golem_core::approval::{ApprovalDecisionType, ApprovalRequirement};
+use golem_policy::{ApprovalDecisionType, ApprovalRequirement};
 use golem_protocol::ToolErrorCode;
 use golem_sandbox::{Sandbox, SandboxError, ZoneApproval, ZoneConfig, ZoneMode, ZoneOperation};
 

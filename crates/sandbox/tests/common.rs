@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use golem_core::approval::ApprovalDecisionType;
+use golem_policy::ApprovalDecisionType;
 use golem_protocol::{ToolError, ToolErrorCode};
 use golem_sandbox::{Sandbox, ZoneApproval, ZoneConfig, ZoneMode, ZonePath};
 use tempfile::TempDir;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use golem_core::approval::ApprovalRequirement;
+use golem_policy::ApprovalRequirement;
 use golem_protocol::ToolErrorCode;
 use golem_sandbox::{ProtectedPaths, Protection, Sandbox, ZoneConfig, ZoneMode};
 

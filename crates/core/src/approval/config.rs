@@ -6,46 +6,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::ApprovalRequirement;
+use super::ApprovalDecisionType;
 use crate::decorated::DecoratedTool;
 use crate::tool::Tool;
-
-/// A configured decision: `preApproved`, `ask` or `blocked`.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "camelCase")]
-pub enum ApprovalDecisionType {
-    /// Runs without asking.
-    PreApproved,
-    /// Asks first (the secure default).
-    #[default]
-    Ask,
-    /// Never runs.
-    Blocked,
-}
-
-impl ApprovalDecisionType {
-    /// The requirement this decision stands for; `what` names the blocked operation.
-    pub fn requirement(self, what: &str) -> ApprovalRequirement {
-        match self {
-            ApprovalDecisionType::PreApproved => ApprovalRequirement::PreApproved,
-            ApprovalDecisionType::Ask => ApprovalRequirement::Ask,
-            ApprovalDecisionType::Blocked => {
-                ApprovalRequirement::blocked(format!("{what} is blocked by configuration"))
-            }
-        }
-    }
-
-    /// The name used in configuration files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApprovalDecisionType::PreApproved => "preApproved",
-            ApprovalDecisionType::Ask => "ask",
-            ApprovalDecisionType::Blocked => "blocked",
-        }
-    }
-}
 
 /// Per-tool approval decisions with a default, as written in a worker file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -83,6 +46,7 @@ pub fn wrap_with_default_approval(tool: Arc<dyn Tool>, config: &ApprovalConfig) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::approval::ApprovalRequirement;
     use crate::fn_tool::FnTool;
     use crate::tool::ToolContext;
     use golem_protocol::ToolResultValue;

@@ -9,12 +9,13 @@ mod requirement;
 mod rules;
 mod ui_callback;
 
-pub use config::{ApprovalConfig, ApprovalDecisionType, wrap_with_default_approval};
+pub use config::{ApprovalConfig, wrap_with_default_approval};
 pub use controller::{
     ApprovalCallback, ApprovalController, ApprovalMode, ApprovalOutcome, CallbackError,
     no_terminal_message,
 };
+pub use golem_policy::{ApprovalDecisionType, ApprovalRequirement, check_glob, glob_matches};
 pub use memory::{ApprovalMemory, canonical_json};
-pub use requirement::{ApprovalRequirement, BlockedError};
-pub use rules::{ApprovalRule, ArgMatch, ProjectRules, RuleStore, check_glob, glob_matches};
+pub use requirement::BlockedError;
+pub use rules::{ApprovalRule, ArgMatch, ProjectRules, RuleStore};
 pub use ui_callback::ui_approval_callback;
