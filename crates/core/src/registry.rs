@@ -20,6 +20,7 @@ use crate::tool::Tool;
 
 /// Why a tool could not be registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum RegistryError {
     /// Two tools share a name.
     #[error("two tools are named `{0}`")]
@@ -30,7 +31,6 @@ pub enum RegistryError {
     /// The input schema does not compile.
     #[error("tool `{tool}` has an invalid input schema: {message}")]
     InvalidSchema {
-        /// The tool.
         tool: String,
         /// What is wrong.
         message: String,

@@ -446,7 +446,6 @@ mod tests {
     #[derive(Debug, Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
     struct EchoArgs {
-        /// The path.
         path: String,
     }
 

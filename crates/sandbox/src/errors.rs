@@ -11,6 +11,7 @@ use rustix::io::Errno;
 
 /// A sandbox that cannot be built from its configuration.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum SandboxError {
     /// A zone name outside `[a-z][a-z0-9_]*`.
     #[error("{message}")]
@@ -22,14 +23,10 @@ pub enum SandboxError {
     },
     /// Two zones with the same name.
     #[error("zone `{zone}` is configured twice")]
-    DuplicateZone {
-        /// The zone.
-        zone: String,
-    },
+    DuplicateZone { zone: String },
     /// A read-only zone whose directory does not exist.
     #[error("zone `{zone}` is read-only but its directory {} does not exist", path.display())]
     MissingZoneDir {
-        /// The zone.
         zone: String,
         /// The host directory.
         path: PathBuf,
@@ -37,7 +34,6 @@ pub enum SandboxError {
     /// The zone's path exists but is not a directory.
     #[error("zone `{zone}`: {} is not a directory", path.display())]
     NotADirectory {
-        /// The zone.
         zone: String,
         /// The host path.
         path: PathBuf,
@@ -45,7 +41,6 @@ pub enum SandboxError {
     /// Creating or opening the zone directory failed.
     #[error("zone `{zone}`: cannot open directory {}: {source}", path.display())]
     Open {
-        /// The zone.
         zone: String,
         /// The host directory.
         path: PathBuf,
@@ -87,10 +82,7 @@ pub enum SandboxError {
     },
     /// A sub-worker asked for write access to a zone the parent has read-only.
     #[error("zone `{zone}` is read-only for the parent worker; a sub-worker cannot make it rw")]
-    Widening {
-        /// The zone.
-        zone: String,
-    },
+    Widening { zone: String },
 }
 
 /// What was being done, for messages.

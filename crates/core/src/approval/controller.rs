@@ -70,11 +70,11 @@ pub type ApprovalCallback = Arc<
 
 /// The decision for one asked call.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum ApprovalOutcome {
     /// Decided: the response (approved or denied, with note and modified arguments) and who
     /// decided.
     Decided {
-        /// The response.
         response: ApprovalResponse,
         /// Who decided.
         decided_by: DecidedBy,

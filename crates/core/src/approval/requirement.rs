@@ -5,8 +5,8 @@ use golem_protocol::{ToolError, ToolErrorCode};
 /// A policy violation: the operation is forbidden outright, not refused by a person.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{tool} is blocked: {reason}")]
+#[allow(missing_docs)] // fields are named for what they hold
 pub struct BlockedError {
-    /// The tool.
     pub tool: String,
     /// Why.
     pub reason: String,

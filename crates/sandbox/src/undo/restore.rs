@@ -98,6 +98,7 @@ fn listed(paths: &[String]) -> String {
 
 /// Why nothing was undone.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum UndoError {
     /// No turn of the session changed files (or all are undone).
     #[error("nothing to undo: {0}")]
@@ -105,7 +106,6 @@ pub enum UndoError {
     /// A chosen turn cannot be undone.
     #[error("turn {turn} cannot be undone: {reason}")]
     NotUndoable {
-        /// The turn.
         turn: u32,
         /// Why.
         reason: String,
