@@ -58,11 +58,12 @@ fn layers() -> BTreeMap<&'static str, u32> {
         ("golem-toolset", 3),
         ("golem-tools", 4),
         ("golem-web-tools", 4),
+        ("golem-mcp-client", 4),
         ("golem-runtime", 5),
         // Who may connect and the accept loop, shared by both HTTP front ends.
         ("golem-http", 5),
         ("golem-web", 6),
-        ("golem-mcp", 6),
+        ("golem-mcp-server", 6),
         ("golem-forge", 8),
     ])
 }
@@ -135,7 +136,7 @@ fn crate_dependencies_point_downwards() {
         {
             assert!(
                 layers[dep.as_str()] < layers[krate.as_str()],
-                "{krate} must not depend on {dep} (ARCHITECTURE.md, Invariants: protocol ← core ← {{llm, sandbox}} ← tools ← runtime ← web ← mcp ← cli)"
+                "{krate} must not depend on {dep} (ARCHITECTURE.md, Invariants: protocol ← core ← {{llm, sandbox}} ← toolset ← tools ← runtime ← {{web, mcp-server}} ← cli)"
             );
         }
     }
@@ -208,7 +209,7 @@ const FRONT_END_ONLY: &[&str] = &[
 ];
 
 /// The crates that are front ends, and the part both HTTP front ends share (`golem-http`).
-const FRONT_ENDS: &[&str] = &["golem-forge", "golem-web", "golem-mcp", "golem-http"];
+const FRONT_ENDS: &[&str] = &["golem-forge", "golem-web", "golem-mcp-server", "golem-http"];
 
 /// Each library source file below `crates/*/src` of a crate that is not a front end or test
 /// support, with the text before its `#[cfg(test)]` part.
@@ -216,7 +217,14 @@ fn library_sources() -> Vec<(String, String)> {
     let root = workspace_root();
     let mut files = Vec::new();
     for krate in [
-        "protocol", "core", "llm", "sandbox", "toolset", "tools", "runtime",
+        "protocol",
+        "core",
+        "llm",
+        "sandbox",
+        "toolset",
+        "tools",
+        "mcp-client",
+        "runtime",
     ] {
         rust_files(&root.join("crates").join(krate).join("src"), &mut files);
     }

@@ -80,7 +80,7 @@ pub(super) fn refresh_and_print(
         say("  no servers");
         return Ok(true);
     }
-    let outcomes = golem_tools::mcp::refresh(&options).map_err(usage)?;
+    let outcomes = golem_mcp_client::refresh(&options).map_err(usage)?;
     let mut all_ok = true;
     for outcome in outcomes {
         match outcome.outcome {

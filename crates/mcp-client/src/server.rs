@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
+use golem_toolset::process::changes::Pending;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
@@ -39,7 +40,6 @@ use tokio_util::sync::CancellationToken;
 use super::cache::{CacheSlot, CachedServer};
 use super::client::{AskSlot, Client};
 use super::jailed::{self, McpJailOptions};
-use crate::process::changes::Pending;
 
 /// How a server is reached.
 #[derive(Debug, Clone)]
@@ -507,7 +507,7 @@ impl Server {
         let Some(outcome) = outcome else {
             // An interrupted call's changes are not taken (the server is stopped with them).
             if let Some(Ok(changeset)) = self.take_changes().await {
-                crate::process::changes::discard(changeset).await;
+                golem_toolset::process::changes::discard(changeset).await;
             }
             return Err(CallError::Cancelled);
         };
@@ -517,7 +517,7 @@ impl Server {
         let outcome = match (outcome, changes) {
             (Ok(Ok(result)), changes) => return Ok((result, changes)),
             (outcome, Some(Ok(changeset))) => {
-                crate::process::changes::discard(changeset).await;
+                golem_toolset::process::changes::discard(changeset).await;
                 outcome
             }
             (outcome, Some(Err(_)) | None) => outcome,

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use golem_tools::mcp::{McpOptions, McpServerOptions, McpTransportOptions, mcp_tools};
+use golem_mcp_client::{McpOptions, McpServerOptions, McpTransportOptions, mcp_tools};
 
 #[path = "support/jail_runner.rs"]
 #[allow(dead_code, reason = "its `block_on` is for the other helper binaries")]
