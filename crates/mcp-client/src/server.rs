@@ -41,7 +41,12 @@ use super::cache::{CacheSlot, CachedServer};
 use super::client::{AskSlot, Client};
 use super::jailed::{self, McpJailOptions};
 
-/// How a server is reached.
+/// How a server is reached, ready to start: built from its configuration
+/// ([`crate::McpServerConfig`], what the worker file says) when the toolset is built, with what
+/// is known only then: `${VAR}` expanded from our environment, a stdio server's whole
+/// environment and working directory, its jail built and checked against the kernel, and our
+/// reaper. It stays a type of its own because the configuration never holds those (expanded
+/// values are secrets; `check` shows the configuration), while a server is started from this.
 #[derive(Debug, Clone)]
 pub enum Transport {
     /// A child process speaking MCP on its standard input and output.

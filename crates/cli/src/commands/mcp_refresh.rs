@@ -76,7 +76,7 @@ pub(super) fn refresh_and_print(
         worker.name,
         golem_runtime::toolsets::mcp_cache_dir(root).display()
     ));
-    if options.servers.is_empty() {
+    if options.config.servers.is_empty() {
         say("  no servers");
         return Ok(true);
     }
