@@ -11,7 +11,7 @@ use golem_sandbox::Sandbox;
 use golem_toolset::{BuildContext, Configured, ConfiguredToolset, Schemas, ToolsetError};
 use serde::Deserialize;
 
-pub use golem_tools::mcp::{mcp_cache_dir, mcp_options};
+pub use golem_mcp_client::{mcp_cache_dir, mcp_options};
 
 use crate::delegation::SessionDelegation;
 use crate::launch::{LaunchError, SessionEnv, WorkerFrame};
@@ -67,7 +67,7 @@ builtin_toolsets! {
     /// Custom tools from local modules (Python, JavaScript or any executable).
     custom: golem_tools::custom::CustomToolset,
     /// The tools of MCP servers, each exposed as `<server>__<tool>`.
-    mcp: golem_tools::mcp::McpToolset,
+    mcp: golem_mcp_client::McpToolset,
 }
 
 /// Where `definition`'s toolsets are built or described: the worker, `sandbox` and the program,

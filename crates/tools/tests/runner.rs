@@ -1,7 +1,6 @@
 //! Integration tests of `golem-tools`: one binary, one module per toolset. Every tool call goes
 //! through the real `ToolCallOrchestrator` over a real `Sandbox` on temporary directories. The
-//! web toolset's tests are `golem-web-tools`'. The MCP toolset's start
-//! errors are in a binary of their own (`mcp.rs`), which is also its servers' reaper.
+//! web toolset's tests are `golem-web-tools`', the MCP toolset's `golem-mcp-client`'s.
 
 #![allow(
     clippy::unwrap_used,

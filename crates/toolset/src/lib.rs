@@ -6,12 +6,20 @@
 //! `golem-runtime` (`toolsets.rs`); ARCHITECTURE.md has the recipe for adding one.
 //!
 //! Also here: the configuration every jailed toolset shares (`network:`, `jail:`, `limits:`,
-//! timeouts; [`config`], [`network`]) and building its jail from it ([`jail`]).
+//! timeouts; [`config`], [`network`]) and building its jail from it ([`jail`]); and what the
+//! toolsets that run programs or cache tool lists share: running a program in the jail and
+//! settling what it changed ([`process`]), the diffs shown for changes ([`diff`], [`text`]),
+//! writing a cache entry ([`cache_file`]) and timestamps ([`time`]).
 
+pub mod cache_file;
 pub mod config;
 mod context;
+pub mod diff;
 pub mod jail;
 pub mod network;
+pub mod process;
+pub mod text;
+pub mod time;
 mod toolset;
 
 pub use config::{DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, ProcessLimitsConfig};

@@ -1,4 +1,4 @@
-//! `golem-forge mcp`: workers served as MCP tools by `golem-mcp`, over stdio (stdout is the
+//! `golem-forge mcp`: workers served as MCP tools by `golem-mcp-server`, over stdio (stdout is the
 //! protocol; everything else goes to stderr) or streamable HTTP (`--http`: the first line on
 //! stdout is the endpoint and its token, the rest goes to stderr).
 
@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use golem_core::approval::ApprovalMode;
-use golem_mcp::{CallReport, CallSettings, Catalog, HttpServer, McpServer};
+use golem_mcp_server::{CallReport, CallSettings, Catalog, HttpServer, McpServer};
 use golem_runtime::registry::resolve_worker_arg;
 
 use crate::cli_error::CommandError;
@@ -190,7 +190,7 @@ fn names(server: &McpServer) -> String {
 async fn serve_stdio(server: McpServer) -> Result<(), CommandError> {
     eprintln!("golem-forge mcp: serving {} over stdio", names(&server));
     let stop = stop_then_hurry(server.clone());
-    golem_mcp::serve_stdio(server, stop, WIND_DOWN)
+    golem_mcp_server::serve_stdio(server, stop, WIND_DOWN)
         .await
         .map_err(|e| CommandError::usage(e.to_string()))
 }

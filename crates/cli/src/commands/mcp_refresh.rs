@@ -76,11 +76,11 @@ pub(super) fn refresh_and_print(
         worker.name,
         golem_runtime::toolsets::mcp_cache_dir(root).display()
     ));
-    if options.servers.is_empty() {
+    if options.config.servers.is_empty() {
         say("  no servers");
         return Ok(true);
     }
-    let outcomes = golem_tools::mcp::refresh(&options).map_err(usage)?;
+    let outcomes = golem_mcp_client::refresh(&options).map_err(usage)?;
     let mut all_ok = true;
     for outcome in outcomes {
         match outcome.outcome {

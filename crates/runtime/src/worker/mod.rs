@@ -20,13 +20,13 @@ pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};
 // readers (`check`, the tests) know them by.
 pub use crate::delegation::WorkersToolsetConfig;
 pub use crate::toolsets::ToolsetsConfig;
+pub use golem_mcp_client::{
+    McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name,
+};
 pub use golem_tools::code::CodeToolsetConfig;
 pub use golem_tools::custom::{CustomModuleConfig, CustomToolsetConfig};
 pub use golem_tools::filesystem::FilesystemToolsetConfig;
 pub use golem_tools::git::{GitAuthor as GitAuthorConfig, GitToolsetConfig};
-pub use golem_tools::mcp::{
-    McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name,
-};
 pub use golem_tools::shell::{ShellRule, ShellToolsetConfig};
 pub use golem_toolset::{
     DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, NetworkAccess, ProcessLimitsConfig,

@@ -16,10 +16,9 @@ use std::time::Duration;
 use golem_core::approval::ApprovalDecisionType;
 use golem_core::tool::Tool;
 use golem_sandbox::jail::Jail;
+use golem_toolset::process::Runner;
 
-use crate::process::Runner;
-
-pub use crate::process::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
+pub use golem_toolset::process::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
 
 /// The options of the `code` toolset.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,11 +13,11 @@ use golem_core::tool::{
 };
 use golem_protocol::{DisplayHints, PreferredView, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::jail::JailScript;
+use golem_toolset::process::Runner;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::env::check_env;
-use crate::process::Runner;
 
 pub(super) const NAME: &str = "run_code";
 
@@ -227,7 +227,7 @@ mod tests {
 
     use super::*;
     use crate::code::{CodeOptions, run_code_tool};
-    use crate::process::testing::{approval, describe, execute_err, prepare, test_jail};
+    use crate::testing::{approval, describe, execute_err, prepare, test_jail};
 
     fn tool_with(options: CodeOptions, network: bool) -> (tempfile::TempDir, Arc<dyn Tool>) {
         let zones = [

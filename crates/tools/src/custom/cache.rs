@@ -13,12 +13,12 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use golem_toolset::time::iso8601;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::module::ModuleKind;
-use crate::filesystem::time::iso8601;
 
 /// The format of cache files and of the key; another number is a miss. Raise it when what a
 /// `describe` run prints may change for the same module and adapter (the executable's `sh`
@@ -166,7 +166,7 @@ impl CacheSlot {
             checked: entry.checked.clone(),
         };
         let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-        crate::cache_file::replace(&self.path, &text)
+        golem_toolset::cache_file::replace(&self.path, &text)
     }
 }
 

@@ -39,9 +39,8 @@ use std::time::Duration;
 use golem_core::approval::ApprovalConfig;
 use golem_core::tool::Tool;
 use golem_sandbox::jail::{Jail, ZoneWrites};
+use golem_toolset::process::{Runner, Timeouts};
 use tokio_util::sync::CancellationToken;
-
-use crate::process::{Runner, Timeouts};
 
 pub use module::ModuleKind;
 pub use toolset::{CustomModuleConfig, CustomToolset, CustomToolsetConfig};
@@ -221,7 +220,7 @@ fn describe_blocking(module: module::Module) -> Result<serde_json::Value, Custom
             if let Some(changes) = answer.changes {
                 tracing::warn!(module = %module.shown(), "describing the module changed its zones; the changes were discarded");
                 if let Ok(changeset) = changes {
-                    crate::process::changes::discard(changeset).await;
+                    golem_toolset::process::changes::discard(changeset).await;
                 }
             }
             describe::parse(module.shown(), &answer.text)

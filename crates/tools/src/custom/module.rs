@@ -16,12 +16,12 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use golem_protocol::{ToolError, ToolErrorCode};
 use golem_sandbox::jail::{Jail, JailExit, JailScript};
+use golem_toolset::process::Runner;
+use golem_toolset::process::changes::{Pending, discarded};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
-use crate::process::Runner;
-use crate::process::changes::{Pending, discarded};
 
 /// A module's answer to a request, and what the request changed in the zones, not yet applied
 /// (`None`: nothing), for the caller to settle or discard.

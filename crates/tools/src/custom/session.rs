@@ -24,9 +24,8 @@ use std::time::Duration;
 
 use golem_protocol::{ToolError, ToolErrorCode};
 use golem_sandbox::jail::{Jail, JailCommand, JailExit, JailKiller, JailProcess};
+use golem_toolset::process::changes::{Pending, discarded};
 use serde_json::{Value, json};
-
-use crate::process::changes::{Pending, discarded};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 

@@ -15,13 +15,13 @@ use async_trait::async_trait;
 use golem_core::approval::{ApprovalConfig, ApprovalDecisionType, ApprovalRequirement};
 use golem_core::tool::{ManualExecution, Plan, PreparedCall, Preparing, Tool, ToolContext};
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
+use golem_toolset::process::changes;
 use serde_json::Value;
 
 use super::CustomNotice;
 use super::describe::{Entry, OwnPolicy};
 use super::module::Module;
 use super::output;
-use crate::process::changes;
 
 /// Where a tool's approval comes from.
 #[derive(Debug, Clone)]

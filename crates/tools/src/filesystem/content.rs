@@ -8,6 +8,8 @@ use golem_protocol::{ToolError, ToolErrorCode};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+pub use golem_toolset::text::{as_text, cut_at_char_boundary};
+
 /// How file content travels in arguments and results.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 pub enum Encoding {
@@ -67,23 +69,6 @@ impl Default for ReadLimits {
             max_lines: 2_000,
         }
     }
-}
-
-/// The content as text, or `None` for binary content: a NUL byte or invalid UTF-8.
-pub fn as_text(bytes: &[u8]) -> Option<&str> {
-    if bytes.contains(&0) {
-        return None;
-    }
-    std::str::from_utf8(bytes).ok()
-}
-
-/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
-pub fn cut_at_char_boundary(text: &str, max: usize) -> &str {
-    let mut end = max.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// The number of lines of `text`: a final line without a newline counts, an empty text has none.

@@ -13,13 +13,13 @@ use golem_core::approval::ApprovalRequirement;
 use golem_core::tool::{CallPlan, DescribedTool, PreparedCall, ToolContext, ToolInfo};
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::{ZoneOperation, ZonePath};
+use golem_toolset::diff::diff_result;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::approved::Approved;
 use super::content::{as_text, line_count};
-use super::diff::diff_result;
 use super::gate::{asks, change_target, protected_error, zone_requirement};
 use super::matching::{EditError, Edited, apply_edit};
 use super::{Fs, blocking};

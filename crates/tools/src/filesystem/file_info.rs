@@ -9,12 +9,12 @@ use async_trait::async_trait;
 use golem_core::tool::{ManualExecution, PreApprovedTool, ToolContext, ToolInfo};
 use golem_protocol::{DisplayHints, PreferredView, ToolError, ToolResultValue};
 use golem_sandbox::ZoneMode;
+use golem_toolset::time::iso8601;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
 use super::list_files::{entry_type, type_name};
-use super::time::iso8601;
 use super::{Fs, blocking};
 
 /// Describe a file or directory: type, size, modification time, zone and whether it can be

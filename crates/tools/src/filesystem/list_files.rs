@@ -13,11 +13,11 @@ use golem_core::tool::{ManualExecution, PreApprovedTool, ToolContext, ToolInfo};
 use golem_protocol::result::FileEntryType;
 use golem_protocol::{ToolError, ToolResultValue};
 use golem_sandbox::{EntryInfo, EntryKind};
+use golem_toolset::time::iso8601;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::time::iso8601;
 use super::{Fs, blocking};
 
 /// List the entries of a directory (or, with path "/", the zones).

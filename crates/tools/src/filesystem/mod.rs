@@ -46,7 +46,6 @@
 mod approved;
 mod content;
 mod delete_file;
-pub(crate) mod diff;
 mod edit_file;
 mod examples;
 mod file_exists;
@@ -56,7 +55,6 @@ mod list_files;
 mod matching;
 mod move_file;
 mod read_file;
-pub(crate) mod time;
 mod toolset;
 mod write_file;
 
@@ -67,7 +65,7 @@ use golem_protocol::{ToolError, ToolErrorCode};
 use golem_sandbox::Sandbox;
 
 pub use content::ReadLimits;
-pub use diff::{DiffLimits, diff_result};
+pub use golem_toolset::diff::{DiffLimits, diff_result};
 pub use toolset::{FilesystemToolset, FilesystemToolsetConfig};
 
 /// Size limits of the filesystem tools.

@@ -10,12 +10,12 @@ use golem_core::approval::ApprovalRequirement;
 use golem_core::tool::{CallPlan, DescribedTool, PreparedCall, ToolContext, ToolInfo};
 use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
 use golem_sandbox::{EntryKind, ZoneOperation, ZonePath};
+use golem_toolset::diff::diff_result;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::approved::Approved;
 use super::content::{Encoding, line_count};
-use super::diff::diff_result;
 use super::gate::{Existing, asks, change_target, existing, protected_error, zone_requirement};
 use super::{Fs, blocking};
 

@@ -53,7 +53,7 @@ use golem_sandbox::jail::Jail;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::process::{Runner, Timeouts};
+use golem_toolset::process::{Runner, Timeouts};
 use repo::Repo;
 use tool::GitTool;
 

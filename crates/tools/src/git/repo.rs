@@ -13,11 +13,11 @@ use golem_protocol::text::fold;
 use golem_protocol::{ToolError, ToolErrorCode};
 use golem_sandbox::Sandbox;
 use golem_sandbox::jail::{JailExit, JailOutput};
+use golem_toolset::process::Runner;
 use tokio_util::sync::CancellationToken;
 
 use super::GitAuthor;
 use super::safety;
-use crate::process::Runner;
 
 /// What a run of git needs from the jail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -36,10 +36,9 @@ use std::time::Duration;
 
 use golem_core::tool::Tool;
 use golem_sandbox::jail::Jail;
+use golem_toolset::process::Runner;
 
-use crate::process::Runner;
-
-pub use crate::process::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
+pub use golem_toolset::process::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
 pub use rules::{ShellRule, ShellRuleError, ShellRules, Verdict};
 pub use toolset::{ShellToolset, ShellToolsetConfig};
 pub(crate) use words::is_name;

@@ -11,12 +11,12 @@ use golem_core::tool::{
 };
 use golem_protocol::result::CodeResultData;
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
+use golem_toolset::process::Runner;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::rules::ShellRules;
 use super::words::split_command;
-use crate::process::Runner;
 
 pub(super) const NAME: &str = "shell";
 
@@ -161,8 +161,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::process::testing::{self, execute_err, prepare, test_jail};
     use crate::shell::{ShellOptions, ShellRule, shell_tool};
+    use crate::testing::{self, execute_err, prepare, test_jail};
 
     fn tool(
         rules: &[(&str, ApprovalDecisionType)],

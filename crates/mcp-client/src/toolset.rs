@@ -4,9 +4,9 @@
 //! other toolsets' jails, see `golem_toolset::ProcessJail`) and a working directory checked in
 //! them — and its tools.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use golem_protocol::StatusLevel;
 use golem_sandbox::Sandbox;
@@ -17,10 +17,7 @@ use golem_toolset::{
 };
 
 use super::config::{McpJailConfig, McpServerConfig, McpToolsetConfig};
-use super::{
-    CacheStatus, McpJailOptions, McpNotice, McpOptions, McpServerOptions, McpTransportOptions,
-    cache_status, mcp_tools,
-};
+use super::{CacheStatus, McpJailOptions, McpNotice, McpOptions, cache_status, mcp_tools};
 
 /// The tools of MCP servers, each exposed as `<server>__<tool>`.
 pub struct McpToolset;
@@ -94,14 +91,7 @@ impl Toolset for McpToolset {
                 } => {
                     let mut line = vec![command.clone()];
                     line.extend(args.iter().cloned());
-                    let jail = options
-                        .servers
-                        .iter()
-                        .find(|s| &s.name == name)
-                        .and_then(|s| match &s.transport {
-                            McpTransportOptions::Jailed { jail, .. } => Some(jail),
-                            _ => None,
-                        });
+                    let jail = options.jails.get(name);
                     let (place, base) = match jail {
                         None => ("runs outside the jail".to_owned(), "PATH, HOME, LANG"),
                         Some(jail) => {
@@ -193,51 +183,21 @@ pub fn mcp_options(
     config: &McpToolsetConfig,
     cx: &BuildContext<'_>,
 ) -> Result<McpOptions, ToolsetError> {
-    let base = cx.worker_dir();
-    let mut servers = Vec::new();
+    let mut jails = BTreeMap::new();
     for (name, server) in &config.servers {
-        let transport = match server {
-            McpServerConfig::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-                jail: None,
-            } => McpTransportOptions::Stdio {
-                command: command.clone(),
-                args: args.clone(),
-                env: env.clone(),
-                cwd: cwd
-                    .as_deref()
-                    .map_or_else(|| base.clone(), |cwd| base.join(cwd)),
-            },
-            McpServerConfig::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-                jail: Some(jail),
-            } => McpTransportOptions::Jailed {
-                command: command.clone(),
-                args: args.clone(),
-                env: env.clone(),
-                jail: Box::new(mcp_jail(cx, name, jail, cwd.as_deref())?),
-            },
-            McpServerConfig::Http { url, headers } => McpTransportOptions::Http {
-                url: url.clone(),
-                headers: headers.clone(),
-            },
-        };
-        servers.push(McpServerOptions {
-            name: name.clone(),
-            transport,
-        });
+        if let McpServerConfig::Stdio {
+            cwd,
+            jail: Some(jail),
+            ..
+        } = server
+        {
+            jails.insert(name.clone(), mcp_jail(cx, name, jail, cwd.as_deref())?);
+        }
     }
     Ok(McpOptions {
-        servers,
-        tools: config.tools.clone(),
-        approval: config.approval.clone(),
-        timeout: Duration::from_secs(config.timeout),
+        config: config.clone(),
+        base_dir: cx.worker_dir(),
+        jails,
         cache_dir: Some(mcp_cache_dir(cx.program_root)),
         notice: None,
         // The jail's helper is our binary, whose reaper runs the servers outside the jail.

@@ -36,7 +36,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use golem_core::approval::ApprovalConfig;
 use golem_core::tool::Tool;
 
 pub use cache::CachedServer;
@@ -50,49 +49,6 @@ pub use toolset::{McpToolset, mcp_cache_dir, mcp_options};
 use cache::{CacheSlot, Identity};
 use server::Server;
 
-/// How one server is reached, as configured (`${VAR}` not yet expanded).
-#[derive(Debug, Clone)]
-pub enum McpTransportOptions {
-    /// A child process over stdio.
-    Stdio {
-        /// The program.
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Its own variables.
-        env: BTreeMap<String, String>,
-        /// Its working directory.
-        cwd: PathBuf,
-    },
-    /// A child process over stdio, in the process jail.
-    Jailed {
-        /// The program, as the jail sees it (looked up on the jail's `PATH`).
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Its own variables (the jail adds its base environment).
-        env: BTreeMap<String, String>,
-        /// The jail and the working directory in it (boxed: it is much the largest variant).
-        jail: Box<McpJailOptions>,
-    },
-    /// A streamable HTTP endpoint.
-    Http {
-        /// The endpoint (`http://` or `https://`).
-        url: String,
-        /// Headers sent with every request.
-        headers: BTreeMap<String, String>,
-    },
-}
-
-/// One server as configured, before its environment is built.
-#[derive(Debug, Clone)]
-pub struct McpServerOptions {
-    /// The server's name (`[a-zA-Z0-9_-]+`).
-    pub name: String,
-    /// How it is reached.
-    pub transport: McpTransportOptions,
-}
-
 /// Where messages for the user go (a `status` event in a session): a server's tool list
 /// changed since it was cached.
 #[derive(Clone)]
@@ -104,17 +60,21 @@ impl std::fmt::Debug for McpNotice {
     }
 }
 
-/// The MCP toolset as configured.
+/// The MCP toolset ready to be built: its configuration as written, and what the worker
+/// resolves for it (`toolset::mcp_options`): where a stdio server starts, the jails, the cache
+/// and the reaper. Each server is then reached as a [`Transport`], built from both when the
+/// toolset is built.
 #[derive(Debug, Clone, Default)]
 pub struct McpOptions {
-    /// The servers.
-    pub servers: Vec<McpServerOptions>,
-    /// The whitelist per server name.
-    pub tools: BTreeMap<String, Vec<String>>,
-    /// Decisions by exposed name, with a default (`ask` when absent).
-    pub approval: ApprovalConfig,
-    /// The limit of a server's start and of each call.
-    pub timeout: Duration,
+    /// The toolset as configured: the servers, the whitelist per server, the decisions by
+    /// exposed name and the limit of a server's start and of each call.
+    pub config: McpToolsetConfig,
+    /// The directory a stdio server outside the jail starts in, and its `cwd` is relative to
+    /// (the worker file's).
+    pub base_dir: PathBuf,
+    /// The jail of each server with `jail:`, by name: the worker's zones it names, checked
+    /// against the kernel, and its working directory in them.
+    pub jails: BTreeMap<String, McpJailOptions>,
     /// The tool-list cache directory (`<program root>/.golem-forge/mcp-tools`); `None`
     /// lists every server at each build.
     pub cache_dir: Option<PathBuf>,
@@ -126,6 +86,13 @@ pub struct McpOptions {
     /// group is killed, and a process that leaves the group outlives it (logged as a warning
     /// at each start).
     pub reaper: Option<PathBuf>,
+}
+
+impl McpOptions {
+    /// The limit of a server's start and of each call.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs(self.config.timeout)
+    }
 }
 
 /// Why the toolset could not be built; the message names the server (and the tool).
@@ -151,95 +118,116 @@ struct Prepared {
 /// Expands each server's `${VAR}` from our environment and builds its environment (stdio)
 /// and its cache slot.
 fn prepare(options: &McpOptions) -> Result<Vec<Prepared>, McpError> {
-    let lookup = |name: &str| std::env::var(name).ok();
-    let expand_all = |server: &str, key: &str, map: &BTreeMap<String, String>| {
+    options
+        .config
+        .servers
+        .iter()
+        .map(|(name, server)| prepare_server(options, name, server))
+        .collect()
+}
+
+/// [`prepare`] for the one server `name`, configured as `server`.
+fn prepare_server(
+    options: &McpOptions,
+    name: &str,
+    server: &McpServerConfig,
+) -> Result<Prepared, McpError> {
+    let lookup = |var: &str| std::env::var(var).ok();
+    let expand_all = |key: &str, map: &BTreeMap<String, String>| {
         map.iter()
-            .map(|(name, value)| {
+            .map(|(var, value)| {
                 expand(value, lookup)
-                    .map(|value| (name.clone(), value))
+                    .map(|value| (var.clone(), value))
                     .map_err(|why| {
-                        McpError(format!("toolsets.mcp.servers.{server}.{key}.{name}: {why}"))
+                        McpError(format!("toolsets.mcp.servers.{name}.{key}.{var}: {why}"))
                     })
             })
             .collect::<Result<BTreeMap<_, _>, _>>()
     };
-    let mut prepared = Vec::new();
-    for server in &options.servers {
-        let (transport, slot) = match &server.transport {
-            McpTransportOptions::Stdio {
-                command,
-                args,
-                env,
+    let (transport, slot) = match server {
+        McpServerConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+            jail: None,
+        } => {
+            let own = expand_all("env", env)?;
+            let cwd = cwd.as_deref().map_or_else(
+                || options.base_dir.clone(),
+                |cwd| options.base_dir.join(cwd),
+            );
+            let slot = options.cache_dir.as_deref().map(|dir| {
+                let identity = Identity::Stdio {
+                    command,
+                    args,
+                    cwd: &cwd,
+                    env: &own,
+                };
+                CacheSlot::new(dir, identity, options.notice.clone())
+            });
+            let transport = Transport::Stdio {
+                command: command.clone(),
+                args: args.clone(),
+                env: server_env(&own, lookup),
                 cwd,
-            } => {
-                let own = expand_all(&server.name, "env", env)?;
-                let slot = options.cache_dir.as_deref().map(|dir| {
-                    let identity = Identity::Stdio {
-                        command,
-                        args,
-                        cwd,
-                        env: &own,
-                    };
-                    CacheSlot::new(dir, identity, options.notice.clone())
-                });
-                let transport = Transport::Stdio {
-                    command: command.clone(),
-                    args: args.clone(),
-                    env: server_env(&own, lookup),
-                    cwd: cwd.clone(),
-                    reaper: options.reaper.clone(),
+                reaper: options.reaper.clone(),
+            };
+            (transport, slot)
+        }
+        McpServerConfig::Stdio {
+            command,
+            args,
+            env,
+            jail: Some(_),
+            ..
+        } => {
+            let Some(jail) = options.jails.get(name) else {
+                return Err(McpError(format!(
+                    "MCP server `{name}`: its jail was not built"
+                )));
+            };
+            let own = expand_all("env", env)?;
+            let slot = options.cache_dir.as_deref().map(|dir| {
+                let identity = Identity::Jailed {
+                    command,
+                    args,
+                    env: &own,
+                    jail,
                 };
-                (transport, slot)
-            }
-            McpTransportOptions::Jailed {
-                command,
-                args,
-                env,
-                jail,
-            } => {
-                let own = expand_all(&server.name, "env", env)?;
-                let slot = options.cache_dir.as_deref().map(|dir| {
-                    let identity = Identity::Jailed {
-                        command,
-                        args,
-                        env: &own,
-                        jail,
-                    };
-                    CacheSlot::new(dir, identity, options.notice.clone())
-                });
-                let transport = Transport::Jailed {
-                    command: command.clone(),
-                    args: args.clone(),
-                    env: own,
-                    jail: jail.clone(),
+                CacheSlot::new(dir, identity, options.notice.clone())
+            });
+            let transport = Transport::Jailed {
+                command: command.clone(),
+                args: args.clone(),
+                env: own,
+                jail: Box::new(jail.clone()),
+            };
+            (transport, slot)
+        }
+        McpServerConfig::Http { url, headers } => {
+            let headers = expand_all("headers", headers)?;
+            let slot = options.cache_dir.as_deref().map(|dir| {
+                let identity = Identity::Http {
+                    url,
+                    headers: &headers,
                 };
-                (transport, slot)
-            }
-            McpTransportOptions::Http { url, headers } => {
-                let headers = expand_all(&server.name, "headers", headers)?;
-                let slot = options.cache_dir.as_deref().map(|dir| {
-                    let identity = Identity::Http {
-                        url,
-                        headers: &headers,
-                    };
-                    CacheSlot::new(dir, identity, options.notice.clone())
-                });
-                let transport = Transport::Http {
-                    url: url.clone(),
-                    headers,
-                };
-                (transport, slot)
-            }
-        };
-        prepared.push(Prepared {
-            spec: ServerSpec {
-                name: server.name.clone(),
-                transport,
-            },
-            slot,
-        });
-    }
-    Ok(prepared)
+                CacheSlot::new(dir, identity, options.notice.clone())
+            });
+            let transport = Transport::Http {
+                url: url.clone(),
+                headers,
+            };
+            (transport, slot)
+        }
+    };
+    Ok(Prepared {
+        spec: ServerSpec {
+            name: name.to_owned(),
+            transport,
+        },
+        slot,
+    })
 }
 
 /// Whether `listing` has every tool of `whitelist`.
@@ -255,8 +243,8 @@ fn has_whitelisted(listing: &CachedServer, whitelist: Option<&Vec<String>>) -> b
 /// are started together to list their tools (on a thread with a runtime of its own, so that
 /// this works from synchronous code inside or outside a runtime), stopped again, and cached.
 pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
-    for name in options.tools.keys() {
-        if !options.servers.iter().any(|s| &s.name == name) {
+    for name in options.config.tools.keys() {
+        if !options.config.servers.contains_key(name) {
             return Err(McpError(format!(
                 "toolsets.mcp.tools names the server `{name}`, which is not under servers"
             )));
@@ -274,7 +262,8 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
             }
             Some(Ok(None)) | None => None,
         };
-        let usable = cached.filter(|c| has_whitelisted(c, options.tools.get(&server.spec.name)));
+        let whitelist = options.config.tools.get(&server.spec.name);
+        let usable = cached.filter(|c| has_whitelisted(c, whitelist));
         if usable.is_none() {
             to_list.push((index, server.spec.clone()));
         }
@@ -282,7 +271,8 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
     }
     let fresh: BTreeSet<usize> = to_list.iter().map(|(index, _)| *index).collect();
     let specs: Vec<ServerSpec> = to_list.iter().map(|(_, spec)| spec.clone()).collect();
-    for ((index, _), listed) in to_list.iter().zip(list_blocking(specs, options.timeout)?) {
+    let timeout = options.timeout();
+    for ((index, _), listed) in to_list.iter().zip(list_blocking(specs, timeout)?) {
         let listing = listed.map_err(McpError)?;
         if let Some(slot) = &prepared[*index].slot
             && let Err(e) = slot.write(&prepared[*index].spec.name, &listing)
@@ -300,7 +290,7 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
                 server.spec.name
             )));
         };
-        let whitelist = options.tools.get(&server.spec.name);
+        let whitelist = options.config.tools.get(&server.spec.name);
         if let Some(whitelist) = whitelist {
             for wanted in whitelist {
                 if !listing
@@ -322,9 +312,9 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
         let server = Arc::new(match server.slot {
             Some(slot) => {
                 slot.remember(&listing);
-                Server::with_cache(server.spec, options.timeout, slot, fresh.contains(&index))
+                Server::with_cache(server.spec, timeout, slot, fresh.contains(&index))
             }
-            None => Server::new(server.spec, options.timeout),
+            None => Server::new(server.spec, timeout),
         });
         for info in listing.tools {
             if whitelist.is_some_and(|list| !list.iter().any(|w| *w == info.name)) {
@@ -347,9 +337,9 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
                     server.name()
                 )));
             }
-            let decision = options.approval.decision_for(&name);
-            let configured =
-                options.approval.default.is_some() || options.approval.tools.contains_key(&name);
+            let approval = &options.config.approval;
+            let decision = approval.decision_for(&name);
+            let configured = approval.default.is_some() || approval.tools.contains_key(&name);
             tools.push(Arc::new(tool::McpTool::new(
                 server.clone(),
                 name,

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use golem_tools::mcp::{McpOptions, McpServerOptions, McpTransportOptions, mcp_tools};
+use golem_mcp_client::{McpOptions, McpServerConfig, McpToolsetConfig, mcp_tools};
 
 #[path = "support/jail_runner.rs"]
 #[allow(dead_code, reason = "its `block_on` is for the other helper binaries")]
@@ -88,17 +88,20 @@ fn start_error_with(
 ) -> String {
     let cwd = tempfile::tempdir().unwrap();
     let env = BTreeMap::from([("PATH".to_owned(), "/usr/local/bin:/usr/bin:/bin".to_owned())]);
+    let server = McpServerConfig::Stdio {
+        command: command.to_owned(),
+        args: args.iter().map(|&a| a.to_owned()).collect(),
+        env,
+        cwd: None,
+        jail: None,
+    };
     let options = McpOptions {
-        servers: vec![McpServerOptions {
-            name: "broken".to_owned(),
-            transport: McpTransportOptions::Stdio {
-                command: command.to_owned(),
-                args: args.iter().map(|&a| a.to_owned()).collect(),
-                env,
-                cwd: cwd.path().to_path_buf(),
-            },
-        }],
-        timeout,
+        config: McpToolsetConfig {
+            servers: BTreeMap::from([("broken".to_owned(), server)]),
+            timeout: timeout.as_secs(),
+            ..McpToolsetConfig::default()
+        },
+        base_dir: cwd.path().to_path_buf(),
         reaper,
         ..McpOptions::default()
     };

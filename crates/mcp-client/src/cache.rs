@@ -12,13 +12,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
+use golem_toolset::time::iso8601;
 use rmcp::model::Tool as McpToolInfo;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::{McpJailOptions, McpNotice};
-use crate::filesystem::time::iso8601;
 
 /// The format of cache files; another number is a miss.
 const FORMAT: u32 = 1;
@@ -240,7 +240,7 @@ impl CacheSlot {
             tools: listing.tools.clone(),
         };
         let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-        crate::cache_file::replace(&self.path, &text)?;
+        golem_toolset::cache_file::replace(&self.path, &text)?;
         self.remember(listing);
         Ok(())
     }

@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
+use golem_toolset::process::changes::Pending;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
@@ -39,9 +40,13 @@ use tokio_util::sync::CancellationToken;
 use super::cache::{CacheSlot, CachedServer};
 use super::client::{AskSlot, Client};
 use super::jailed::{self, McpJailOptions};
-use crate::process::changes::Pending;
 
-/// How a server is reached.
+/// How a server is reached, ready to start: built from its configuration
+/// ([`crate::McpServerConfig`], what the worker file says) when the toolset is built, with what
+/// is known only then: `${VAR}` expanded from our environment, a stdio server's whole
+/// environment and working directory, its jail built and checked against the kernel, and our
+/// reaper. It stays a type of its own because the configuration never holds those (expanded
+/// values are secrets; `check` shows the configuration), while a server is started from this.
 #[derive(Debug, Clone)]
 pub enum Transport {
     /// A child process speaking MCP on its standard input and output.
@@ -507,7 +512,7 @@ impl Server {
         let Some(outcome) = outcome else {
             // An interrupted call's changes are not taken (the server is stopped with them).
             if let Some(Ok(changeset)) = self.take_changes().await {
-                crate::process::changes::discard(changeset).await;
+                golem_toolset::process::changes::discard(changeset).await;
             }
             return Err(CallError::Cancelled);
         };
@@ -517,7 +522,7 @@ impl Server {
         let outcome = match (outcome, changes) {
             (Ok(Ok(result)), changes) => return Ok((result, changes)),
             (outcome, Some(Ok(changeset))) => {
-                crate::process::changes::discard(changeset).await;
+                golem_toolset::process::changes::discard(changeset).await;
                 outcome
             }
             (outcome, Some(Err(_)) | None) => outcome,

@@ -9,12 +9,12 @@ use async_trait::async_trait;
 use golem_core::approval::ApprovalDecisionType;
 use golem_core::tool::{Plan, PreparedCall, Preparing, Tool, ToolContext};
 use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
+use golem_toolset::process::changes;
 use rmcp::model::ToolAnnotations;
 use serde_json::Value;
 
 use super::result::map_result;
 use super::server::{CallError, Server};
-use crate::process::changes;
 
 /// A tool of an MCP server.
 pub struct McpTool {
@@ -175,7 +175,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::mcp::{McpJailOptions, ServerSpec, Transport};
+    use crate::{McpJailOptions, ServerSpec, Transport};
 
     fn tool(annotations: Value, decision: ApprovalDecisionType) -> McpTool {
         tool_of(

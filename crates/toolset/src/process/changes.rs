@@ -28,7 +28,7 @@ use golem_sandbox::changeset::{Change, ChangeKind, Changeset, ChangesetError, Co
 use golem_sandbox::{Sandbox, ZoneOperation};
 use serde_json::{Value, json};
 
-use crate::filesystem::diff::{DiffLimits, text_diff};
+use crate::diff::{DiffLimits, text_diff};
 
 /// What a jailed program changed, not yet applied, or why it cannot be read (refused).
 pub type Pending = Result<Changeset, ChangesetError>;

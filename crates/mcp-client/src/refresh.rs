@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use super::cache::CachedServer;
-use super::{McpError, McpOptions, list_blocking, prepare};
+use super::{McpError, McpOptions, list_blocking, prepare_server};
 
 /// What refreshing one server gave.
 #[derive(Debug)]
@@ -34,29 +34,23 @@ pub struct Refreshed {
 pub fn refresh(options: &McpOptions) -> Result<Vec<ServerRefresh>, McpError> {
     let mut outcomes = Vec::new();
     let mut ready = Vec::new();
-    for server in &options.servers {
-        let one = McpOptions {
-            servers: vec![server.clone()],
-            ..options.clone()
-        };
-        match prepare(&one) {
-            Ok(mut prepared) => {
-                if let Some(prepared) = prepared.pop() {
-                    ready.push((outcomes.len(), prepared));
-                }
+    for (name, server) in &options.config.servers {
+        match prepare_server(options, name, server) {
+            Ok(prepared) => {
+                ready.push((outcomes.len(), prepared));
                 outcomes.push(ServerRefresh {
-                    server: server.name.clone(),
+                    server: name.clone(),
                     outcome: Err(String::new()),
                 });
             }
             Err(e) => outcomes.push(ServerRefresh {
-                server: server.name.clone(),
+                server: name.clone(),
                 outcome: Err(e.0),
             }),
         }
     }
     let specs = ready.iter().map(|(_, p)| p.spec.clone()).collect();
-    let listed = list_blocking(specs, options.timeout)?;
+    let listed = list_blocking(specs, options.timeout())?;
     for ((index, prepared), listed) in ready.into_iter().zip(listed) {
         let Some(outcome) = outcomes.get_mut(index) else {
             continue;
@@ -105,16 +99,13 @@ pub enum CacheStatus {
 /// What the cache holds for each server of `options`, in order, without starting any.
 pub fn cache_status(options: &McpOptions) -> Vec<(String, CacheStatus)> {
     options
+        .config
         .servers
         .iter()
-        .map(|server| {
-            let one = McpOptions {
-                servers: vec![server.clone()],
-                ..options.clone()
-            };
-            let status = match prepare(&one) {
+        .map(|(name, server)| {
+            let status = match prepare_server(options, name, server) {
                 Err(e) => CacheStatus::Unknown(e.0),
-                Ok(prepared) => match prepared.first().and_then(|p| p.slot.as_ref()) {
+                Ok(prepared) => match prepared.slot.as_ref() {
                     None => CacheStatus::Unknown("no cache directory".to_owned()),
                     Some(slot) => match slot.read() {
                         Ok(Some(entry)) => CacheStatus::Cached {
@@ -127,7 +118,7 @@ pub fn cache_status(options: &McpOptions) -> Vec<(String, CacheStatus)> {
                     },
                 },
             };
-            (server.name.clone(), status)
+            (name.clone(), status)
         })
         .collect()
 }

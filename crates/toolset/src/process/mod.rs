@@ -191,26 +191,17 @@ fn default_cwd_zone(sandbox: &Sandbox) -> Option<String> {
         .map(|zone| zone.name().to_owned())
 }
 
-/// Test support for the tools that run programs: a jail that gets as far as starting a
-/// process, and a tool's call prepared, decided, described or executed outside the
-/// orchestrator.
 #[cfg(test)]
-pub(crate) mod testing {
-    use std::sync::Arc;
+mod tests {
+    use std::time::Duration;
 
-    use golem_core::approval::ApprovalRequirement;
-    use golem_core::tool::{PreparedCall, Tool, ToolContext};
-    use golem_protocol::ToolError;
-    use golem_sandbox::Sandbox;
-    use golem_sandbox::jail::Jail;
-    use serde_json::Value;
+    use golem_sandbox::ZoneConfig;
+
+    use super::*;
 
     /// A jail over temporary zones whose helper does not exist: enough for everything up to
     /// starting a process.
-    pub fn test_jail(
-        zones: &[golem_sandbox::ZoneConfig],
-        network: bool,
-    ) -> (tempfile::TempDir, Jail) {
+    fn test_jail(zones: &[ZoneConfig], network: bool) -> (tempfile::TempDir, Jail) {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         for zone in zones {
             std::fs::create_dir_all(dir.path().join(&zone.name)).unwrap_or_else(|e| panic!("{e}"));
@@ -223,50 +214,6 @@ pub(crate) mod testing {
         let helper = std::path::PathBuf::from("/nonexistent/golem-forge");
         (dir, Jail::new(helper, sandbox, policy))
     }
-
-    /// `tool`'s prepared call for a model's `args`, which must prepare.
-    pub async fn prepare(tool: &Arc<dyn Tool>, args: Value) -> PreparedCall {
-        match tool.prepare(&args, &ToolContext::for_model("t")).await {
-            Ok(prepared) => prepared,
-            Err(err) => panic!("not prepared: {err:?}"),
-        }
-    }
-
-    /// The requirement `tool` decides for `args` (a program tool always decides).
-    pub async fn approval(tool: &Arc<dyn Tool>, args: Value) -> ApprovalRequirement {
-        prepare(tool, args)
-            .await
-            .requirement
-            .unwrap_or_else(|| panic!("{} always decides", tool.name()))
-    }
-
-    /// How `tool` describes a call with `args` (a program tool always describes).
-    pub async fn describe(tool: &Arc<dyn Tool>, args: Value) -> String {
-        prepare(tool, args)
-            .await
-            .description
-            .unwrap_or_else(|| panic!("{} always describes", tool.name()))
-    }
-
-    /// Prepares and executes a call (whatever its requirement), which must fail.
-    pub async fn execute_err(tool: &Arc<dyn Tool>, args: Value) -> ToolError {
-        let ctx = ToolContext::for_model("t");
-        let plan = prepare(tool, args).await.plan;
-        match tool.execute(plan, &ctx).await {
-            Ok(value) => panic!("ran: {value:?}"),
-            Err(err) => err,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use golem_sandbox::ZoneConfig;
-
-    use super::testing::test_jail;
-    use super::*;
 
     fn runner(
         zones: &[ZoneConfig],

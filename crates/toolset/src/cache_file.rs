@@ -1,12 +1,12 @@
-//! Writing one entry of a tool cache (`custom/cache.rs`, `mcp/cache.rs`): the directory made
-//! when missing, the text written to a temporary file beside the entry and renamed over it, so
-//! a reader finds the old entry or the new one, never part of one.
+//! Writing one entry of a tool cache (custom modules' and MCP servers' tool lists): the
+//! directory made when missing, the text written to a temporary file beside the entry and
+//! renamed over it, so a reader finds the old entry or the new one, never part of one.
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Replaces the file at `path` with `text` as described above; the error names the file.
-pub(crate) fn replace(path: &Path, text: &str) -> Result<(), String> {
+pub fn replace(path: &Path, text: &str) -> Result<(), String> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let nanos = SystemTime::now()

@@ -1,6 +1,7 @@
-//! File diffs for `write_file` and `edit_file`: the `diff` result value (original, modified,
-//! isNew, bytesWritten, unified hunks) and its exact `+N −M lines` summary, computed with
-//! `similar`. Used both for results and for approval previews. Pure: no I/O.
+//! File diffs for `write_file`, `edit_file` and what a jailed program changed
+//! (`process::changes`): the `diff` result value (original, modified, isNew, bytesWritten,
+//! unified hunks) and its exact `+N −M lines` summary, computed with `similar`. Used both for
+//! results and for approval previews. Pure: no I/O.
 //!
 //! Big changes stay bounded: each side's text is cut after [`DiffLimits::max_text_bytes`], the
 //! hunks after [`DiffLimits::max_hunk_lines`] lines (then `data.truncated` is `true`), and the
@@ -14,7 +15,7 @@ use golem_protocol::{DisplayHints, PreferredView, ToolResultValue};
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
-use super::content::{as_text, cut_at_char_boundary};
+use crate::text::{as_text, cut_at_char_boundary};
 
 /// Bounds on the size of a diff result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

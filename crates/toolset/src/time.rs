@@ -1,5 +1,5 @@
 //! ISO 8601 timestamps (UTC, millisecond precision, as JavaScript's `toISOString`) for file
-//! listings and file info. Pure: no I/O, no calendar crate.
+//! listings, file info and the tool-list caches. Pure: no I/O, no calendar crate.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

@@ -1,0 +1,123 @@
+//! What library code may do: only the front ends draw on a terminal or serve a socket, and
+//! only the orchestrator calls `Tool::execute`.
+
+use super::layers::{TEST_ONLY, workspace_dependencies};
+use super::{rust_files, workspace_root};
+
+/// Crates that draw on a terminal or serve a socket: only the front ends may use them.
+const FRONT_END_ONLY: &[&str] = &[
+    "crossterm",
+    "reedline",
+    "portable-pty",
+    "vt100",
+    "axum",
+    "tokio-tungstenite",
+    "tungstenite",
+];
+
+/// The crates that are front ends, and the part both HTTP front ends share (`golem-http`).
+const FRONT_ENDS: &[&str] = &["golem-forge", "golem-web", "golem-mcp-server", "golem-http"];
+
+/// Each library source file below `crates/*/src` of a crate that is not a front end or test
+/// support, with the text before its `#[cfg(test)]` part.
+fn library_sources() -> Vec<(String, String)> {
+    let root = workspace_root();
+    let mut files = Vec::new();
+    for krate in [
+        "protocol",
+        "core",
+        "llm",
+        "sandbox",
+        "toolset",
+        "tools",
+        "mcp-client",
+        "runtime",
+    ] {
+        rust_files(&root.join("crates").join(krate).join("src"), &mut files);
+    }
+    assert!(files.len() > 20, "found only {} files", files.len());
+    files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = match text.find("\n#[cfg(test)]") {
+                Some(at) => text[..at].to_owned(),
+                None => text,
+            };
+            let name = path
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (name, code)
+        })
+        .collect()
+}
+
+#[test]
+fn only_the_front_ends_touch_a_terminal_or_a_users_socket() {
+    for (krate, deps) in workspace_dependencies() {
+        if FRONT_ENDS.contains(&krate.as_str()) || TEST_ONLY.contains(&krate.as_str()) {
+            continue;
+        }
+        for dep in FRONT_END_ONLY {
+            assert!(
+                !deps.contains(*dep),
+                "{krate} depends on {dep}: only the front ends ({FRONT_ENDS:?}) draw on a \
+                 terminal or serve a socket; libraries speak the protocol"
+            );
+        }
+    }
+    // The jail's helper is a process of its own whose stdio are pipes to its parent, not a
+    // terminal: it reads `go`, and reports on stdout/stderr. So is its reaper mode, whose stderr
+    // is the stderr of the program it runs (an MCP server's, read into its start error).
+    let helper_process = |name: &str| {
+        name.starts_with("crates/sandbox/src/jail/")
+            || name.starts_with("crates/sandbox/src/bin/")
+            || name == "crates/sandbox/src/reaper.rs"
+    };
+    let terminal_words = [
+        "println!",
+        "print!(",
+        "io::stdout(",
+        "io::stdin(",
+        "is_terminal",
+        "TcpListener",
+        "UnixListener",
+    ];
+    let mut offenders = Vec::new();
+    for (name, code) in library_sources() {
+        if helper_process(&name) {
+            continue;
+        }
+        for word in terminal_words {
+            if code.contains(word) {
+                offenders.push(format!("{name}: {word}"));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "libraries must not write to a terminal or listen on a socket (emit protocol events \
+         instead): {offenders:#?}"
+    );
+}
+
+#[test]
+fn nothing_but_the_orchestrator_calls_tool_execute() {
+    // The orchestrator is the one path of a tool call (gate, events, outcome); a decorated
+    // tool passes `execute` on to the tool it wraps.
+    let allowed = [
+        "crates/core/src/orchestrator.rs",
+        "crates/core/src/decorated.rs",
+    ];
+    let callers: Vec<String> = library_sources()
+        .into_iter()
+        .filter(|(name, code)| !allowed.contains(&name.as_str()) && code.contains(".execute("))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        callers.is_empty(),
+        "only the orchestrator may call Tool::execute: {callers:#?}"
+    );
+}
