@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use golem_protocol::{
-    ActionEvent, ApprovalResponse, DisplayEvent, RememberScope, SessionAction, SessionEndReason,
-    ToolStatus, TurnStatus,
+    ActionEvent, ApprovalResponse, ContextFill, DisplayEvent, RememberScope, SessionAction,
+    SessionEndReason, ToolStatus, TurnStatus,
 };
 use golem_runtime::host::{HostOptions, HostWorker};
 use golem_runtime::session::{SessionStore, TranscriptEntry};
@@ -381,6 +381,54 @@ async fn prices_from_the_program_config_put_costs_in_usage_turns_status_and_the_
         matches!(end, DisplayEvent::SessionEnded { cost: Some(c), .. } if (c - 0.004).abs() < 1e-12)
     );
     s.closed().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_events_say_how_full_the_context_is_against_the_configured_window() {
+    // Each mock reply is 10 input and 5 output tokens: 15 in the context after each call.
+    let program = Scenario::new(vec![
+        openai::tool_calls(&[("call_1", "file_exists", json!({"path": "/out/a.txt"}))]),
+        openai::text("It does not."),
+    ])
+    .config("context_windows:\n  \"mock:*\": 1000\n  \"other:*\": 5\n")
+    .build()
+    .await;
+    let mut s = program.start();
+    s.input("is there a.txt?");
+    let (_, seen) = s.turn_ended().await;
+    let fills: Vec<ContextFill> = seen
+        .iter()
+        .filter_map(|e| match e {
+            DisplayEvent::Usage { context, .. } => *context,
+            _ => None,
+        })
+        .collect();
+    let fill = ContextFill {
+        used: 15,
+        window: 1000,
+    };
+    assert_eq!(fills, [fill, fill], "{seen:#?}");
+    s.end().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_model_runs_with_the_default_window() {
+    let program = Scenario::new(vec![openai::text("Hi.")]).build().await;
+    let mut s = program.start();
+    s.input("hello");
+    let (_, seen) = s.turn_ended().await;
+    let windows: Vec<u64> = seen
+        .iter()
+        .filter_map(|e| match e {
+            DisplayEvent::Usage {
+                context: Some(fill),
+                ..
+            } => Some(fill.window),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(windows, [golem_llm::context::DEFAULT_CONTEXT_WINDOW]);
+    s.end().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,6 +3,7 @@
 //! interrupt. Root workers in chat mode keep their conversation between runs; every other run
 //! starts fresh.
 
+mod context;
 mod manual;
 mod turn;
 
@@ -12,10 +13,14 @@ use std::time::Duration;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::{CallOutcome, ToolCallOrchestrator};
 use golem_core::ui::RuntimeUI;
+use golem_llm::context::window_of;
 use golem_llm::{Message, Model, ModelError, ModelRequest, ToolResultMessage};
-use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
+use golem_protocol::{
+    ContextFill, DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
+};
 use tokio_util::sync::CancellationToken;
 
+use self::context::ContextMeter;
 use crate::budget::BudgetExceeded;
 use crate::session::PendingCalls;
 use crate::tree::{NodeStart, TreeSlot, WorkerNode};
@@ -97,6 +102,8 @@ pub struct WorkerRuntime {
     cache_key: Option<String>,
     /// Calls of the resumed history's last turn to ask again before the next input.
     pending: Option<PendingCalls>,
+    /// How full the context is, kept with the history.
+    meter: ContextMeter,
 }
 
 /// The note appended when asking the model to summarise after an interrupt.
@@ -122,6 +129,7 @@ impl WorkerRuntime {
             summary_timeout: SUMMARY_TIMEOUT,
             cache_key: None,
             pending: None,
+            meter: ContextMeter::default(),
         }
     }
 
@@ -168,6 +176,12 @@ impl WorkerRuntime {
     /// Forgets the conversation.
     pub fn clear_history(&mut self) {
         self.history.clear();
+        self.meter.reset();
+    }
+
+    /// How full the context was after the last model call, against the model's window.
+    pub fn context_fill(&self) -> Option<ContextFill> {
+        self.meter.fill(window_of(self.parts.model.as_ref()))
     }
 
     /// The model, as `provider:model`.
@@ -237,9 +251,15 @@ impl WorkerRuntime {
             self.record(&mut messages, Message::Tool { results });
         }
         self.record(&mut messages, Message::user(input));
-        let outcome = self.run_loop(&mut messages, &node).await;
+        let mut meter = if self.parts.keeps_history {
+            std::mem::take(&mut self.meter)
+        } else {
+            ContextMeter::default()
+        };
+        let outcome = self.run_loop(&mut messages, &mut meter, &node).await;
         if self.parts.keeps_history {
             self.history = messages;
+            self.meter = meter;
         }
         let (success, error) = match &outcome.status {
             RunStatus::Completed => (true, None),
@@ -251,7 +271,12 @@ impl WorkerRuntime {
         outcome
     }
 
-    async fn run_loop(&self, messages: &mut Vec<Message>, node: &WorkerNode) -> RunOutcome {
+    async fn run_loop(
+        &self,
+        messages: &mut Vec<Message>,
+        meter: &mut ContextMeter,
+        node: &WorkerNode,
+    ) -> RunOutcome {
         let parts = &self.parts;
         let tools = parts.orchestrator.registry().llm_definitions();
         let mut usage = TokenUsage::default();
@@ -268,6 +293,12 @@ impl WorkerRuntime {
             turns += 1;
             let request = ModelRequest::new(&parts.instructions, messages.clone(), tools.clone())
                 .with_cache_key(self.cache_key.clone());
+            let window = window_of(parts.model.as_ref());
+            tracing::debug!(
+                estimate = meter.estimate(&request),
+                window,
+                "context of the next request"
+            );
             let response = match turn::model_turn(
                 parts.model.as_ref(),
                 &request,
@@ -291,6 +322,7 @@ impl WorkerRuntime {
                 }
             };
             usage.add(&response.usage);
+            let used = meter.measured(&request, &response);
             let cost = parts.model.price().map(|price| price.cost(&response.usage));
             node.charge(&response.usage, cost);
             if let Some(observer) = &parts.observer {
@@ -302,6 +334,7 @@ impl WorkerRuntime {
                 model: Some(parts.model.spec().to_string()),
                 cost,
                 budget: node.remaining(),
+                context: Some(ContextFill { used, window }),
                 worker: origin.clone(),
             });
             node.report_spending();
