@@ -18,6 +18,7 @@ use golem_llm::retry::RetryPolicy;
 use golem_sandbox::ZoneConfig;
 use serde::{Deserialize, Deserializer};
 
+use crate::context::ContextSettings;
 use crate::worker::yaml::{self, or_default};
 use crate::worker::{WorkerDefinition, WorkerFileError};
 
@@ -63,6 +64,8 @@ pub struct ProgramConfig {
     /// `context_windows:` — context windows in tokens by `provider:model` (or
     /// `provider:prefix*`), before the built-in defaults (the same matching as `prices:`).
     pub context_windows: BTreeMap<String, u64>,
+    /// `context:` — how workers manage their context, below each worker's own `context:`.
+    pub context: ContextSettings,
     /// `protected:` — zone-relative patterns of files no writer may change, added to the
     /// built-in list (`golem_sandbox::check_pattern` says how they are written); a zone's
     /// `unprotect` cannot lift them.
@@ -323,6 +326,8 @@ struct ConfigFile {
     prices: BTreeMap<String, Price>,
     #[serde(default, deserialize_with = "context_windows")]
     context_windows: BTreeMap<String, u64>,
+    #[serde(default, deserialize_with = "or_default")]
+    context: ContextSettings,
     #[serde(default)]
     notify: Option<NotifySettings>,
     #[serde(default, deserialize_with = "crate::worker::unique_zones")]
@@ -409,6 +414,7 @@ impl ProgramConfig {
             model_requests: file.model_requests,
             prices: file.prices,
             context_windows: file.context_windows,
+            context: file.context,
             notify: file.notify,
             zones: file.zones,
             protected: file.protected,

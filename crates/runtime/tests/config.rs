@@ -12,6 +12,7 @@ use golem_runtime::config::{
     ModelSource, NotifySettings, ProgramConfig, STATE_DIR_NAME, UndoSettings, choose_model,
     find_program_root, holds_program, model_choice, program_root,
 };
+use golem_runtime::context::{ContextSettings, Threshold};
 use golem_runtime::worker::{WorkerDefinition, parse_worker};
 use golem_sandbox::{ZoneConfig, ZoneMode};
 
@@ -33,6 +34,7 @@ fn defaults() -> ProgramConfig {
         model_requests: ModelRequestSettings::default(),
         prices: BTreeMap::new(),
         context_windows: BTreeMap::new(),
+        context: ContextSettings::default(),
         notify: None,
         zones: Vec::new(),
         protected: Vec::new(),
@@ -152,6 +154,12 @@ fn every_key_and_default() {
             c.context_windows.insert("ollama:*".into(), 32_768);
         },
     );
+    check("context: {elide_at: 0.7, keep_turns: 6}\n", |c| {
+        c.context = ContextSettings {
+            elide_at: Some(Threshold::Permille(700)),
+            keep_turns: Some(6),
+        }
+    });
     for (mode, expected) in [
         ("interactive", ApprovalMode::Interactive),
         ("approve_all", ApprovalMode::ApproveAll),
@@ -201,7 +209,7 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             "model: x\nsandbox: {}\n",
-            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `undo`, `worker_paths`, `providers`, `model_requests`, `prices`, `context_windows`, `notify`, `zones`, `protected`)",
+            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `undo`, `worker_paths`, `providers`, `model_requests`, `prices`, `context_windows`, `context`, `notify`, `zones`, `protected`)",
         ),
         (
             "model_requests:\n  headers_timeout_secs: 0\n",

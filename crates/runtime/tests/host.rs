@@ -412,6 +412,61 @@ async fn usage_events_say_how_full_the_context_is_against_the_configured_window(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_programs_context_settings_elide_old_results_from_what_is_sent() {
+    // Two reads of 12 KB (about 3000 tokens each) in a 3000-token window: the third request
+    // passes 60 % of it and sends the first result as a stub, keeping the last turn's.
+    let program = Scenario::new(vec![
+        openai::tool_calls(&[("call_1", "read_file", json!({"path": "/out/a.txt"}))]),
+        openai::tool_calls(&[("call_2", "read_file", json!({"path": "/out/b.txt"}))]),
+        openai::text("Read both."),
+    ])
+    .config("context_windows:\n  \"mock:*\": 3000\ncontext: {keep_turns: 1}\n")
+    .build()
+    .await;
+    std::fs::create_dir_all(program.path("out")).unwrap();
+    let lines = |c: &str| format!("{}\n", c.repeat(59)).repeat(200);
+    std::fs::write(program.path("out/a.txt"), lines("a")).unwrap();
+    std::fs::write(program.path("out/b.txt"), lines("b")).unwrap();
+    let mut s = program.start();
+    s.input("read a and b");
+    let (ended, seen) = s.turn_ended().await;
+    assert!(
+        matches!(
+            ended,
+            DisplayEvent::TurnEnded {
+                status: TurnStatus::Completed,
+                ..
+            }
+        ),
+        "{seen:#?}"
+    );
+    let requests = program.server.requests();
+    let sent = openai::tool_results(&requests[2].body);
+    assert!(
+        sent[0].content.starts_with("[read_file /out/a.txt: ")
+            && sent[0]
+                .content
+                .ends_with(" KB, elided; call it again to see it]"),
+        "{:?}",
+        sent[0]
+    );
+    assert!(sent[1].content.contains(&"b".repeat(59)), "{:?}", sent[1]);
+    // The request before sent it whole.
+    assert!(
+        openai::tool_results(&requests[1].body)[0]
+            .content
+            .contains(&"a".repeat(59))
+    );
+    assert!(
+        seen.iter().any(
+            |e| matches!(e, DisplayEvent::Status { message, .. } if message.contains("elided 1 old tool result"))
+        ),
+        "{seen:#?}"
+    );
+    s.end().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_model_runs_with_the_default_window() {
     let program = Scenario::new(vec![openai::text("Hi.")]).build().await;
     let mut s = program.start();

@@ -6,6 +6,18 @@ use golem_llm::context::{estimate_message, estimate_request, used_by};
 use golem_llm::{Message, ModelRequest, ModelResponse};
 use golem_protocol::ContextFill;
 
+use super::elide::Elision;
+
+/// A worker's context between its requests: how full it is, and which old tool results are
+/// elided from what is sent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ContextState {
+    /// How full it is.
+    pub(crate) meter: ContextMeter,
+    /// What is elided.
+    pub(crate) elision: Elision,
+}
+
 /// What the last measured call held.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Measured {
@@ -52,11 +64,6 @@ impl ContextMeter {
             }
             Some(_) | None => estimate_request(request),
         }
-    }
-
-    /// Forgets the last count: the conversation was replaced, so its prefix no longer matches.
-    pub(crate) fn reset(&mut self) {
-        self.last = None;
     }
 
     /// The fill after the last call, against `window`.
@@ -131,9 +138,9 @@ mod tests {
             meter.estimate(&next),
             1050 + estimate_message(&result(4000))
         );
-        meter.reset();
-        assert_eq!(meter.estimate(&next), estimate_request(&next));
-        assert_eq!(meter.fill(2000), None);
+        let fresh = ContextMeter::default();
+        assert_eq!(fresh.estimate(&next), estimate_request(&next));
+        assert_eq!(fresh.fill(2000), None);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! starts fresh.
 
 mod context;
+mod elide;
 mod manual;
 mod turn;
 
@@ -20,8 +21,10 @@ use golem_protocol::{
 };
 use tokio_util::sync::CancellationToken;
 
-use self::context::ContextMeter;
+use self::context::ContextState;
+use self::elide::ELIDE_HEADROOM;
 use crate::budget::BudgetExceeded;
+use crate::context::ContextPolicy;
 use crate::session::PendingCalls;
 use crate::tree::{NodeStart, TreeSlot, WorkerNode};
 
@@ -78,6 +81,8 @@ pub struct RuntimeParts {
     pub depth: u32,
     /// The most model turns in one run.
     pub max_iterations: u32,
+    /// How it manages its context.
+    pub context: ContextPolicy,
     /// The model.
     pub model: Arc<dyn Model>,
     /// The gate every tool call goes through (holds the worker's tools).
@@ -102,8 +107,8 @@ pub struct WorkerRuntime {
     cache_key: Option<String>,
     /// Calls of the resumed history's last turn to ask again before the next input.
     pending: Option<PendingCalls>,
-    /// How full the context is, kept with the history.
-    meter: ContextMeter,
+    /// How full the context is and what is elided from it, kept with the history.
+    context: ContextState,
 }
 
 /// The note appended when asking the model to summarise after an interrupt.
@@ -129,7 +134,7 @@ impl WorkerRuntime {
             summary_timeout: SUMMARY_TIMEOUT,
             cache_key: None,
             pending: None,
-            meter: ContextMeter::default(),
+            context: ContextState::default(),
         }
     }
 
@@ -176,12 +181,19 @@ impl WorkerRuntime {
     /// Forgets the conversation.
     pub fn clear_history(&mut self) {
         self.history.clear();
-        self.meter.reset();
+        self.context = ContextState::default();
     }
 
     /// How full the context was after the last model call, against the model's window.
     pub fn context_fill(&self) -> Option<ContextFill> {
-        self.meter.fill(window_of(self.parts.model.as_ref()))
+        self.context
+            .meter
+            .fill(window_of(self.parts.model.as_ref()))
+    }
+
+    /// Manages the context by `policy` from now on.
+    pub fn set_context_policy(&mut self, policy: ContextPolicy) {
+        self.parts.context = policy;
     }
 
     /// The model, as `provider:model`.
@@ -251,15 +263,15 @@ impl WorkerRuntime {
             self.record(&mut messages, Message::Tool { results });
         }
         self.record(&mut messages, Message::user(input));
-        let mut meter = if self.parts.keeps_history {
-            std::mem::take(&mut self.meter)
+        let mut context = if self.parts.keeps_history {
+            std::mem::take(&mut self.context)
         } else {
-            ContextMeter::default()
+            ContextState::default()
         };
-        let outcome = self.run_loop(&mut messages, &mut meter, &node).await;
+        let outcome = self.run_loop(&mut messages, &mut context, &node).await;
         if self.parts.keeps_history {
             self.history = messages;
-            self.meter = meter;
+            self.context = context;
         }
         let (success, error) = match &outcome.status {
             RunStatus::Completed => (true, None),
@@ -274,7 +286,7 @@ impl WorkerRuntime {
     async fn run_loop(
         &self,
         messages: &mut Vec<Message>,
-        meter: &mut ContextMeter,
+        context: &mut ContextState,
         node: &WorkerNode,
     ) -> RunOutcome {
         let parts = &self.parts;
@@ -288,17 +300,13 @@ impl WorkerRuntime {
         let cancel = node.stop_token();
         while turns < parts.max_iterations {
             if cancel.is_cancelled() {
-                return self.stopped(messages, usage, turns, tools_ran, node).await;
+                return self
+                    .stopped(messages, context, usage, turns, tools_ran, node)
+                    .await;
             }
             turns += 1;
-            let request = ModelRequest::new(&parts.instructions, messages.clone(), tools.clone())
-                .with_cache_key(self.cache_key.clone());
             let window = window_of(parts.model.as_ref());
-            tracing::debug!(
-                estimate = meter.estimate(&request),
-                window,
-                "context of the next request"
-            );
+            let request = self.request(messages, context, tools.clone(), window);
             let response = match turn::model_turn(
                 parts.model.as_ref(),
                 &request,
@@ -310,7 +318,9 @@ impl WorkerRuntime {
             {
                 Ok(response) => response,
                 Err(ModelError::Cancelled) => {
-                    return self.stopped(messages, usage, turns, tools_ran, node).await;
+                    return self
+                        .stopped(messages, context, usage, turns, tools_ran, node)
+                        .await;
                 }
                 Err(error) => {
                     return RunOutcome {
@@ -322,7 +332,7 @@ impl WorkerRuntime {
                 }
             };
             usage.add(&response.usage);
-            let used = meter.measured(&request, &response);
+            let used = context.meter.measured(&request, &response);
             let cost = parts.model.price().map(|price| price.cost(&response.usage));
             node.charge(&response.usage, cost);
             if let Some(observer) = &parts.observer {
@@ -380,7 +390,9 @@ impl WorkerRuntime {
             }
             self.record(messages, Message::Tool { results });
             if cancel.is_cancelled() {
-                return self.stopped(messages, usage, turns, tools_ran, node).await;
+                return self
+                    .stopped(messages, context, usage, turns, tools_ran, node)
+                    .await;
             }
         }
         let message = format!(
@@ -396,11 +408,59 @@ impl WorkerRuntime {
         }
     }
 
+    /// The next request: the conversation as it is sent, with the old tool results elided so
+    /// far, and more of them elided (oldest first) when its estimate passes `elide_at`.
+    fn request(
+        &self,
+        messages: &[Message],
+        context: &mut ContextState,
+        tools: Vec<golem_protocol::ToolDefinition>,
+        window: u64,
+    ) -> ModelRequest {
+        let parts = &self.parts;
+        let mut request =
+            ModelRequest::new(&parts.instructions, context.elision.sent(messages), tools)
+                .with_cache_key(self.cache_key.clone());
+        let estimate = context.meter.estimate(&request);
+        tracing::debug!(estimate, window, "context of the next request");
+        let Some(threshold) = parts.context.elide_at.tokens(window) else {
+            return request;
+        };
+        if estimate <= threshold {
+            return request;
+        }
+        let headroom = (window as f64 * ELIDE_HEADROOM) as u64;
+        let elided = context.elision.extend(
+            &mut request.messages,
+            parts.context.keep_turns as usize,
+            estimate,
+            threshold.saturating_sub(headroom),
+        );
+        if elided.results > 0 {
+            let fill = ContextFill {
+                used: estimate,
+                window,
+            };
+            parts.ui.emit(DisplayEvent::Status {
+                level: StatusLevel::Info,
+                message: format!(
+                    "context {} % full: elided {} old tool result{} (about {} tokens)",
+                    fill.percent(),
+                    elided.results,
+                    if elided.results == 1 { "" } else { "s" },
+                    elided.tokens
+                ),
+            });
+        }
+        request
+    }
+
     /// After the run's stop token fired: a budget that ran out ends the run as
     /// [`RunStatus::BudgetExceeded`], an interrupt as [`WorkerRuntime::interrupted`] says.
     async fn stopped(
         &self,
         messages: &mut Vec<Message>,
+        context: &ContextState,
         usage: TokenUsage,
         turns: u32,
         tools_ran: bool,
@@ -408,7 +468,10 @@ impl WorkerRuntime {
     ) -> RunOutcome {
         match node.exceeded() {
             Some(exceeded) => budget_exceeded(exceeded, usage, turns),
-            None => self.interrupted(messages, usage, turns, tools_ran).await,
+            None => {
+                self.interrupted(messages, context, usage, turns, tools_ran)
+                    .await
+            }
         }
     }
 
@@ -421,6 +484,7 @@ impl WorkerRuntime {
     async fn interrupted(
         &self,
         messages: &mut Vec<Message>,
+        context: &ContextState,
         mut usage: TokenUsage,
         turns: u32,
         tools_ran: bool,
@@ -440,8 +504,12 @@ impl WorkerRuntime {
             return stopped(usage);
         }
         self.record(messages, Message::user(INTERRUPT_NOTE));
-        let request = ModelRequest::new(&parts.instructions, messages.clone(), Vec::new())
-            .with_cache_key(self.cache_key.clone());
+        let request = ModelRequest::new(
+            &parts.instructions,
+            context.elision.sent(messages),
+            Vec::new(),
+        )
+        .with_cache_key(self.cache_key.clone());
         let cancel = parts.interrupt.token();
         parts.ui.emit(DisplayEvent::Status {
             level: StatusLevel::Info,
