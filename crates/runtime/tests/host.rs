@@ -467,6 +467,44 @@ async fn the_programs_context_settings_elide_old_results_from_what_is_sent() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_overflow_fails_the_turn_naming_the_window_and_what_to_do() {
+    let overflow = r#"{"error":{"message":"This model's maximum context length is 1000 tokens. However, your messages resulted in 1200 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+    let program = Scenario::new(vec![
+        golem_testkit::mock::Reply::json(400, overflow),
+        openai::text("never sent"),
+    ])
+    .config("context_windows:\n  \"mock:*\": 1000\n")
+    .build()
+    .await;
+    let mut s = program.start();
+    s.input("hello");
+    let (ended, seen) = s.turn_ended().await;
+    let DisplayEvent::TurnEnded {
+        status: TurnStatus::Failed,
+        error: Some(error),
+        ..
+    } = &ended
+    else {
+        panic!("{ended:?} {seen:#?}")
+    };
+    assert!(
+        error.contains("maximum context length is 1000 tokens"),
+        "{error}"
+    );
+    assert!(
+        error.contains("the context window of mock:m1 (1000 tokens as golem-forge knows it)"),
+        "{error}"
+    );
+    assert!(error.contains("start a new session"), "{error}");
+    assert_eq!(
+        program.server.requests().len(),
+        1,
+        "an overflow is not retried"
+    );
+    s.end().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_model_runs_with_the_default_window() {
     let program = Scenario::new(vec![openai::text("Hi.")]).build().await;
     let mut s = program.start();

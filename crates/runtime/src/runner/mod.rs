@@ -322,6 +322,14 @@ impl WorkerRuntime {
                         .stopped(messages, context, usage, turns, tools_ran, node)
                         .await;
                 }
+                Err(error @ ModelError::ContextOverflow { .. }) => {
+                    return RunOutcome {
+                        status: RunStatus::Failed(self.overflowed(&error, &request, window)),
+                        response: String::new(),
+                        usage,
+                        turns,
+                    };
+                }
                 Err(error) => {
                     return RunOutcome {
                         status: RunStatus::Failed(error.to_string()),
@@ -453,6 +461,20 @@ impl WorkerRuntime {
             });
         }
         request
+    }
+
+    /// What to tell the user when the provider said the request does not fit its window.
+    fn overflowed(&self, error: &ModelError, request: &ModelRequest, window: u64) -> String {
+        format!(
+            "{error}. {}'s conversation (about {} tokens) no longer fits the context window of \
+             {} ({window} tokens as golem-forge knows it): start a new session (/new in the \
+             chat), correct the window under `context_windows:` in golem-forge.config.yaml, or \
+             lower `context.elide_at` or `context.keep_turns` so that old tool results are \
+             elided sooner",
+            self.parts.worker_name,
+            golem_llm::context::estimate_request(request),
+            self.parts.model.spec(),
+        )
     }
 
     /// After the run's stop token fired: a budget that ran out ends the run as

@@ -760,3 +760,32 @@ async fn without_elision_every_result_is_sent_whole() {
     let per_request = elided_per_request(&s.model);
     assert!(per_request.iter().flatten().all(|e| !e), "{per_request:?}");
 }
+
+#[tokio::test]
+async fn a_context_overflow_fails_the_run_saying_what_to_do() {
+    let model = ScriptedModel::new(|_, _| {
+        Err(ModelError::ContextOverflow {
+            provider: "anthropic".into(),
+            message: "prompt is too long: 208310 tokens > 200000 maximum".into(),
+        })
+    });
+    let mut s = setup(model, vec![], false, 5);
+    let outcome = s.runtime.run("hi").await;
+    let RunStatus::Failed(message) = &outcome.status else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        message.starts_with(
+            "the request does not fit anthropic's context window: prompt is too long: 208310 \
+             tokens > 200000 maximum. w's conversation (about "
+        ),
+        "{message}"
+    );
+    assert!(
+        message
+            .contains("the context window of test:scripted (32768 tokens as golem-forge knows it)"),
+        "{message}"
+    );
+    assert!(message.contains("`context_windows:`"), "{message}");
+    assert_eq!(s.model.requests().len(), 1, "an overflow is not retried");
+}
