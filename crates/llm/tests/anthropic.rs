@@ -413,6 +413,14 @@ async fn a_prompt_too_long_is_a_context_overflow_and_not_retried() {
 // ---- stream faults ----
 
 #[tokio::test]
+async fn the_mocks_context_limit_is_a_context_overflow() {
+    let server = MockServer::start(vec![text_reply("never")]).await;
+    server.set_context_limit(1);
+    let err = complete(&model(&server)).await.unwrap_err();
+    assert!(matches!(err, ModelError::ContextOverflow { .. }), "{err:?}");
+}
+
+#[tokio::test]
 async fn a_prompt_too_long_error_event_is_a_context_overflow() {
     let error = sse(
         Some("error"),

@@ -379,6 +379,14 @@ async fn context_length_exceeded_is_a_context_overflow_and_not_retried() {
 }
 
 #[tokio::test]
+async fn the_mocks_context_limit_is_a_context_overflow() {
+    let server = MockServer::start(vec![text_reply("never")]).await;
+    server.set_context_limit(1);
+    let err = complete(&server).await.unwrap_err();
+    assert!(matches!(err, ModelError::ContextOverflow { .. }), "{err:?}");
+}
+
+#[tokio::test]
 async fn retries_500_three_times_then_succeeds() {
     let error = r#"{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}"#;
     let server = MockServer::start(vec![

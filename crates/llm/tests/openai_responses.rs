@@ -432,6 +432,17 @@ async fn context_length_exceeded_is_a_context_overflow_and_not_retried() {
 }
 
 #[tokio::test]
+async fn the_mocks_context_limit_is_a_context_overflow() {
+    let server = MockServer::start(vec![text_reply("never")]).await;
+    server.set_context_limit(1);
+    let error = complete(&server).await.unwrap_err();
+    assert!(
+        matches!(error, ModelError::ContextOverflow { .. }),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_401_is_not_retried() {
     let server = MockServer::start(vec![Reply::json(
         401,
