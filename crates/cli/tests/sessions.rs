@@ -636,6 +636,7 @@ fn show_adds_up_what_the_priced_model_calls_cost() {
             model: Some("openai:gpt-4o".into()),
             cost,
             budget: None,
+            context: None,
             worker: None,
         },
     };
@@ -695,6 +696,7 @@ fn export_markdown_shows_the_cost_and_a_missing_end() {
             model: Some("openai:gpt-4o".into()),
             cost: Some(0.0042),
             budget: None,
+            context: None,
             worker: None,
         },
     };

@@ -37,6 +37,16 @@ pub enum ModelError {
         /// The provider's message.
         message: String,
     },
+    /// The request does not fit the model's context window (Anthropic's `prompt is too long`,
+    /// OpenAI's `context_length_exceeded`, over HTTP or inside a stream). Not retried: the
+    /// same request would not fit again.
+    #[error("the request does not fit {provider}'s context window: {message}")]
+    ContextOverflow {
+        /// The provider.
+        provider: String,
+        /// The provider's message.
+        message: String,
+    },
     /// Rate limited, overloaded or a server error (429, 5xx, 529, `overloaded_error` in an
     /// error body). Retried.
     #[error("{provider} is unavailable (HTTP {status}): {message}")]
@@ -116,6 +126,7 @@ impl ModelError {
             | ModelError::MissingApiKey { .. }
             | ModelError::Auth { .. }
             | ModelError::Rejected { .. }
+            | ModelError::ContextOverflow { .. }
             | ModelError::StreamCut { .. }
             | ModelError::StreamError { .. }
             | ModelError::IdleTimeout { .. }
@@ -134,6 +145,21 @@ impl ModelError {
                     | ModelError::StreamError { .. }
                     | ModelError::IdleTimeout { .. }
             )
+    }
+
+    /// Whether an error text from a provider (a body, an error event) says that the request
+    /// does not fit the model's context window, in any of the wire formats' words.
+    pub fn says_context_overflow(text: &str) -> bool {
+        let text = text.to_lowercase();
+        [
+            "prompt is too long",
+            "context_length_exceeded",
+            "maximum context length",
+            "exceeds the context window",
+            "context window exceeded",
+        ]
+        .iter()
+        .any(|needle| text.contains(needle))
     }
 
     /// How long the provider asked us to wait, if it did.

@@ -209,6 +209,9 @@ async fn classify(endpoint: &Endpoint, response: reqwest::Response) -> ModelErro
             message,
             retry_after,
         },
+        400 | 413 | 422 if ModelError::says_context_overflow(&body) => {
+            ModelError::ContextOverflow { provider, message }
+        }
         _ if says_overloaded(&body) => ModelError::Unavailable {
             provider,
             status: 529,

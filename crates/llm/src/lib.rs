@@ -5,11 +5,13 @@
 //! Providers speak their real wire formats; their types stay in their own files and are
 //! converted to and from the canonical types there. Nothing here touches a terminal.
 
+pub mod context;
 pub mod error;
 pub mod event;
 pub mod http;
 pub mod message;
 pub mod model;
+pub mod model_table;
 pub mod pricing;
 pub mod providers;
 pub mod record;

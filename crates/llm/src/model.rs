@@ -25,6 +25,12 @@ pub trait Model: Send + Sync {
         None
     }
 
+    /// Its context window in tokens, when known (see [`crate::context`]); `None` by default,
+    /// which the runtime reads as [`crate::context::DEFAULT_CONTEXT_WINDOW`].
+    fn context_window(&self) -> Option<u64> {
+        None
+    }
+
     /// Starts a response. Connection errors and HTTP errors before the stream starts are
     /// returned here (after retries); faults later arrive as an error item. Cancelling `cancel`
     /// (or dropping the stream) aborts the request promptly.

@@ -1,20 +1,14 @@
 //! What model calls cost: prices per million tokens as data (defaults for the built-in
 //! providers' models, overridden by `prices:` in the program config), the cost of one call's
-//! [`TokenUsage`], and [`PricedModel`], which carries a price with a model so the runtime can
-//! put the cost in `usage` events.
+//! [`TokenUsage`]. [`crate::model_table::Described`] carries a price with a model so the
+//! runtime can put the cost in `usage` events.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
-use async_trait::async_trait;
 use golem_protocol::TokenUsage;
 use serde::Deserialize;
-use tokio_util::sync::CancellationToken;
 
-use crate::error::ModelError;
-use crate::message::ModelRequest;
-use crate::model::{EventStream, Model};
-use crate::spec::ModelSpec;
+use crate::model_table::ModelTable;
 
 /// A model's prices in US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -99,15 +93,11 @@ const DEFAULTS: &[(&str, Price)] = &[
 ];
 
 /// Prices by model: exact `provider:model` names, or prefixes written with a trailing `*`
-/// (`anthropic:claude-sonnet-4*`). The longest match wins; the program's own entries win over
-/// the defaults. `openai-responses:` models are priced like `openai:` ones.
+/// (`anthropic:claude-sonnet-4*`), matched by [`ModelTable`]. The longest match wins; the
+/// program's own entries win over the defaults. `openai-responses:` models are priced like
+/// `openai:` ones.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PriceTable {
-    /// The program's entries (pattern → price).
-    own: BTreeMap<String, Price>,
-    /// Whether the built-in defaults apply after them.
-    defaults: bool,
-}
+pub struct PriceTable(ModelTable<Price>);
 
 impl Default for PriceTable {
     fn default() -> Self {
@@ -118,96 +108,17 @@ impl Default for PriceTable {
 impl PriceTable {
     /// The built-in defaults only.
     pub fn defaults() -> Self {
-        Self {
-            own: BTreeMap::new(),
-            defaults: true,
-        }
+        Self(ModelTable::new(DEFAULTS))
     }
 
     /// The defaults, with `entries` (from `prices:`) taking precedence.
-    pub fn with(mut self, entries: &BTreeMap<String, Price>) -> Self {
-        self.own
-            .extend(entries.iter().map(|(k, v)| (k.clone(), *v)));
-        self
+    pub fn with(self, entries: &BTreeMap<String, Price>) -> Self {
+        Self(self.0.with(entries))
     }
 
     /// The price of `model` (`provider:model`), if known.
     pub fn lookup(&self, model: &str) -> Option<Price> {
-        let model = match model.strip_prefix("openai-responses:") {
-            Some(name) => format!("openai:{name}"),
-            None => model.to_owned(),
-        };
-        let own = best(
-            self.own
-                .iter()
-                .map(|(pattern, price)| (pattern.as_str(), *price)),
-            &model,
-        );
-        // Defaults are prefixes: `openai:gpt-4o` prices `openai:gpt-4o-2024-08-06`.
-        own.or_else(|| {
-            DEFAULTS
-                .iter()
-                .filter(|(prefix, _)| self.defaults && model.starts_with(prefix))
-                .max_by_key(|(prefix, _)| prefix.len())
-                .map(|(_, price)| *price)
-        })
-    }
-
-    /// Wraps `model` so that it reports its price, if the table knows it.
-    pub fn price(&self, model: Arc<dyn Model>) -> Arc<dyn Model> {
-        match self.lookup(&model.spec().to_string()) {
-            Some(price) => Arc::new(PricedModel {
-                inner: model,
-                price,
-            }),
-            None => model,
-        }
-    }
-}
-
-/// The best entry for `model` among `(pattern, price)`: an exact name, else the longest
-/// `prefix*` it starts with.
-fn best<'a>(entries: impl Iterator<Item = (&'a str, Price)>, model: &str) -> Option<Price> {
-    let mut found: Option<(usize, Price)> = None;
-    for (pattern, price) in entries {
-        let rank = if pattern == model {
-            usize::MAX
-        } else if let Some(prefix) = pattern.strip_suffix('*')
-            && model.starts_with(prefix)
-        {
-            prefix.len()
-        } else {
-            continue;
-        };
-        if found.is_none_or(|(best, _)| rank > best) {
-            found = Some((rank, price));
-        }
-    }
-    found.map(|(_, price)| price)
-}
-
-/// A model with its price.
-pub struct PricedModel {
-    inner: Arc<dyn Model>,
-    price: Price,
-}
-
-#[async_trait]
-impl Model for PricedModel {
-    fn spec(&self) -> &ModelSpec {
-        self.inner.spec()
-    }
-
-    fn price(&self) -> Option<Price> {
-        Some(self.price)
-    }
-
-    async fn stream(
-        &self,
-        request: &ModelRequest,
-        cancel: CancellationToken,
-    ) -> Result<EventStream, ModelError> {
-        self.inner.stream(request, cancel).await
+        self.0.lookup(model)
     }
 }
 

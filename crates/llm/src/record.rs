@@ -125,6 +125,10 @@ impl Model for RecordingModel {
         self.inner.price()
     }
 
+    fn context_window(&self) -> Option<u64> {
+        self.inner.context_window()
+    }
+
     async fn stream(
         &self,
         request: &ModelRequest,

@@ -7,9 +7,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::context::ContextWindows;
 use crate::error::ModelError;
 use crate::http::HttpSettings;
 use crate::model::Model;
+use crate::model_table::Described;
 use crate::pricing::PriceTable;
 use crate::providers::anthropic::{AnthropicConfig, AnthropicModel};
 use crate::providers::openai_chat::OpenAiChatModel;
@@ -55,6 +57,7 @@ pub struct ModelResolver {
     providers: BTreeMap<String, ProviderDefinition>,
     settings: Option<HttpSettings>,
     prices: PriceTable,
+    windows: ContextWindows,
 }
 
 impl ModelResolver {
@@ -65,6 +68,7 @@ impl ModelResolver {
             providers,
             settings: None,
             prices: PriceTable::defaults(),
+            windows: ContextWindows::defaults(),
         }
     }
 
@@ -80,9 +84,21 @@ impl ModelResolver {
         self
     }
 
-    /// Parses `text` and builds the model, with its price when the price table knows it.
+    /// Gives models the context windows of `windows` (the defaults apply without it).
+    pub fn with_context_windows(mut self, windows: ContextWindows) -> Self {
+        self.windows = windows;
+        self
+    }
+
+    /// Parses `text` and builds the model, with its price and context window when the tables
+    /// know them.
     pub fn resolve(&self, text: &str) -> Result<Arc<dyn Model>, ModelError> {
-        self.build(text).map(|model| self.prices.price(model))
+        self.build(text).map(|model| {
+            let name = model.spec().to_string();
+            let price = self.prices.lookup(&name);
+            let window = self.windows.lookup(&name);
+            Described::wrap(model, price, window)
+        })
     }
 
     /// Parses `text` and builds the model. Keys are read from the environment now, so a

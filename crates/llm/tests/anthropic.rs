@@ -396,7 +396,46 @@ async fn bad_request_is_rejected_without_retry() {
     assert_eq!(server.requests().len(), 1);
 }
 
+#[tokio::test]
+async fn a_prompt_too_long_is_a_context_overflow_and_not_retried() {
+    let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}"#;
+    let server = MockServer::start(vec![Reply::json(400, body), text_reply("never")]).await;
+    let err = complete(&model(&server)).await.unwrap_err();
+    assert!(matches!(err, ModelError::ContextOverflow { .. }), "{err:?}");
+    assert!(!err.is_retryable_turn());
+    assert_eq!(
+        err.to_string(),
+        "the request does not fit anthropic's context window: prompt is too long: 208310 tokens > 200000 maximum"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
 // ---- stream faults ----
+
+#[tokio::test]
+async fn the_mocks_context_limit_is_a_context_overflow() {
+    let server = MockServer::start(vec![text_reply("never")]).await;
+    server.set_context_limit(1);
+    let err = complete(&model(&server)).await.unwrap_err();
+    assert!(matches!(err, ModelError::ContextOverflow { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_prompt_too_long_error_event_is_a_context_overflow() {
+    let error = sse(
+        Some("error"),
+        r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 200001 tokens > 200000 maximum"}}"#,
+    );
+    let server =
+        MockServer::start(vec![stream_of(vec![vec![message_start(10)], vec![error]])]).await;
+    let events = events(&model(&server)).await;
+    let last = events.last().unwrap().as_ref().unwrap_err();
+    assert!(
+        matches!(last, ModelError::ContextOverflow { .. }),
+        "{last:?}"
+    );
+    assert!(!last.is_retryable_turn());
+}
 
 #[tokio::test]
 async fn overloaded_error_event_mid_stream() {

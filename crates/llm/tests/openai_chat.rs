@@ -366,6 +366,27 @@ async fn retries_429_honouring_retry_after() {
 }
 
 #[tokio::test]
+async fn context_length_exceeded_is_a_context_overflow_and_not_retried() {
+    let body = r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130410 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+    let server = MockServer::start(vec![Reply::json(400, body), text_reply("never")]).await;
+    let err = complete(&server).await.unwrap_err();
+    assert!(matches!(err, ModelError::ContextOverflow { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("maximum context length is 128000"),
+        "{err}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn the_mocks_context_limit_is_a_context_overflow() {
+    let server = MockServer::start(vec![text_reply("never")]).await;
+    server.set_context_limit(1);
+    let err = complete(&server).await.unwrap_err();
+    assert!(matches!(err, ModelError::ContextOverflow { .. }), "{err:?}");
+}
+
+#[tokio::test]
 async fn retries_500_three_times_then_succeeds() {
     let error = r#"{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}"#;
     let server = MockServer::start(vec![

@@ -416,6 +416,33 @@ async fn retries_429_then_succeeds() {
 }
 
 #[tokio::test]
+async fn context_length_exceeded_is_a_context_overflow_and_not_retried() {
+    let body = r#"{"error":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}"#;
+    let server = MockServer::start(vec![Reply::json(400, body), text_reply("never")]).await;
+    let error = complete(&server).await.unwrap_err();
+    assert!(
+        matches!(error, ModelError::ContextOverflow { .. }),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("exceeds the context window"),
+        "{error}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn the_mocks_context_limit_is_a_context_overflow() {
+    let server = MockServer::start(vec![text_reply("never")]).await;
+    server.set_context_limit(1);
+    let error = complete(&server).await.unwrap_err();
+    assert!(
+        matches!(error, ModelError::ContextOverflow { .. }),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_401_is_not_retried() {
     let server = MockServer::start(vec![Reply::json(
         401,
@@ -513,6 +540,18 @@ async fn failed_responses_and_error_events() {
     let error = complete(&server).await.unwrap_err();
     assert!(matches!(error, ModelError::StreamError { .. }), "{error:?}");
     assert!(error.to_string().contains("The model failed"), "{error}");
+
+    let server = MockServer::start(vec![failed(
+        "context_length_exceeded",
+        "Your input exceeds the context window of this model. Please adjust your input and try again.",
+    )])
+    .await;
+    let error = complete(&server).await.unwrap_err();
+    assert!(
+        matches!(error, ModelError::ContextOverflow { .. }),
+        "{error:?}"
+    );
+    assert!(!error.is_retryable_turn());
 
     let server = MockServer::start(vec![failed("invalid_prompt", "Invalid prompt.")]).await;
     let error = complete(&server).await.unwrap_err();

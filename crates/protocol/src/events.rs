@@ -10,7 +10,7 @@ use crate::approval::{ApprovalRequest, ApprovalResolved, ApprovalResponse, Invok
 use crate::form::{FormField, ManualToolInfo};
 use crate::result::ToolResultValue;
 use crate::session::{ActionResult, RememberedApproval, SessionStatus, TurnStatus};
-use crate::workers::{BudgetAmounts, TokenUsage, WorkerOrigin, WorkerProgress};
+use crate::workers::{BudgetAmounts, ContextFill, TokenUsage, WorkerOrigin, WorkerProgress};
 
 /// The protocol version carried by `sessionStarted`: the major part changes on any incompatible
 /// change, the minor part when events are added (1.1: session actions, `turnEnded`,
@@ -21,8 +21,9 @@ use crate::workers::{BudgetAmounts, TokenUsage, WorkerOrigin, WorkerProgress};
 /// `inputRequired` — `fields` and `source` — answered by `inputResponse`, which can also
 /// decline or cancel; 1.5: consent for what a call did — `approvalRequired.editable` (`false`:
 /// nothing to edit), a second request and resolution for the same call, and a `code_result`'s
-/// `changes`; 1.6: `undo`, putting the zone files of the last turns back).
-pub const PROTOCOL_VERSION: &str = "1.6";
+/// `changes`; 1.6: `undo`, putting the zone files of the last turns back; 1.7: `usage.context`,
+/// how full the worker's context is against its model's window).
+pub const PROTOCOL_VERSION: &str = "1.7";
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -270,6 +271,9 @@ pub enum DisplayEvent {
         /// What is left of the calling worker's budget after this call, when it has one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         budget: Option<BudgetAmounts>,
+        /// How full the worker's context is after this call.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context: Option<ContextFill>,
         /// The worker, for delegated workers.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worker: Option<WorkerOrigin>,

@@ -38,7 +38,9 @@ pub use session::{
     ZoneSummary,
 };
 pub use tool_definition::ToolDefinition;
-pub use workers::{BudgetAmounts, BudgetStatus, TokenUsage, WorkerOrigin, WorkerProgress};
+pub use workers::{
+    BudgetAmounts, BudgetStatus, ContextFill, TokenUsage, WorkerOrigin, WorkerProgress,
+};
 
 #[cfg(test)]
 mod input_tests;

@@ -11,7 +11,7 @@ use crate::error::*;
 use crate::events::*;
 use crate::form::*;
 use crate::result::*;
-use crate::workers::{TokenUsage, WorkerOrigin};
+use crate::workers::{ContextFill, TokenUsage, WorkerOrigin};
 
 /// Asserts that `value` serializes to `expected` and that `expected` reads back to `value`.
 pub(crate) fn check<T>(value: T, expected: Value)
@@ -481,7 +481,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.6", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.7", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(
@@ -608,6 +608,7 @@ fn display_events() {
             model: None,
             cost: None,
             budget: None,
+            context: None,
             worker: None,
         },
         json!({"type": "usage",
@@ -621,13 +622,27 @@ fn display_events() {
             model: Some("anthropic:claude-sonnet-4".into()),
             cost: Some(0.25),
             budget: None,
+            context: Some(ContextFill {
+                used: 126_000,
+                window: 200_000,
+            }),
             worker: None,
         },
         json!({"type": "usage",
                "usage": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2},
                "total": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2},
-               "model": "anthropic:claude-sonnet-4", "cost": 0.25}),
+               "model": "anthropic:claude-sonnet-4", "cost": 0.25,
+               "context": {"used": 126000, "window": 200000}}),
     );
+    assert_eq!(
+        ContextFill {
+            used: 126_000,
+            window: 200_000
+        }
+        .percent(),
+        63
+    );
+    assert_eq!(ContextFill::default().percent(), 0);
     check(
         DisplayEvent::SessionEnded {
             reason: SessionEndReason::Interrupted,

@@ -53,6 +53,27 @@ impl TokenUsage {
     }
 }
 
+/// How full a worker's context is: the tokens its last model call held (prompt, cached parts
+/// included, and answer) against its model's context window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextFill {
+    /// Tokens in the context after the call.
+    pub used: u64,
+    /// The model's context window in tokens.
+    pub window: u64,
+}
+
+impl ContextFill {
+    /// How full the context is, in whole percent (rounded down; 0 for an empty window).
+    pub fn percent(&self) -> u64 {
+        self.used
+            .saturating_mul(100)
+            .checked_div(self.window)
+            .unwrap_or(0)
+    }
+}
+
 /// Amounts of a budget: the limits a worker runs under, or what is left of them. An absent
 /// amount has no limit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

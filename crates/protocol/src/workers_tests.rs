@@ -96,6 +96,7 @@ fn origins_and_usage_carry_the_worker_id_and_the_remaining_budget() {
                 cost_usd: Some(0.25),
                 ..BudgetAmounts::default()
             }),
+            context: None,
             worker: Some(WorkerOrigin {
                 name: "reviewer".into(),
                 depth: 1,

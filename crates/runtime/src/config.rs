@@ -18,6 +18,7 @@ use golem_llm::retry::RetryPolicy;
 use golem_sandbox::ZoneConfig;
 use serde::{Deserialize, Deserializer};
 
+use crate::context::ContextSettings;
 use crate::worker::yaml::{self, or_default};
 use crate::worker::{WorkerDefinition, WorkerFileError};
 
@@ -60,6 +61,11 @@ pub struct ProgramConfig {
     /// `prices:` — US dollars per million tokens by `provider:model` (or `provider:prefix*`),
     /// before the built-in defaults.
     pub prices: BTreeMap<String, Price>,
+    /// `context_windows:` — context windows in tokens by `provider:model` (or
+    /// `provider:prefix*`), before the built-in defaults (the same matching as `prices:`).
+    pub context_windows: BTreeMap<String, u64>,
+    /// `context:` — how workers manage their context, below each worker's own `context:`.
+    pub context: ContextSettings,
     /// `protected:` — zone-relative patterns of files no writer may change, added to the
     /// built-in list (`golem_sandbox::check_pattern` says how they are written); a zone's
     /// `unprotect` cannot lift them.
@@ -318,6 +324,10 @@ struct ConfigFile {
     model_requests: ModelRequestSettings,
     #[serde(default, deserialize_with = "or_default")]
     prices: BTreeMap<String, Price>,
+    #[serde(default, deserialize_with = "context_windows")]
+    context_windows: BTreeMap<String, u64>,
+    #[serde(default, deserialize_with = "or_default")]
+    context: ContextSettings,
     #[serde(default)]
     notify: Option<NotifySettings>,
     #[serde(default, deserialize_with = "crate::worker::unique_zones")]
@@ -403,6 +413,8 @@ impl ProgramConfig {
             providers: file.providers,
             model_requests: file.model_requests,
             prices: file.prices,
+            context_windows: file.context_windows,
+            context: file.context,
             notify: file.notify,
             zones: file.zones,
             protected: file.protected,
@@ -507,6 +519,20 @@ fn protected_patterns<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<
         .into_iter()
         .map(|pattern| pattern.0)
         .collect())
+}
+
+/// `context_windows:`, each a positive number of tokens.
+fn context_windows<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<BTreeMap<String, u64>, D::Error> {
+    let windows = Option::<BTreeMap<String, u64>>::deserialize(deserializer)?.unwrap_or_default();
+    if let Some((model, _)) = windows.iter().find(|(_, window)| **window == 0) {
+        return Err(serde::de::Error::custom(format!(
+            "must give \"{}\" a window of at least one token",
+            model.escape_debug()
+        )));
+    }
+    Ok(windows)
 }
 
 fn provider_names<'de, D: Deserializer<'de>>(

@@ -256,6 +256,7 @@ fn assemble(
         keeps_history: depth == 0 && definition.mode == WorkerMode::Chat,
         depth,
         max_iterations: env.max_iterations.unwrap_or(definition.max_iterations),
+        context: definition.context.or(env.config.context).policy(),
         model,
         orchestrator,
         ui: env.ui.clone(),

@@ -4,6 +4,7 @@
 pub mod approvals_file;
 pub mod budget;
 pub mod config;
+pub mod context;
 pub mod delegation;
 pub mod host;
 pub mod launch;

@@ -12,6 +12,7 @@ use golem_runtime::config::{
     ModelSource, NotifySettings, ProgramConfig, STATE_DIR_NAME, UndoSettings, choose_model,
     find_program_root, holds_program, model_choice, program_root,
 };
+use golem_runtime::context::{ContextSettings, Threshold};
 use golem_runtime::worker::{WorkerDefinition, parse_worker};
 use golem_sandbox::{ZoneConfig, ZoneMode};
 
@@ -32,6 +33,8 @@ fn defaults() -> ProgramConfig {
         providers: BTreeMap::new(),
         model_requests: ModelRequestSettings::default(),
         prices: BTreeMap::new(),
+        context_windows: BTreeMap::new(),
+        context: ContextSettings::default(),
         notify: None,
         zones: Vec::new(),
         protected: Vec::new(),
@@ -144,6 +147,19 @@ fn every_key_and_default() {
             );
         },
     );
+    check(
+        "context_windows:\n  \"proxy:claude-*\": 200000\n  \"ollama:*\": 32768\n",
+        |c| {
+            c.context_windows.insert("proxy:claude-*".into(), 200_000);
+            c.context_windows.insert("ollama:*".into(), 32_768);
+        },
+    );
+    check("context: {elide_at: 0.7, keep_turns: 6}\n", |c| {
+        c.context = ContextSettings {
+            elide_at: Some(Threshold::Permille(700)),
+            keep_turns: Some(6),
+        }
+    });
     for (mode, expected) in [
         ("interactive", ApprovalMode::Interactive),
         ("approve_all", ApprovalMode::ApproveAll),
@@ -193,7 +209,7 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             "model: x\nsandbox: {}\n",
-            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `undo`, `worker_paths`, `providers`, `model_requests`, `prices`, `notify`, `zones`, `protected`)",
+            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `undo`, `worker_paths`, `providers`, `model_requests`, `prices`, `context_windows`, `context`, `notify`, `zones`, `protected`)",
         ),
         (
             "model_requests:\n  headers_timeout_secs: 0\n",
@@ -202,6 +218,14 @@ fn errors_name_the_file_line_and_key() {
         (
             "prices:\n  \"openai:gpt-4o\": { input: 2.5, outptu: 10 }\n",
             "line 2: unknown key `outptu` in `prices.openai:gpt-4o` (did you mean `output`?)",
+        ),
+        (
+            "context_windows:\n  \"ollama:*\": 0\n",
+            "line 2: `context_windows` must give \"ollama:*\" a window of at least one token",
+        ),
+        (
+            "context_windows:\n  \"ollama:*\": lots\n",
+            "line 2: `context_windows.ollama:*` must be a whole number, found \"lots\"",
         ),
         (
             "zones:\n  - { name: notes }\n  - { name: notes, mode: rw }\n",

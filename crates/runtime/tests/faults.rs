@@ -108,6 +108,7 @@ async fn run_model(model: Arc<dyn Model>) -> Ran {
         keeps_history: false,
         depth: 0,
         max_iterations: 3,
+        context: golem_runtime::context::ContextPolicy::default(),
         model,
         orchestrator,
         tree: TreeSlot::new(WorkerTree::new(ui.clone())),

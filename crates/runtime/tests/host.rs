@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use golem_protocol::{
-    ActionEvent, ApprovalResponse, DisplayEvent, RememberScope, SessionAction, SessionEndReason,
-    ToolStatus, TurnStatus,
+    ActionEvent, ApprovalResponse, ContextFill, DisplayEvent, RememberScope, SessionAction,
+    SessionEndReason, ToolStatus, TurnStatus,
 };
 use golem_runtime::host::{HostOptions, HostWorker};
 use golem_runtime::session::{SessionStore, TranscriptEntry};
@@ -381,6 +381,147 @@ async fn prices_from_the_program_config_put_costs_in_usage_turns_status_and_the_
         matches!(end, DisplayEvent::SessionEnded { cost: Some(c), .. } if (c - 0.004).abs() < 1e-12)
     );
     s.closed().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_events_say_how_full_the_context_is_against_the_configured_window() {
+    // Each mock reply is 10 input and 5 output tokens: 15 in the context after each call.
+    let program = Scenario::new(vec![
+        openai::tool_calls(&[("call_1", "file_exists", json!({"path": "/out/a.txt"}))]),
+        openai::text("It does not."),
+    ])
+    .config("context_windows:\n  \"mock:*\": 1000\n  \"other:*\": 5\n")
+    .build()
+    .await;
+    let mut s = program.start();
+    s.input("is there a.txt?");
+    let (_, seen) = s.turn_ended().await;
+    let fills: Vec<ContextFill> = seen
+        .iter()
+        .filter_map(|e| match e {
+            DisplayEvent::Usage { context, .. } => *context,
+            _ => None,
+        })
+        .collect();
+    let fill = ContextFill {
+        used: 15,
+        window: 1000,
+    };
+    assert_eq!(fills, [fill, fill], "{seen:#?}");
+    s.end().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_programs_context_settings_elide_old_results_from_what_is_sent() {
+    // Two reads of 12 KB (about 3000 tokens each) in a 3000-token window: the third request
+    // passes 60 % of it and sends the first result as a stub, keeping the last turn's.
+    let program = Scenario::new(vec![
+        openai::tool_calls(&[("call_1", "read_file", json!({"path": "/out/a.txt"}))]),
+        openai::tool_calls(&[("call_2", "read_file", json!({"path": "/out/b.txt"}))]),
+        openai::text("Read both."),
+    ])
+    .config("context_windows:\n  \"mock:*\": 3000\ncontext: {keep_turns: 1}\n")
+    .build()
+    .await;
+    std::fs::create_dir_all(program.path("out")).unwrap();
+    let lines = |c: &str| format!("{}\n", c.repeat(59)).repeat(200);
+    std::fs::write(program.path("out/a.txt"), lines("a")).unwrap();
+    std::fs::write(program.path("out/b.txt"), lines("b")).unwrap();
+    let mut s = program.start();
+    s.input("read a and b");
+    let (ended, seen) = s.turn_ended().await;
+    assert!(
+        matches!(
+            ended,
+            DisplayEvent::TurnEnded {
+                status: TurnStatus::Completed,
+                ..
+            }
+        ),
+        "{seen:#?}"
+    );
+    let requests = program.server.requests();
+    let sent = openai::tool_results(&requests[2].body);
+    assert!(
+        sent[0].content.starts_with("[read_file /out/a.txt: ")
+            && sent[0]
+                .content
+                .ends_with(" KB, elided; call it again to see it]"),
+        "{:?}",
+        sent[0]
+    );
+    assert!(sent[1].content.contains(&"b".repeat(59)), "{:?}", sent[1]);
+    // The request before sent it whole.
+    assert!(
+        openai::tool_results(&requests[1].body)[0]
+            .content
+            .contains(&"a".repeat(59))
+    );
+    assert!(
+        seen.iter().any(
+            |e| matches!(e, DisplayEvent::Status { message, .. } if message.contains("elided 1 old tool result"))
+        ),
+        "{seen:#?}"
+    );
+    s.end().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_overflow_fails_the_turn_naming_the_window_and_what_to_do() {
+    let overflow = r#"{"error":{"message":"This model's maximum context length is 1000 tokens. However, your messages resulted in 1200 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+    let program = Scenario::new(vec![
+        golem_testkit::mock::Reply::json(400, overflow),
+        openai::text("never sent"),
+    ])
+    .config("context_windows:\n  \"mock:*\": 1000\n")
+    .build()
+    .await;
+    let mut s = program.start();
+    s.input("hello");
+    let (ended, seen) = s.turn_ended().await;
+    let DisplayEvent::TurnEnded {
+        status: TurnStatus::Failed,
+        error: Some(error),
+        ..
+    } = &ended
+    else {
+        panic!("{ended:?} {seen:#?}")
+    };
+    assert!(
+        error.contains("maximum context length is 1000 tokens"),
+        "{error}"
+    );
+    assert!(
+        error.contains("the context window of mock:m1 (1000 tokens as golem-forge knows it)"),
+        "{error}"
+    );
+    assert!(error.contains("start a new session"), "{error}");
+    assert_eq!(
+        program.server.requests().len(),
+        1,
+        "an overflow is not retried"
+    );
+    s.end().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_model_runs_with_the_default_window() {
+    let program = Scenario::new(vec![openai::text("Hi.")]).build().await;
+    let mut s = program.start();
+    s.input("hello");
+    let (_, seen) = s.turn_ended().await;
+    let windows: Vec<u64> = seen
+        .iter()
+        .filter_map(|e| match e {
+            DisplayEvent::Usage {
+                context: Some(fill),
+                ..
+            } => Some(fill.window),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(windows, [golem_llm::context::DEFAULT_CONTEXT_WINDOW]);
+    s.end().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,6 +11,7 @@ mod faults;
 mod fixture;
 mod host;
 mod host_tree;
+mod long_sessions;
 mod models;
 mod prompt_cache;
 mod registry;

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use golem_core::approval::{ApprovalConfig, ApprovalDecisionType};
 use golem_runtime::budget::BudgetLimits;
+use golem_runtime::context::{ContextSettings, Threshold};
 use golem_runtime::worker::{
     CodeToolsetConfig, CustomModuleConfig, CustomToolsetConfig, FilesystemToolsetConfig, JailMode,
     ProcessLimitsConfig, ShellRule, ShellToolsetConfig, ToolsetsConfig, WorkerDefinition,
@@ -32,6 +33,7 @@ fn minimal() -> WorkerDefinition {
         compatible_models: None,
         max_iterations: 20,
         budget: BudgetLimits::default(),
+        context: ContextSettings::default(),
         zones: vec![],
         toolsets: ToolsetsConfig::default(),
         instructions: String::new(),
@@ -327,11 +329,11 @@ fn errors_name_the_file_line_and_key() {
         // Unknown keys, at every depth.
         (
             "name: greeter\nfoo: 1\n",
-            "line 3: unknown key `foo` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `budget`, `sandbox`, `toolsets`)",
+            "line 3: unknown key `foo` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `budget`, `context`, `sandbox`, `toolsets`)",
         ),
         (
             "name: greeter\ninstructions: hi\n",
-            "line 3: unknown key `instructions` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `budget`, `sandbox`, `toolsets`)",
+            "line 3: unknown key `instructions` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `budget`, `context`, `sandbox`, `toolsets`)",
         ),
         (
             "name: greeter\nmax_iteration: 3\n",
@@ -789,6 +791,39 @@ fn a_budget_takes_each_limit() {
     check("name: greeter\nbudget: {tokens: 10}\n", |w| {
         w.budget.tokens = Some(10)
     });
+}
+
+#[test]
+fn context_settings_take_shares_of_the_window_or_never() {
+    check(
+        "name: greeter\ncontext: {elide_at: 0.5, keep_turns: 2}\n",
+        |w| {
+            w.context = ContextSettings {
+                elide_at: Some(Threshold::Permille(500)),
+                keep_turns: Some(2),
+            }
+        },
+    );
+    check("name: greeter\ncontext: {elide_at: never}\n", |w| {
+        w.context.elide_at = Some(Threshold::Never)
+    });
+    check("name: greeter\ncontext: {elide_at: 1}\n", |w| {
+        w.context.elide_at = Some(Threshold::Permille(1000))
+    });
+    check("name: greeter\ncontext:\n", |_| {});
+    let err = |yaml: &str| parse(&worker(yaml, "Hello.")).unwrap_err().to_string();
+    for bad in ["1.5", "0", "sometimes"] {
+        let message = err(&format!("name: greeter\ncontext:\n  elide_at: {bad}\n"));
+        assert!(
+            message.ends_with(
+                "line 4: `context.elide_at` must be a share of the context window above 0 and \
+                 at most 1 (0.6), or `never`"
+            ),
+            "{message}"
+        );
+    }
+    let unknown = err("name: greeter\ncontext:\n  keep_turn: 3\n");
+    assert!(unknown.contains("did you mean `keep_turns`?"), "{unknown}");
 }
 
 #[test]

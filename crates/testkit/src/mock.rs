@@ -2,6 +2,10 @@
 //! streams with delays, a cut connection, or a hang), and every request is recorded (path,
 //! headers, JSON body) so tests can assert what was sent.
 //!
+//! A context limit ([`MockServer::set_context_limit`]) makes it answer a request larger than
+//! the limit with its wire's real overflow error, and count each request's tokens as the input
+//! of the scripted reply's usage.
+//!
 //! Start it inside a Tokio test with [`MockServer::start`], or from a plain test with
 //! [`MockServer::start_blocking`] (its own thread and runtime), e.g. when the code under test
 //! is a subprocess.
@@ -102,6 +106,8 @@ struct Script {
     /// The answer once the scripted replies are used up (else 500 `no scripted reply`).
     fallback: Option<Reply>,
     requests: Vec<Recorded>,
+    /// Requests above this many tokens get their wire's overflow error.
+    context_limit: Option<u64>,
 }
 
 /// What keeps the server running, and stops it on drop.
@@ -128,6 +134,7 @@ fn new_script(replies: Vec<Reply>) -> Arc<Mutex<Script>> {
         replies: replies.into(),
         fallback: None,
         requests: Vec::new(),
+        context_limit: None,
     }))
 }
 
@@ -199,6 +206,16 @@ impl MockServer {
         self.script.lock().unwrap().fallback = Some(reply);
     }
 
+    /// From now on, counts each request as one token per four bytes of its body: a request of
+    /// more than `tokens` gets the overflow error of its wire (by path: Anthropic's 400 `prompt
+    /// is too long` on `/messages`, OpenAI's 400 `context_length_exceeded` on
+    /// `/chat/completions` and `/responses`) and uses up no scripted reply; any other gets its
+    /// scripted reply with the request's count as the usage's input tokens (in place of the
+    /// scripted 10).
+    pub fn set_context_limit(&self, tokens: u64) {
+        self.script.lock().unwrap().context_limit = Some(tokens);
+    }
+
     /// The requests received so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.script.lock().unwrap().requests.clone()
@@ -242,8 +259,10 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let tokens = (body.len() as u64).div_ceil(4);
     let reply = {
         let mut script = script.lock().unwrap();
+        let limit = script.context_limit;
         script.requests.push(Recorded {
             path: uri.path().to_owned(),
             headers: headers
@@ -252,10 +271,18 @@ async fn handle(
                 .collect(),
             body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
         });
-        script
-            .replies
-            .pop_front()
-            .or_else(|| script.fallback.clone())
+        match limit {
+            Some(limit) if tokens > limit => Some(overflow(uri.path(), tokens, limit)),
+            Some(_) => script
+                .replies
+                .pop_front()
+                .or_else(|| script.fallback.clone())
+                .map(|reply| counted(reply, tokens)),
+            None => script
+                .replies
+                .pop_front()
+                .or_else(|| script.fallback.clone()),
+        }
     };
     let reply =
         reply.unwrap_or_else(|| Reply::json(500, r#"{"error":{"message":"no scripted reply"}}"#));
@@ -286,6 +313,42 @@ async fn handle(
     builder
         .body(Body::from_stream(stream))
         .unwrap_or_else(|_| Response::new(Body::empty()))
+}
+
+/// The overflow error of the wire at `path`, as the real APIs send it.
+fn overflow(path: &str, tokens: u64, limit: u64) -> Reply {
+    let body = if path.ends_with("/messages") {
+        serde_json::json!({"type": "error", "error": {"type": "invalid_request_error",
+            "message": format!("prompt is too long: {tokens} tokens > {limit} maximum")}})
+    } else if path.ends_with("/responses") {
+        serde_json::json!({"error": {"message": "Your input exceeds the context window of this \
+            model. Please adjust your input and try again.", "type": "invalid_request_error",
+            "param": "input", "code": "context_length_exceeded"}})
+    } else {
+        serde_json::json!({"error": {"message": format!("This model's maximum context length \
+            is {limit} tokens. However, your messages resulted in {tokens} tokens. Please \
+            reduce the length of the messages."), "type": "invalid_request_error",
+            "param": "messages", "code": "context_length_exceeded"}})
+    };
+    Reply::json(400, &body.to_string())
+}
+
+/// `reply` with `tokens` as the input of its usage (the scripted replies say 10).
+fn counted(mut reply: Reply, tokens: u64) -> Reply {
+    for chunk in &mut reply.chunks {
+        if let Chunk::Data(data) = chunk {
+            *data = data
+                .replace(
+                    "\"prompt_tokens\":10,",
+                    &format!("\"prompt_tokens\":{tokens},"),
+                )
+                .replace(
+                    "\"input_tokens\":10,",
+                    &format!("\"input_tokens\":{tokens},"),
+                );
+        }
+    }
+    reply
 }
 
 #[cfg(test)]
@@ -371,6 +434,32 @@ mod tests {
                 "{response}"
             );
         }
+    }
+
+    #[test]
+    fn a_context_limit_answers_each_wires_overflow_and_counts_the_rest() {
+        let server = MockServer::start_blocking(vec![crate::openai::text("fits")]);
+        server.set_context_limit(100);
+        let big = format!(r#"{{"a":"{}"}}"#, "x".repeat(800));
+        let anthropic = post(&server.base_url, "/v1/messages", &big);
+        assert!(anthropic.starts_with("HTTP/1.1 400"), "{anthropic}");
+        assert!(
+            anthropic.contains("prompt is too long: 202 tokens > 100 maximum"),
+            "{anthropic}"
+        );
+        for path in ["/v1/chat/completions", "/v1/responses"] {
+            let openai = post(&server.base_url, path, &big);
+            assert!(openai.starts_with("HTTP/1.1 400"), "{openai}");
+            assert!(
+                openai.contains(r#""code":"context_length_exceeded""#),
+                "{openai}"
+            );
+        }
+        // The scripted reply was kept for a request that fits, and counts its tokens.
+        let small = format!(r#"{{"a":"{}"}}"#, "x".repeat(192));
+        let fits = post(&server.base_url, "/v1/chat/completions", &small);
+        assert!(fits.starts_with("HTTP/1.1 200"), "{fits}");
+        assert!(fits.contains(r#""prompt_tokens":50,"#), "{fits}");
     }
 
     #[test]

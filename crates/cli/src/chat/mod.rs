@@ -171,6 +171,9 @@ impl Chat {
         if let Some(cost) = stats.cost {
             parts.push(human_cost(cost));
         }
+        if let Some(fill) = stats.context {
+            parts.push(format!("ctx {} %", fill.percent()));
+        }
         if stats.tools > 0 {
             parts.push(format!(
                 "{} tool{}",

@@ -13,11 +13,12 @@ use golem_core::approval::{ApprovalController, ApprovalMode};
 use golem_core::bus::UiEventBus;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::ui::RuntimeUI;
+use golem_llm::context::{ContextWindows, DEFAULT_CONTEXT_WINDOW};
 use golem_llm::pricing::PriceTable;
 use golem_llm::resolve::ModelResolver;
 use golem_protocol::ExecutionMode;
 use golem_runtime::budget::BudgetLimits;
-use golem_runtime::config::{ProgramConfig, choose_model};
+use golem_runtime::config::{CONFIG_FILE_NAME, ProgramConfig, choose_model};
 use golem_runtime::launch::{SessionEnv, WorkerFrame};
 use golem_runtime::registry::{WorkerRegistry, resolve_worker_arg};
 use golem_runtime::tree::WorkerTree;
@@ -176,8 +177,10 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         env_model.as_deref(),
         &config,
     );
+    let windows = ContextWindows::defaults().with(&config.context_windows);
     let resolver = ModelResolver::new(config.providers.clone())
-        .with_prices(PriceTable::defaults().with(&config.prices));
+        .with_prices(PriceTable::defaults().with(&config.prices))
+        .with_context_windows(windows.clone());
     // A model that is chosen but cannot be built here (a key not set) is only reported: the
     // worker is fine, the machine lacks the key.
     let (model, resolved) = match model {
@@ -208,6 +211,17 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         worker.max_iterations
     ));
     say(&format!("  model: {model} ({model_state})"));
+    let name = match &resolved {
+        Ok(resolved) => resolved.spec().to_string(),
+        Err(_) => model.clone(),
+    };
+    say(&match windows.lookup(&name) {
+        Some(window) => format!("  context window: {window} tokens"),
+        None => format!(
+            "  context window: {DEFAULT_CONTEXT_WINDOW} tokens (the default for models it does \
+             not know; set it under `context_windows:` in {CONFIG_FILE_NAME})"
+        ),
+    });
     if !worker.budget.is_unlimited() {
         say(&format!(
             "  budget per run: {} (its sub-workers' spending included)",

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use golem_core::bus::DisplaySubscription;
 use golem_protocol::{
-    DisplayEvent, InputAction, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
+    ContextFill, DisplayEvent, InputAction, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
 };
 
 use super::markdown::{MarkdownStream, MarkdownStyle};
@@ -37,6 +37,8 @@ pub struct TurnStats {
     pub usage: TokenUsage,
     /// What the calls with a known price cost, in US dollars.
     pub cost: Option<f64>,
+    /// How full the root worker's context was after its last model call.
+    pub context: Option<ContextFill>,
 }
 
 /// Draws display events on a screen.
@@ -311,9 +313,18 @@ impl EventDisplay {
                 drop(screen);
                 self.spin("thinking");
             }
-            DisplayEvent::Usage { usage, cost, .. } => {
+            DisplayEvent::Usage {
+                usage,
+                cost,
+                context,
+                worker,
+                ..
+            } => {
                 let mut stats = self.stats();
                 stats.usage.add(usage);
+                if worker.is_none() && context.is_some() {
+                    stats.context = *context;
+                }
                 if let Some(cost) = cost {
                     stats.cost = Some(stats.cost.unwrap_or(0.0) + cost);
                 }

@@ -175,20 +175,21 @@ fn new_starts_a_fresh_conversation_in_a_new_transcript() {
 }
 
 #[test]
-fn a_priced_model_shows_what_each_turn_and_the_session_cost() {
+fn a_priced_model_shows_what_each_turn_and_the_session_cost_and_the_context_fill() {
     let env = TestEnv::new();
     project(&env, &plain_worker());
     env.write(
         "proj/golem-forge.config.yaml",
-        "prices:\n  \"anthropic:claude-mock\": { input: 1000, output: 2000 }\n",
+        "prices:\n  \"anthropic:claude-mock\": { input: 1000, output: 2000 }\n\
+         context_windows:\n  \"anthropic:claude-mock\": 60\n",
     );
     let server = MockServer::start_blocking(vec![Wire::Anthropic.text("Priced.")]);
     let mut chat = start_anthropic(&env, &server);
     chat.ready();
     let shown = chat.turn("hello");
-    // The mock's usage: 10 input and 5 output tokens, $0.01 + $0.01.
+    // The mock's usage: 10 input and 5 output tokens, $0.01 + $0.01; 15 of a 60-token window.
     assert!(
-        shown.contains("── 10 in · 5 out · $0.02 ·"),
+        shown.contains("── 10 in · 5 out · $0.02 · ctx 25 % ·"),
         "{}",
         chat.dump()
     );

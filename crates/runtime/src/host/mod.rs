@@ -32,6 +32,7 @@ use golem_core::interrupt::InterruptSignal;
 use golem_core::registry::ToolRegistry;
 use golem_core::ui::RuntimeUI;
 use golem_llm::Message;
+use golem_llm::context::ContextWindows;
 use golem_llm::pricing::PriceTable;
 use golem_llm::resolve::ModelResolver;
 use golem_protocol::{ActionEvent, DisplayEvent, PROTOCOL_VERSION, SessionEndReason, StatusLevel};
@@ -365,7 +366,8 @@ impl SessionHost {
         let env = Arc::new(SessionEnv {
             resolver: ModelResolver::new(config.providers.clone())
                 .with_settings(config.model_requests.http_settings())
-                .with_prices(PriceTable::defaults().with(&config.prices)),
+                .with_prices(PriceTable::defaults().with(&config.prices))
+                .with_context_windows(ContextWindows::defaults().with(&config.context_windows)),
             max_depth: config.delegation.max_depth,
             config: Arc::new(config),
             registry: Arc::new(registry),

@@ -3,6 +3,8 @@
 //! interrupt. Root workers in chat mode keep their conversation between runs; every other run
 //! starts fresh.
 
+mod context;
+mod elide;
 mod manual;
 mod turn;
 
@@ -12,11 +14,17 @@ use std::time::Duration;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::{CallOutcome, ToolCallOrchestrator};
 use golem_core::ui::RuntimeUI;
+use golem_llm::context::window_of;
 use golem_llm::{Message, Model, ModelError, ModelRequest, ToolResultMessage};
-use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin};
+use golem_protocol::{
+    ContextFill, DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
+};
 use tokio_util::sync::CancellationToken;
 
+use self::context::ContextState;
+use self::elide::ELIDE_HEADROOM;
 use crate::budget::BudgetExceeded;
+use crate::context::ContextPolicy;
 use crate::session::PendingCalls;
 use crate::tree::{NodeStart, TreeSlot, WorkerNode};
 
@@ -73,6 +81,8 @@ pub struct RuntimeParts {
     pub depth: u32,
     /// The most model turns in one run.
     pub max_iterations: u32,
+    /// How it manages its context.
+    pub context: ContextPolicy,
     /// The model.
     pub model: Arc<dyn Model>,
     /// The gate every tool call goes through (holds the worker's tools).
@@ -97,6 +107,8 @@ pub struct WorkerRuntime {
     cache_key: Option<String>,
     /// Calls of the resumed history's last turn to ask again before the next input.
     pending: Option<PendingCalls>,
+    /// How full the context is and what is elided from it, kept with the history.
+    context: ContextState,
 }
 
 /// The note appended when asking the model to summarise after an interrupt.
@@ -122,6 +134,7 @@ impl WorkerRuntime {
             summary_timeout: SUMMARY_TIMEOUT,
             cache_key: None,
             pending: None,
+            context: ContextState::default(),
         }
     }
 
@@ -168,6 +181,19 @@ impl WorkerRuntime {
     /// Forgets the conversation.
     pub fn clear_history(&mut self) {
         self.history.clear();
+        self.context = ContextState::default();
+    }
+
+    /// How full the context was after the last model call, against the model's window.
+    pub fn context_fill(&self) -> Option<ContextFill> {
+        self.context
+            .meter
+            .fill(window_of(self.parts.model.as_ref()))
+    }
+
+    /// Manages the context by `policy` from now on.
+    pub fn set_context_policy(&mut self, policy: ContextPolicy) {
+        self.parts.context = policy;
     }
 
     /// The model, as `provider:model`.
@@ -237,9 +263,15 @@ impl WorkerRuntime {
             self.record(&mut messages, Message::Tool { results });
         }
         self.record(&mut messages, Message::user(input));
-        let outcome = self.run_loop(&mut messages, &node).await;
+        let mut context = if self.parts.keeps_history {
+            std::mem::take(&mut self.context)
+        } else {
+            ContextState::default()
+        };
+        let outcome = self.run_loop(&mut messages, &mut context, &node).await;
         if self.parts.keeps_history {
             self.history = messages;
+            self.context = context;
         }
         let (success, error) = match &outcome.status {
             RunStatus::Completed => (true, None),
@@ -251,7 +283,12 @@ impl WorkerRuntime {
         outcome
     }
 
-    async fn run_loop(&self, messages: &mut Vec<Message>, node: &WorkerNode) -> RunOutcome {
+    async fn run_loop(
+        &self,
+        messages: &mut Vec<Message>,
+        context: &mut ContextState,
+        node: &WorkerNode,
+    ) -> RunOutcome {
         let parts = &self.parts;
         let tools = parts.orchestrator.registry().llm_definitions();
         let mut usage = TokenUsage::default();
@@ -263,11 +300,13 @@ impl WorkerRuntime {
         let cancel = node.stop_token();
         while turns < parts.max_iterations {
             if cancel.is_cancelled() {
-                return self.stopped(messages, usage, turns, tools_ran, node).await;
+                return self
+                    .stopped(messages, context, usage, turns, tools_ran, node)
+                    .await;
             }
             turns += 1;
-            let request = ModelRequest::new(&parts.instructions, messages.clone(), tools.clone())
-                .with_cache_key(self.cache_key.clone());
+            let window = window_of(parts.model.as_ref());
+            let request = self.request(messages, context, tools.clone(), window);
             let response = match turn::model_turn(
                 parts.model.as_ref(),
                 &request,
@@ -279,7 +318,17 @@ impl WorkerRuntime {
             {
                 Ok(response) => response,
                 Err(ModelError::Cancelled) => {
-                    return self.stopped(messages, usage, turns, tools_ran, node).await;
+                    return self
+                        .stopped(messages, context, usage, turns, tools_ran, node)
+                        .await;
+                }
+                Err(error @ ModelError::ContextOverflow { .. }) => {
+                    return RunOutcome {
+                        status: RunStatus::Failed(self.overflowed(&error, &request, window)),
+                        response: String::new(),
+                        usage,
+                        turns,
+                    };
                 }
                 Err(error) => {
                     return RunOutcome {
@@ -291,6 +340,7 @@ impl WorkerRuntime {
                 }
             };
             usage.add(&response.usage);
+            let used = context.meter.measured(&request, &response);
             let cost = parts.model.price().map(|price| price.cost(&response.usage));
             node.charge(&response.usage, cost);
             if let Some(observer) = &parts.observer {
@@ -302,6 +352,7 @@ impl WorkerRuntime {
                 model: Some(parts.model.spec().to_string()),
                 cost,
                 budget: node.remaining(),
+                context: Some(ContextFill { used, window }),
                 worker: origin.clone(),
             });
             node.report_spending();
@@ -347,7 +398,9 @@ impl WorkerRuntime {
             }
             self.record(messages, Message::Tool { results });
             if cancel.is_cancelled() {
-                return self.stopped(messages, usage, turns, tools_ran, node).await;
+                return self
+                    .stopped(messages, context, usage, turns, tools_ran, node)
+                    .await;
             }
         }
         let message = format!(
@@ -363,11 +416,73 @@ impl WorkerRuntime {
         }
     }
 
+    /// The next request: the conversation as it is sent, with the old tool results elided so
+    /// far, and more of them elided (oldest first) when its estimate passes `elide_at`.
+    fn request(
+        &self,
+        messages: &[Message],
+        context: &mut ContextState,
+        tools: Vec<golem_protocol::ToolDefinition>,
+        window: u64,
+    ) -> ModelRequest {
+        let parts = &self.parts;
+        let mut request =
+            ModelRequest::new(&parts.instructions, context.elision.sent(messages), tools)
+                .with_cache_key(self.cache_key.clone());
+        let estimate = context.meter.estimate(&request);
+        tracing::debug!(estimate, window, "context of the next request");
+        let Some(threshold) = parts.context.elide_at.tokens(window) else {
+            return request;
+        };
+        if estimate <= threshold {
+            return request;
+        }
+        let headroom = (window as f64 * ELIDE_HEADROOM) as u64;
+        let elided = context.elision.extend(
+            &mut request.messages,
+            parts.context.keep_turns as usize,
+            estimate,
+            threshold.saturating_sub(headroom),
+        );
+        if elided.results > 0 {
+            let fill = ContextFill {
+                used: estimate,
+                window,
+            };
+            parts.ui.emit(DisplayEvent::Status {
+                level: StatusLevel::Info,
+                message: format!(
+                    "context {} % full: elided {} old tool result{} (about {} tokens)",
+                    fill.percent(),
+                    elided.results,
+                    if elided.results == 1 { "" } else { "s" },
+                    elided.tokens
+                ),
+            });
+        }
+        request
+    }
+
+    /// What to tell the user when the provider said the request does not fit its window.
+    fn overflowed(&self, error: &ModelError, request: &ModelRequest, window: u64) -> String {
+        format!(
+            "{error}. {}'s conversation (about {} tokens) no longer fits the context window of \
+             {} ({window} tokens as golem-forge knows it): start a new session (/new in the \
+             chat), correct the window under `context_windows:` in golem-forge.config.yaml, or \
+             lower `context.elide_at` or `context.keep_turns` so that old tool results are \
+             elided sooner",
+            self.parts.worker_name,
+            golem_llm::context::estimate_request(request),
+            self.parts.model.spec(),
+        )
+    }
+
     /// After the run's stop token fired: a budget that ran out ends the run as
     /// [`RunStatus::BudgetExceeded`], an interrupt as [`WorkerRuntime::interrupted`] says.
     async fn stopped(
         &self,
         messages: &mut Vec<Message>,
+        context: &ContextState,
         usage: TokenUsage,
         turns: u32,
         tools_ran: bool,
@@ -375,7 +490,10 @@ impl WorkerRuntime {
     ) -> RunOutcome {
         match node.exceeded() {
             Some(exceeded) => budget_exceeded(exceeded, usage, turns),
-            None => self.interrupted(messages, usage, turns, tools_ran).await,
+            None => {
+                self.interrupted(messages, context, usage, turns, tools_ran)
+                    .await
+            }
         }
     }
 
@@ -388,6 +506,7 @@ impl WorkerRuntime {
     async fn interrupted(
         &self,
         messages: &mut Vec<Message>,
+        context: &ContextState,
         mut usage: TokenUsage,
         turns: u32,
         tools_ran: bool,
@@ -407,8 +526,12 @@ impl WorkerRuntime {
             return stopped(usage);
         }
         self.record(messages, Message::user(INTERRUPT_NOTE));
-        let request = ModelRequest::new(&parts.instructions, messages.clone(), Vec::new())
-            .with_cache_key(self.cache_key.clone());
+        let request = ModelRequest::new(
+            &parts.instructions,
+            context.elision.sent(messages),
+            Vec::new(),
+        )
+        .with_cache_key(self.cache_key.clone());
         let cancel = parts.interrupt.token();
         parts.ui.emit(DisplayEvent::Status {
             level: StatusLevel::Info,

@@ -16,6 +16,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
+use crate::context::Threshold;
 use crate::tree::{TreeSlot, WorkerTree};
 
 type Script =
@@ -28,6 +29,7 @@ struct ScriptedModel {
     script: Script,
     requests: Mutex<Vec<ModelRequest>>,
     hang_after: Vec<usize>,
+    window: Option<u64>,
 }
 
 impl ScriptedModel {
@@ -45,6 +47,7 @@ impl ScriptedModel {
             script: Box::new(script),
             requests: Mutex::new(Vec::new()),
             hang_after: Vec::new(),
+            window: None,
         })
     }
 
@@ -70,6 +73,9 @@ impl ScriptedModel {
 impl Model for ScriptedModel {
     fn spec(&self) -> &ModelSpec {
         &self.spec
+    }
+    fn context_window(&self) -> Option<u64> {
+        self.window
     }
     async fn stream(
         &self,
@@ -183,6 +189,7 @@ fn setup(
         keeps_history,
         depth: 0,
         max_iterations,
+        context: ContextPolicy::default(),
         model: model.clone(),
         orchestrator,
         tree: TreeSlot::new(WorkerTree::new(ui.clone())),
@@ -617,4 +624,168 @@ async fn a_second_interrupt_while_summarising_stops_at_once() {
     assert_eq!(outcome.response, "[Interrupted]");
     assert_eq!(s.model.requests().len(), 3);
     assert!(!s.interrupt.is_interrupted());
+}
+
+/// A tool that returns `bytes` bytes of text for any path.
+fn read_tool(bytes: usize) -> FnTool {
+    FnTool::new(
+        "read",
+        "reads a file",
+        json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        move |_, _| async move { Ok(ToolResultValue::text("x".repeat(bytes))) },
+    )
+    .with_static_approval(ApprovalRequirement::PreApproved)
+}
+
+/// A model with a `window` that reads `/notes/N.md` for `reads` turns, then answers; its usage
+/// is each request's estimated size, as a provider would count it.
+fn reader(window: u64, reads: usize) -> Arc<ScriptedModel> {
+    let mut model = Arc::into_inner(ScriptedModel::new(move |request, turn| {
+        let mut events = if turn < reads {
+            calls(&[("read", &format!(r#"{{"path": "/notes/{turn}.md"}}"#))])
+        } else {
+            text("done")
+        };
+        for event in &mut events {
+            if let StreamEvent::Usage { usage } = event {
+                usage.input_tokens = golem_llm::context::estimate_request(request);
+            }
+        }
+        Ok(events)
+    }))
+    .unwrap();
+    model.window = Some(window);
+    Arc::new(model)
+}
+
+/// Per request, whether each tool result was sent elided.
+fn elided_per_request(model: &ScriptedModel) -> Vec<Vec<bool>> {
+    model
+        .requests()
+        .iter()
+        .map(|request| {
+            request
+                .messages
+                .iter()
+                .filter_map(|m| match m {
+                    Message::Tool { results } => Some(
+                        results[0]
+                            .content
+                            .ends_with("elided; call it again to see it]"),
+                    ),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn old_tool_results_are_elided_oldest_first_and_stay_elided() {
+    // 8000-byte results are about 2000 tokens; elision starts above 6000 of the 10000 tokens.
+    let mut s = setup(reader(10_000, 8), vec![read_tool(8000)], true, 20);
+    s.runtime.set_context_policy(ContextPolicy {
+        elide_at: Threshold::Permille(600),
+        keep_turns: 2,
+    });
+    let mut events = s.bus.subscribe();
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    let per_request = elided_per_request(&s.model);
+    assert!(
+        per_request.iter().any(|r| r.contains(&true)),
+        "{per_request:?}"
+    );
+    for (n, request) in per_request.iter().enumerate() {
+        // Oldest first: the elided results are the first ones.
+        let elided = request.iter().filter(|e| **e).count();
+        assert!(
+            request[..elided].iter().all(|e| *e),
+            "request {n}: {request:?}"
+        );
+        // The last two turns keep their results.
+        assert!(
+            !request.iter().rev().take(2).any(|e| *e),
+            "request {n}: {request:?}"
+        );
+        // What was elided stays elided.
+        if n > 0 {
+            let before = &per_request[n - 1];
+            assert!(
+                before.iter().zip(request).all(|(b, now)| !b || *now),
+                "{per_request:?}"
+            );
+        }
+    }
+    // Each request fits under the threshold, and the previous request's messages come again
+    // unchanged up to the first newly elided result.
+    let requests = s.model.requests();
+    for request in &requests {
+        let size = golem_llm::context::estimate_request(request);
+        assert!(size <= 6100, "{size}");
+    }
+    let Message::Tool { results } = &requests[8].messages[2] else {
+        panic!("{:?}", requests[8].messages[2])
+    };
+    assert_eq!(
+        results[0].content,
+        "[read /notes/0.md: 8 KB, elided; call it again to see it]"
+    );
+    // The history keeps everything.
+    let kept = s
+        .runtime
+        .history()
+        .iter()
+        .filter(|m| matches!(m, Message::Tool { results } if results[0].content.len() == 8000))
+        .count();
+    assert_eq!(kept, 8);
+    let statuses = statuses(&mut events);
+    assert!(
+        statuses
+            .iter()
+            .any(|(level, m)| *level == StatusLevel::Info && m.contains("elided")),
+        "{statuses:?}"
+    );
+}
+
+#[tokio::test]
+async fn without_elision_every_result_is_sent_whole() {
+    let mut s = setup(reader(10_000, 8), vec![read_tool(8000)], true, 20);
+    s.runtime.set_context_policy(ContextPolicy {
+        elide_at: Threshold::Never,
+        keep_turns: 2,
+    });
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    let per_request = elided_per_request(&s.model);
+    assert!(per_request.iter().flatten().all(|e| !e), "{per_request:?}");
+}
+
+#[tokio::test]
+async fn a_context_overflow_fails_the_run_saying_what_to_do() {
+    let model = ScriptedModel::new(|_, _| {
+        Err(ModelError::ContextOverflow {
+            provider: "anthropic".into(),
+            message: "prompt is too long: 208310 tokens > 200000 maximum".into(),
+        })
+    });
+    let mut s = setup(model, vec![], false, 5);
+    let outcome = s.runtime.run("hi").await;
+    let RunStatus::Failed(message) = &outcome.status else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        message.starts_with(
+            "the request does not fit anthropic's context window: prompt is too long: 208310 \
+             tokens > 200000 maximum. w's conversation (about "
+        ),
+        "{message}"
+    );
+    assert!(
+        message
+            .contains("the context window of test:scripted (32768 tokens as golem-forge knows it)"),
+        "{message}"
+    );
+    assert!(message.contains("`context_windows:`"), "{message}");
+    assert_eq!(s.model.requests().len(), 1, "an overflow is not retried");
 }

@@ -8,6 +8,7 @@ use golem_sandbox::ZoneConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::budget::BudgetLimits;
+use crate::context::ContextSettings;
 use crate::toolsets::ToolsetsConfig;
 
 /// A worker as its `.worker` file defines it.
@@ -27,6 +28,8 @@ pub struct WorkerDefinition {
     pub max_iterations: u32,
     /// What one run of it may spend (`budget:`); unlimited when absent.
     pub budget: BudgetLimits,
+    /// How it manages its context (`context:`), before the program's settings.
+    pub context: ContextSettings,
     /// The sandbox zones; host paths are relative to [`WorkerDefinition::dir`].
     pub zones: Vec<ZoneConfig>,
     /// The toolsets the worker gets.

@@ -16,6 +16,7 @@ use super::definition::{
 use super::error::WorkerFileError;
 use super::yaml::{self, or_default};
 use crate::budget::BudgetLimits;
+use crate::context::ContextSettings;
 use crate::toolsets::ToolsetsConfig;
 
 /// The extension of worker files.
@@ -71,6 +72,7 @@ pub fn parse_worker(text: &str, path: &Path) -> Result<WorkerDefinition, WorkerF
         compatible_models: front.compatible_models,
         max_iterations: front.max_iterations,
         budget: front.budget,
+        context: front.context,
         zones: front.sandbox.zones,
         toolsets: front.toolsets,
         instructions: parts.body.trim().to_owned(),
@@ -99,6 +101,8 @@ struct FrontMatter {
     max_iterations: u32,
     #[serde(default, deserialize_with = "or_default")]
     budget: BudgetLimits,
+    #[serde(default, deserialize_with = "or_default")]
+    context: ContextSettings,
     #[serde(default, deserialize_with = "or_default")]
     sandbox: SandboxSection,
     #[serde(default, deserialize_with = "or_default")]

@@ -274,6 +274,9 @@ impl AnthropicStreamDecoder {
             error.message
         };
         match error.kind.as_str() {
+            _ if ModelError::says_context_overflow(&message) => {
+                ModelError::ContextOverflow { provider, message }
+            }
             "overloaded_error" | "api_error" | "rate_limit_error" => ModelError::StreamError {
                 provider,
                 message: format!("{}: {message}", error.kind),

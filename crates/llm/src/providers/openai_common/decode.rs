@@ -131,6 +131,12 @@ pub(crate) fn stream_error(provider: &str, error: &Value) -> ModelError {
         .and_then(Value::as_u64)
         .is_some_and(|c| c == 429 || c == 529 || (500..600).contains(&c));
     let haystack = error.to_string().to_lowercase();
+    if ModelError::says_context_overflow(&haystack) {
+        return ModelError::ContextOverflow {
+            provider: provider.to_owned(),
+            message,
+        };
+    }
     let transient = code
         || [
             "overload",

@@ -1,0 +1,160 @@
+//! Values by model, as data: built-in defaults by `provider:model` prefix, and the program's
+//! own entries (`prices:`, `context_windows:`) written as exact names or `prefix*` patterns.
+//! The one matcher every per-model table uses (see docs/models.md).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::ModelError;
+use crate::message::ModelRequest;
+use crate::model::{EventStream, Model};
+use crate::pricing::Price;
+use crate::spec::ModelSpec;
+
+/// A value per model: the program's entries first (an exact name beats a prefix written with
+/// `*`, the longest prefix wins), then the built-in defaults (prefixes; the longest wins).
+/// `openai-responses:` models are looked up as `openai:` ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelTable<T: 'static> {
+    /// The program's entries (pattern → value).
+    own: BTreeMap<String, T>,
+    /// The built-in defaults, `provider:model` prefixes.
+    defaults: &'static [(&'static str, T)],
+}
+
+impl<T: Copy + 'static> ModelTable<T> {
+    /// A table with these built-in defaults and no entries of the program's.
+    pub const fn new(defaults: &'static [(&'static str, T)]) -> Self {
+        Self {
+            own: BTreeMap::new(),
+            defaults,
+        }
+    }
+
+    /// The table with `entries` (from the program config) taking precedence.
+    pub fn with(mut self, entries: &BTreeMap<String, T>) -> Self {
+        self.own
+            .extend(entries.iter().map(|(k, v)| (k.clone(), *v)));
+        self
+    }
+
+    /// The value for `model` (`provider:model`), if any entry or default matches.
+    pub fn lookup(&self, model: &str) -> Option<T> {
+        let model = match model.strip_prefix("openai-responses:") {
+            Some(name) => format!("openai:{name}"),
+            None => model.to_owned(),
+        };
+        let own = best(self.own.iter().map(|(p, v)| (p.as_str(), *v)), &model);
+        // Defaults are prefixes: `openai:gpt-4o` matches `openai:gpt-4o-2024-08-06`.
+        own.or_else(|| {
+            self.defaults
+                .iter()
+                .filter(|(prefix, _)| model.starts_with(prefix))
+                .max_by_key(|(prefix, _)| prefix.len())
+                .map(|(_, value)| *value)
+        })
+    }
+}
+
+/// The best entry for `model` among `(pattern, value)`: an exact name, else the longest
+/// `prefix*` it starts with.
+fn best<'a, T>(entries: impl Iterator<Item = (&'a str, T)>, model: &str) -> Option<T> {
+    let mut found: Option<(usize, T)> = None;
+    for (pattern, value) in entries {
+        let rank = if pattern == model {
+            usize::MAX
+        } else if let Some(prefix) = pattern.strip_suffix('*')
+            && model.starts_with(prefix)
+        {
+            prefix.len()
+        } else {
+            continue;
+        };
+        if found.as_ref().is_none_or(|(best, _)| rank > *best) {
+            found = Some((rank, value));
+        }
+    }
+    found.map(|(_, value)| value)
+}
+
+/// A model with what the tables know about it: its price and its context window.
+pub struct Described {
+    inner: Arc<dyn Model>,
+    price: Option<Price>,
+    window: Option<u64>,
+}
+
+impl Described {
+    /// Wraps `model` so that it reports `price` and `window`; unwrapped when both are unknown.
+    pub fn wrap(
+        model: Arc<dyn Model>,
+        price: Option<Price>,
+        window: Option<u64>,
+    ) -> Arc<dyn Model> {
+        if price.is_none() && window.is_none() {
+            return model;
+        }
+        Arc::new(Self {
+            inner: model,
+            price,
+            window,
+        })
+    }
+}
+
+#[async_trait]
+impl Model for Described {
+    fn spec(&self) -> &ModelSpec {
+        self.inner.spec()
+    }
+
+    fn price(&self) -> Option<Price> {
+        self.price.or_else(|| self.inner.price())
+    }
+
+    fn context_window(&self) -> Option<u64> {
+        self.window.or_else(|| self.inner.context_window())
+    }
+
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        cancel: CancellationToken,
+    ) -> Result<EventStream, ModelError> {
+        self.inner.stream(request, cancel).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEFAULTS: &[(&str, u32)] = &[("p:m", 1), ("p:m-long", 2)];
+
+    #[test]
+    fn exact_beats_prefix_and_the_longest_prefix_wins() {
+        let own = BTreeMap::from([
+            ("p:*".to_owned(), 10),
+            ("p:m-*".to_owned(), 20),
+            ("p:m-x".to_owned(), 30),
+        ]);
+        let table = ModelTable::new(DEFAULTS).with(&own);
+        assert_eq!(table.lookup("p:m-x"), Some(30));
+        assert_eq!(table.lookup("p:m-y"), Some(20));
+        assert_eq!(table.lookup("p:other"), Some(10));
+        assert_eq!(table.lookup("q:m"), None);
+        let defaults = ModelTable::new(DEFAULTS);
+        assert_eq!(defaults.lookup("p:m-long-2025"), Some(2));
+        assert_eq!(defaults.lookup("p:m-2025"), Some(1));
+    }
+
+    #[test]
+    fn responses_models_are_looked_up_as_openai_ones() {
+        let own = BTreeMap::from([("openai:gpt-x".to_owned(), 7)]);
+        let table = ModelTable::new(&[]).with(&own);
+        assert_eq!(table.lookup("openai-responses:gpt-x"), Some(7));
+    }
+}

@@ -1,0 +1,125 @@
+//! `context:` settings, in a worker's front matter and in the program config: when to elide
+//! old tool results (`elide_at`, a share of the model's window, or `never`) and how many of
+//! the last turns always keep theirs (`keep_turns`). A worker's own values come first, then
+//! the program's, then the defaults.
+
+use serde::{Deserialize, Deserializer};
+
+/// The default of `elide_at`: 60 % of the window.
+pub const DEFAULT_ELIDE_AT: Threshold = Threshold::Permille(600);
+
+/// The default of `keep_turns`.
+pub const DEFAULT_KEEP_TURNS: u32 = 4;
+
+/// A share of the context window, or never.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threshold {
+    /// At this many thousandths of the window (1 to 1000; `0.6` is 600).
+    Permille(u32),
+    /// Never.
+    Never,
+}
+
+impl Threshold {
+    /// The threshold in tokens of `window`, or `None` for never.
+    pub fn tokens(self, window: u64) -> Option<u64> {
+        match self {
+            Threshold::Permille(permille) => {
+                Some(window.saturating_mul(u64::from(permille)) / 1000)
+            }
+            Threshold::Never => None,
+        }
+    }
+}
+
+/// `context:` as written: every key optional.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextSettings {
+    /// When to elide old tool results.
+    #[serde(default, deserialize_with = "threshold")]
+    pub elide_at: Option<Threshold>,
+    /// How many of the last turns (model calls and their tool results) are never elided.
+    #[serde(default)]
+    pub keep_turns: Option<u32>,
+}
+
+impl ContextSettings {
+    /// These settings, each absent one taken from `base` (the program's, for a worker's).
+    pub fn or(self, base: ContextSettings) -> ContextSettings {
+        ContextSettings {
+            elide_at: self.elide_at.or(base.elide_at),
+            keep_turns: self.keep_turns.or(base.keep_turns),
+        }
+    }
+
+    /// The policy, defaults filled in.
+    pub fn policy(self) -> ContextPolicy {
+        ContextPolicy {
+            elide_at: self.elide_at.unwrap_or(DEFAULT_ELIDE_AT),
+            keep_turns: self.keep_turns.unwrap_or(DEFAULT_KEEP_TURNS),
+        }
+    }
+}
+
+/// How a worker manages its context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextPolicy {
+    /// When to elide old tool results.
+    pub elide_at: Threshold,
+    /// How many of the last turns keep their tool results.
+    pub keep_turns: u32,
+}
+
+impl Default for ContextPolicy {
+    fn default() -> Self {
+        ContextSettings::default().policy()
+    }
+}
+
+fn threshold<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Threshold>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Share(f64),
+        Word(String),
+    }
+    let problem = || {
+        serde::de::Error::custom(
+            "must be a share of the context window above 0 and at most 1 (0.6), or `never`",
+        )
+    };
+    match Option::<Written>::deserialize(deserializer)? {
+        None => Ok(None),
+        Some(Written::Word(word)) if word == "never" => Ok(Some(Threshold::Never)),
+        Some(Written::Share(share)) if share > 0.0 && share <= 1.0 => Ok(Some(
+            Threshold::Permille(((share * 1000.0).round() as u32).max(1)),
+        )),
+        Some(Written::Word(_) | Written::Share(_)) => Err(problem()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workers_values_come_before_the_programs_and_the_defaults() {
+        let program = ContextSettings {
+            elide_at: Some(Threshold::Permille(500)),
+            keep_turns: Some(2),
+        };
+        let worker = ContextSettings {
+            elide_at: Some(Threshold::Never),
+            keep_turns: None,
+        };
+        let policy = worker.or(program).policy();
+        assert_eq!(policy.elide_at, Threshold::Never);
+        assert_eq!(policy.keep_turns, 2);
+        let policy = ContextSettings::default().policy();
+        assert_eq!(policy.elide_at, DEFAULT_ELIDE_AT);
+        assert_eq!(policy.keep_turns, DEFAULT_KEEP_TURNS);
+        assert_eq!(Threshold::Permille(600).tokens(200_000), Some(120_000));
+        assert_eq!(Threshold::Never.tokens(1000), None);
+    }
+}
