@@ -6,17 +6,19 @@
 //! `golem-runtime` (`toolsets.rs`); ARCHITECTURE.md has the recipe for adding one.
 //!
 //! Also here: the configuration every jailed toolset shares (`network:`, `jail:`, `limits:`,
-//! timeouts; [`config`], [`network`]) and building its jail from it ([`jail`]).
+//! timeouts; [`config`], [`network`], [`jailed`]) and building its jail from it ([`jail`]).
 
 pub mod config;
 mod context;
 pub mod jail;
+pub mod jailed;
 pub mod network;
 mod toolset;
 
 pub use config::{DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, ProcessLimitsConfig};
 pub use context::{BuildContext, Delegation, Notice, ToolsetError};
-pub use jail::{ProcessJail, kernel_support_cache};
+pub use jail::{BuiltJail, ProcessJail, kernel_support_cache};
+pub use jailed::{Jailed, ProgramsConfig};
 pub use network::NetworkAccess;
 pub use toolset::{
     Configured, ConfiguredToolset, JailUse, Reach, Schemas, Section, Toolset, ToolsetConfig,
