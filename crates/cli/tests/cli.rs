@@ -173,3 +173,21 @@ fn a_bare_test_model_means_test_default_from_the_flag_and_the_environment() {
         "{stderr}"
     );
 }
+
+#[test]
+fn schema_worker_prints_the_committed_schema() {
+    let env = TestEnv::new();
+    let output = env
+        .std_command()
+        .args(["schema", "worker"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let committed = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs/schema/worker.schema.json"),
+    )
+    .unwrap();
+    assert!(output.stderr.is_empty(), "{output:?}");
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), committed);
+}

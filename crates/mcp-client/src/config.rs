@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use golem_core::approval::ApprovalConfig;
+use schemars::JsonSchema;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
@@ -21,21 +22,25 @@ use golem_toolset::config::{
 
 /// The MCP toolset (`toolsets.mcp`): servers whose tools the worker may call, each tool
 /// exposed as `<server>__<tool>`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct McpToolsetConfig {
     /// The servers by name (`[a-zA-Z0-9_-]+`), in name order.
     #[serde(default, deserialize_with = "mcp_servers")]
+    #[schemars(with = "Option<BTreeMap<String, McpServerConfig>>")]
     pub servers: BTreeMap<String, McpServerConfig>,
     /// The whitelist per server: only these tools of that server are exposed (a server not
     /// listed exposes all its tools).
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<BTreeMap<String, Vec<String>>>")]
     pub tools: BTreeMap<String, Vec<String>>,
     /// Decisions by exposed name (`everything__echo`), with a default (`ask` when absent).
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<ApprovalConfig>")]
     pub approval: ApprovalConfig,
     /// Wall-clock limit of a server's start and of each call, in seconds (default 60).
     #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
+    #[schemars(with = "Option<u64>", range(min = 1))]
     pub timeout: u64,
 }
 
@@ -51,7 +56,7 @@ impl Default for McpToolsetConfig {
 }
 
 /// One MCP server (`toolsets.mcp.servers.NAME`) and how it is reached.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(try_from = "McpServerSection")]
 pub enum McpServerConfig {
     /// A command started as a child process that speaks MCP on its standard input and output.
@@ -93,7 +98,7 @@ impl McpServerConfig {
 /// `toolsets.mcp.servers.NAME.jail`: a stdio server run in the process jail, seeing only
 /// `zones` at their virtual paths (`/<zone>`). `jail: true` is every zone of the worker and
 /// no network; `jail: false` (or no `jail`) runs the server outside the jail.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct McpJailConfig {
     /// The worker's zones the server sees (absent: all of them; `[]`: none).
@@ -104,9 +109,11 @@ pub struct McpJailConfig {
     pub network: NetworkAccess,
     /// How strictly to jail (default `strict`), as for the other toolsets' `jail:`.
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<JailMode>")]
     pub mode: JailMode,
     /// Resource limits of the server's processes, for as long as it runs.
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<ProcessLimitsConfig>")]
     pub limits: ProcessLimitsConfig,
 }
 
@@ -166,25 +173,45 @@ fn not_a_jail<E: serde::de::Error>(found: &str) -> E {
     ))
 }
 
-/// `toolsets.mcp.servers.NAME` as written, before the transport is checked.
-#[derive(Deserialize)]
+/// `toolsets.mcp.servers.NAME` as written, before the transport is checked: a stdio server
+/// (`command`, `args`, `env`, `cwd`, `jail`) or an HTTP one (`url`, `headers`).
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [{ "required": ["command"] }, { "required": ["url"] }]))]
 struct McpServerSection {
+    /// stdio: the program (looked up on `PATH`).
     #[serde(default)]
     command: Option<String>,
+    /// stdio: its arguments.
     #[serde(default)]
     args: Option<Vec<String>>,
+    /// stdio: variables added to its minimal environment; `${VAR}` in a value is expanded
+    /// from ours.
     #[serde(default)]
     env: Option<BTreeMap<String, String>>,
+    /// stdio: its working directory (outside the jail relative to the worker file; in the jail
+    /// a virtual path, `/<zone>` or below).
     #[serde(default)]
     cwd: Option<String>,
+    /// HTTP: the endpoint, `http://` or `https://`.
     #[serde(default)]
     url: Option<String>,
+    /// HTTP: headers sent with every request; `${VAR}` in a value is expanded from our
+    /// environment.
     #[serde(default)]
     headers: Option<BTreeMap<String, String>>,
-    /// `Some(None)`: written as `false` (or empty).
+    /// stdio: `true` (every zone of the worker, no network), `false` (outside the jail, the
+    /// default) or `{ zones, network, mode, limits }`.
+    // `Some(None)`: written as `false` (or empty).
     #[serde(default, deserialize_with = "some_jail")]
+    #[schemars(schema_with = "jail_schema")]
     jail: Option<Option<McpJailConfig>>,
+}
+
+/// `jail:` in the schema: a bool, nothing, or [`McpJailConfig`].
+fn jail_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let jail = generator.subschema_for::<McpJailConfig>();
+    schemars::json_schema!({ "anyOf": [{ "type": ["boolean", "null"] }, jail] })
 }
 
 /// `jail:` given, whatever its value.

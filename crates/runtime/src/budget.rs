@@ -12,18 +12,21 @@ use golem_protocol::{BudgetAmounts, TokenUsage};
 use serde::{Deserialize, Deserializer};
 
 /// The limits of one run of a worker. Each absent limit is unlimited.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetLimits {
     /// Tokens of every kind (input, output, cache reads and writes), its sub-workers' included.
     #[serde(default, deserialize_with = "positive_count")]
+    #[schemars(range(min = 1))]
     pub tokens: Option<u64>,
     /// US dollars at the models' prices, its sub-workers' included (needs a price for every
     /// model it uses).
     #[serde(default, deserialize_with = "positive_dollars")]
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub cost_usd: Option<f64>,
     /// Seconds of wall-clock time.
     #[serde(default, deserialize_with = "positive_count")]
+    #[schemars(range(min = 1))]
     pub wall_seconds: Option<u64>,
     /// How many sub-workers may be started below this worker, in total (at any depth; calls
     /// run one at a time, so this bounds how many run at once too). `0` allows none.

@@ -3,6 +3,7 @@
 //! the last turns always keep theirs (`keep_turns`). A worker's own values come first, then
 //! the program's, then the defaults.
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer};
 
 /// The default of `elide_at`: 60 % of the window.
@@ -33,11 +34,12 @@ impl Threshold {
 }
 
 /// `context:` as written: every key optional.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ContextSettings {
-    /// When to elide old tool results.
+    /// When to elide old tool results: a share of the context window (0.6), or `never`.
     #[serde(default, deserialize_with = "threshold")]
+    #[schemars(schema_with = "threshold_schema")]
     pub elide_at: Option<Threshold>,
     /// How many of the last turns (model calls and their tool results) are never elided.
     #[serde(default)]
@@ -75,6 +77,17 @@ impl Default for ContextPolicy {
     fn default() -> Self {
         ContextSettings::default().policy()
     }
+}
+
+/// The schema of a threshold as written: what [`threshold`] accepts.
+fn threshold_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "anyOf": [
+            {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            {"const": "never"},
+            {"type": "null"}
+        ]
+    })
 }
 
 fn threshold<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Threshold>, D::Error> {

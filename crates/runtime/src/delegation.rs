@@ -21,11 +21,12 @@ use crate::worker::{is_valid_worker_name, name_problem};
 pub struct WorkersToolset;
 
 /// `toolsets.workers`: the sub-workers this worker may delegate to.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkersToolsetConfig {
     /// Worker names, each becoming a tool of the same name.
     #[serde(default, deserialize_with = "worker_names")]
+    #[schemars(with = "Option<Vec<String>>")]
     pub allowed_workers: Vec<String>,
 }
 

@@ -23,7 +23,7 @@ macro_rules! builtin_toolsets {
     ($($(#[$doc:meta])* $key:ident: $toolset:ty,)*) => {
         /// The `toolsets:` section. A toolset is present when its key is, even with an empty
         /// value (`filesystem:` or `filesystem: {}`).
-        #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct ToolsetsConfig {
             $(

@@ -20,3 +20,4 @@ mod scenario;
 mod worker_file;
 mod worker_file_mcp;
 mod worker_file_web;
+mod worker_schema;

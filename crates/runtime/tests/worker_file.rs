@@ -7,9 +7,10 @@ use golem_core::approval::{ApprovalConfig, ApprovalDecisionType};
 use golem_runtime::budget::BudgetLimits;
 use golem_runtime::context::{ContextSettings, Threshold};
 use golem_runtime::worker::{
-    CodeToolsetConfig, CustomModuleConfig, CustomToolsetConfig, FilesystemToolsetConfig, JailMode,
-    ProcessLimitsConfig, ShellRule, ShellToolsetConfig, ToolsetsConfig, WorkerDefinition,
-    WorkerFileError, WorkerMode, WorkersToolsetConfig, load_worker, parse_worker,
+    CodeConfig, CodeToolsetConfig, CustomModuleConfig, CustomToolsetConfig,
+    FilesystemToolsetConfig, JailMode, ProcessLimitsConfig, ProgramsConfig, ShellConfig, ShellRule,
+    ShellToolsetConfig, ToolsetsConfig, WorkerDefinition, WorkerFileError, WorkerMode,
+    WorkersToolsetConfig, load_worker, parse_worker,
 };
 use golem_sandbox::{ZoneApproval, ZoneConfig, ZoneMode};
 
@@ -164,12 +165,14 @@ fn the_design_example() {
             filesystem: Some(FilesystemToolsetConfig {}),
             code: Some(CodeToolsetConfig::default()),
             shell: Some(ShellToolsetConfig {
-                rules: vec![
-                    rule("git status", PreApproved),
-                    rule("rm -rf", Blocked),
-                    rule("rm ", Ask)
-                ],
-                default: Some(Ask),
+                own: ShellConfig {
+                    rules: vec![
+                        rule("git status", PreApproved),
+                        rule("rm -rf", Blocked),
+                        rule("rm ", Ask)
+                    ],
+                    default: Some(Ask),
+                },
                 ..ShellToolsetConfig::default()
             }),
             workers: Some(WorkersToolsetConfig {
@@ -200,23 +203,31 @@ fn toolset_defaults() {
         |w| {
             w.toolsets.filesystem = Some(FilesystemToolsetConfig {});
             w.toolsets.code = Some(CodeToolsetConfig {
-                network: false.into(),
-                timeout: 60,
-                max_timeout: 600,
-                jail: JailMode::Strict,
-                workdir: None,
-                approval: PreApproved,
-                limits: ProcessLimitsConfig::default(),
+                programs: ProgramsConfig {
+                    network: false.into(),
+                    timeout: 60,
+                    max_timeout: 600,
+                    jail: JailMode::Strict,
+                    workdir: None,
+                    limits: ProcessLimitsConfig::default(),
+                },
+                own: CodeConfig {
+                    approval: PreApproved,
+                },
             });
             w.toolsets.shell = Some(ShellToolsetConfig {
-                rules: vec![],
-                default: None,
-                network: false.into(),
-                timeout: 60,
-                max_timeout: 600,
-                jail: JailMode::Strict,
-                workdir: None,
-                limits: ProcessLimitsConfig::default(),
+                programs: ProgramsConfig {
+                    network: false.into(),
+                    timeout: 60,
+                    max_timeout: 600,
+                    jail: JailMode::Strict,
+                    workdir: None,
+                    limits: ProcessLimitsConfig::default(),
+                },
+                own: ShellConfig {
+                    rules: vec![],
+                    default: None,
+                },
             });
         },
     );
@@ -229,16 +240,24 @@ fn toolset_defaults() {
          shell: { network: true, timeout: 1, jail: strict, default: blocked }\n",
         |w| {
             w.toolsets.code = Some(CodeToolsetConfig {
-                network: true.into(),
-                timeout: 5,
-                jail: JailMode::BestEffort,
+                programs: ProgramsConfig {
+                    network: true.into(),
+                    timeout: 5,
+                    jail: JailMode::BestEffort,
+                    ..ProgramsConfig::default()
+                },
                 ..CodeToolsetConfig::default()
             });
             w.toolsets.shell = Some(ShellToolsetConfig {
-                default: Some(ApprovalDecisionType::Blocked),
-                network: true.into(),
-                timeout: 1,
-                ..ShellToolsetConfig::default()
+                own: ShellConfig {
+                    default: Some(ApprovalDecisionType::Blocked),
+                    ..ShellConfig::default()
+                },
+                programs: ProgramsConfig {
+                    network: true.into(),
+                    timeout: 1,
+                    ..ProgramsConfig::default()
+                },
             });
         },
     );
@@ -248,23 +267,25 @@ fn toolset_defaults() {
          run_memory_mb: 1024, tmp_mb: 32, tmp_files: 1000, zone_write_mb: 100, zone_files: 500 }\n",
         |w| {
             w.toolsets.code = Some(CodeToolsetConfig {
-                workdir: Some("out".into()),
-                approval: Ask,
-                max_timeout: 30,
-                limits: ProcessLimitsConfig {
-                    cpu_seconds: Some(5),
-                    memory_mb: Some(512),
-                    processes: Some(16),
-                    open_files: Some(64),
-                    file_size_mb: Some(8),
-                    output_kb: Some(64),
-                    run_memory_mb: Some(1024),
-                    tmp_mb: Some(32),
-                    tmp_files: Some(1000),
-                    zone_write_mb: Some(100),
-                    zone_files: Some(500),
+                own: CodeConfig { approval: Ask },
+                programs: ProgramsConfig {
+                    workdir: Some("out".into()),
+                    max_timeout: 30,
+                    limits: ProcessLimitsConfig {
+                        cpu_seconds: Some(5),
+                        memory_mb: Some(512),
+                        processes: Some(16),
+                        open_files: Some(64),
+                        file_size_mb: Some(8),
+                        output_kb: Some(64),
+                        run_memory_mb: Some(1024),
+                        tmp_mb: Some(32),
+                        tmp_files: Some(1000),
+                        zone_write_mb: Some(100),
+                        zone_files: Some(500),
+                    },
+                    ..ProgramsConfig::default()
                 },
-                ..CodeToolsetConfig::default()
             });
         },
     );

@@ -28,7 +28,7 @@ use golem_core::ui::RuntimeUI;
 use golem_protocol::ToolStatus;
 use golem_sandbox::jail::{HELPER_ARG, Jail, JailPolicy, helper_main};
 use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
-use golem_tools::custom::{CustomOptions, custom_tools};
+use golem_tools::custom::{CustomModuleConfig, CustomOptions, custom_tools};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -72,14 +72,15 @@ fn main() -> ExitCode {
     let mut registry = ToolRegistry::new();
     for (path, shown) in [(python, "./tools.py"), (javascript, "./tools.mjs")] {
         let options = CustomOptions {
-            path,
-            shown: shown.to_owned(),
-            tools: None,
-            approval: ApprovalConfig {
-                default: Some(ApprovalDecisionType::PreApproved),
-                tools: Default::default(),
+            config: CustomModuleConfig {
+                approval: ApprovalConfig {
+                    default: Some(ApprovalDecisionType::PreApproved),
+                    tools: Default::default(),
+                },
+                timeout: 30,
+                ..CustomModuleConfig::new(shown)
             },
-            timeout: Duration::from_secs(30),
+            path,
             cache_dir: None,
             notice: None,
         };

@@ -16,13 +16,11 @@
 
 use std::path::PathBuf;
 use std::sync::LazyLock;
-use std::time::Duration;
 
 use divan::Bencher;
-use golem_core::approval::ApprovalConfig;
 use golem_sandbox::jail::{HELPER_ARG, Jail, JailPolicy, helper_main};
 use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
-use golem_tools::custom::{CustomOptions, custom_tools};
+use golem_tools::custom::{CustomModuleConfig, CustomOptions, custom_tools};
 use tempfile::TempDir;
 
 /// A module of three tools (type hints, a `_schema` dict, a tool object) importing its sibling.
@@ -87,11 +85,11 @@ impl World {
     /// Builds the toolset, with the describe cache in `cache_dir` (`None`: no cache).
     fn build(&self, cache_dir: Option<PathBuf>) -> usize {
         let options = CustomOptions {
+            config: CustomModuleConfig {
+                timeout: 30,
+                ..CustomModuleConfig::new("./tools/tools.py")
+            },
             path: self.dir.path().join("tools/tools.py"),
-            shown: "./tools/tools.py".to_owned(),
-            tools: None,
-            approval: ApprovalConfig::default(),
-            timeout: Duration::from_secs(30),
             cache_dir,
             notice: None,
         };

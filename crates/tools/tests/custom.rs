@@ -35,7 +35,9 @@ use golem_core::ui::RuntimeUI;
 use golem_protocol::{ApprovalRequest, ApprovalResponse, ToolErrorCode, ToolStatus};
 use golem_sandbox::jail::{Jail, JailPolicy};
 use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
-use golem_tools::custom::{CustomError, CustomNotice, CustomOptions, custom_tools};
+use golem_tools::custom::{
+    CustomError, CustomModuleConfig, CustomNotice, CustomOptions, custom_tools,
+};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -209,11 +211,13 @@ impl Fixture {
     ) -> Result<Vec<Arc<dyn Tool>>, CustomError> {
         let path = self.module(name, source);
         let options = CustomOptions {
+            config: CustomModuleConfig {
+                tools: whitelist.map(|w| w.iter().map(|s| (*s).to_owned()).collect()),
+                approval,
+                timeout: timeout.as_secs(),
+                ..CustomModuleConfig::new(format!("./{name}"))
+            },
             path,
-            shown: format!("./{name}"),
-            tools: whitelist.map(|w| w.iter().map(|s| (*s).to_owned()).collect()),
-            approval,
-            timeout,
             cache_dir: None,
             notice,
         };

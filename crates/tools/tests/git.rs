@@ -26,7 +26,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use golem_core::approval::{ApprovalCallback, ApprovalController, ApprovalMode};
 use golem_core::bus::UiEventBus;
@@ -37,7 +36,7 @@ use golem_protocol::{ApprovalRequest, ApprovalResponse, ToolErrorCode, ToolStatu
 use golem_sandbox::jail::{Jail, JailPolicy};
 use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
 use golem_testkit::git::host_git;
-use golem_tools::git::{GitOptions, READ_TOOLS, git_tools};
+use golem_tools::git::{GitToolsetConfig, READ_TOOLS, git_tools};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -155,13 +154,16 @@ impl Env {
                 },
             )
         };
-        let options = GitOptions {
+        let config = GitToolsetConfig {
             zone: "repo".into(),
             hooks: setup.hooks,
             author: None,
-            timeout: Duration::from_secs(60),
+            timeout: 60,
+            jail: Default::default(),
+            limits: Default::default(),
+            allow_private: Vec::new(),
         };
-        let tools = git_tools(jail(false), Some(jail(true)), options).unwrap();
+        let tools = git_tools(jail(false), Some(jail(true)), &config).unwrap();
         let names = tools.iter().map(|t| t.name().to_owned()).collect();
         let mut registry = ToolRegistry::new();
         for tool in tools {

@@ -16,7 +16,8 @@ use golem_core::ui::RuntimeUI;
 use golem_protocol::{ApprovalRequest, ApprovalResponse, DecidedBy, ToolErrorCode, ToolStatus};
 use golem_sandbox::jail::{Jail, JailPolicy};
 use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
-use golem_tools::shell::{ShellOptions, ShellRule, ShellRules, shell_tool};
+use golem_tools::shell::{ShellRule, ShellRules, shell_tool};
+use golem_toolset::BuiltJail;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -57,13 +58,7 @@ impl Env {
         .unwrap();
         let mut registry = ToolRegistry::new();
         registry
-            .register(shell_tool(
-                jail,
-                ShellOptions {
-                    rules,
-                    ..ShellOptions::default()
-                },
-            ))
+            .register(shell_tool(BuiltJail::new(jail), rules))
             .unwrap();
         let asked = Arc::new(Mutex::new(Vec::new()));
         let callback: ApprovalCallback = {
@@ -239,12 +234,12 @@ fn the_process_tools_have_valid_schemas() {
     };
     let mut registry = ToolRegistry::new();
     registry
-        .register(shell_tool(jail(), ShellOptions::default()))
+        .register(shell_tool(BuiltJail::new(jail()), ShellRules::default()))
         .unwrap();
     registry
         .register(golem_tools::run_code_tool(
-            jail(),
-            golem_tools::code::CodeOptions::default(),
+            BuiltJail::new(jail()),
+            golem_core::approval::ApprovalDecisionType::PreApproved,
         ))
         .unwrap();
     assert_eq!(registry.len(), 2);

@@ -1,10 +1,11 @@
 //! The configuration every jailed toolset shares (`jail:`, `limits:`, timeouts) and the small
 //! deserializers the toolsets' configurations are written with, each failing at its own line.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
 /// How strictly a toolset's child processes are jailed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JailMode {
     /// Every jail feature is required; a kernel without one is an error (the default).
@@ -21,7 +22,7 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 pub const DEFAULT_MAX_TIMEOUT_SECS: u64 = 600;
 
 /// Resource limits of jailed processes; each absent value keeps the jail's default.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessLimitsConfig {
     /// CPU seconds per run (default 120).

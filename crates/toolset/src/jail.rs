@@ -40,7 +40,9 @@ pub struct ProcessJail<'a> {
     pub max_timeout: u64,
 }
 
-/// A toolset's checked jail, the zone its programs start in and its two timeouts.
+/// What building a toolset's jail resolved: the jail checked against the kernel, the zone its
+/// programs start in (checked to be a zone of the worker) and its two timeouts. A tool that runs
+/// programs is made from this and its toolset's own settings.
 pub struct BuiltJail {
     /// Checked against the kernel.
     pub jail: Jail,
@@ -50,6 +52,19 @@ pub struct BuiltJail {
     pub timeout: Duration,
     /// The longest timeout a call may ask for.
     pub max_timeout: Duration,
+}
+
+impl BuiltJail {
+    /// `jail` with no working zone (the first `rw` zone, else the private `/tmp`) and the
+    /// default timeouts.
+    pub fn new(jail: Jail) -> BuiltJail {
+        BuiltJail {
+            jail,
+            cwd_zone: None,
+            timeout: Duration::from_secs(crate::DEFAULT_TIMEOUT_SECS),
+            max_timeout: Duration::from_secs(crate::DEFAULT_MAX_TIMEOUT_SECS),
+        }
+    }
 }
 
 impl ProcessJail<'_> {

@@ -6,9 +6,9 @@
 //! `golem-runtime` (`toolsets.rs`); ARCHITECTURE.md has the recipe for adding one.
 //!
 //! Also here: the configuration every jailed toolset shares (`network:`, `jail:`, `limits:`,
-//! timeouts; [`config`], [`network`]) and building its jail from it ([`jail`]); and what the
-//! toolsets that run programs or cache tool lists share: running a program in the jail and
-//! settling what it changed ([`process`]), the diffs shown for changes ([`diff`], [`text`]),
+//! timeouts; [`config`], [`network`], [`jailed`]) and building its jail from it ([`jail`]); and
+//! what the toolsets that run programs or cache tool lists share: running a program in the jail
+//! and settling what it changed ([`process`]), the diffs shown for changes ([`diff`], [`text`]),
 //! writing a cache entry ([`cache_file`]) and timestamps ([`time`]).
 
 pub mod cache_file;
@@ -16,6 +16,7 @@ pub mod config;
 mod context;
 pub mod diff;
 pub mod jail;
+pub mod jailed;
 pub mod network;
 pub mod process;
 pub mod text;
@@ -24,7 +25,8 @@ mod toolset;
 
 pub use config::{DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, ProcessLimitsConfig};
 pub use context::{BuildContext, Delegation, Notice, ToolsetError};
-pub use jail::{ProcessJail, kernel_support_cache};
+pub use jail::{BuiltJail, ProcessJail, kernel_support_cache};
+pub use jailed::{Jailed, ProgramsConfig};
 pub use network::NetworkAccess;
 pub use toolset::{
     Configured, ConfiguredToolset, JailUse, Reach, Schemas, Section, Toolset, ToolsetConfig,

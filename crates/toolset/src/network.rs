@@ -91,6 +91,35 @@ impl<'de> Deserialize<'de> for NetworkAccess {
     }
 }
 
+impl schemars::JsonSchema for NetworkAccess {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NetworkAccess".into()
+    }
+
+    /// `true`, `false`, nothing, or `{ allow_private: [...] }`.
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`false` (no network), `true` (the internet, but not the host's own services nor \
+                            private networks), or `{ allow_private: [10.1.0.0/16] }` (on, with those private \
+                            networks or hosts reachable too).",
+            "anyOf": [
+                { "type": ["boolean", "null"] },
+                {
+                    "type": "object",
+                    "properties": {
+                        "allow_private": {
+                            "description": "Private IPv4 networks (`10.1.0.0/16`) or hosts (`10.1.2.3`).",
+                            "type": ["array", "null"],
+                            "items": { "type": "string" }
+                        }
+                    },
+                    "additionalProperties": false
+                }
+            ]
+        })
+    }
+}
+
 /// The error of a `network:` that is neither a bool nor a map (`found` as written).
 fn not_a_network<E: serde::de::Error>(found: &str) -> E {
     E::custom(format!(

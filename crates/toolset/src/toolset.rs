@@ -3,6 +3,7 @@
 
 use std::fmt::Debug;
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 
@@ -46,9 +47,10 @@ pub trait Toolset {
 }
 
 /// A toolset's configuration. Deserialization checks everything it can alone, so that an error
-/// names the file, the line and the key.
+/// names the file, the line and the key; its JSON Schema (doc comments as descriptions) is part
+/// of the worker file's (`golem-forge schema worker`).
 pub trait ToolsetConfig:
-    DeserializeOwned + Debug + Clone + PartialEq + Eq + Send + Sync + 'static
+    DeserializeOwned + JsonSchema + Debug + Clone + PartialEq + Eq + Send + Sync + 'static
 {
     /// The configuration of the key written with no value (`filesystem:`), or why it needs
     /// one.

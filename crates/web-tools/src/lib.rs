@@ -49,46 +49,6 @@ pub const DEFAULT_MAX_BYTES: u64 = 2_000_000;
 /// The default of `timeout`: a fetch's wall-clock limit, and the most a call may ask for.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The search backend of `web_search`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SearchOptions {
-    /// Which service.
-    pub backend: SearchBackend,
-    /// Its address; `None` → the backend's default (SearXNG has none and needs one).
-    pub url: Option<String>,
-    /// The API key (Brave, Tavily), read from the environment by the caller.
-    pub api_key: Option<String>,
-}
-
-/// The options of the `web` toolset.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WebOptions {
-    /// Hosts whose fetches are pre-approved (and ports other than 80 and 443 they may use).
-    pub allow: Vec<HostPattern>,
-    /// Hosts that may be fetched on private networks.
-    pub private_hosts: Vec<PrivateHost>,
-    /// The largest response body read, in bytes.
-    pub max_bytes: u64,
-    /// A fetch's wall-clock limit, and the most a call's `timeout` may ask for.
-    pub timeout: Duration,
-    /// The backend of `web_search`; `None` → `web_search` calls fail with an error naming the
-    /// setting.
-    pub search: Option<SearchOptions>,
-}
-
-impl Default for WebOptions {
-    /// No host pre-approved, no private host, the default limits, no search backend.
-    fn default() -> Self {
-        Self {
-            allow: Vec::new(),
-            private_hosts: Vec::new(),
-            max_bytes: DEFAULT_MAX_BYTES,
-            timeout: DEFAULT_TIMEOUT,
-            search: None,
-        }
-    }
-}
-
 /// Why the toolset cannot be built.
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {
@@ -100,13 +60,20 @@ pub enum WebError {
     Client(#[from] reqwest::Error),
 }
 
-/// The toolset's tools: `web_fetch` and `web_search`.
-pub fn web_tools(options: WebOptions) -> Result<Vec<Arc<dyn Tool>>, WebError> {
-    let max_bytes = options.max_bytes.max(1);
-    let timeout = options.timeout.max(Duration::from_secs(1));
-    let policy = Arc::new(policy::UrlPolicy::new(options.allow, options.private_hosts));
+/// The toolset's tools: `web_fetch` and `web_search`, as `config` sets them; `search_key` is
+/// the search backend's API key (Brave, Tavily), read from the environment by the caller.
+pub fn web_tools(
+    config: &WebToolsetConfig,
+    search_key: Option<String>,
+) -> Result<Vec<Arc<dyn Tool>>, WebError> {
+    let max_bytes = config.max_bytes.max(1);
+    let timeout = Duration::from_secs(config.timeout).max(Duration::from_secs(1));
+    let policy = Arc::new(policy::UrlPolicy::new(
+        config.allow.clone(),
+        config.private_hosts.clone(),
+    ));
     let fetcher = fetch::Fetcher::new(policy, max_bytes)?;
-    let searcher = match options.search {
+    let searcher = match &config.search {
         None => None,
         Some(search) => {
             let url = match (&search.url, search.backend.default_url()) {
@@ -127,7 +94,7 @@ pub fn web_tools(options: WebOptions) -> Result<Vec<Arc<dyn Tool>>, WebError> {
             Some(search::Searcher::new(
                 search.backend,
                 url,
-                search.api_key.filter(|key| !key.trim().is_empty()),
+                search_key.filter(|key| !key.trim().is_empty()),
                 max_bytes,
                 timeout,
             )?)

@@ -26,7 +26,7 @@ use super::content::size;
 use super::fetch::{USER_AGENT, status_text};
 
 /// The search service `web_search` asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchBackend {
     /// A SearXNG instance's JSON API (`url` required).

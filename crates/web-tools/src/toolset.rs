@@ -3,40 +3,44 @@
 //! environment when the worker is launched.
 
 use std::fmt;
-use std::time::Duration;
 
 use golem_toolset::{BuildContext, Reach, Section, Tools, Toolset, ToolsetConfig, ToolsetError};
+use schemars::JsonSchema;
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::{
     DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, HostPattern, MAX_REDIRECTS, PrivateHost, SearchBackend,
-    SearchOptions, WebOptions, check_search_url, web_tools,
+    check_search_url, web_tools,
 };
 
 /// `web_fetch` and `web_search`.
 pub struct WebToolset;
 
 /// The web toolset's options (`toolsets.web`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebToolsetConfig {
     /// Hosts whose fetches are pre-approved (`docs.rs`, `*.python.org`, `127.0.0.1:8080`);
     /// other hosts ask. A port other than 80 and 443 can be fetched only when written here.
     #[serde(default, deserialize_with = "host_patterns")]
+    #[schemars(with = "Option<Vec<String>>")]
     pub allow: Vec<HostPattern>,
     /// Hosts, addresses or networks (`10.0.0.0/8`) that may be fetched on private networks
     /// (none by default).
     #[serde(default, deserialize_with = "private_hosts")]
+    #[schemars(with = "Option<Vec<String>>")]
     pub private_hosts: Vec<PrivateHost>,
     /// The largest response body read, in bytes (default 2000000, at least 1).
     #[serde(default = "default_max_bytes", deserialize_with = "positive_max_bytes")]
+    #[schemars(with = "Option<u64>", range(min = 1))]
     pub max_bytes: u64,
     /// A fetch's wall-clock limit in seconds, and the most a call may ask for (default 30).
     #[serde(
         default = "default_web_timeout",
         deserialize_with = "positive_web_secs"
     )]
+    #[schemars(with = "Option<u64>", range(min = 1))]
     pub timeout: u64,
     /// The backend of `web_search`; absent → `web_search` fails, naming this setting.
     #[serde(default)]
@@ -56,7 +60,7 @@ impl Default for WebToolsetConfig {
 }
 
 /// `toolsets.web.search`: which service `web_search` asks, and where.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, try_from = "SearchSection")]
 pub struct WebSearchConfig {
     /// `searxng`, `brave` (key in `BRAVE_API_KEY`) or `tavily` (key in `TAVILY_API_KEY`).
@@ -64,14 +68,18 @@ pub struct WebSearchConfig {
     /// The service's address: required for SearXNG (its instance), optional for Brave and
     /// Tavily (their public APIs by default). Trusted configuration: not subject to
     /// `web_fetch`'s address checks.
+    #[serde(default)]
     pub url: Option<String>,
 }
 
 /// `toolsets.web.search` as written, before the backend and the URL are checked together.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SearchSection {
+    /// `searxng`, `brave` (key in `BRAVE_API_KEY`) or `tavily` (key in `TAVILY_API_KEY`).
     backend: SearchBackend,
+    /// The service's address: required for SearXNG (its instance), optional for Brave and
+    /// Tavily (their public APIs by default).
     #[serde(default, deserialize_with = "search_url")]
     url: Option<String>,
 }
@@ -104,22 +112,12 @@ impl Toolset for WebToolset {
     type Config = WebToolsetConfig;
 
     fn build(config: &WebToolsetConfig, cx: &BuildContext<'_>) -> Result<Tools, ToolsetError> {
-        let search = config.search.as_ref().map(|search| SearchOptions {
-            backend: search.backend,
-            url: search.url.clone(),
-            api_key: search
-                .backend
-                .key_env()
-                .and_then(|name| std::env::var(name).ok()),
-        });
-        let options = WebOptions {
-            allow: config.allow.clone(),
-            private_hosts: config.private_hosts.clone(),
-            max_bytes: config.max_bytes,
-            timeout: Duration::from_secs(config.timeout),
-            search,
-        };
-        web_tools(options).map_err(|e| cx.worker_error(e))
+        let search_key = config
+            .search
+            .as_ref()
+            .and_then(|search| search.backend.key_env())
+            .and_then(|name| std::env::var(name).ok());
+        web_tools(config, search_key).map_err(|e| cx.worker_error(e))
     }
 
     fn reach(_: &WebToolsetConfig) -> Reach {

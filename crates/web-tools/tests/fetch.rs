@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use golem_protocol::{DecidedBy, ToolErrorCode, ToolStatus};
-use golem_web_tools::WebOptions;
+use golem_web_tools::WebToolsetConfig;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -20,7 +20,7 @@ const PAGE: &str = "<!doctype html><html><head><title>Doc</title>\
 
 /// A server with a few routes, and the options that pre-approve it (`127.0.0.1` listed as a
 /// private host, its port in `allow`).
-async fn site() -> (Server, WebOptions) {
+async fn site() -> (Server, WebToolsetConfig) {
     let server = Server::start(|request| match request.target.as_str() {
         "/page" => Answer::ok("text/html; charset=utf-8", PAGE),
         "/data" => Answer::ok(
@@ -206,7 +206,7 @@ async fn an_approved_post_sends_its_body() {
 
 #[tokio::test]
 async fn ip_literals_of_loopback_in_any_notation_are_refused_before_any_prompt() {
-    let env = Env::approving(WebOptions::default());
+    let env = Env::approving(WebToolsetConfig::default());
     for (url, shown) in [
         ("http://2130706433/", "http://127.0.0.1/"),
         ("http://0x7f.1/", "http://127.0.0.1/"),
@@ -462,7 +462,7 @@ async fn oversize_bodies_are_cut_with_a_clear_error() {
         _ => Answer::ok("text/plain", vec![b'a'; 1000]),
     })
     .await;
-    let env = Env::new(WebOptions {
+    let env = Env::new(WebToolsetConfig {
         max_bytes: 1000,
         ..options(&[format!("127.0.0.1:{}", server.port)], &["127.0.0.1"])
     });
@@ -495,8 +495,8 @@ async fn oversize_bodies_are_cut_with_a_clear_error() {
 #[tokio::test]
 async fn a_server_that_does_not_answer_times_out() {
     let server = Server::start(|_| Answer::Silence(Duration::from_secs(30))).await;
-    let env = Env::new(WebOptions {
-        timeout: Duration::from_secs(1),
+    let env = Env::new(WebToolsetConfig {
+        timeout: 1,
         ..options(&[format!("127.0.0.1:{}", server.port)], &["127.0.0.1"])
     });
     let started = Instant::now();
@@ -630,7 +630,7 @@ async fn bad_arguments_are_refused_before_any_prompt() {
 #[tokio::test]
 async fn the_tool_tells_the_model_and_check_its_policy() {
     let env_options = options(&["docs.rs".to_owned(), "*.python.org".to_owned()], &[]);
-    let tools = golem_web_tools::web_tools(env_options).unwrap();
+    let tools = golem_web_tools::web_tools(&env_options, None).unwrap();
     let fetch = &tools[0];
     assert_eq!(fetch.name(), "web_fetch");
     assert_eq!(
@@ -657,7 +657,7 @@ async fn the_tool_tells_the_model_and_check_its_policy() {
             .contains("at most 30"),
         "{schema}"
     );
-    let none = golem_web_tools::web_tools(WebOptions::default()).unwrap();
+    let none = golem_web_tools::web_tools(&WebToolsetConfig::default(), None).unwrap();
     assert_eq!(
         none[0].approval_policy().as_deref(),
         Some("ask (no host in allow)")

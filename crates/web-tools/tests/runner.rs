@@ -22,7 +22,7 @@ use golem_core::orchestrator::{CallOutcome, ToolCall, ToolCallOrchestrator};
 use golem_core::registry::ToolRegistry;
 use golem_core::ui::RuntimeUI;
 use golem_protocol::{ApprovalRequest, ApprovalResponse, ToolError};
-use golem_web_tools::{HostPattern, PrivateHost, WebOptions, web_tools};
+use golem_web_tools::{HostPattern, PrivateHost, WebToolsetConfig, web_tools};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -34,18 +34,23 @@ pub struct Env {
 
 impl Env {
     /// Prompts are denied.
-    pub fn new(options: WebOptions) -> Env {
-        Env::answering(options, false)
+    pub fn new(config: WebToolsetConfig) -> Env {
+        Env::answering(config, None, false)
+    }
+
+    /// Prompts are denied; `key` is the search backend's API key.
+    pub fn with_key(config: WebToolsetConfig, key: Option<&str>) -> Env {
+        Env::answering(config, key, false)
     }
 
     /// Prompts are approved.
-    pub fn approving(options: WebOptions) -> Env {
-        Env::answering(options, true)
+    pub fn approving(config: WebToolsetConfig) -> Env {
+        Env::answering(config, None, true)
     }
 
-    fn answering(options: WebOptions, approve: bool) -> Env {
+    fn answering(config: WebToolsetConfig, key: Option<&str>, approve: bool) -> Env {
         let mut registry = ToolRegistry::new();
-        for tool in web_tools(options).unwrap() {
+        for tool in web_tools(&config, key.map(str::to_owned)).unwrap() {
             registry.register(tool).unwrap();
         }
         let asked = Arc::new(Mutex::new(Vec::new()));
@@ -96,8 +101,8 @@ impl Env {
 }
 
 /// Options with `allow` and `private_hosts` as written.
-pub fn options(allow: &[String], private: &[&str]) -> WebOptions {
-    WebOptions {
+pub fn options(allow: &[String], private: &[&str]) -> WebToolsetConfig {
+    WebToolsetConfig {
         allow: allow
             .iter()
             .map(|a| HostPattern::parse(a).unwrap())
@@ -106,7 +111,7 @@ pub fn options(allow: &[String], private: &[&str]) -> WebOptions {
             .iter()
             .map(|p| PrivateHost::parse(p).unwrap())
             .collect(),
-        ..WebOptions::default()
+        ..WebToolsetConfig::default()
     }
 }
 

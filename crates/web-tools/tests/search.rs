@@ -3,21 +3,23 @@
 //! backend's refusal are errors that name what to fix.
 
 use golem_protocol::{DecidedBy, ToolErrorCode, ToolStatus};
-use golem_web_tools::{SearchBackend, SearchOptions, WebOptions};
+use golem_web_tools::{SearchBackend, WebSearchConfig, WebToolsetConfig};
 use serde_json::{Value, json};
 
 use super::server::{Answer, Received, Server};
 use super::{Env, error_of};
 
 fn env(backend: SearchBackend, server: &Server, key: Option<&str>) -> Env {
-    Env::new(WebOptions {
-        search: Some(SearchOptions {
-            backend,
-            url: Some(server.url("")),
-            api_key: key.map(str::to_owned),
-        }),
-        ..WebOptions::default()
-    })
+    Env::with_key(
+        WebToolsetConfig {
+            search: Some(WebSearchConfig {
+                backend,
+                url: Some(server.url("")),
+            }),
+            ..WebToolsetConfig::default()
+        },
+        key,
+    )
 }
 
 /// The query parameters of a request target.
@@ -192,7 +194,7 @@ async fn tavily_search_api() {
 
 #[tokio::test]
 async fn missing_backend_or_key_and_refusals_say_what_to_fix() {
-    let none = Env::new(WebOptions::default());
+    let none = Env::new(WebToolsetConfig::default());
     let error = error_of(&none.call("web_search", json!({"query": "x"})).await);
     assert_eq!(error.code, ToolErrorCode::ExecutionError);
     assert_eq!(
@@ -228,14 +230,16 @@ async fn missing_backend_or_key_and_refusals_say_what_to_fix() {
 
 #[test]
 fn a_searxng_backend_needs_a_url() {
-    let err = golem_web_tools::web_tools(WebOptions {
-        search: Some(SearchOptions {
-            backend: SearchBackend::Searxng,
-            url: None,
-            api_key: None,
-        }),
-        ..WebOptions::default()
-    })
+    let err = golem_web_tools::web_tools(
+        &WebToolsetConfig {
+            search: Some(WebSearchConfig {
+                backend: SearchBackend::Searxng,
+                url: None,
+            }),
+            ..WebToolsetConfig::default()
+        },
+        None,
+    )
     .err()
     .unwrap();
     assert_eq!(

@@ -8,6 +8,7 @@ mod init;
 mod mcp;
 mod mcp_refresh;
 mod run;
+mod schema;
 mod serve;
 mod sessions;
 
@@ -45,6 +46,7 @@ enum Command {
     Check(check::CheckArgs),
     Sessions(sessions::SessionsArgs),
     Approvals(approvals::ApprovalsArgs),
+    Schema(schema::SchemaArgs),
 }
 
 /// Runs the chosen subcommand.
@@ -60,5 +62,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
         Command::Check(args) => check::cmd_check(args),
         Command::Sessions(args) => sessions::cmd_sessions(args),
         Command::Approvals(args) => approvals::cmd_approvals(args),
+        Command::Schema(args) => schema::cmd_schema(args),
     }
 }

@@ -64,7 +64,9 @@ impl WorkerDefinition {
 }
 
 /// How the root worker talks to its user.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkerMode {
     /// One input, one answer (the default).

@@ -1,11 +1,12 @@
 //! Worker files (`*.worker`, docs/worker-file.md): YAML front matter and markdown instructions,
 //! parsed into a [`WorkerDefinition`] whose errors name the file, the line and the key, plus the
-//! `compatible_models` check. Nothing here runs a worker or builds its tools.
+//! `compatible_models` check and the front matter's JSON Schema. Nothing here runs a worker or builds its tools.
 
 mod definition;
 mod error;
 mod models;
 mod parse;
+mod schema;
 pub(crate) mod suggest;
 pub(crate) mod yaml;
 
@@ -15,6 +16,7 @@ pub use error::WorkerFileError;
 pub use models::glob_matches;
 pub(crate) use parse::unique_zones;
 pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};
+pub use schema::worker_schema_json;
 
 // Each toolset's configuration lives with the toolset; these are the names a worker file's
 // readers (`check`, the tests) know them by.
@@ -23,12 +25,13 @@ pub use crate::toolsets::ToolsetsConfig;
 pub use golem_mcp_client::{
     McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name,
 };
-pub use golem_tools::code::CodeToolsetConfig;
+pub use golem_tools::code::{CodeConfig, CodeToolsetConfig};
 pub use golem_tools::custom::{CustomModuleConfig, CustomToolsetConfig};
 pub use golem_tools::filesystem::FilesystemToolsetConfig;
 pub use golem_tools::git::{GitAuthor as GitAuthorConfig, GitToolsetConfig};
-pub use golem_tools::shell::{ShellRule, ShellToolsetConfig};
+pub use golem_tools::shell::{ShellConfig, ShellRule, ShellToolsetConfig};
 pub use golem_toolset::{
-    DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, NetworkAccess, ProcessLimitsConfig,
+    DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, Jailed, NetworkAccess,
+    ProcessLimitsConfig, ProgramsConfig,
 };
 pub use golem_web_tools::{WebSearchConfig, WebToolsetConfig};

@@ -7,6 +7,7 @@ use std::fmt;
 use std::path::Path;
 
 use golem_sandbox::{ZoneConfig, ZoneMode, ZoneOverlap};
+use schemars::JsonSchema;
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
@@ -80,40 +81,63 @@ pub fn parse_worker(text: &str, path: &Path) -> Result<WorkerDefinition, WorkerF
     })
 }
 
-/// The keys of the front matter.
-#[derive(Deserialize)]
+/// The front matter of a `.worker` file: the YAML between its `---` lines (docs/worker-file.md).
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct FrontMatter {
+#[schemars(title = "Golem Forge worker file (front matter)")]
+pub(crate) struct FrontMatter {
+    /// The worker's name, `[a-z][a-z0-9_]*`.
     #[serde(deserialize_with = "worker_name")]
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9_]*$"))]
     name: String,
+    /// Shown in listings and to delegating workers.
     #[serde(default)]
     description: Option<String>,
+    /// The worker's own model, `provider:model` (default: the program config's, or
+    /// `--model`).
     #[serde(default, deserialize_with = "model_name")]
+    #[schemars(length(min = 1))]
     model: Option<String>,
+    /// `single` (one input, one answer; the default) or `chat` (the root worker converses).
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<WorkerMode>")]
     mode: WorkerMode,
+    /// Globs of the models the worker works with (`anthropic:*`); absent: every model.
     #[serde(default, deserialize_with = "model_patterns")]
+    #[schemars(length(min = 1))]
     compatible_models: Option<Vec<String>>,
+    /// Model turns before the run fails (default 20, at least 1).
     #[serde(
         default = "default_max_iterations",
         deserialize_with = "max_iterations"
     )]
+    #[schemars(with = "Option<u32>", range(min = 1))]
     max_iterations: u32,
+    /// What one run of the worker may spend; unlimited when absent.
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<BudgetLimits>")]
     budget: BudgetLimits,
+    /// How the history is kept within the model's context window (docs/worker-file.md).
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<ContextSettings>")]
     context: ContextSettings,
+    /// The worker's zones: the only files it can reach.
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<SandboxSection>")]
     sandbox: SandboxSection,
+    /// The toolsets the worker gets, each turned on by its key (even with no value).
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<ToolsetsConfig>")]
     toolsets: ToolsetsConfig,
 }
 
 /// `sandbox:` in the front matter.
-#[derive(Default, Deserialize)]
+#[derive(Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SandboxSection {
+    /// The zones, each a directory the worker sees at `/<name>`; names are unique.
     #[serde(default, deserialize_with = "unique_zones")]
+    #[schemars(with = "Option<Vec<ZoneConfig>>")]
     zones: Vec<ZoneConfig>,
 }
 

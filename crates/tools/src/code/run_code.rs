@@ -226,26 +226,31 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::code::{CodeOptions, run_code_tool};
+    use crate::code::run_code_tool;
     use crate::testing::{approval, describe, execute_err, prepare, test_jail};
+    use golem_toolset::BuiltJail;
 
-    fn tool_with(options: CodeOptions, network: bool) -> (tempfile::TempDir, Arc<dyn Tool>) {
+    /// `run_code` with `approval`, the timeouts `(default, max)` in seconds (or the defaults).
+    fn tool_with(
+        approval: ApprovalDecisionType,
+        timeouts: Option<(u64, u64)>,
+        network: bool,
+    ) -> (tempfile::TempDir, Arc<dyn Tool>) {
         let zones = [
             ZoneConfig::new("data", ZoneMode::Ro),
             ZoneConfig::new("work", ZoneMode::Rw),
         ];
         let (dir, jail) = test_jail(&zones, network);
-        (dir, run_code_tool(jail, options))
+        let mut jail = BuiltJail::new(jail);
+        if let Some((default, max)) = timeouts {
+            jail.timeout = std::time::Duration::from_secs(default);
+            jail.max_timeout = std::time::Duration::from_secs(max);
+        }
+        (dir, run_code_tool(jail, approval))
     }
 
     fn tool(approval: ApprovalDecisionType) -> (tempfile::TempDir, Arc<dyn Tool>) {
-        tool_with(
-            CodeOptions {
-                approval,
-                ..CodeOptions::default()
-            },
-            false,
-        )
+        tool_with(approval, None, false)
     }
 
     fn call(code: &str) -> Value {
@@ -254,7 +259,7 @@ mod tests {
 
     #[tokio::test]
     async fn approval_is_the_toolsets_decision_and_pre_approved_by_default() {
-        let (_t_dir, t) = tool_with(CodeOptions::default(), false);
+        let (_t_dir, t) = tool_with(ApprovalDecisionType::PreApproved, None, false);
         assert_eq!(
             approval(&t, call("print(1)")).await,
             ApprovalRequirement::PreApproved
@@ -334,14 +339,7 @@ mod tests {
 
     #[test]
     fn the_schema_names_the_languages_and_the_limits() {
-        let (_t_dir, t) = tool_with(
-            CodeOptions {
-                default_timeout: std::time::Duration::from_secs(30),
-                max_timeout: std::time::Duration::from_secs(120),
-                ..CodeOptions::default()
-            },
-            false,
-        );
+        let (_t_dir, t) = tool_with(ApprovalDecisionType::PreApproved, Some((30, 120)), false);
         let schema = t.input_schema();
         assert_eq!(schema["required"], json!(["language", "code"]));
         assert_eq!(schema["additionalProperties"], json!(false));
@@ -388,7 +386,7 @@ mod tests {
         assert_eq!(display.preferred_view, Some(PreferredView::Code));
         assert_eq!(display.language.as_deref(), Some("python"));
         assert_eq!(prepare(&t, call("")).await.risk, Risk::Medium);
-        let (_online_dir, online) = tool_with(CodeOptions::default(), true);
+        let (_online_dir, online) = tool_with(ApprovalDecisionType::PreApproved, None, true);
         assert_eq!(prepare(&online, call("")).await.risk, Risk::High);
     }
 

@@ -36,7 +36,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use golem_core::approval::ApprovalConfig;
 use golem_core::tool::Tool;
 use golem_sandbox::jail::{Jail, ZoneWrites};
 use golem_toolset::process::{Runner, Timeouts};
@@ -45,19 +44,17 @@ use tokio_util::sync::CancellationToken;
 pub use module::ModuleKind;
 pub use toolset::{CustomModuleConfig, CustomToolset, CustomToolsetConfig};
 
-/// One module of custom tools, as configured.
+/// One module of custom tools: its configuration as the worker file writes it, and what the
+/// launcher resolved for it. Not the configuration alone, because the module's file on the host
+/// (resolved against the worker file's directory), the describe cache (under the program root)
+/// and where warnings go (the session) are not in the worker file. The configuration's jail
+/// settings are those of the jails `custom_tools` is given.
 #[derive(Debug, Clone)]
 pub struct CustomOptions {
+    /// The module as configured; `module` names it in messages.
+    pub config: CustomModuleConfig,
     /// The module's file on the host.
     pub path: PathBuf,
-    /// The module as the worker file names it, for messages.
-    pub shown: String,
-    /// The whitelist: only these tools are exposed (`None`: every tool of the module).
-    pub tools: Option<Vec<String>>,
-    /// Decisions for tools without a policy of their own.
-    pub approval: ApprovalConfig,
-    /// The wall-clock limit of each request to the module.
-    pub timeout: Duration,
     /// The describe cache directory (`<program root>/.golem-forge/custom-tools`, see
     /// [`cache_dir`]); `None` describes the module at every build.
     pub cache_dir: Option<PathBuf>,
@@ -103,13 +100,14 @@ pub fn custom_tools(
     let source = std::fs::read(&options.path).map_err(|e| {
         CustomError(format!(
             "custom tool module {} ({}) cannot be read: {e}",
-            options.shown,
+            options.config.module,
             options.path.display()
         ))
     })?;
     let kind = ModuleKind::of(&options.path);
-    let siblings = siblings::read(&options.path, &options.shown, kind)?;
-    let timeouts = Timeouts::new(options.timeout, options.timeout);
+    let siblings = siblings::read(&options.path, &options.config.module, kind)?;
+    let timeout = Duration::from_secs(options.config.timeout);
+    let timeouts = Timeouts::new(timeout, timeout);
     let slot = options.cache_dir.as_deref().map(|dir| {
         let inputs = cache::Inputs {
             path: &options.path,
@@ -124,14 +122,14 @@ pub fn custom_tools(
         let read = slot.read().and_then(|found| {
             found
                 .map(|entry| {
-                    describe::from_value(&options.shown, &entry.described)
+                    describe::from_value(&options.config.module, &entry.described)
                         .map(|described| (entry, described))
                         .map_err(|e| e.0)
                 })
                 .transpose()
         });
         read.unwrap_or_else(|why| {
-            tracing::info!(module = %options.shown, "describe cache unusable, describing again: {why}");
+            tracing::info!(module = %options.config.module, "describe cache unusable, describing again: {why}");
             None
         })
     });
@@ -139,7 +137,7 @@ pub fn custom_tools(
         Some((entry, described)) => (entry.described, described, entry.checked),
         None => {
             let describer = module::Module::new(
-                options.shown.clone(),
+                options.config.module.clone(),
                 options.path.clone(),
                 kind,
                 (source.clone(), &siblings),
@@ -147,11 +145,15 @@ pub fn custom_tools(
                 describe_jail,
             );
             let raw = describe_blocking(describer)?;
-            let described = describe::from_value(&options.shown, &raw)?;
+            let described = describe::from_value(&options.config.module, &raw)?;
             (raw, described, Vec::new())
         }
     };
-    let entries = describe::select(&options.shown, described, options.tools.as_deref())?;
+    let entries = describe::select(
+        &options.config.module,
+        described,
+        options.config.tools.as_deref(),
+    )?;
     // Each exposed tool's schema is checked once, when the entry that lists it is written;
     // a launch from the cache registers them without building the meta-schema validator
     // (milliseconds per process).
@@ -161,8 +163,9 @@ pub fn custom_tools(
         .collect();
     if !unchecked.is_empty() {
         for entry in &unchecked {
-            golem_core::registry::check_schema(&entry.name, &entry.input_schema)
-                .map_err(|e| CustomError(format!("custom tool module {}: {e}", options.shown)))?;
+            golem_core::registry::check_schema(&entry.name, &entry.input_schema).map_err(|e| {
+                CustomError(format!("custom tool module {}: {e}", options.config.module))
+            })?;
         }
         checked.extend(unchecked.iter().map(|entry| entry.name.clone()));
         let entry = cache::CacheEntry {
@@ -170,13 +173,13 @@ pub fn custom_tools(
             checked,
         };
         if let Some(slot) = &slot
-            && let Err(e) = slot.write(&options.shown, &entry)
+            && let Err(e) = slot.write(&options.config.module, &entry)
         {
             tracing::warn!("custom tool describe cache not written: {e}");
         }
     }
     let module = Arc::new(module::Module::new(
-        options.shown,
+        options.config.module,
         options.path,
         kind,
         (source, &siblings),
@@ -189,7 +192,7 @@ pub fn custom_tools(
             Arc::new(tool::CustomTool::new(
                 module.clone(),
                 entry,
-                &options.approval,
+                &options.config.approval,
                 options.notice.clone(),
             )) as Arc<dyn Tool>
         })

@@ -14,6 +14,7 @@ use golem_toolset::{
     BuildContext, JailUse, NetworkAccess, ProcessJail, Reach, Tools, Toolset, ToolsetConfig,
     ToolsetError,
 };
+use schemars::JsonSchema;
 use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
@@ -28,6 +29,25 @@ pub struct CustomToolset;
 pub struct CustomToolsetConfig {
     /// The modules, in the order written.
     pub modules: Vec<CustomModuleConfig>,
+}
+
+impl JsonSchema for CustomToolsetConfig {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CustomToolsetConfig".into()
+    }
+
+    /// One module, a list of them, or nothing.
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let module = generator.subschema_for::<CustomModuleConfig>();
+        schemars::json_schema!({
+            "description": "One module of custom tools, or a list of them.",
+            "anyOf": [
+                module,
+                { "type": "array", "items": module },
+                { "type": "null" }
+            ]
+        })
+    }
 }
 
 impl<'de> Deserialize<'de> for CustomToolsetConfig {
@@ -65,17 +85,19 @@ impl<'de> Deserialize<'de> for CustomToolsetConfig {
 
 /// One module of custom tools: a Python file, a JavaScript module or any executable, run in
 /// the jail with the worker's zones.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CustomModuleConfig {
     /// The module, relative to the worker file: `.py`, `.mjs`/`.js`, or any executable.
     #[serde(deserialize_with = "non_empty_string")]
+    #[schemars(length(min = 1))]
     pub module: String,
     /// The whitelist: only these tools are exposed (absent: every tool of the module).
     #[serde(default)]
     pub tools: Option<Vec<String>>,
     /// Decisions for tools without a policy of their own, with a default (`ask` when absent).
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<ApprovalConfig>")]
     pub approval: ApprovalConfig,
     /// Whether the module may use the network, and which private networks (default: none).
     #[serde(default)]
@@ -83,13 +105,31 @@ pub struct CustomModuleConfig {
     /// Wall-clock limit of each call (and of reading the module's tools) in seconds
     /// (default 60).
     #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
+    #[schemars(with = "Option<u64>", range(min = 1))]
     pub timeout: u64,
     /// How strictly to jail (default `strict`).
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<JailMode>")]
     pub jail: JailMode,
     /// Resource limits of the module's processes.
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<ProcessLimitsConfig>")]
     pub limits: ProcessLimitsConfig,
+}
+
+impl CustomModuleConfig {
+    /// `module` with every other key at its default.
+    pub fn new(module: impl Into<String>) -> CustomModuleConfig {
+        CustomModuleConfig {
+            module: module.into(),
+            tools: None,
+            approval: ApprovalConfig::default(),
+            network: NetworkAccess::default(),
+            timeout: golem_toolset::DEFAULT_TIMEOUT_SECS,
+            jail: JailMode::Strict,
+            limits: ProcessLimitsConfig::default(),
+        }
+    }
 }
 
 impl ToolsetConfig for CustomToolsetConfig {
@@ -139,11 +179,8 @@ impl Toolset for CustomToolset {
                 built.jail.policy().clone(),
             );
             let options = CustomOptions {
+                config: module.clone(),
                 path: base.join(&module.module),
-                shown: module.module.clone(),
-                tools: module.tools.clone(),
-                approval: module.approval.clone(),
-                timeout: built.timeout,
                 cache_dir: Some(cache_dir(cx.program_root)),
                 notice: notice.clone(),
             };

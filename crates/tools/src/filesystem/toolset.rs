@@ -10,7 +10,7 @@ use super::filesystem_tools;
 pub struct FilesystemToolset;
 
 /// The filesystem toolset's options: none yet (`filesystem: {}`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FilesystemToolsetConfig {}
 

@@ -77,29 +77,17 @@ pub const READ_TOOLS: [&str; 5] = [
 ];
 
 /// The identity git records on commits (`toolsets.git.author`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitAuthor {
     /// `user.name`, not empty.
     #[serde(deserialize_with = "golem_toolset::config::non_empty_string")]
+    #[schemars(length(min = 1))]
     pub name: String,
     /// `user.email`, not empty.
     #[serde(deserialize_with = "golem_toolset::config::non_empty_string")]
+    #[schemars(length(min = 1))]
     pub email: String,
-}
-
-/// The options of the git toolset.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitOptions {
-    /// The zone whose root is the repository.
-    pub zone: String,
-    /// Whether the repository's hooks run (default `false`: `core.hooksPath=/dev/null`).
-    pub hooks: bool,
-    /// The identity of commits; `None`: the repository's own `user.name`/`user.email`, else
-    /// [`DEFAULT_AUTHOR`].
-    pub author: Option<GitAuthor>,
-    /// The wall-clock limit of each git command.
-    pub timeout: Duration,
 }
 
 /// Why the toolset cannot be built.
@@ -115,20 +103,20 @@ pub enum GitToolsetError {
     },
 }
 
-/// The git tools on the repository at the root of `options.zone`: `local` runs git without the
-/// network, `network` (the same zones, the network on) runs `git_pull` and `git_push`. A `ro`
-/// zone gets the read-only tools only; without `network`, there is no `git_pull` or
-/// `git_push`.
+/// The git tools on the repository at the root of `config.zone`, in two jails the toolset built
+/// from `config`'s `jail`, `limits` and `allow_private`: `local` runs git without the network,
+/// `network` (the same zones, the network on) runs `git_pull` and `git_push`. A `ro` zone gets
+/// the read-only tools only; without `network`, there is no `git_pull` or `git_push`.
 pub fn git_tools(
     local: Jail,
     network: Option<Jail>,
-    options: GitOptions,
+    config: &GitToolsetConfig,
 ) -> Result<Vec<Arc<dyn Tool>>, GitToolsetError> {
     let sandbox = local.sandbox().clone();
-    let Some(zone) = sandbox.zone(&options.zone) else {
+    let Some(zone) = sandbox.zone(&config.zone) else {
         let known: Vec<&str> = sandbox.zones().iter().map(|z| z.name()).collect();
         return Err(GitToolsetError::UnknownZone {
-            zone: options.zone,
+            zone: config.zone.clone(),
             known: if known.is_empty() {
                 "none".to_owned()
             } else {
@@ -137,13 +125,14 @@ pub fn git_tools(
         });
     };
     let writable = zone.mode() == ZoneMode::Rw;
-    let timeouts = Timeouts::new(options.timeout, options.timeout);
-    let runner = |jail: Jail| Runner::new(jail, timeouts, Some(options.zone.clone()));
+    let timeout = Duration::from_secs(config.timeout);
+    let timeouts = Timeouts::new(timeout, timeout);
+    let runner = |jail: Jail| Runner::new(jail, timeouts, Some(config.zone.clone()));
     let network = network.filter(|_| writable).map(runner);
     let repo = Arc::new(Repo::new(
-        options.zone.clone(),
-        options.hooks,
-        options.author.clone(),
+        config.zone.clone(),
+        config.hooks,
+        config.author.clone(),
         sandbox,
         runner(local),
         network,

@@ -2,8 +2,6 @@
 //! toolsets: the git tools on the repository of one zone, in two jails (without and with the
 //! network).
 
-use std::time::Duration;
-
 use golem_sandbox::ZoneMode;
 use golem_sandbox::jail::Ipv4Network;
 use golem_toolset::config::{
@@ -15,22 +13,25 @@ use golem_toolset::{
     BuildContext, JailUse, NetworkAccess, ProcessJail, Reach, Section, Tools, Toolset,
     ToolsetConfig, ToolsetError,
 };
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{DEFAULT_AUTHOR, GitAuthor, GitOptions, READ_TOOLS, git_tools};
+use super::{DEFAULT_AUTHOR, GitAuthor, READ_TOOLS, git_tools};
 
 /// The git tools on the repository of one zone.
 pub struct GitToolset;
 
 /// The git toolset's options (`toolsets.git`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitToolsetConfig {
     /// The zone whose root is the repository (required).
     #[serde(deserialize_with = "non_empty_string")]
+    #[schemars(length(min = 1))]
     pub zone: String,
     /// Whether the repository's hooks run (default `false`: git runs with no hooks).
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<bool>")]
     pub hooks: bool,
     /// The identity of commits (default: the repository's own `user.name` and `user.email`,
     /// else `Golem Forge <golem-forge@localhost>`).
@@ -38,16 +39,20 @@ pub struct GitToolsetConfig {
     pub author: Option<GitAuthor>,
     /// Wall-clock limit of each git command in seconds (default 60).
     #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
+    #[schemars(with = "Option<u64>", range(min = 1))]
     pub timeout: u64,
     /// How strictly to jail (default `strict`).
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<JailMode>")]
     pub jail: JailMode,
     /// Resource limits of git's processes.
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<ProcessLimitsConfig>")]
     pub limits: ProcessLimitsConfig,
     /// Private networks `git_pull` and `git_push` may reach (a company's git server); the
     /// host's own services and other private networks are out of their reach.
     #[serde(default, deserialize_with = "private_networks")]
+    #[schemars(with = "Option<Vec<String>>")]
     pub allow_private: Vec<Ipv4Network>,
 }
 
@@ -94,13 +99,7 @@ impl Toolset for GitToolset {
             ZoneMode::Rw => Some(process(&online).build(cx)?.jail),
             ZoneMode::Ro => None,
         };
-        let options = GitOptions {
-            zone: config.zone.clone(),
-            hooks: config.hooks,
-            author: config.author.clone(),
-            timeout: Duration::from_secs(config.timeout),
-        };
-        git_tools(local, network, options).map_err(|e| cx.config_error("git", e))
+        git_tools(local, network, config).map_err(|e| cx.config_error("git", e))
     }
 
     fn reach(_: &GitToolsetConfig) -> Reach {

@@ -15,7 +15,7 @@
 //!   pre-approval that does not name those words becomes `ask`, with the reason in the
 //!   approval prompt.
 //! - `shell.rs` is the tool: the program is the first word (the jail looks it up in its `PATH`),
-//!   the arguments the rest, the working directory the toolset's (`crate::process`).
+//!   the arguments the rest, the working directory the toolset's (`golem_toolset::process`).
 //!
 //! A command that cannot be split (shell syntax, an unclosed quote, nothing to run) is
 //! pre-approved by `approval` and refused by `execute` with `INVALID_ARGUMENTS`: there is no
@@ -32,15 +32,14 @@ mod toolset;
 mod words;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use golem_core::tool::Tool;
-use golem_sandbox::jail::Jail;
+use golem_toolset::BuiltJail;
 use golem_toolset::process::Runner;
 
 pub use golem_toolset::process::{DEFAULT_TIMEOUT, MAX_TIMEOUT};
 pub use rules::{ShellRule, ShellRuleError, ShellRules, Verdict};
-pub use toolset::{ShellToolset, ShellToolsetConfig};
+pub use toolset::{ShellConfig, ShellToolset, ShellToolsetConfig};
 pub(crate) use words::is_name;
 
 /// A warning for a rule whose pattern is only the name of a program that can run others (`git `,
@@ -51,39 +50,8 @@ pub fn bare_program_warning(pattern: &str) -> Option<String> {
     dangerous::bare_program(pattern)
 }
 
-/// The options of the `shell` toolset.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShellOptions {
-    /// The approval rules and the default for commands no rule matches.
-    pub rules: ShellRules,
-    /// The limit of a call that gives no `timeout`.
-    pub default_timeout: Duration,
-    /// The most a call's `timeout` may be; larger values are capped.
-    pub max_timeout: Duration,
-    /// The zone commands start in; `None` → the first `rw` zone, or the private `/tmp` when
-    /// there is none.
-    pub cwd_zone: Option<String>,
-}
-
-impl Default for ShellOptions {
-    /// No rules and no default (every command blocked), the default limits.
-    fn default() -> Self {
-        Self {
-            rules: ShellRules::default(),
-            default_timeout: DEFAULT_TIMEOUT,
-            max_timeout: MAX_TIMEOUT,
-            cwd_zone: None,
-        }
-    }
-}
-
-/// The `shell` tool over `jail`.
-pub fn shell_tool(jail: Jail, options: ShellOptions) -> Arc<dyn Tool> {
-    let runner = Runner::gated(
-        jail,
-        options.default_timeout,
-        options.max_timeout,
-        options.cwd_zone,
-    );
-    Arc::new(shell::Shell::new(runner, options.rules))
+/// The `shell` tool in `jail` (with its working zone and timeouts), decided by `rules`.
+pub fn shell_tool(jail: BuiltJail, rules: ShellRules) -> Arc<dyn Tool> {
+    let runner = Runner::gated(jail.jail, jail.timeout, jail.max_timeout, jail.cwd_zone);
+    Arc::new(shell::Shell::new(runner, rules))
 }

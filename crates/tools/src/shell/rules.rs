@@ -27,12 +27,13 @@ use super::dangerous;
 
 /// One rule: commands whose first words are `pattern`'s words take `approval`; as written in
 /// `toolsets.shell.rules`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShellRule {
     /// The command pattern, split into words like a command (`git `, `rm -rf`,
     /// `git commit -m 'wip'`); not empty.
     #[serde(deserialize_with = "golem_toolset::config::non_empty_string")]
+    #[schemars(length(min = 1))]
     pub pattern: String,
     /// The decision for commands that match.
     pub approval: ApprovalDecisionType,

@@ -161,8 +161,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::shell::{ShellOptions, ShellRule, shell_tool};
+    use crate::shell::{ShellRule, shell_tool};
     use crate::testing::{self, execute_err, prepare, test_jail};
+    use golem_toolset::BuiltJail;
 
     fn tool(
         rules: &[(&str, ApprovalDecisionType)],
@@ -180,11 +181,8 @@ mod tests {
                 approval: *approval,
             })
             .collect();
-        let options = ShellOptions {
-            rules: ShellRules::new(rules, default).unwrap_or_else(|e| panic!("{e}")),
-            ..ShellOptions::default()
-        };
-        (dir, shell_tool(jail, options))
+        let rules = ShellRules::new(rules, default).unwrap_or_else(|e| panic!("{e}"));
+        (dir, shell_tool(BuiltJail::new(jail), rules))
     }
 
     async fn approval(tool: &Arc<dyn Tool>, command: &str) -> ApprovalRequirement {

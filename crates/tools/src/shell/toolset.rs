@@ -2,108 +2,50 @@
 //! the toolsets: `shell` in a jail built from these settings, decided by its rules.
 
 use golem_core::approval::ApprovalDecisionType;
-use golem_toolset::config::{
-    DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, ProcessLimitsConfig,
-    default_max_timeout, default_timeout, or_default, positive_max_secs, positive_secs,
-};
-use golem_toolset::{
-    BuildContext, JailUse, NetworkAccess, ProcessJail, Reach, Tools, Toolset, ToolsetConfig,
-    ToolsetError,
-};
+use golem_toolset::config::or_default;
+use golem_toolset::{BuildContext, JailUse, Jailed, Reach, Tools, Toolset, ToolsetError};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ShellOptions, ShellRule, ShellRules, bare_program_warning, shell_tool};
+use super::{ShellRule, ShellRules, bare_program_warning, shell_tool};
 
 /// `shell` in the jail, decided by rules.
 pub struct ShellToolset;
 
-/// The shell toolset's options.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// `toolsets.shell`: the keys of [`ShellConfig`] and how its programs run
+/// ([`golem_toolset::ProgramsConfig`]).
+pub type ShellToolsetConfig = Jailed<ShellConfig>;
+
+/// The shell toolset's own keys, its approval rules; `toolsets.shell` also takes the keys the
+/// toolsets that run programs share (`network`, `timeout`, `max_timeout`, `jail`, `workdir`,
+/// `limits`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ShellToolsetConfig {
-    /// The rules, in the order written.
+pub struct ShellConfig {
+    /// The rules, in the order written: the first whose pattern words begin the command decides.
     #[serde(default, deserialize_with = "or_default")]
+    #[schemars(with = "Option<Vec<ShellRule>>")]
     pub rules: Vec<ShellRule>,
     /// The decision for commands no rule matches; absent → they are blocked.
     #[serde(default)]
     pub default: Option<ApprovalDecisionType>,
-    /// Whether commands may use the network, and which private networks (default: none).
-    #[serde(default)]
-    pub network: NetworkAccess,
-    /// Wall-clock limit per command in seconds when the call names none (default 60).
-    #[serde(default = "default_timeout", deserialize_with = "positive_secs")]
-    pub timeout: u64,
-    /// The longest `timeout` a call may ask for (default 600).
-    #[serde(
-        default = "default_max_timeout",
-        deserialize_with = "positive_max_secs"
-    )]
-    pub max_timeout: u64,
-    /// How strictly to jail (default `strict`).
-    #[serde(default, deserialize_with = "or_default")]
-    pub jail: JailMode,
-    /// The zone commands run in (default: the first `rw` zone, else the private `/tmp`).
-    #[serde(default)]
-    pub workdir: Option<String>,
-    /// Resource limits.
-    #[serde(default, deserialize_with = "or_default")]
-    pub limits: ProcessLimitsConfig,
-}
-
-impl Default for ShellToolsetConfig {
-    fn default() -> Self {
-        Self {
-            rules: Vec::new(),
-            default: None,
-            network: NetworkAccess::default(),
-            timeout: DEFAULT_TIMEOUT_SECS,
-            max_timeout: DEFAULT_MAX_TIMEOUT_SECS,
-            jail: JailMode::Strict,
-            workdir: None,
-            limits: ProcessLimitsConfig::default(),
-        }
-    }
-}
-
-impl ToolsetConfig for ShellToolsetConfig {
-    fn empty() -> Result<ShellToolsetConfig, &'static str> {
-        Ok(ShellToolsetConfig::default())
-    }
 }
 
 impl Toolset for ShellToolset {
     type Config = ShellToolsetConfig;
 
     fn build(config: &ShellToolsetConfig, cx: &BuildContext<'_>) -> Result<Tools, ToolsetError> {
-        let rules = ShellRules::new(config.rules.clone(), config.default)
+        let rules = ShellRules::new(config.own.rules.clone(), config.own.default)
             .map_err(|e| cx.config_error("shell.rules", e))?;
-        let built = ProcessJail {
-            toolset: "shell",
-            mode_key: "jail",
-            network: &config.network,
-            jail: config.jail,
-            limits: &config.limits,
-            workdir: config.workdir.as_deref(),
-            timeout: config.timeout,
-            max_timeout: config.max_timeout,
-        }
-        .build(cx)?;
-        Ok(vec![shell_tool(
-            built.jail,
-            ShellOptions {
-                rules,
-                default_timeout: built.timeout,
-                max_timeout: built.max_timeout,
-                cwd_zone: built.cwd_zone,
-            },
-        )])
+        let built = config.programs.process_jail("shell").build(cx)?;
+        Ok(vec![shell_tool(built, rules)])
     }
 
     fn reach(config: &ShellToolsetConfig) -> Reach {
         Reach {
             zones: true,
             programs: true,
-            network: config.network.on,
+            network: config.programs.network.on,
             ..Reach::default()
         }
     }
@@ -111,8 +53,8 @@ impl Toolset for ShellToolset {
     fn jail_use(config: &ShellToolsetConfig) -> Option<JailUse> {
         Some(JailUse {
             label: Some("shell"),
-            network_off: !config.network.on,
-            network_on: config.network.on,
+            network_off: !config.programs.network.on,
+            network_on: config.programs.network.on,
         })
     }
 
@@ -121,6 +63,7 @@ impl Toolset for ShellToolset {
     /// `dangerous/`), and a narrow rule says what is meant.
     fn warnings(config: &ShellToolsetConfig) -> Vec<String> {
         config
+            .own
             .rules
             .iter()
             .enumerate()

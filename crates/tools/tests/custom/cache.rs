@@ -39,11 +39,13 @@ impl Fixture {
         describe_jail: Jail,
     ) -> Result<Vec<Arc<dyn Tool>>, CustomError> {
         let options = CustomOptions {
+            config: CustomModuleConfig {
+                tools: whitelist.map(|w| w.iter().map(|s| (*s).to_owned()).collect()),
+                approval: config(Some(ApprovalDecisionType::PreApproved), &[]),
+                timeout: SECS.as_secs(),
+                ..CustomModuleConfig::new("./tools.py")
+            },
             path: self.dir.path().join("modules/tools.py"),
-            shown: "./tools.py".to_owned(),
-            tools: whitelist.map(|w| w.iter().map(|s| (*s).to_owned()).collect()),
-            approval: config(Some(ApprovalDecisionType::PreApproved), &[]),
-            timeout: SECS,
             cache_dir: Some(self.cache_dir()),
             notice: None,
         };
@@ -82,11 +84,11 @@ pub fn a_warm_build_starts_no_process() {
     f.module("tools.py", MODULE);
     // Without the cache, the broken jail fails the build: a describe run would show.
     let options = CustomOptions {
+        config: CustomModuleConfig {
+            timeout: SECS.as_secs(),
+            ..CustomModuleConfig::new("./tools.py")
+        },
         path: f.dir.path().join("modules/tools.py"),
-        shown: "./tools.py".to_owned(),
-        tools: None,
-        approval: ApprovalConfig::default(),
-        timeout: SECS,
         cache_dir: None,
         notice: None,
     };
