@@ -23,11 +23,8 @@ use std::time::{Duration, Instant};
 
 use golem_mcp_client::{McpOptions, McpServerConfig, McpToolsetConfig, mcp_tools};
 
-#[path = "support/jail_runner.rs"]
-#[allow(dead_code, reason = "its `block_on` is for the other helper binaries")]
-mod jail_runner;
-
-use jail_runner::Test;
+use golem_sandbox::jail::{HELPER_ARG, helper_main};
+use golem_testkit::harness::Test;
 
 const TESTS: &[(&str, Test)] = &[
     (
@@ -65,7 +62,7 @@ const TESTS: &[(&str, Test)] = &[
 ];
 
 fn main() -> ExitCode {
-    jail_runner::main(TESTS)
+    golem_testkit::harness::main(TESTS, (HELPER_ARG, helper_main))
 }
 
 /// This binary, the reaper of the servers.

@@ -9,6 +9,7 @@
 //! - [`Wire`]: the two wire formats behind one enum, to run one test against both.
 //! - [`git`]: the host's git with no user or system configuration, for tests that make
 //!   repositories.
+//! - [`harness`]: the `main` of a test binary that is also the jail's helper.
 //! - [`program`]: a worker program on disk that talks to the mock, for session tests.
 //! - [`mcp_servers`]: the installed MCP reference servers.
 //! - [`parts`]: what the tests need beyond cargo, and the commands that install it.
@@ -21,6 +22,7 @@
 
 pub mod anthropic;
 pub mod git;
+pub mod harness;
 pub mod mcp_servers;
 pub mod mock;
 pub mod openai;

@@ -41,9 +41,6 @@ use golem_tools::custom::{
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-#[path = "support/jail_runner.rs"]
-mod jail_runner;
-
 #[path = "custom/cache.rs"]
 mod cache;
 #[path = "custom/forgery.rs"]
@@ -57,7 +54,8 @@ mod session;
 #[path = "custom/siblings.rs"]
 mod siblings;
 
-use jail_runner::{Test, block_on};
+use golem_sandbox::jail::{HELPER_ARG, helper_main};
+use golem_testkit::harness::{Test, block_on};
 
 const TESTS: &[(&str, Test)] = &[
     (
@@ -148,7 +146,7 @@ const TESTS: &[(&str, Test)] = &[
 ];
 
 fn main() -> ExitCode {
-    jail_runner::main(TESTS)
+    golem_testkit::harness::main(TESTS, (HELPER_ARG, helper_main))
 }
 
 // ---- the fixture ----

@@ -40,10 +40,8 @@ use golem_tools::git::{GitToolsetConfig, READ_TOOLS, git_tools};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-#[path = "support/jail_runner.rs"]
-mod jail_runner;
-
-use jail_runner::{Test, block_on};
+use golem_sandbox::jail::{HELPER_ARG, helper_main};
+use golem_testkit::harness::{Test, block_on};
 
 const TESTS: &[(&str, Test)] = &[
     (
@@ -86,7 +84,7 @@ const TESTS: &[(&str, Test)] = &[
 ];
 
 fn main() -> ExitCode {
-    jail_runner::main(TESTS)
+    golem_testkit::harness::main(TESTS, (HELPER_ARG, helper_main))
 }
 
 // ---- the fixture ----

@@ -1,20 +1,24 @@
 //! The `main` of a test binary that is its own jail helper (`harness = false`): the jail runs
-//! its helper as `<this binary> __jail …`, so `main` answers those arguments first, and
+//! its helper as `<this binary> __jail …`, so [`main`] answers those arguments first, and
 //! otherwise runs the binary's tests with a small runner (a filter argument runs the tests whose
 //! names contain it; `--list` lists them), closing with cargo's `test result:` line.
 
+use std::ffi::{OsStr, OsString};
 use std::process::ExitCode;
-
-use golem_sandbox::jail::{HELPER_ARG, helper_main};
 
 /// One test: a name and a function that panics on failure.
 pub type Test = fn();
 
+/// The jail's helper mode of a test binary: the argument that selects it (`HELPER_ARG` of
+/// golem-sandbox's jail) and its `main` (`helper_main`), passed in so that this crate stays
+/// below every crate of ours.
+pub type Helper = (&'static str, fn(Vec<OsString>) -> i32);
+
 /// Runs the jail's helper or the `tests`, as the arguments say.
-pub fn main(tests: &[(&str, Test)]) -> ExitCode {
+pub fn main(tests: &[(&str, Test)], (helper_arg, helper_main): Helper) -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     let first = args.next();
-    if first.as_deref() == Some(std::ffi::OsStr::new(HELPER_ARG)) {
+    if first.as_deref() == Some(OsStr::new(helper_arg)) {
         let code = helper_main(args.collect());
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
