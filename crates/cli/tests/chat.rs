@@ -241,6 +241,8 @@ pub(crate) struct Chat {
     /// The temp dir, redacted in snapshots.
     home: String,
     exit: Option<i32>,
+    /// The thread that reads the terminal: finished once it has read everything written.
+    reader: std::thread::JoinHandle<()>,
 }
 
 /// `golem-forge chat proj/scribe.worker --model …` with `wire`'s provider pointed at `server`.
@@ -302,7 +304,7 @@ impl Chat {
             raw: Vec::new(),
         }));
         let (thread_terminal, thread_writer) = (terminal.clone(), writer.clone());
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             loop {
                 let n = match reader.read(&mut buf) {
@@ -332,6 +334,7 @@ impl Chat {
             from: 0,
             home: env.path().display().to_string(),
             exit: None,
+            reader,
         }
     }
 
@@ -528,11 +531,17 @@ impl Chat {
         self.exit
     }
 
-    /// Waits for the chat to exit and returns its exit code.
+    /// Waits for the chat to exit and returns its exit code, once what it wrote last has been
+    /// read (the terminal's end, or at most two seconds more if a process it started still
+    /// holds the terminal).
     pub(crate) fn wait_exit(&mut self, timeout: Duration) -> i32 {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(code) = self.try_exit() {
+                let drained = Instant::now() + Duration::from_secs(2);
+                while !self.reader.is_finished() && Instant::now() < drained {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
                 return code;
             }
             if Instant::now() >= deadline {
