@@ -5,6 +5,7 @@ use std::time::Duration;
 
 /// Why a model call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum ModelError {
     /// The model name is unusable (empty, unknown provider, bad config).
     #[error("{0}")]
@@ -12,7 +13,6 @@ pub enum ModelError {
     /// The provider's API key is not set.
     #[error("no API key for {provider}: set the {env} environment variable")]
     MissingApiKey {
-        /// The provider.
         provider: String,
         /// The variable to set.
         env: String,
@@ -20,7 +20,6 @@ pub enum ModelError {
     /// The provider refused the key (401/403). Not retried.
     #[error("invalid API key for {provider} ({env}): {message}")]
     Auth {
-        /// The provider.
         provider: String,
         /// The variable the key came from.
         env: String,
@@ -30,7 +29,6 @@ pub enum ModelError {
     /// The provider rejected the request (400, 404, 422). Not retried.
     #[error("{provider} rejected the request (HTTP {status}): {message}")]
     Rejected {
-        /// The provider.
         provider: String,
         /// The HTTP status.
         status: u16,
@@ -42,7 +40,6 @@ pub enum ModelError {
     /// same request would not fit again.
     #[error("the request does not fit {provider}'s context window: {message}")]
     ContextOverflow {
-        /// The provider.
         provider: String,
         /// The provider's message.
         message: String,
@@ -51,7 +48,6 @@ pub enum ModelError {
     /// error body). Retried.
     #[error("{provider} is unavailable (HTTP {status}): {message}")]
     Unavailable {
-        /// The provider.
         provider: String,
         /// The HTTP status.
         status: u16,
@@ -63,7 +59,6 @@ pub enum ModelError {
     /// The connection failed or broke before a response started. Retried.
     #[error("cannot reach {provider}: {message}")]
     Transport {
-        /// The provider.
         provider: String,
         /// What failed.
         message: String,
@@ -71,7 +66,6 @@ pub enum ModelError {
     /// The stream broke off before the response was complete. The runtime may retry the turn.
     #[error("the {provider} stream ended early: {message}")]
     StreamCut {
-        /// The provider.
         provider: String,
         /// What happened.
         message: String,
@@ -81,7 +75,6 @@ pub enum ModelError {
     /// runtime may retry the turn, with the same backoff as an HTTP error.
     #[error("{provider} reported an error in the stream: {message}")]
     StreamError {
-        /// The provider.
         provider: String,
         /// The provider's error type and message.
         message: String,
@@ -89,7 +82,6 @@ pub enum ModelError {
     /// No content arrived on the stream for too long (pings and keep-alives do not count).
     #[error("the {provider} stream sent no content for {0:?}", .timeout)]
     IdleTimeout {
-        /// The provider.
         provider: String,
         /// The idle limit.
         timeout: Duration,
@@ -97,7 +89,6 @@ pub enum ModelError {
     /// The provider sent something we cannot read.
     #[error("unexpected data from {provider}: {message}")]
     Protocol {
-        /// The provider.
         provider: String,
         /// What was wrong.
         message: String,

@@ -28,12 +28,10 @@ pub enum FinishReason {
 /// One event of a model stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum StreamEvent {
     /// More answer text.
-    TextDelta {
-        /// The text.
-        text: String,
-    },
+    TextDelta { text: String },
     /// A tool call begins.
     ToolCallStart {
         /// The call's position in this response.

@@ -54,6 +54,7 @@ pub struct ToolResultMessage {
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "camelCase")]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum Message {
     /// The user's text.
     User {
@@ -70,10 +71,7 @@ pub enum Message {
         tool_calls: Vec<ModelToolCall>,
     },
     /// Results of the tool calls of the preceding assistant message, in order.
-    Tool {
-        /// The results.
-        results: Vec<ToolResultMessage>,
-    },
+    Tool { results: Vec<ToolResultMessage> },
 }
 
 impl Message {

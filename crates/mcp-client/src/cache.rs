@@ -157,10 +157,10 @@ struct CacheFile {
 
 /// A cache entry that was read.
 #[derive(Debug, Clone)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub struct CacheEntry {
     /// When the list was fetched (`2026-11-25T02:30:00Z`).
     pub fetched_at: String,
-    /// The listing.
     pub listing: CachedServer,
 }
 

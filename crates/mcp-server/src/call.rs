@@ -169,8 +169,8 @@ pub(crate) struct CallRun {
 
 /// What a finished call did, for the server's log.
 #[derive(Debug, Clone)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub struct CallReport {
-    /// The worker.
     pub worker: String,
     /// Its session (transcript).
     pub session_id: String,

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 
 /// Why the workers could not be served.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum CatalogError {
     /// No worker was named.
     #[error("no worker to serve: name at least one .worker file")]
@@ -35,11 +36,9 @@ pub enum CatalogError {
         second.display()
     )]
     Duplicate {
-        /// The name.
         name: String,
         /// The first worker file.
         first: PathBuf,
-        /// The second.
         second: PathBuf,
     },
 }

@@ -39,6 +39,7 @@ pub enum LaunchError {
 }
 
 /// What every worker of a session shares.
+#[allow(missing_docs)] // fields are named for what they hold
 pub struct SessionEnv {
     /// The program config.
     pub config: Arc<ProgramConfig>,
@@ -50,7 +51,6 @@ pub struct SessionEnv {
     pub controller: ApprovalController,
     /// Where events go.
     pub ui: RuntimeUI,
-    /// The interrupt.
     pub interrupt: InterruptSignal,
     /// The transcript (the root's conversation; every worker's tool calls).
     pub observer: Option<Arc<dyn RunObserver>>,

@@ -30,6 +30,7 @@ pub struct WorkerRegistry {
 
 /// A worker that cannot be found, or a program whose workers are ambiguous.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum RegistryError {
     /// The program config is unreadable or invalid.
     #[error(transparent)]
@@ -40,7 +41,6 @@ pub enum RegistryError {
     /// Two worker files declare the same name.
     #[error("two workers are named {name}: {} and {}", first.display(), second.display())]
     Duplicate {
-        /// The name.
         name: String,
         /// The file found first.
         first: PathBuf,
@@ -77,7 +77,6 @@ pub enum RegistryError {
         suggestion.as_ref().map(|s| format!(" (did you mean {s}?)")).unwrap_or_default()
     )]
     NoSuchPath {
-        /// The path.
         path: PathBuf,
         /// A near `.worker` file in the same directory.
         suggestion: Option<String>,

@@ -26,10 +26,10 @@ pub struct Range {
 /// Why an address is refused: the range it lies in, and the IPv4 address an IPv6 form
 /// carries when it is that address which lies in the range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub struct Refusal {
     /// The address as given.
     pub address: IpAddr,
-    /// The range.
     pub range: Range,
     /// For an IPv6 form of an IPv4 address: the form and the IPv4 address inside it.
     pub embedded: Option<(&'static str, Ipv4Addr)>,

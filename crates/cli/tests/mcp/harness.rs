@@ -359,8 +359,8 @@ pub fn connection(
 }
 
 /// What a client script printed, and its stderr (the stdio server's too).
+#[allow(missing_docs)] // fields are named for what they hold
 pub struct ScriptRun {
-    /// The report.
     pub report: Value,
     /// stderr.
     pub stderr: String,

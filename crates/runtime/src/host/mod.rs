@@ -66,8 +66,8 @@ pub enum HostWorker {
 
 /// How to open a session.
 #[derive(Debug, Clone)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub struct HostOptions {
-    /// The worker.
     pub worker: HostWorker,
     /// `--model`.
     pub model: Option<String>,

@@ -70,6 +70,7 @@ pub struct RunOutcome {
 }
 
 /// What a worker runtime is made of.
+#[allow(missing_docs)] // fields are named for what they hold
 pub struct RuntimeParts {
     /// The worker's name.
     pub worker_name: String,
@@ -83,7 +84,6 @@ pub struct RuntimeParts {
     pub max_iterations: u32,
     /// How it manages its context.
     pub context: ContextPolicy,
-    /// The model.
     pub model: Arc<dyn Model>,
     /// The gate every tool call goes through (holds the worker's tools).
     pub orchestrator: ToolCallOrchestrator,

@@ -123,19 +123,14 @@ impl From<&CallOutcome> for ToolCallRecord {
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum TranscriptEntry {
     /// What the session runs; always the first line.
     Meta(SessionMeta),
     /// A display event, as front ends saw it.
-    Event {
-        /// The event.
-        event: DisplayEvent,
-    },
+    Event { event: DisplayEvent },
     /// A message of the root worker's conversation with the model (what resume replays).
-    Message {
-        /// The message.
-        message: golem_llm::Message,
-    },
+    Message { message: golem_llm::Message },
     /// A settled tool call.
     ToolCall(ToolCallRecord),
     /// What the user sent.

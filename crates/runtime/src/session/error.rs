@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 /// An error reading or writing session transcripts.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum SessionError {
     /// A file-system operation failed.
     #[error("cannot {action} {}: {source}", path.display())]
@@ -48,17 +49,13 @@ pub enum SessionError {
     /// A session id that cannot name a transcript file.
     #[error("`{id}` is not a valid session id: {reason}")]
     InvalidId {
-        /// The id.
         id: String,
         /// What is wrong with it.
         reason: &'static str,
     },
     /// A session with this id exists already.
     #[error("a session `{id}` exists already")]
-    Exists {
-        /// The id.
-        id: String,
-    },
+    Exists { id: String },
     /// A line in the middle of a transcript is not a valid entry.
     #[error("{} line {line}: {message}", path.display())]
     Corrupt {

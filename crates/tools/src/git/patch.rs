@@ -10,6 +10,7 @@ use golem_protocol::result::DiffHunk;
 
 /// The change to one file.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub struct FilePatch {
     /// The path after the change (before it, for a deletion), relative to the repository.
     pub path: String,
@@ -21,7 +22,6 @@ pub struct FilePatch {
     pub is_deleted: bool,
     /// Whether git found the file binary (no hunks then).
     pub binary: bool,
-    /// The hunks.
     pub hunks: Vec<DiffHunk>,
 }
 

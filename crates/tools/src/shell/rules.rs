@@ -41,6 +41,7 @@ pub struct ShellRule {
 
 /// A pattern that cannot be a rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[allow(missing_docs)] // fields are named for what they hold
 pub enum ShellRuleError {
     /// The pattern has no words.
     #[error("shell rule {index} has an empty pattern; a rule needs at least a program name")]
@@ -53,7 +54,6 @@ pub enum ShellRuleError {
     Unterminated {
         /// The rule's position, from 1.
         index: usize,
-        /// The pattern.
         pattern: String,
     },
 }

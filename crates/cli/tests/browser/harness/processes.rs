@@ -47,6 +47,7 @@ pub fn tail(path: &Path, limit: usize) -> String {
 }
 
 /// `golem-forge serve` running in the background; killed (with its process group) on drop.
+#[allow(missing_docs)] // fields are named for what they hold
 pub struct Serve {
     child: Child,
     /// The first line it printed: `http://HOST:PORT/?token=TOKEN`.
@@ -57,7 +58,6 @@ pub struct Serve {
     pub authority: String,
     /// The address it listens on.
     pub addr: SocketAddr,
-    /// The token.
     pub token: String,
     /// Where its stderr goes.
     pub stderr: PathBuf,
