@@ -196,13 +196,11 @@ impl CacheSlot {
     /// The entry, `Ok(None)` when there is none, an error saying why it cannot be used when it
     /// is unreadable, corrupt, of another format or of another key.
     pub fn read(&self) -> Result<Option<CacheEntry>, String> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("{}: {e}", self.path.display())),
+        let Some(file): Option<CacheFile> =
+            golem_toolset::cache_file::read(&self.path, "tool-list cache file")?
+        else {
+            return Ok(None);
         };
-        let file: CacheFile = serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not a tool-list cache file: {e}", self.path.display()))?;
         if file.format != FORMAT || file.key != self.key {
             return Err(format!(
                 "{}: written for another format or server",

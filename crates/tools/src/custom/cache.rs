@@ -130,13 +130,11 @@ impl CacheSlot {
     /// entry or one for another version of the module; an error saying why it cannot be used
     /// when it is unreadable, corrupt or of another format.
     pub fn read(&self) -> Result<Option<CacheEntry>, String> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("{}: {e}", self.path.display())),
+        let Some(file): Option<CacheFile> =
+            golem_toolset::cache_file::read(&self.path, "describe cache file")?
+        else {
+            return Ok(None);
         };
-        let file: CacheFile = serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not a describe cache file: {e}", self.path.display()))?;
         if file.format != FORMAT {
             return Err(format!(
                 "{}: written in another format ({})",
