@@ -152,18 +152,25 @@ async fn three_hundred_turns_of_30_kb_results_stay_under_the_window_on_anthropic
     three_hundred_turns_on(Wire::Anthropic).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_elision_the_same_session_fails_at_the_window() {
-    let program = program(Wire::Chat, 40, "context: {elide_at: never}\n").await;
+/// Runs the 40-turn session on `wire` with `elide_at: never`; the turn must fail, and this is
+/// its error (with the program, whose mock recorded the requests).
+async fn failed_without_elision(wire: Wire) -> (Program, String) {
+    let program = program(wire, 40, "context: {elide_at: never}\n").await;
     let (ended, _) = run(&program, 40).await;
     let DisplayEvent::TurnEnded {
         status: TurnStatus::Failed,
         error: Some(error),
         ..
-    } = &ended
+    } = ended
     else {
         panic!("{ended:?}")
     };
+    (program, error)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_elision_the_same_session_fails_at_the_window() {
+    let (program, error) = failed_without_elision(Wire::Chat).await;
     assert!(
         error.contains("maximum context length is 200000 tokens"),
         "{error}"
@@ -177,16 +184,7 @@ async fn without_elision_the_same_session_fails_at_the_window() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_elision_the_anthropic_wire_fails_at_the_window_too() {
-    let program = program(Wire::Anthropic, 40, "context: {elide_at: never}\n").await;
-    let (ended, _) = run(&program, 40).await;
-    let DisplayEvent::TurnEnded {
-        status: TurnStatus::Failed,
-        error: Some(error),
-        ..
-    } = &ended
-    else {
-        panic!("{ended:?}")
-    };
+    let (_program, error) = failed_without_elision(Wire::Anthropic).await;
     assert!(error.contains("prompt is too long"), "{error}");
     assert!(
         error.contains("(200000 tokens as golem-forge knows it)"),
