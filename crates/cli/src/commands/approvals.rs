@@ -2,7 +2,6 @@
 //! (`.golem-forge/approvals.yaml` under the program root), listed with their numbers or removed
 //! by number. Reading and writing the file is `golem_runtime::approvals_file`'s job.
 
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -89,13 +88,7 @@ pub fn render_list(rules: &[ApprovalRule]) -> String {
 }
 
 fn print(text: &str) -> Result<ExitCode, CommandError> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(CommandError::usage(format!("cannot write to stdout: {e}"))),
-    }
+    super::write_stdout(text)
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(|e| CommandError::usage(format!("cannot write to stdout: {e}")))
 }

@@ -18,6 +18,19 @@ use clap::{Parser, Subcommand};
 
 use crate::cli_error::CommandError;
 
+/// Writes `text` to stdout and flushes it; a closed pipe (`| head`) is not an error.
+fn write_stdout(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        done => done,
+    }
+}
+
 /// Run LLM workers with tools, approvals and sandboxes
 ///
 /// A worker is a `.worker` file: YAML front matter (model, zones, toolsets) and markdown

@@ -2,7 +2,6 @@
 //! and other tools. The schema is `golem_runtime`'s; its committed copy is
 //! `docs/schema/worker.schema.json`.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -32,13 +31,7 @@ pub fn cmd_schema(args: SchemaArgs) -> Result<ExitCode, CommandError> {
     let text = match args.what {
         SchemaKind::Worker => golem_runtime::worker::worker_schema_json(),
     };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(CommandError::usage(format!("cannot write to stdout: {e}"))),
-    }
+    super::write_stdout(&text)
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(|e| CommandError::usage(format!("cannot write to stdout: {e}")))
 }

@@ -8,7 +8,6 @@ mod resume;
 mod show;
 mod undo;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -318,15 +317,9 @@ fn show_json(store: &SessionStore, id: &str) -> Result<ExitCode, CommandError> {
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
 fn print(text: &str) -> Result<ExitCode, CommandError> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(failed(format!("cannot write to stdout: {e}"))),
-    }
+    super::write_stdout(text)
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(|e| failed(format!("cannot write to stdout: {e}")))
 }
 
 fn session_error(err: SessionError) -> CommandError {
