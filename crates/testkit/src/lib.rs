@@ -4,9 +4,11 @@
 //! - [`mock`]: a local mock of a model provider's HTTP API with scripted replies and recorded
 //!   requests, startable from async tests ([`mock::MockServer::start`]) or plain ones
 //!   ([`mock::MockServer::start_blocking`], for tests that run the binary as a subprocess).
-//! - [`anthropic`] and [`openai`]: scripted replies shaped like each API's real SSE stream
-//!   (a text answer, tool calls), and readers of the tool results a client sent back.
-//! - [`Wire`]: the two wire formats behind one enum, to run one test against both.
+//! - [`anthropic`], [`openai`] (Chat Completions) and [`responses`] (OpenAI Responses):
+//!   scripted replies shaped like each API's real SSE stream (a text answer, tool calls), and
+//!   readers of the tool results a client sent back.
+//! - [`Wire`]: the Anthropic and Chat Completions wire formats behind one enum, to run one test
+//!   against both.
 //! - [`git`]: the host's git with no user or system configuration, for tests that make
 //!   repositories.
 //! - [`harness`]: the `main` of a test binary that is also the jail's helper.
@@ -28,6 +30,7 @@ pub mod mock;
 pub mod openai;
 pub mod parts;
 pub mod program;
+pub mod responses;
 
 use mock::{Recorded, Reply};
 use serde_json::Value;
@@ -40,8 +43,8 @@ pub struct SentToolResult {
     /// The text the model reads.
     pub content: String,
     /// The wire's error flag: `Some` for Anthropic (`is_error`, absent means `false`); `None`
-    /// for OpenAI Chat Completions, which has no flag (failures start with `Error`: the
-    /// runtime's `Error [CODE]: …` as it is, any other text after `Error: `).
+    /// for OpenAI Chat Completions and Responses, which have no flag (failures start with
+    /// `Error`: the runtime's `Error [CODE]: …` as it is, any other text after `Error: `).
     pub is_error: Option<bool>,
 }
 

@@ -211,7 +211,7 @@ impl MockServer {
     /// is too long` on `/messages`, OpenAI's 400 `context_length_exceeded` on
     /// `/chat/completions` and `/responses`) and uses up no scripted reply; any other gets its
     /// scripted reply with the request's count as the usage's input tokens (in place of the
-    /// scripted 10).
+    /// scripted 10, on every wire).
     pub fn set_context_limit(&self, tokens: u64) {
         self.script.lock().unwrap().context_limit = Some(tokens);
     }
@@ -333,22 +333,42 @@ fn overflow(path: &str, tokens: u64, limit: u64) -> Reply {
     Reply::json(400, &body.to_string())
 }
 
-/// `reply` with `tokens` as the input of its usage (the scripted replies say 10).
+/// Where each wire's usage has the input tokens, in the JSON of the event that reports it:
+/// Chat Completions' usage chunk before `[DONE]`, Anthropic's `message_start`, and Responses'
+/// `response.completed` (whose input tokens include the cached ones).
+const INPUT_TOKENS: [&str; 3] = [
+    "/usage/prompt_tokens",
+    "/message/usage/input_tokens",
+    "/response/usage/input_tokens",
+];
+
+/// `reply` with `tokens` as the input of its usage, on any wire (the scripted replies of
+/// [`crate::openai`], [`crate::anthropic`] and [`crate::responses`] say 10).
 fn counted(mut reply: Reply, tokens: u64) -> Reply {
     for chunk in &mut reply.chunks {
-        if let Chunk::Data(data) = chunk {
-            *data = data
-                .replace(
-                    "\"prompt_tokens\":10,",
-                    &format!("\"prompt_tokens\":{tokens},"),
-                )
-                .replace(
-                    "\"input_tokens\":10,",
-                    &format!("\"input_tokens\":{tokens},"),
-                );
+        if let Chunk::Data(frame) = chunk
+            && let Some(recounted) = recounted(frame, tokens)
+        {
+            *chunk = recounted;
         }
     }
     reply
+}
+
+/// An SSE frame (as [`sse`] makes them, with one `data:` line) of an event that reports the
+/// input tokens, with `tokens` in their place; `None` for any other frame or chunk.
+fn recounted(frame: &str, tokens: u64) -> Option<Chunk> {
+    let lines = frame.strip_suffix("\n\n")?;
+    let (event, data) = match lines.split_once('\n') {
+        Some((event, data)) => (Some(event.strip_prefix("event: ")?), data),
+        None => (None, lines),
+    };
+    let mut json: serde_json::Value = serde_json::from_str(data.strip_prefix("data: ")?).ok()?;
+    let pointer = INPUT_TOKENS
+        .iter()
+        .find(|pointer| json.pointer(pointer).is_some_and(serde_json::Value::is_u64))?;
+    *json.pointer_mut(pointer)? = tokens.into();
+    Some(sse(event, &json.to_string()))
 }
 
 #[cfg(test)]
@@ -460,6 +480,58 @@ mod tests {
         let fits = post(&server.base_url, "/v1/chat/completions", &small);
         assert!(fits.starts_with("HTTP/1.1 200"), "{fits}");
         assert!(fits.contains(r#""prompt_tokens":50,"#), "{fits}");
+    }
+
+    /// The input tokens of `reply`'s usage, read where its wire reports them.
+    fn input_tokens(reply: &Reply) -> Vec<u64> {
+        reply
+            .chunks
+            .iter()
+            .filter_map(|chunk| match chunk {
+                Chunk::Data(frame) => frame.lines().find_map(|l| l.strip_prefix("data: ")),
+                _ => None,
+            })
+            .filter_map(|data| serde_json::from_str::<serde_json::Value>(data).ok())
+            .filter_map(|event| {
+                [
+                    "/usage/prompt_tokens",
+                    "/message/usage/input_tokens",
+                    "/response/usage/input_tokens",
+                ]
+                .iter()
+                .find_map(|pointer| event.pointer(pointer).and_then(serde_json::Value::as_u64))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn counted_writes_the_tokens_into_each_wires_usage() {
+        let call = [("c1", "read_file", serde_json::json!({"path": "/a"}))];
+        for reply in [
+            crate::openai::text("hi"),
+            crate::openai::tool_calls(&call),
+            crate::anthropic::text("hi"),
+            crate::anthropic::tool_calls(&call),
+            crate::responses::text("hi"),
+            crate::responses::tool_calls(&call),
+        ] {
+            assert_eq!(input_tokens(&reply), [10], "{reply:?}");
+            assert_eq!(input_tokens(&counted(reply, 1234)), [1234]);
+        }
+    }
+
+    #[test]
+    fn a_context_limit_counts_a_responses_request_in_response_completed() {
+        let server = MockServer::start_blocking(vec![crate::responses::text("fits")]);
+        server.set_context_limit(100);
+        let small = format!(r#"{{"a":"{}"}}"#, "x".repeat(192));
+        let fits = post(&server.base_url, "/v1/responses", &small);
+        assert!(fits.starts_with("HTTP/1.1 200"), "{fits}");
+        let completed = fits
+            .split("\n\n")
+            .find(|frame| frame.contains("event: response.completed"))
+            .unwrap_or_else(|| panic!("{fits}"));
+        assert!(completed.contains(r#""input_tokens":50,"#), "{completed}");
     }
 
     #[test]
