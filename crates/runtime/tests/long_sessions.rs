@@ -1,4 +1,5 @@
-//! Long sessions against the mock provider (OpenAI chat and Anthropic wires) given a context limit (it answers its wire's real
+//! Long sessions against the mock provider, on each wire (OpenAI Chat Completions, OpenAI
+//! Responses, Anthropic Messages), given a context limit (the mock answers its wire's real
 //! overflow error above the limit, and counts each request's tokens in its usage): old tool
 //! results are elided, so a session of hundreds of large results never reaches the window;
 //! without elision the same session fails at the window with a message that says what to do.
@@ -6,7 +7,7 @@
 use golem_protocol::{DisplayEvent, TurnStatus};
 use golem_testkit::SentToolResult;
 use golem_testkit::mock::{MockServer, Reply};
-use golem_testkit::{anthropic, openai};
+use golem_testkit::{anthropic, openai, responses};
 use serde_json::{Value, json};
 
 use crate::scenario::{Program, Scenario};
@@ -18,6 +19,7 @@ const WINDOW: u64 = 200_000;
 #[derive(Clone, Copy)]
 enum Wire {
     Chat,
+    Responses,
     Anthropic,
 }
 
@@ -26,6 +28,7 @@ impl Wire {
         let call = [(id, "read_file", json!({"path": "/out/big.txt"}))];
         match self {
             Wire::Chat => openai::tool_calls(&call),
+            Wire::Responses => responses::tool_calls(&call),
             Wire::Anthropic => anthropic::tool_calls(&call),
         }
     }
@@ -33,6 +36,7 @@ impl Wire {
     fn text(self, text: &str) -> Reply {
         match self {
             Wire::Chat => openai::text(text),
+            Wire::Responses => responses::text(text),
             Wire::Anthropic => anthropic::text(text),
         }
     }
@@ -40,6 +44,7 @@ impl Wire {
     fn tool_results(self, body: &Value) -> Vec<SentToolResult> {
         match self {
             Wire::Chat => openai::tool_results(body),
+            Wire::Responses => responses::tool_results(body),
             Wire::Anthropic => anthropic::tool_results(body),
         }
     }
@@ -49,6 +54,10 @@ impl Wire {
     fn provider(self, server: &MockServer) -> String {
         match self {
             Wire::Chat => format!("  mock:\n    base_url: {}/v1\n", server.base_url),
+            Wire::Responses => format!(
+                "  mock:\n    base_url: {}/v1\n    wire: responses\n",
+                server.base_url
+            ),
             Wire::Anthropic => format!(
                 "  mock:\n    base_url: {}/v1\n    wire: anthropic\n    api_key_env: PATH\n",
                 server.base_url
@@ -148,6 +157,11 @@ async fn three_hundred_turns_of_30_kb_results_stay_under_the_window_on_openai_ch
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_hundred_turns_of_30_kb_results_stay_under_the_window_on_openai_responses() {
+    three_hundred_turns_on(Wire::Responses).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_hundred_turns_of_30_kb_results_stay_under_the_window_on_anthropic() {
     three_hundred_turns_on(Wire::Anthropic).await;
 }
@@ -190,4 +204,20 @@ async fn without_elision_the_anthropic_wire_fails_at_the_window_too() {
         error.contains("(200000 tokens as golem-forge knows it)"),
         "{error}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_elision_the_openai_responses_wire_fails_at_the_window_too() {
+    let (program, error) = failed_without_elision(Wire::Responses).await;
+    assert!(
+        error.contains("Your input exceeds the context window of this model"),
+        "{error}"
+    );
+    assert!(
+        error.contains("the context window of mock:m1 (200000 tokens as golem-forge knows it)"),
+        "{error}"
+    );
+    let requests = program.server.requests();
+    assert!(requests.len() < 40);
+    assert!(requests.iter().all(|r| r.path == "/v1/responses"));
 }
