@@ -64,6 +64,7 @@ pub fn action_type_name(action: &ActionEvent) -> &'static str {
         ActionEvent::SetModel { .. } => "setModel",
         ActionEvent::NewSession { .. } => "newSession",
         ActionEvent::ClearHistory { .. } => "clearHistory",
+        ActionEvent::Compact { .. } => "compact",
         ActionEvent::Undo { .. } => "undo",
         ActionEvent::ListManualTools { .. } => "listManualTools",
         ActionEvent::ListApprovals { .. } => "listApprovals",

@@ -10,7 +10,9 @@ use crate::approval::{ApprovalRequest, ApprovalResolved, ApprovalResponse, Invok
 use crate::form::{FormField, ManualToolInfo};
 use crate::result::ToolResultValue;
 use crate::session::{ActionResult, RememberedApproval, SessionStatus, TurnStatus};
-use crate::workers::{BudgetAmounts, ContextFill, TokenUsage, WorkerOrigin, WorkerProgress};
+use crate::workers::{
+    BudgetAmounts, CompactionReason, ContextFill, TokenUsage, WorkerOrigin, WorkerProgress,
+};
 
 /// The protocol version carried by `sessionStarted`: the major part changes on any incompatible
 /// change, the minor part when events are added (1.1: session actions, `turnEnded`,
@@ -22,8 +24,9 @@ use crate::workers::{BudgetAmounts, ContextFill, TokenUsage, WorkerOrigin, Worke
 /// decline or cancel; 1.5: consent for what a call did — `approvalRequired.editable` (`false`:
 /// nothing to edit), a second request and resolution for the same call, and a `code_result`'s
 /// `changes`; 1.6: `undo`, putting the zone files of the last turns back; 1.7: `usage.context`,
-/// how full the worker's context is against its model's window).
-pub const PROTOCOL_VERSION: &str = "1.7";
+/// how full the worker's context is against its model's window; 1.8: `contextCompacted`, the
+/// `compact` action and `sessionStatus.context`).
+pub const PROTOCOL_VERSION: &str = "1.8";
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -278,6 +281,23 @@ pub enum DisplayEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worker: Option<WorkerOrigin>,
     },
+    /// The history of a worker before its last turns was replaced by one summary message, to
+    /// make room in its context window (the transcript keeps what was replaced).
+    ContextCompacted {
+        /// What made it compact.
+        reason: CompactionReason,
+        /// The estimated tokens of the next request before compacting.
+        tokens_before: u64,
+        /// The estimated tokens of the next request after compacting.
+        tokens_after: u64,
+        /// The tokens of the summary the model wrote.
+        summary_tokens: u64,
+        /// Messages of the history that the summary replaced.
+        messages_replaced: u64,
+        /// The worker, for delegated workers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worker: Option<WorkerOrigin>,
+    },
     /// A turn started by `userInput` ended: every event of the turn came before this one. Turns
     /// run one at a time, in the order their `userInput` arrived.
     TurnEnded {
@@ -393,6 +413,17 @@ pub enum ActionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         request_id: Option<String>,
     },
+    /// Summarise the root worker's conversation before its last turns into one message, now
+    /// (between turns: it waits for a running turn), optionally with what the summary should
+    /// keep in focus. Answered by `contextCompacted` when it compacted, then `actionResult`.
+    Compact {
+        /// Correlates the `actionResult`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        /// What the summary should keep in focus (`the failing tests`), in the user's words.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        focus: Option<String>,
+    },
     /// Put the zone files back as they were before the last `turns` turns that changed files
     /// (1 when absent), and tell the model. A file changed outside the session since is a
     /// conflict: nothing is changed, the `actionResult` (`ok: false`) lists the conflicts,
@@ -458,6 +489,7 @@ impl ActionEvent {
             | ActionEvent::SetModel { .. }
             | ActionEvent::NewSession { .. }
             | ActionEvent::ClearHistory { .. }
+            | ActionEvent::Compact { .. }
             | ActionEvent::Undo { .. }
             | ActionEvent::ListManualTools { .. }
             | ActionEvent::ListApprovals { .. }

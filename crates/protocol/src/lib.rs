@@ -39,7 +39,8 @@ pub use session::{
 };
 pub use tool_definition::ToolDefinition;
 pub use workers::{
-    BudgetAmounts, BudgetStatus, ContextFill, TokenUsage, WorkerOrigin, WorkerProgress,
+    BudgetAmounts, BudgetStatus, CompactionReason, ContextFill, TokenUsage, WorkerOrigin,
+    WorkerProgress,
 };
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::workers::{BudgetStatus, TokenUsage};
+use crate::workers::{BudgetStatus, ContextFill, TokenUsage};
 
 /// How a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -36,6 +36,8 @@ pub enum SessionAction {
     ClearHistory,
     /// `undo`.
     Undo,
+    /// `compact`.
+    Compact,
     /// `forgetApprovals`.
     ForgetApprovals,
     /// An action the session cannot take now (for example, one sent after `endSession`).
@@ -90,6 +92,9 @@ pub struct SessionStatus {
     pub cost: Option<f64>,
     /// Messages in the root worker's conversation.
     pub messages: u64,
+    /// How full the root worker's context was after its last model call, when it made one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextFill>,
     /// Approvals remembered for the session.
     pub approvals_remembered: u64,
     /// Whether a turn or a manual tool call is running.

@@ -6,7 +6,7 @@ use serde_json::json;
 use crate::events::*;
 use crate::roundtrip_tests::check;
 use crate::session::*;
-use crate::workers::TokenUsage;
+use crate::workers::{CompactionReason, ContextFill, TokenUsage};
 
 #[test]
 fn session_actions() {
@@ -26,6 +26,20 @@ fn session_actions() {
             request_id: Some("c".into()),
         },
         json!({"type": "clearHistory", "requestId": "c"}),
+    );
+    check(
+        ActionEvent::Compact {
+            request_id: None,
+            focus: None,
+        },
+        json!({"type": "compact"}),
+    );
+    check(
+        ActionEvent::Compact {
+            request_id: Some("k".into()),
+            focus: Some("the failing tests".into()),
+        },
+        json!({"type": "compact", "requestId": "k", "focus": "the failing tests"}),
     );
     check(
         ActionEvent::Undo {
@@ -142,6 +156,7 @@ fn session_answers() {
             usage: TokenUsage::default(),
             cost: None,
             messages: 4,
+            context: None,
             approvals_remembered: 1,
             busy: false,
             budget: None,
@@ -151,6 +166,42 @@ fn session_answers() {
                "zones": [{"name": "out", "mode": "rw"}],
                "usage": {"inputTokens": 0, "outputTokens": 0}, "messages": 4,
                "approvalsRemembered": 1, "busy": false}),
+    );
+    check(
+        DisplayEvent::SessionStatus(SessionStatus {
+            request_id: Some("s".into()),
+            session_id: "20261123-170000-abcd".into(),
+            worker: "greeter".into(),
+            model: "test:default".into(),
+            zones: Vec::new(),
+            usage: TokenUsage::default(),
+            cost: None,
+            messages: 9,
+            context: Some(ContextFill {
+                used: 63_000,
+                window: 100_000,
+            }),
+            approvals_remembered: 0,
+            busy: true,
+            budget: None,
+        }),
+        json!({"type": "sessionStatus", "requestId": "s", "sessionId": "20261123-170000-abcd",
+               "worker": "greeter", "model": "test:default", "zones": [],
+               "usage": {"inputTokens": 0, "outputTokens": 0}, "messages": 9,
+               "context": {"used": 63000, "window": 100000},
+               "approvalsRemembered": 0, "busy": true}),
+    );
+    check(
+        DisplayEvent::ContextCompacted {
+            reason: CompactionReason::Overflow,
+            tokens_before: 190_000,
+            tokens_after: 21_000,
+            summary_tokens: 900,
+            messages_replaced: 120,
+            worker: None,
+        },
+        json!({"type": "contextCompacted", "reason": "overflow", "tokensBefore": 190000,
+               "tokensAfter": 21000, "summaryTokens": 900, "messagesReplaced": 120}),
     );
     check(
         DisplayEvent::ApprovalsRemembered {

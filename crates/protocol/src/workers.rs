@@ -74,6 +74,29 @@ impl ContextFill {
     }
 }
 
+/// What made a worker compact its history (`contextCompacted`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum CompactionReason {
+    /// The next request would have passed the worker's `context.compact_at`.
+    Threshold,
+    /// The provider said the request does not fit the model's window; it is sent again.
+    Overflow,
+    /// The user asked (`/compact`, the `compact` action).
+    Requested,
+}
+
+impl CompactionReason {
+    /// The reason as the protocol writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactionReason::Threshold => "threshold",
+            CompactionReason::Overflow => "overflow",
+            CompactionReason::Requested => "requested",
+        }
+    }
+}
+
 /// Amounts of a budget: the limits a worker runs under, or what is left of them. An absent
 /// amount has no limit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

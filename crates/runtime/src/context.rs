@@ -1,13 +1,17 @@
 //! `context:` settings, in a worker's front matter and in the program config: when to elide
-//! old tool results (`elide_at`, a share of the model's window, or `never`) and how many of
-//! the last turns always keep theirs (`keep_turns`). A worker's own values come first, then
-//! the program's, then the defaults.
+//! old tool results (`elide_at`, a share of the model's window, or `never`), when to compact
+//! the history into a summary (`compact_at`, likewise), and how many of the last turns are
+//! always sent as they are (`keep_turns`). A worker's own values come first, then the
+//! program's, then the defaults.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer};
 
 /// The default of `elide_at`: 60 % of the window.
 pub const DEFAULT_ELIDE_AT: Threshold = Threshold::Permille(600);
+
+/// The default of `compact_at`: 80 % of the window.
+pub const DEFAULT_COMPACT_AT: Threshold = Threshold::Permille(800);
 
 /// The default of `keep_turns`.
 pub const DEFAULT_KEEP_TURNS: u32 = 4;
@@ -41,7 +45,13 @@ pub struct ContextSettings {
     #[serde(default, deserialize_with = "threshold")]
     #[schemars(schema_with = "threshold_schema")]
     pub elide_at: Option<Threshold>,
-    /// How many of the last turns (model calls and their tool results) are never elided.
+    /// When to summarise the history before the last turns into one message: a share of the
+    /// context window (0.8), or `never` (then a request that does not fit is an error).
+    #[serde(default, deserialize_with = "threshold")]
+    #[schemars(schema_with = "threshold_schema")]
+    pub compact_at: Option<Threshold>,
+    /// How many of the last turns (model calls and their tool results) are never elided nor
+    /// compacted.
     #[serde(default)]
     pub keep_turns: Option<u32>,
 }
@@ -51,6 +61,7 @@ impl ContextSettings {
     pub fn or(self, base: ContextSettings) -> ContextSettings {
         ContextSettings {
             elide_at: self.elide_at.or(base.elide_at),
+            compact_at: self.compact_at.or(base.compact_at),
             keep_turns: self.keep_turns.or(base.keep_turns),
         }
     }
@@ -59,6 +70,7 @@ impl ContextSettings {
     pub fn policy(self) -> ContextPolicy {
         ContextPolicy {
             elide_at: self.elide_at.unwrap_or(DEFAULT_ELIDE_AT),
+            compact_at: self.compact_at.unwrap_or(DEFAULT_COMPACT_AT),
             keep_turns: self.keep_turns.unwrap_or(DEFAULT_KEEP_TURNS),
         }
     }
@@ -69,7 +81,9 @@ impl ContextSettings {
 pub struct ContextPolicy {
     /// When to elide old tool results.
     pub elide_at: Threshold,
-    /// How many of the last turns keep their tool results.
+    /// When to compact the history.
+    pub compact_at: Threshold,
+    /// How many of the last turns keep their tool results and are never compacted.
     pub keep_turns: u32,
 }
 
@@ -120,17 +134,21 @@ mod tests {
     fn a_workers_values_come_before_the_programs_and_the_defaults() {
         let program = ContextSettings {
             elide_at: Some(Threshold::Permille(500)),
+            compact_at: Some(Threshold::Permille(700)),
             keep_turns: Some(2),
         };
         let worker = ContextSettings {
             elide_at: Some(Threshold::Never),
+            compact_at: None,
             keep_turns: None,
         };
         let policy = worker.or(program).policy();
         assert_eq!(policy.elide_at, Threshold::Never);
+        assert_eq!(policy.compact_at, Threshold::Permille(700));
         assert_eq!(policy.keep_turns, 2);
         let policy = ContextSettings::default().policy();
         assert_eq!(policy.elide_at, DEFAULT_ELIDE_AT);
+        assert_eq!(policy.compact_at, DEFAULT_COMPACT_AT);
         assert_eq!(policy.keep_turns, DEFAULT_KEEP_TURNS);
         assert_eq!(Threshold::Permille(600).tokens(200_000), Some(120_000));
         assert_eq!(Threshold::Never.tokens(1000), None);

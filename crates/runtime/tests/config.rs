@@ -154,12 +154,16 @@ fn every_key_and_default() {
             c.context_windows.insert("ollama:*".into(), 32_768);
         },
     );
-    check("context: {elide_at: 0.7, keep_turns: 6}\n", |c| {
-        c.context = ContextSettings {
-            elide_at: Some(Threshold::Permille(700)),
-            keep_turns: Some(6),
-        }
-    });
+    check(
+        "context: {elide_at: 0.7, compact_at: 0.9, keep_turns: 6}\n",
+        |c| {
+            c.context = ContextSettings {
+                elide_at: Some(Threshold::Permille(700)),
+                compact_at: Some(Threshold::Permille(900)),
+                keep_turns: Some(6),
+            }
+        },
+    );
     for (mode, expected) in [
         ("interactive", ApprovalMode::Interactive),
         ("approve_all", ApprovalMode::ApproveAll),

@@ -666,7 +666,9 @@ fn a_session_killed_while_an_approval_waited_asks_it_again_on_resume() {
         }
         id
     });
-    first.shutdown_background();
+    // Its tasks are dropped, not finished (as in a kill), and gone before the resume: the
+    // transcript's lock goes with them.
+    first.shutdown_timeout(Duration::from_secs(5));
 
     // The resumed session asks the same call again before the new input.
     let second = runtime();

@@ -13,18 +13,18 @@ use serde_json::{Value, json};
 use crate::scenario::{Program, Scenario};
 
 /// The model's window, and the mock's limit.
-const WINDOW: u64 = 200_000;
+pub(crate) const WINDOW: u64 = 200_000;
 
 /// The wire the `mock` provider speaks.
 #[derive(Clone, Copy)]
-enum Wire {
+pub(crate) enum Wire {
     Chat,
     Responses,
     Anthropic,
 }
 
 impl Wire {
-    fn tool_call(self, id: &str) -> Reply {
+    pub(crate) fn tool_call(self, id: &str) -> Reply {
         let call = [(id, "read_file", json!({"path": "/out/big.txt"}))];
         match self {
             Wire::Chat => openai::tool_calls(&call),
@@ -33,7 +33,7 @@ impl Wire {
         }
     }
 
-    fn text(self, text: &str) -> Reply {
+    pub(crate) fn text(self, text: &str) -> Reply {
         match self {
             Wire::Chat => openai::text(text),
             Wire::Responses => responses::text(text),
@@ -41,7 +41,7 @@ impl Wire {
         }
     }
 
-    fn tool_results(self, body: &Value) -> Vec<SentToolResult> {
+    pub(crate) fn tool_results(self, body: &Value) -> Vec<SentToolResult> {
         match self {
             Wire::Chat => openai::tool_results(body),
             Wire::Responses => responses::tool_results(body),
@@ -75,7 +75,7 @@ fn replies(wire: Wire, reads: usize) -> Vec<Reply> {
     replies
 }
 
-async fn program(wire: Wire, reads: usize, config: &str) -> Program {
+pub(crate) async fn program(wire: Wire, reads: usize, config: &str) -> Program {
     let config = format!("context_windows:\n  \"mock:*\": {WINDOW}\n{config}");
     let program = Scenario::new(replies(wire, reads))
         .program(move |server| {
@@ -96,7 +96,7 @@ async fn program(wire: Wire, reads: usize, config: &str) -> Program {
 }
 
 /// Runs one input through `reads` model turns; returns `turnEnded` and the events before it.
-async fn run(program: &Program, reads: usize) -> (DisplayEvent, Vec<DisplayEvent>) {
+pub(crate) async fn run(program: &Program, reads: usize) -> (DisplayEvent, Vec<DisplayEvent>) {
     let mut options = program.options();
     options.max_iterations = Some(u32::try_from(reads).unwrap() + 1);
     let mut s = program.start_with(options, true);
@@ -166,10 +166,10 @@ async fn three_hundred_turns_of_30_kb_results_stay_under_the_window_on_anthropic
     three_hundred_turns_on(Wire::Anthropic).await;
 }
 
-/// Runs the 40-turn session on `wire` with `elide_at: never`; the turn must fail, and this is
-/// its error (with the program, whose mock recorded the requests).
+/// Runs the 40-turn session on `wire` with `elide_at: never` and `compact_at: never`; the turn
+/// must fail, and this is its error (with the program, whose mock recorded the requests).
 async fn failed_without_elision(wire: Wire) -> (Program, String) {
-    let program = program(wire, 40, "context: {elide_at: never}\n").await;
+    let program = program(wire, 40, "context: {elide_at: never, compact_at: never}\n").await;
     let (ended, _) = run(&program, 40).await;
     let DisplayEvent::TurnEnded {
         status: TurnStatus::Failed,
@@ -190,7 +190,10 @@ async fn without_elision_the_same_session_fails_at_the_window() {
         "{error}"
     );
     assert!(
-        error.contains("the context window of mock:m1 (200000 tokens as golem-forge knows it)"),
+        error.contains(
+            "the context window of mock:m1 (200000 tokens as golem-forge knows it) (compacting \
+             is off: `context.compact_at: never`)"
+        ),
         "{error}"
     );
     assert!(program.server.requests().len() < 40);

@@ -6,6 +6,7 @@
     reason = "tests: a failure is a test failure"
 )]
 
+mod compaction;
 mod config;
 mod faults;
 mod fixture;

@@ -821,10 +821,17 @@ fn context_settings_take_shares_of_the_window_or_never() {
         |w| {
             w.context = ContextSettings {
                 elide_at: Some(Threshold::Permille(500)),
+                compact_at: None,
                 keep_turns: Some(2),
             }
         },
     );
+    check("name: greeter\ncontext: {compact_at: never}\n", |w| {
+        w.context.compact_at = Some(Threshold::Never)
+    });
+    check("name: greeter\ncontext: {compact_at: 0.75}\n", |w| {
+        w.context.compact_at = Some(Threshold::Permille(750))
+    });
     check("name: greeter\ncontext: {elide_at: never}\n", |w| {
         w.context.elide_at = Some(Threshold::Never)
     });
@@ -843,6 +850,11 @@ fn context_settings_take_shares_of_the_window_or_never() {
             "{message}"
         );
     }
+    let message = err("name: greeter\ncontext:\n  elide_at: 0.5\n  compact_at: 2\n");
+    assert!(
+        message.contains("line 5: `context.compact_at` must be a share"),
+        "{message}"
+    );
     let unknown = err("name: greeter\ncontext:\n  keep_turn: 3\n");
     assert!(unknown.contains("did you mean `keep_turns`?"), "{unknown}");
 }

@@ -108,6 +108,9 @@ struct Script {
     requests: Vec<Recorded>,
     /// Requests above this many tokens get their wire's overflow error.
     context_limit: Option<u64>,
+    /// Requests whose body holds the text get the reply, every time, without using up a
+    /// scripted one.
+    rules: Vec<(String, Reply)>,
 }
 
 /// What keeps the server running, and stops it on drop.
@@ -135,6 +138,7 @@ fn new_script(replies: Vec<Reply>) -> Arc<Mutex<Script>> {
         fallback: None,
         requests: Vec::new(),
         context_limit: None,
+        rules: Vec::new(),
     }))
 }
 
@@ -206,6 +210,17 @@ impl MockServer {
         self.script.lock().unwrap().fallback = Some(reply);
     }
 
+    /// Answers every request whose body contains `text` with `reply`, without using up a
+    /// scripted reply (requests the runtime makes besides the conversation's, such as the
+    /// summary of a compaction). A context limit applies to them too.
+    pub fn answer_when(&self, text: &str, reply: Reply) {
+        self.script
+            .lock()
+            .unwrap()
+            .rules
+            .push((text.to_owned(), reply));
+    }
+
     /// From now on, counts each request as one token per four bytes of its body: a request of
     /// more than `tokens` gets the overflow error of its wire (by path: Anthropic's 400 `prompt
     /// is too long` on `/messages`, OpenAI's 400 `context_length_exceeded` on
@@ -271,17 +286,22 @@ async fn handle(
                 .collect(),
             body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
         });
+        let text = String::from_utf8_lossy(&body);
+        let ruled = script
+            .rules
+            .iter()
+            .find(|(needle, _)| text.contains(needle.as_str()))
+            .map(|(_, reply)| reply.clone());
+        let mut next = || {
+            ruled
+                .clone()
+                .or_else(|| script.replies.pop_front())
+                .or_else(|| script.fallback.clone())
+        };
         match limit {
             Some(limit) if tokens > limit => Some(overflow(uri.path(), tokens, limit)),
-            Some(_) => script
-                .replies
-                .pop_front()
-                .or_else(|| script.fallback.clone())
-                .map(|reply| counted(reply, tokens)),
-            None => script
-                .replies
-                .pop_front()
-                .or_else(|| script.fallback.clone()),
+            Some(_) => next().map(|reply| counted(reply, tokens)),
+            None => next(),
         }
     };
     let reply =
@@ -449,6 +469,25 @@ mod tests {
         server.set_fallback(Reply::json(200, "again"));
         for expected in ["first", "again", "again"] {
             let response = post(&server.base_url, "/", "{}");
+            assert!(
+                response.contains(&format!("\r\n{expected}\r\n")),
+                "{response}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_rule_answers_its_requests_every_time_and_leaves_the_script_alone() {
+        let server =
+            MockServer::start_blocking(vec![Reply::json(200, "first"), Reply::json(200, "second")]);
+        server.answer_when("summarise", Reply::json(200, "summary"));
+        for (body, expected) in [
+            ("{}", "first"),
+            (r#"{"ask": "summarise"}"#, "summary"),
+            (r#"{"ask": "summarise it again"}"#, "summary"),
+            ("{}", "second"),
+        ] {
+            let response = post(&server.base_url, "/", body);
             assert!(
                 response.contains(&format!("\r\n{expected}\r\n")),
                 "{response}"

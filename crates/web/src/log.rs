@@ -184,6 +184,7 @@ impl LogState {
             | DisplayEvent::WorkerStarted { .. }
             | DisplayEvent::WorkerFinished { .. }
             | DisplayEvent::Usage { .. }
+            | DisplayEvent::ContextCompacted { .. }
             | DisplayEvent::TurnEnded { .. }
             | DisplayEvent::ActionResult(_)
             | DisplayEvent::SessionEnded { .. }) => self.events.push(event),
@@ -246,6 +247,7 @@ mod tests {
             usage: TokenUsage::default(),
             cost: None,
             messages: 0,
+            context: None,
             approvals_remembered: 0,
             busy: false,
             budget: None,

@@ -48,7 +48,8 @@ fn is_reply(event: &DisplayEvent) -> bool {
         | DisplayEvent::WorkerStarted { .. }
         | DisplayEvent::WorkerProgress(_)
         | DisplayEvent::WorkerFinished { .. }
-        | DisplayEvent::Usage { .. } => false,
+        | DisplayEvent::Usage { .. }
+        | DisplayEvent::ContextCompacted { .. } => false,
     }
 }
 

@@ -1,7 +1,7 @@
-//! The chat's slash commands: `/help`, `/model [name]`, `/clear`, `/new`, `/undo [N]
-//! [--force]`, `/status`, `/tools`, `/tool NAME …` (also `/t NAME …` and `/NAME …`, with `-i`
-//! for a form), `/approvals [forget N | clear]` (the session's approvals and the project's
-//! rules) and `/exit`. Parsing and classification are `super::command`, typing a tool's options
+//! The chat's slash commands: `/help`, `/model [name]`, `/clear`, `/compact [focus]`, `/new`,
+//! `/undo [N] [--force]`, `/status`, `/tools`, `/tool NAME …` (also `/t NAME …` and `/NAME …`,
+//! with `-i` for a form), `/approvals [forget N | clear]` (the session's approvals and the
+//! project's rules) and `/exit`. Parsing and classification are `super::command`, typing a tool's options
 //! `golem_core::coerce`; this module carries them out.
 
 use std::collections::BTreeMap;
@@ -121,6 +121,7 @@ fn builtin(chat: &mut Chat, command: BuiltinCommand, parsed: &ParsedCommand) -> 
             }),
         },
         BuiltinCommand::Clear => chat.act(ActionEvent::ClearHistory { request_id: None }),
+        BuiltinCommand::Compact => compact(chat, parsed),
         BuiltinCommand::New => chat.act(ActionEvent::NewSession { request_id: None }),
         BuiltinCommand::Undo => undo(chat, parsed),
         BuiltinCommand::Status => status(chat),
@@ -156,6 +157,20 @@ fn undo(chat: &mut Chat, parsed: &ParsedCommand) {
     });
 }
 
+/// `/compact [focus]`: the `compact` action; the words after it are what the summary keeps
+/// in focus.
+fn compact(chat: &mut Chat, parsed: &ParsedCommand) {
+    if !parsed.options.is_empty() {
+        return chat
+            .error("usage: /compact [focus] (the words after it are what to keep in focus)");
+    }
+    let focus = parsed.args.join(" ");
+    chat.act(ActionEvent::Compact {
+        request_id: None,
+        focus: (!focus.trim().is_empty()).then_some(focus),
+    });
+}
+
 fn status(chat: &mut Chat) {
     let Some(status) = chat.status() else {
         chat.error("the session is over");
@@ -167,7 +182,7 @@ fn status(chat: &mut Chat) {
         .map(|z| format!("/{} ({})", z.name, z.mode))
         .collect();
     let text = format!(
-        "worker: {} (depth 0)\nmodel: {}\nzones: {}\ntokens: {} in · {} out{}\nconversation: {} messages\napprovals remembered: {}\nsession: {}",
+        "worker: {} (depth 0)\nmodel: {}\nzones: {}\ntokens: {} in · {} out{}\nconversation: {} messages{}\napprovals remembered: {}\nsession: {}",
         status.worker,
         status.model,
         if zones.is_empty() {
@@ -182,6 +197,14 @@ fn status(chat: &mut Chat) {
             .map(|cost| format!(" · {}", crate::frontend::render::human_cost(cost)))
             .unwrap_or_default(),
         status.messages,
+        status
+            .context
+            .map(|fill| format!(
+                "\ncontext: {} % of {} tokens",
+                fill.percent(),
+                crate::frontend::render::human_count(fill.window)
+            ))
+            .unwrap_or_default(),
         status.approvals_remembered,
         status.session_id,
     );

@@ -17,7 +17,8 @@ use golem_protocol::{
 
 use super::markdown::{MarkdownStream, MarkdownStyle};
 use super::render::{
-    RenderStyle, detect_image_protocol, human_duration, render_lines, summary_line, summary_rows,
+    RenderStyle, detect_image_protocol, human_count, human_duration, render_lines, summary_line,
+    summary_rows,
 };
 use super::screen::{Screen, Tone};
 use super::workers::WorkerTreeView;
@@ -328,6 +329,36 @@ impl EventDisplay {
                 if let Some(cost) = cost {
                     stats.cost = Some(stats.cost.unwrap_or(0.0) + cost);
                 }
+            }
+            DisplayEvent::ContextCompacted {
+                reason,
+                tokens_before,
+                tokens_after,
+                messages_replaced,
+                worker,
+                ..
+            } => {
+                if worker.is_none() {
+                    let mut stats = self.stats();
+                    if let Some(fill) = &mut stats.context {
+                        fill.used = *tokens_after;
+                    }
+                }
+                if self.trace == TraceLevel::Quiet {
+                    return;
+                }
+                self.end_text();
+                let mut screen = self.screen();
+                let line = screen.dim(&format!(
+                    "{}⟲ context compacted ({}): {messages_replaced} message{} summarised, about \
+                     {} → {} tokens",
+                    indent(worker),
+                    reason.as_str(),
+                    if *messages_replaced == 1 { "" } else { "s" },
+                    human_count(*tokens_before),
+                    human_count(*tokens_after),
+                ));
+                screen.line(&line);
             }
             DisplayEvent::Status { level, message } => {
                 self.end_text();

@@ -65,6 +65,7 @@ impl Context<'_> {
             usage: counts.session,
             cost: counts.session_cost,
             messages: self.shared.messages.load(Ordering::Relaxed),
+            context: self.shared.context(),
             approvals_remembered: self.controller.memory().len() as u64,
             busy: self.shared.busy.load(Ordering::SeqCst),
             budget,

@@ -35,7 +35,9 @@ use golem_llm::Message;
 use golem_llm::context::ContextWindows;
 use golem_llm::pricing::PriceTable;
 use golem_llm::resolve::ModelResolver;
-use golem_protocol::{ActionEvent, DisplayEvent, PROTOCOL_VERSION, SessionEndReason, StatusLevel};
+use golem_protocol::{
+    ActionEvent, ContextFill, DisplayEvent, PROTOCOL_VERSION, SessionEndReason, StatusLevel,
+};
 use golem_sandbox::undo::UndoJournal;
 
 use crate::budget::BudgetLimits;
@@ -131,6 +133,8 @@ pub(crate) struct SharedState {
     ending: AtomicBool,
     messages: Arc<AtomicU64>,
     usage: Arc<Mutex<UsageCounts>>,
+    /// How full the root worker's context was after its last model call.
+    context: Arc<Mutex<Option<ContextFill>>>,
 }
 
 impl SharedState {
@@ -150,6 +154,15 @@ impl SharedState {
 
     fn usage(&self) -> UsageCounts {
         *self.usage.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn context(&self) -> Option<ContextFill> {
+        *self.context.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Forgets how full the context was (the conversation was cleared).
+    fn forget_context(&self) {
+        *self.context.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 }
 
@@ -343,10 +356,12 @@ impl SessionHost {
         let transcript = TranscriptSlot::default();
         let messages = Arc::new(AtomicU64::new(0));
         let usage = Arc::new(Mutex::new(UsageCounts::default()));
+        let context = Arc::new(Mutex::new(None));
         let observer = Arc::new(HostObserver {
             transcript: transcript.clone(),
             usage: usage.clone(),
             messages: messages.clone(),
+            context: context.clone(),
         });
         let store = SessionStore::new(&config.root);
         let redactor = SessionEnv::secrets_of(&config);
@@ -424,6 +439,7 @@ impl SessionHost {
                 ending: AtomicBool::new(false),
                 messages,
                 usage,
+                context,
             }),
             worker_name: definition.name.clone(),
             bus,

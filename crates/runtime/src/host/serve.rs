@@ -1,10 +1,10 @@
 //! The host at work. A dispatcher takes every action as it arrives: an interrupt fires at
 //! once, questions (`getStatus`, `listManualTools`, `listApprovals`, `forgetApprovals`) are
 //! answered at once even while a turn runs, and work that changes the conversation or the
-//! zones (`userInput`, `manualToolInvoke`, `setModel`, `newSession`, `clearHistory`, `undo`) is
-//! queued for the worker, which does one job at a time in the order they came. `endSession`
-//! drops the queued work and ends the session after the running job (interrupted first); with
-//! reason `interrupted` it ends at once, without waiting for the job to wind down.
+//! zones (`userInput`, `manualToolInvoke`, `setModel`, `newSession`, `clearHistory`, `compact`,
+//! `undo`) is queued for the worker, which does one job at a time in the order they came.
+//! `endSession` drops the queued work and ends the session after the running job (interrupted
+//! first); with reason `interrupted` it ends at once, without waiting for the job to wind down.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -24,7 +24,7 @@ use super::transcript::{TranscriptSlot, close_writer, record};
 use super::{SessionHost, SharedState, answers, ending};
 use crate::launch::SessionEnv;
 use crate::runner::{RunStatus, WorkerRuntime};
-use crate::session::{SessionMeta, SessionStore};
+use crate::session::{SessionMeta, SessionStore, TranscriptEntry};
 use crate::worker::WorkerDefinition;
 
 /// How the last turn ended, for `sessionEnded`.
@@ -51,6 +51,10 @@ enum Job {
     },
     ClearHistory {
         request_id: Option<String>,
+    },
+    Compact {
+        request_id: Option<String>,
+        focus: Option<String>,
     },
     Undo {
         request_id: Option<String>,
@@ -177,6 +181,7 @@ async fn dispatch(
             }
             ActionEvent::NewSession { request_id } => Some(Job::NewSession { request_id }),
             ActionEvent::ClearHistory { request_id } => Some(Job::ClearHistory { request_id }),
+            ActionEvent::Compact { request_id, focus } => Some(Job::Compact { request_id, focus }),
             ActionEvent::Undo {
                 request_id,
                 turns,
@@ -237,12 +242,21 @@ impl Worker {
                 Job::NewSession { request_id } => Some(self.new_session(request_id)),
                 Job::ClearHistory { request_id } => {
                     self.runtime.clear_history();
+                    self.transcript.append(&TranscriptEntry::Cleared);
                     self.shared.messages.store(0, Ordering::Relaxed);
+                    self.shared.forget_context();
                     Some(answer(
                         request_id,
                         SessionAction::ClearHistory,
                         Ok("conversation cleared (remembered approvals are kept)".to_owned()),
                     ))
+                }
+                Job::Compact { request_id, focus } => {
+                    let result = self.runtime.compact_history(focus.as_deref()).await;
+                    self.shared
+                        .messages
+                        .store(self.runtime.history().len() as u64, Ordering::Relaxed);
+                    Some(answer(request_id, SessionAction::Compact, result))
                 }
                 Job::Undo {
                     request_id,
@@ -395,6 +409,7 @@ impl Worker {
         self.runtime.controller().memory().clear();
         self.env.tree.reset();
         self.shared.messages.store(0, Ordering::Relaxed);
+        self.shared.forget_context();
         *self
             .shared
             .usage

@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use golem_core::bus::DisplaySubscription;
 use golem_core::orchestrator::CallOutcome;
 use golem_llm::Message;
-use golem_protocol::{ChatMessage, DisplayEvent, Role, SessionEndReason, TokenUsage};
+use golem_protocol::{
+    ChatMessage, CompactionReason, ContextFill, DisplayEvent, Role, SessionEndReason, TokenUsage,
+};
 
 use crate::runner::RunObserver;
 use crate::session::{SessionWriter, TranscriptEntry};
@@ -97,6 +99,8 @@ pub(crate) struct HostObserver {
     pub transcript: TranscriptSlot,
     pub usage: Arc<Mutex<UsageCounts>>,
     pub messages: Arc<std::sync::atomic::AtomicU64>,
+    /// How full the root worker's context is (for `sessionStatus`).
+    pub context: Arc<Mutex<Option<ContextFill>>>,
 }
 
 impl RunObserver for HostObserver {
@@ -121,6 +125,18 @@ impl RunObserver for HostObserver {
         counts.turn.add(usage);
         counts.session_cost = add_cost(counts.session_cost, cost);
         counts.turn_cost = add_cost(counts.turn_cost, cost);
+    }
+    fn compacted(&self, summary: &Message, kept: usize, reason: CompactionReason) {
+        self.messages
+            .store(kept as u64 + 1, std::sync::atomic::Ordering::Relaxed);
+        self.transcript.append(&TranscriptEntry::Compacted {
+            reason,
+            summary: summary.clone(),
+            kept,
+        });
+    }
+    fn context(&self, fill: ContextFill) {
+        *self.context.lock().unwrap_or_else(PoisonError::into_inner) = Some(fill);
     }
 }
 

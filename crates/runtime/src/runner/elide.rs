@@ -36,6 +36,13 @@ pub(crate) struct Elided {
 }
 
 impl Elision {
+    /// Every large result elided (what is summarised when even its elided form is too large).
+    pub(crate) fn everything() -> Elision {
+        Elision {
+            through: usize::MAX,
+        }
+    }
+
     /// `messages` as they are sent: with the results elided so far replaced by stubs.
     pub(crate) fn sent(&self, messages: &[Message]) -> Vec<Message> {
         let mut sent = messages.to_vec();

@@ -3,6 +3,7 @@
 //! interrupt. Root workers in chat mode keep their conversation between runs; every other run
 //! starts fresh.
 
+mod compact;
 mod context;
 mod elide;
 mod manual;
@@ -14,17 +15,19 @@ use std::time::Duration;
 use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::{CallOutcome, ToolCallOrchestrator};
 use golem_core::ui::RuntimeUI;
-use golem_llm::context::window_of;
+use golem_llm::context::{estimate_request, window_of};
 use golem_llm::{Message, Model, ModelError, ModelRequest, ToolResultMessage};
 use golem_protocol::{
-    ContextFill, DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
+    CompactionReason, ContextFill, DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
 };
 use tokio_util::sync::CancellationToken;
 
+use self::compact::{CompactError, CompactRequest};
 use self::context::ContextState;
 use self::elide::ELIDE_HEADROOM;
+use self::turn::Echo;
 use crate::budget::BudgetExceeded;
-use crate::context::ContextPolicy;
+use crate::context::{ContextPolicy, Threshold};
 use crate::session::PendingCalls;
 use crate::tree::{NodeStart, TreeSlot, WorkerNode};
 
@@ -40,6 +43,11 @@ pub trait RunObserver: Send + Sync {
     /// A model call of any worker used these tokens, at this cost in US dollars when the
     /// model's price is known (emitted as `usage` too).
     fn usage(&self, _usage: &TokenUsage, _cost: Option<f64>) {}
+    /// The root worker's conversation was compacted: it is now `summary` followed by its last
+    /// `kept` messages.
+    fn compacted(&self, _summary: &Message, _kept: usize, _reason: CompactionReason) {}
+    /// How full the root worker's context is after a model call.
+    fn context(&self, _fill: ContextFill) {}
 }
 
 /// How a run ended.
@@ -298,6 +306,9 @@ impl WorkerRuntime {
         let mut tools_ran = false;
         // Cancelled by an interrupt, or when a budget of this worker or a caller runs out.
         let cancel = node.stop_token();
+        // Whether the history was compacted after the provider said this turn's request did
+        // not fit: once per turn, then the overflow is an error.
+        let mut compacted_for_overflow = false;
         while turns < parts.max_iterations {
             if cancel.is_cancelled() {
                 return self
@@ -306,13 +317,44 @@ impl WorkerRuntime {
             }
             turns += 1;
             let window = window_of(parts.model.as_ref());
-            let request = self.request(messages, context, tools.clone(), window);
+            let (mut request, estimate) = self.request(messages, context, tools.clone(), window);
+            if parts
+                .context
+                .compact_at
+                .tokens(window)
+                .is_some_and(|at| estimate > at)
+            {
+                let job = CompactRequest {
+                    reason: CompactionReason::Threshold,
+                    focus: None,
+                    tokens_before: estimate,
+                    tools: &tools,
+                    window,
+                };
+                match self
+                    .compact(messages, context, job, &mut usage, node, &cancel)
+                    .await
+                {
+                    Ok(_) => request = self.request(messages, context, tools.clone(), window).0,
+                    Err(CompactError::Cancelled) => {
+                        return self
+                            .stopped(messages, context, usage, turns, tools_ran, node)
+                            .await;
+                    }
+                    Err(CompactError::NothingToCompact { .. }) => {}
+                    Err(error) => parts.ui.emit(DisplayEvent::Status {
+                        level: StatusLevel::Warning,
+                        message: format!("the conversation was not compacted: {error}"),
+                    }),
+                }
+            }
             let response = match turn::model_turn(
                 parts.model.as_ref(),
                 &request,
                 &parts.ui,
                 origin.as_ref(),
                 &cancel,
+                Echo::Stream,
             )
             .await
             {
@@ -323,8 +365,38 @@ impl WorkerRuntime {
                         .await;
                 }
                 Err(error @ ModelError::ContextOverflow { .. }) => {
+                    let compacting = parts.context.compact_at != Threshold::Never;
+                    let mut failed_compaction = None;
+                    if compacting && !compacted_for_overflow {
+                        compacted_for_overflow = true;
+                        let job = CompactRequest {
+                            reason: CompactionReason::Overflow,
+                            focus: None,
+                            tokens_before: estimate_request(&request),
+                            tools: &tools,
+                            window,
+                        };
+                        match self
+                            .compact(messages, context, job, &mut usage, node, &cancel)
+                            .await
+                        {
+                            Ok(_) => {
+                                // The same turn again, with the compacted history.
+                                turns -= 1;
+                                continue;
+                            }
+                            Err(CompactError::Cancelled) => {
+                                return self
+                                    .stopped(messages, context, usage, turns, tools_ran, node)
+                                    .await;
+                            }
+                            Err(e) => failed_compaction = Some(e),
+                        }
+                    }
+                    let message =
+                        self.overflowed(&error, &request, window, failed_compaction.as_ref());
                     return RunOutcome {
-                        status: RunStatus::Failed(self.overflowed(&error, &request, window)),
+                        status: RunStatus::Failed(message),
                         response: String::new(),
                         usage,
                         turns,
@@ -339,23 +411,13 @@ impl WorkerRuntime {
                     };
                 }
             };
-            usage.add(&response.usage);
+            compacted_for_overflow = false;
             let used = context.meter.measured(&request, &response);
-            let cost = parts.model.price().map(|price| price.cost(&response.usage));
-            node.charge(&response.usage, cost);
-            if let Some(observer) = &parts.observer {
-                observer.usage(&response.usage, cost);
+            let fill = ContextFill { used, window };
+            if let Some(observer) = self.root_observer() {
+                observer.context(fill);
             }
-            parts.ui.emit(DisplayEvent::Usage {
-                usage: response.usage,
-                total: usage,
-                model: Some(parts.model.spec().to_string()),
-                cost,
-                budget: node.remaining(),
-                context: Some(ContextFill { used, window }),
-                worker: origin.clone(),
-            });
-            node.report_spending();
+            self.account(&mut usage, node, &response.usage, Some(fill));
             let calls = response.tool_calls.clone();
             // A final answer stands even when its call spent the budget; a budget that ran out
             // stops the calls the answer asks for before any of them starts (and they are
@@ -417,14 +479,15 @@ impl WorkerRuntime {
     }
 
     /// The next request: the conversation as it is sent, with the old tool results elided so
-    /// far, and more of them elided (oldest first) when its estimate passes `elide_at`.
+    /// far, and more of them elided (oldest first) when its estimate passes `elide_at`; and
+    /// its estimated tokens.
     fn request(
         &self,
         messages: &[Message],
         context: &mut ContextState,
         tools: Vec<golem_protocol::ToolDefinition>,
         window: u64,
-    ) -> ModelRequest {
+    ) -> (ModelRequest, u64) {
         let parts = &self.parts;
         let mut request =
             ModelRequest::new(&parts.instructions, context.elision.sent(messages), tools)
@@ -432,10 +495,10 @@ impl WorkerRuntime {
         let estimate = context.meter.estimate(&request);
         tracing::debug!(estimate, window, "context of the next request");
         let Some(threshold) = parts.context.elide_at.tokens(window) else {
-            return request;
+            return (request, estimate);
         };
         if estimate <= threshold {
-            return request;
+            return (request, estimate);
         }
         let headroom = (window as f64 * ELIDE_HEADROOM) as u64;
         let elided = context.elision.extend(
@@ -460,19 +523,62 @@ impl WorkerRuntime {
                 ),
             });
         }
-        request
+        (request, estimate.saturating_sub(elided.tokens))
     }
 
-    /// What to tell the user when the provider said the request does not fit its window.
-    fn overflowed(&self, error: &ModelError, request: &ModelRequest, window: u64) -> String {
+    /// Counts a model call's tokens `spent`: in the run's `usage`, against the budgets, to the
+    /// observer, and as a `usage` event (with how full the context is after it, for a call of
+    /// the conversation).
+    fn account(
+        &self,
+        usage: &mut TokenUsage,
+        node: &WorkerNode,
+        spent: &TokenUsage,
+        context: Option<ContextFill>,
+    ) {
+        let parts = &self.parts;
+        usage.add(spent);
+        let cost = parts.model.price().map(|price| price.cost(spent));
+        node.charge(spent, cost);
+        if let Some(observer) = &parts.observer {
+            observer.usage(spent, cost);
+        }
+        parts.ui.emit(DisplayEvent::Usage {
+            usage: *spent,
+            total: *usage,
+            model: Some(parts.model.spec().to_string()),
+            cost,
+            budget: node.remaining(),
+            context,
+            worker: self.origin(),
+        });
+        node.report_spending();
+    }
+
+    /// What to tell the user when the provider said the request does not fit its window
+    /// (and compacting, if it was tried, did not help).
+    fn overflowed(
+        &self,
+        error: &ModelError,
+        request: &ModelRequest,
+        window: u64,
+        compaction: Option<&CompactError>,
+    ) -> String {
+        let compacting = match (self.parts.context.compact_at, compaction) {
+            (Threshold::Never, _) => " (compacting is off: `context.compact_at: never`)".to_owned(),
+            (Threshold::Permille(_), Some(failed)) => {
+                format!(" (compacting did not help: {failed})")
+            }
+            (Threshold::Permille(_), None) => " (even after compacting it)".to_owned(),
+        };
         format!(
             "{error}. {}'s conversation (about {} tokens) no longer fits the context window of \
-             {} ({window} tokens as golem-forge knows it): start a new session (/new in the \
-             chat), correct the window under `context_windows:` in golem-forge.config.yaml, or \
-             lower `context.elide_at` or `context.keep_turns` so that old tool results are \
-             elided sooner",
+             {} ({window} tokens as golem-forge knows it){compacting}: start a new session \
+             (/new in the chat), correct the window under `context_windows:` in \
+             golem-forge.config.yaml, or lower `context.elide_at`, `context.compact_at` or \
+             `context.keep_turns` so that the context is managed sooner",
             self.parts.worker_name,
-            golem_llm::context::estimate_request(request),
+            estimate_request(request),
             self.parts.model.spec(),
         )
     }
@@ -544,6 +650,7 @@ impl WorkerRuntime {
             &parts.ui,
             origin.as_ref(),
             &cancel,
+            Echo::Stream,
         );
         let summary = bounded(summary, &cancel, self.summary_timeout).await;
         match summary {

@@ -14,13 +14,24 @@ use tokio_util::sync::CancellationToken;
 
 use golem_core::ui::RuntimeUI;
 
-/// Runs one turn, streaming text deltas to `ui` as `streaming` events of one request id.
+/// Whether a turn's text is shown as it streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Echo {
+    /// As `streaming` events: the model speaks to the user.
+    Stream,
+    /// Not at all: the text is for the runtime (a summary of the history).
+    Quiet,
+}
+
+/// Runs one turn, streaming text deltas to `ui` as `streaming` events of one request id
+/// (unless `echo` is quiet).
 pub(crate) async fn model_turn(
     model: &dyn Model,
     request: &ModelRequest,
     ui: &RuntimeUI,
     worker: Option<&WorkerOrigin>,
     cancel: &CancellationToken,
+    echo: Echo,
 ) -> Result<ModelResponse, ModelError> {
     let notify_ui = ui.clone();
     let budget = RetryBudget::new(None).with_notifier(Arc::new(move |notice: &RetryNotice| {
@@ -32,7 +43,9 @@ pub(crate) async fn model_turn(
     loop {
         let stream_id = ui.bus().next_request_id("stream");
         let result = budget
-            .scope(stream_once(model, request, ui, worker, cancel, &stream_id))
+            .scope(stream_once(
+                model, request, ui, worker, cancel, &stream_id, echo,
+            ))
             .await;
         let error = match result {
             Err(error) if error.is_retryable_turn() && !cancel.is_cancelled() => error,
@@ -55,6 +68,7 @@ async fn stream_once(
     worker: Option<&WorkerOrigin>,
     cancel: &CancellationToken,
     stream_id: &str,
+    echo: Echo,
 ) -> Result<ModelResponse, ModelError> {
     let mut stream = model.stream(request, cancel.clone()).await?;
     let mut assembler = ResponseAssembler::new();
@@ -77,7 +91,7 @@ async fn stream_once(
             Some(Err(error)) => break Err(error),
             Some(Ok(event)) => {
                 match &event {
-                    StreamEvent::TextDelta { text } if !text.is_empty() => {
+                    StreamEvent::TextDelta { text } if !text.is_empty() && echo == Echo::Stream => {
                         streamed_text = true;
                         emit_delta(text.clone(), false);
                     }

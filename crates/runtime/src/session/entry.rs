@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use golem_core::orchestrator::CallOutcome;
 use golem_protocol::{
-    DecidedBy, DisplayEvent, InvokedBy, SessionEndReason, ToolError, ToolResultValue, ToolStatus,
+    CompactionReason, DecidedBy, DisplayEvent, InvokedBy, SessionEndReason, ToolError,
+    ToolResultValue, ToolStatus,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -133,6 +134,18 @@ pub enum TranscriptEntry {
     Message { message: golem_llm::Message },
     /// A settled tool call.
     ToolCall(ToolCallRecord),
+    /// The root worker's conversation was compacted: from here on it is `summary` followed by
+    /// the last `kept` messages before this line (what resume continues from).
+    Compacted {
+        /// What made it compact.
+        reason: CompactionReason,
+        /// The message that replaced the rest.
+        summary: golem_llm::Message,
+        /// Messages kept after the summary.
+        kept: usize,
+    },
+    /// The user cleared the conversation: resume continues from the messages after this line.
+    Cleared,
     /// What the user sent.
     Input {
         /// The text.
@@ -156,8 +169,47 @@ impl TranscriptEntry {
             TranscriptEntry::Event { .. } => "event",
             TranscriptEntry::Message { .. } => "message",
             TranscriptEntry::ToolCall(_) => "toolCall",
+            TranscriptEntry::Compacted { .. } => "compacted",
+            TranscriptEntry::Cleared => "cleared",
             TranscriptEntry::Input { .. } => "input",
             TranscriptEntry::Ended { .. } => "ended",
+        }
+    }
+}
+
+impl TranscriptEntry {
+    /// For an entry that changed what the model is sent (a compaction, a clear): a title and
+    /// the text to show under it, for listings of the session.
+    pub fn context_change(&self) -> Option<(String, &str)> {
+        match self {
+            TranscriptEntry::Compacted {
+                reason,
+                summary,
+                kept,
+            } => {
+                let text = match summary {
+                    golem_llm::Message::User { content } => content.as_str(),
+                    golem_llm::Message::Assistant { text, .. } => text.as_str(),
+                    golem_llm::Message::Tool { .. } => "",
+                };
+                let title = format!(
+                    "compacted ({}): the conversation before its last {kept} message{} became \
+                     this summary",
+                    reason.as_str(),
+                    if *kept == 1 { "" } else { "s" }
+                );
+                Some((title, text))
+            }
+            TranscriptEntry::Cleared => Some((
+                "cleared".to_owned(),
+                "The conversation was cleared: nothing before this point is sent again.",
+            )),
+            TranscriptEntry::Meta(_)
+            | TranscriptEntry::Event { .. }
+            | TranscriptEntry::Message { .. }
+            | TranscriptEntry::ToolCall(_)
+            | TranscriptEntry::Input { .. }
+            | TranscriptEntry::Ended { .. } => None,
         }
     }
 }
@@ -261,7 +313,9 @@ impl StatusTracker {
             TranscriptEntry::Meta(_)
             | TranscriptEntry::Event { .. }
             | TranscriptEntry::Message { .. }
-            | TranscriptEntry::ToolCall(_) => {}
+            | TranscriptEntry::ToolCall(_)
+            | TranscriptEntry::Compacted { .. }
+            | TranscriptEntry::Cleared => {}
         }
     }
 

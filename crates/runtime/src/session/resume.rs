@@ -12,7 +12,7 @@ use golem_llm::{Message, ModelToolCall, ToolResultMessage};
 use golem_protocol::{DisplayEvent, ToolStatus};
 
 use super::entry::{ToolCallRecord, TranscriptEntry};
-use super::transcript::Transcript;
+use super::transcript::{Transcript, conversation};
 
 /// What a resumed session starts from.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,15 +113,9 @@ impl Transcript {
         ))
     }
 
-    /// The conversation up to and including the entry at `last`, as recorded.
+    /// The conversation up to and including the entry at `last` (whose calls stay open).
     fn messages_through(&self, last: usize) -> Vec<Message> {
-        self.entries[..=last]
-            .iter()
-            .filter_map(|e| match e {
-                TranscriptEntry::Message { message } => Some(message.clone()),
-                _ => None,
-            })
-            .collect()
+        conversation(&self.entries[..=last], false)
     }
 }
 

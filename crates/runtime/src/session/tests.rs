@@ -687,6 +687,84 @@ fn messages_resume_the_conversation_and_answer_cut_tool_calls() {
 }
 
 #[test]
+fn resume_continues_from_the_last_compaction_and_after_a_clear() {
+    let entries = |lines: Vec<TranscriptEntry>| Transcript {
+        id: "s".into(),
+        path: "s.jsonl".into(),
+        meta: meta("w", "t"),
+        entries: lines,
+        partial_tail: false,
+        skipped_lines: Vec::new(),
+    };
+    let summary = Message::user("[summary] read a and b");
+    let compacted = |kept| TranscriptEntry::Compacted {
+        reason: golem_protocol::CompactionReason::Threshold,
+        summary: summary.clone(),
+        kept,
+    };
+    let said = |text: &str| TranscriptEntry::from(Message::assistant(text));
+    let asked = |text: &str| TranscriptEntry::from(Message::user(text));
+    let transcript = entries(vec![
+        input("one"),
+        asked("one"),
+        said("1"),
+        input("two"),
+        asked("two"),
+        said("2"),
+        compacted(2),
+        input("three"),
+        asked("three"),
+        said("3"),
+    ]);
+    // What was compacted away is never sent again.
+    assert_eq!(
+        transcript.messages(),
+        [
+            summary.clone(),
+            Message::user("two"),
+            Message::assistant("2"),
+            Message::user("three"),
+            Message::assistant("3"),
+        ]
+    );
+    assert_eq!(transcript.resume_point().history, transcript.messages());
+    // A second compaction summarises the first one's summary with the rest.
+    let twice = entries(vec![
+        asked("one"),
+        said("1"),
+        compacted(1),
+        asked("two"),
+        said("2"),
+        compacted(0),
+    ]);
+    assert_eq!(twice.messages(), std::slice::from_ref(&summary));
+    // After a clear, only what came after it.
+    let cleared = entries(vec![
+        asked("one"),
+        said("1"),
+        TranscriptEntry::Cleared,
+        asked("two"),
+        said("2"),
+    ]);
+    assert_eq!(
+        cleared.messages(),
+        [Message::user("two"), Message::assistant("2")]
+    );
+    // The lines read back as written.
+    for entry in [compacted(3), TranscriptEntry::Cleared] {
+        let line = serde_json::to_string(&entry).unwrap();
+        assert_eq!(
+            serde_json::from_str::<TranscriptEntry>(&line).unwrap(),
+            entry
+        );
+    }
+    let line = serde_json::to_value(compacted(3)).unwrap();
+    assert_eq!(line["kind"], "compacted");
+    assert_eq!(line["kept"], 3);
+    assert_eq!(line["reason"], "threshold");
+}
+
+#[test]
 fn one_writer_per_transcript_and_the_second_is_told_who_holds_it() {
     let root = tempfile::tempdir().unwrap();
     let store = SessionStore::new(root.path());

@@ -72,6 +72,8 @@ impl Transcript {
             | TranscriptEntry::Event { .. }
             | TranscriptEntry::Message { .. }
             | TranscriptEntry::ToolCall(_)
+            | TranscriptEntry::Compacted { .. }
+            | TranscriptEntry::Cleared
             | TranscriptEntry::Ended { .. } => None,
         })
     }
@@ -113,42 +115,67 @@ impl Transcript {
 
     /// The conversation to resume with: the `message` entries in order, made whole where a
     /// killed process cut it: tool calls of an assistant message that got no result get an
-    /// `INTERRUPTED` error result, so every provider accepts the history.
+    /// `INTERRUPTED` error result, so every provider accepts the history. A compaction
+    /// replaces what came before it by its summary; a clear drops it.
     pub fn messages(&self) -> Vec<Message> {
-        let mut out: Vec<Message> = Vec::new();
-        let mut pending: Vec<(String, String)> = Vec::new();
-        for entry in &self.entries {
-            let TranscriptEntry::Message { message } = entry else {
+        conversation(&self.entries, true)
+    }
+}
+
+/// The conversation `entries` hold (see [`Transcript::messages`]); the calls of the last
+/// assistant message are answered as interrupted only when `close_end`.
+pub(crate) fn conversation(entries: &[TranscriptEntry], close_end: bool) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::new();
+    let mut pending: Vec<(String, String)> = Vec::new();
+    for entry in entries {
+        let message = match entry {
+            TranscriptEntry::Message { message } => message,
+            TranscriptEntry::Compacted { summary, kept, .. } => {
+                close_pending(&mut out, &mut pending);
+                let kept = out.split_off(out.len().saturating_sub(*kept));
+                out = std::iter::once(summary.clone()).chain(kept).collect();
                 continue;
-            };
-            match message {
-                Message::Tool { results } => {
-                    let answered: HashSet<&str> =
-                        results.iter().map(|r| r.tool_call_id.as_str()).collect();
-                    let mut results = results.clone();
-                    results.extend(
-                        pending
-                            .drain(..)
-                            .filter(|(id, _)| !answered.contains(id.as_str()))
-                            .map(|(id, name)| interrupted_result(id, name)),
-                    );
-                    out.push(Message::Tool { results });
+            }
+            TranscriptEntry::Cleared => {
+                out.clear();
+                pending.clear();
+                continue;
+            }
+            TranscriptEntry::Meta(_)
+            | TranscriptEntry::Event { .. }
+            | TranscriptEntry::ToolCall(_)
+            | TranscriptEntry::Input { .. }
+            | TranscriptEntry::Ended { .. } => continue,
+        };
+        match message {
+            Message::Tool { results } => {
+                let answered: HashSet<&str> =
+                    results.iter().map(|r| r.tool_call_id.as_str()).collect();
+                let mut results = results.clone();
+                results.extend(
+                    pending
+                        .drain(..)
+                        .filter(|(id, _)| !answered.contains(id.as_str()))
+                        .map(|(id, name)| interrupted_result(id, name)),
+                );
+                out.push(Message::Tool { results });
+            }
+            Message::User { .. } | Message::Assistant { .. } => {
+                close_pending(&mut out, &mut pending);
+                if let Message::Assistant { tool_calls, .. } = message {
+                    pending = tool_calls
+                        .iter()
+                        .map(|c| (c.id.clone(), c.name.clone()))
+                        .collect();
                 }
-                Message::User { .. } | Message::Assistant { .. } => {
-                    close_pending(&mut out, &mut pending);
-                    if let Message::Assistant { tool_calls, .. } = message {
-                        pending = tool_calls
-                            .iter()
-                            .map(|c| (c.id.clone(), c.name.clone()))
-                            .collect();
-                    }
-                    out.push(message.clone());
-                }
+                out.push(message.clone());
             }
         }
-        close_pending(&mut out, &mut pending);
-        out
     }
+    if close_end {
+        close_pending(&mut out, &mut pending);
+    }
+    out
 }
 
 /// Answers tool calls left without results.

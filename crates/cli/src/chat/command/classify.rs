@@ -18,6 +18,8 @@ pub enum BuiltinCommand {
     Model,
     /// `/clear`: clear the conversation.
     Clear,
+    /// `/compact [focus]`: summarise the conversation before its last turns.
+    Compact,
     /// `/new`: start a new session.
     New,
     /// `/undo [N] [--force]`: put back the file changes of the last turn (or N turns).
@@ -36,10 +38,11 @@ pub enum BuiltinCommand {
 
 impl BuiltinCommand {
     /// Every built-in command, in the order `/help` lists them.
-    pub const ALL: [BuiltinCommand; 10] = [
+    pub const ALL: [BuiltinCommand; 11] = [
         BuiltinCommand::Help,
         BuiltinCommand::Model,
         BuiltinCommand::Clear,
+        BuiltinCommand::Compact,
         BuiltinCommand::New,
         BuiltinCommand::Undo,
         BuiltinCommand::Status,
@@ -55,6 +58,7 @@ impl BuiltinCommand {
             BuiltinCommand::Help => "help",
             BuiltinCommand::Model => "model",
             BuiltinCommand::Clear => "clear",
+            BuiltinCommand::Compact => "compact",
             BuiltinCommand::New => "new",
             BuiltinCommand::Undo => "undo",
             BuiltinCommand::Status => "status",
@@ -79,6 +83,7 @@ impl BuiltinCommand {
             BuiltinCommand::Model => "/model [name]",
             BuiltinCommand::Help => "/help",
             BuiltinCommand::Clear => "/clear",
+            BuiltinCommand::Compact => "/compact [focus]",
             BuiltinCommand::New => "/new",
             BuiltinCommand::Undo => "/undo [N] [--force]",
             BuiltinCommand::Status => "/status",
@@ -95,6 +100,9 @@ impl BuiltinCommand {
             BuiltinCommand::Help => "Show available commands",
             BuiltinCommand::Model => "Show or switch the LLM model",
             BuiltinCommand::Clear => "Clear the conversation history",
+            BuiltinCommand::Compact => {
+                "Summarise the conversation before its last turns, to free context"
+            }
             BuiltinCommand::New => "Start a new session",
             BuiltinCommand::Undo => "Put back the file changes of the last turn (or N turns)",
             BuiltinCommand::Status => "Show the worker's state",
@@ -463,7 +471,7 @@ mod tests {
 
     #[test]
     fn builtin_metadata() {
-        assert_eq!(BuiltinCommand::ALL.len(), 10);
+        assert_eq!(BuiltinCommand::ALL.len(), 11);
         for command in BuiltinCommand::ALL {
             assert!(!command.summary().is_empty() && !command.summary().contains('\n'));
             assert!(command.usage().starts_with(&format!("/{}", command.name())));

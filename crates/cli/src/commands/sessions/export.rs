@@ -123,6 +123,12 @@ pub fn markdown(transcript: &Transcript) -> String {
                     quote(&mut out, message);
                 }
             }
+            TranscriptEntry::Compacted { .. } | TranscriptEntry::Cleared => {
+                if let Some((title, text)) = entry.context_change() {
+                    let _ = writeln!(out, "\n### Context {title}\n");
+                    quote(&mut out, text);
+                }
+            }
             TranscriptEntry::Meta(_)
             | TranscriptEntry::Event { .. }
             | TranscriptEntry::Message { .. } => {}

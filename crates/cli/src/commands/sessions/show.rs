@@ -67,6 +67,11 @@ pub fn render(transcript: &Transcript) -> String {
                 let status = SessionStatus::from(*reason);
                 block(&mut out, &format!("ended: {status}"), message.unwrap_or(""));
             }
+            TranscriptEntry::Compacted { .. } | TranscriptEntry::Cleared => {
+                if let Some((title, text)) = entry.context_change() {
+                    block(&mut out, &title, text);
+                }
+            }
             TranscriptEntry::Meta(_)
             | TranscriptEntry::Event { .. }
             | TranscriptEntry::Message { .. } => {}

@@ -268,6 +268,19 @@ pub(crate) fn human_duration(ms: u64) -> String {
     }
 }
 
+/// A count for people, its thousands grouped: `190,000`.
+pub(crate) fn human_count(count: u64) -> String {
+    let digits = count.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// An amount of US dollars for people: `$1.23`, and four decimals below a cent (`$0.0042`).
 pub(crate) fn human_cost(dollars: f64) -> String {
     if dollars >= 0.01 {
@@ -280,6 +293,15 @@ pub(crate) fn human_cost(dollars: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_group_their_thousands() {
+        assert_eq!(human_count(0), "0");
+        assert_eq!(human_count(999), "999");
+        assert_eq!(human_count(1000), "1,000");
+        assert_eq!(human_count(190_000), "190,000");
+        assert_eq!(human_count(12_345_678), "12,345,678");
+    }
 
     #[test]
     fn costs_read_like_money() {

@@ -1,0 +1,393 @@
+//! Tests of context management in the agent loop: eliding old tool results, compacting the
+//! history (past the threshold, after an overflow, when asked), and failing clearly when
+//! nothing helps.
+
+use super::*;
+
+/// A tool that returns `bytes` bytes of text for any path.
+fn read_tool(bytes: usize) -> FnTool {
+    FnTool::new(
+        "read",
+        "reads a file",
+        json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        move |_, _| async move { Ok(ToolResultValue::text("x".repeat(bytes))) },
+    )
+    .with_static_approval(ApprovalRequirement::PreApproved)
+}
+
+/// A model with a `window` that reads `/notes/N.md` for `reads` turns, then answers; its usage
+/// is each request's estimated size, as a provider would count it. Asked for a summary of the
+/// history, it writes one; a request above `limit` tokens gets an overflow error.
+fn reader_with_limit(window: u64, reads: usize, limit: Option<u64>) -> Arc<ScriptedModel> {
+    let done = AtomicUsize::new(0);
+    let mut model = Arc::into_inner(ScriptedModel::new(move |request, _| {
+        let size = golem_llm::context::estimate_request(request);
+        if let Some(limit) = limit
+            && size > limit
+        {
+            return Err(ModelError::ContextOverflow {
+                provider: "test".into(),
+                message: format!("{size} tokens > {limit} maximum"),
+            });
+        }
+        let mut events = if is_summary_request(request) {
+            text("SUMMARY: the notes so far say x.")
+        } else {
+            match done.fetch_add(1, Ordering::SeqCst) {
+                turn if turn < reads => {
+                    calls(&[("read", &format!(r#"{{"path": "/notes/{turn}.md"}}"#))])
+                }
+                _ => text("done"),
+            }
+        };
+        for event in &mut events {
+            if let StreamEvent::Usage { usage } = event {
+                usage.input_tokens = golem_llm::context::estimate_request(request);
+            }
+        }
+        Ok(events)
+    }))
+    .unwrap();
+    model.window = Some(window);
+    Arc::new(model)
+}
+
+fn reader(window: u64, reads: usize) -> Arc<ScriptedModel> {
+    reader_with_limit(window, reads, None)
+}
+
+/// Whether `request` asks for a summary of the history.
+fn is_summary_request(request: &ModelRequest) -> bool {
+    matches!(
+        request.messages.last(),
+        Some(Message::User { content }) if content.starts_with("[The conversation above is about to be replaced")
+    )
+}
+
+/// Per request, whether each tool result was sent elided.
+fn elided_per_request(model: &ScriptedModel) -> Vec<Vec<bool>> {
+    model
+        .requests()
+        .iter()
+        .map(|request| {
+            request
+                .messages
+                .iter()
+                .filter_map(|m| match m {
+                    Message::Tool { results } => Some(
+                        results[0]
+                            .content
+                            .ends_with("elided; call it again to see it]"),
+                    ),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn old_tool_results_are_elided_oldest_first_and_stay_elided() {
+    // 8000-byte results are about 2000 tokens; elision starts above 6000 of the 10000 tokens.
+    let mut s = setup(reader(10_000, 8), vec![read_tool(8000)], true, 20);
+    s.runtime.set_context_policy(ContextPolicy {
+        elide_at: Threshold::Permille(600),
+        compact_at: Threshold::Never,
+        keep_turns: 2,
+    });
+    let mut events = s.bus.subscribe();
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    let per_request = elided_per_request(&s.model);
+    assert!(
+        per_request.iter().any(|r| r.contains(&true)),
+        "{per_request:?}"
+    );
+    for (n, request) in per_request.iter().enumerate() {
+        // Oldest first: the elided results are the first ones.
+        let elided = request.iter().filter(|e| **e).count();
+        assert!(
+            request[..elided].iter().all(|e| *e),
+            "request {n}: {request:?}"
+        );
+        // The last two turns keep their results.
+        assert!(
+            !request.iter().rev().take(2).any(|e| *e),
+            "request {n}: {request:?}"
+        );
+        // What was elided stays elided.
+        if n > 0 {
+            let before = &per_request[n - 1];
+            assert!(
+                before.iter().zip(request).all(|(b, now)| !b || *now),
+                "{per_request:?}"
+            );
+        }
+    }
+    // Each request fits under the threshold, and the previous request's messages come again
+    // unchanged up to the first newly elided result.
+    let requests = s.model.requests();
+    for request in &requests {
+        let size = golem_llm::context::estimate_request(request);
+        assert!(size <= 6100, "{size}");
+    }
+    let Message::Tool { results } = &requests[8].messages[2] else {
+        panic!("{:?}", requests[8].messages[2])
+    };
+    assert_eq!(
+        results[0].content,
+        "[read /notes/0.md: 8 KB, elided; call it again to see it]"
+    );
+    // The history keeps everything.
+    let kept = s
+        .runtime
+        .history()
+        .iter()
+        .filter(|m| matches!(m, Message::Tool { results } if results[0].content.len() == 8000))
+        .count();
+    assert_eq!(kept, 8);
+    let statuses = statuses(&mut events);
+    assert!(
+        statuses
+            .iter()
+            .any(|(level, m)| *level == StatusLevel::Info && m.contains("elided")),
+        "{statuses:?}"
+    );
+}
+
+#[tokio::test]
+async fn without_elision_every_result_is_sent_whole() {
+    let mut s = setup(reader(10_000, 8), vec![read_tool(8000)], true, 20);
+    s.runtime.set_context_policy(ContextPolicy {
+        elide_at: Threshold::Never,
+        compact_at: Threshold::Never,
+        keep_turns: 2,
+    });
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    let per_request = elided_per_request(&s.model);
+    assert!(per_request.iter().flatten().all(|e| !e), "{per_request:?}");
+}
+
+#[tokio::test]
+async fn a_context_overflow_fails_the_run_saying_what_to_do() {
+    let model = ScriptedModel::new(|_, _| {
+        Err(ModelError::ContextOverflow {
+            provider: "anthropic".into(),
+            message: "prompt is too long: 208310 tokens > 200000 maximum".into(),
+        })
+    });
+    let mut s = setup(model, vec![], false, 5);
+    let outcome = s.runtime.run("hi").await;
+    let RunStatus::Failed(message) = &outcome.status else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        message.starts_with(
+            "the request does not fit anthropic's context window: prompt is too long: 208310 \
+             tokens > 200000 maximum. w's conversation (about "
+        ),
+        "{message}"
+    );
+    assert!(
+        message
+            .contains("the context window of test:scripted (32768 tokens as golem-forge knows it)"),
+        "{message}"
+    );
+    assert!(message.contains("`context_windows:`"), "{message}");
+    // Compacting was tried, but there was nothing before the last turns.
+    assert!(
+        message.contains(
+            "(compacting did not help: there is nothing to compact before the last 4 turns)"
+        ),
+        "{message}"
+    );
+    assert_eq!(s.model.requests().len(), 1, "an overflow is not retried");
+}
+
+/// The `contextCompacted` events seen so far.
+fn compactions(events: &mut golem_core::bus::DisplaySubscription) -> Vec<(CompactionReason, u64)> {
+    let mut seen = Vec::new();
+    while let Some(event) = events.try_recv() {
+        if let DisplayEvent::ContextCompacted {
+            reason,
+            messages_replaced,
+            ..
+        } = event
+        {
+            seen.push((reason, messages_replaced));
+        }
+    }
+    seen
+}
+
+fn policy(elide_at: Threshold, compact_at: Threshold) -> ContextPolicy {
+    ContextPolicy {
+        elide_at,
+        compact_at,
+        keep_turns: 2,
+    }
+}
+
+#[tokio::test]
+async fn past_compact_at_the_history_before_the_last_turns_becomes_a_summary() {
+    // 8000-byte results are about 2000 tokens; compacting starts above 6000 of 10000.
+    let mut s = setup(reader(10_000, 8), vec![read_tool(8000)], true, 20);
+    s.runtime
+        .set_context_policy(policy(Threshold::Never, Threshold::Permille(600)));
+    let mut events = s.bus.subscribe();
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    let requests = s.model.requests();
+    let summaries: Vec<&ModelRequest> = requests.iter().filter(|r| is_summary_request(r)).collect();
+    assert!(!summaries.is_empty(), "it compacted");
+    // The summary call sends the same system prompt and tools, so the cache keeps matching.
+    for summary in &summaries {
+        assert_eq!(summary.system, requests[0].system);
+        assert_eq!(summary.tools, requests[0].tools);
+    }
+    // No request of the conversation passed the threshold by more than one result.
+    for request in requests.iter().filter(|r| !is_summary_request(r)) {
+        let size = golem_llm::context::estimate_request(request);
+        assert!(size < 8_500, "{size}");
+    }
+    // The last request starts with the summary, which keeps the user's input word for word,
+    // and ends with the last turns as they were.
+    let last = requests.last().unwrap();
+    let Message::User { content } = &last.messages[0] else {
+        panic!("{:?}", last.messages[0])
+    };
+    assert!(
+        content.contains("SUMMARY: the notes so far say x."),
+        "{content}"
+    );
+    assert!(
+        content.ends_with("word for word:]\nread the notes"),
+        "{content}"
+    );
+    assert!(matches!(last.messages[1], Message::Assistant { .. }));
+    // The kept history is the compacted one.
+    assert_eq!(s.runtime.history()[0], last.messages[0]);
+    let seen = compactions(&mut events);
+    assert_eq!(seen.len(), summaries.len());
+    assert!(
+        seen.iter()
+            .all(|(reason, replaced)| *reason == CompactionReason::Threshold && *replaced >= 2),
+        "{seen:?}"
+    );
+    // The summary call is counted like any call.
+    assert!(outcome.usage.output_tokens >= 2 * summaries.len() as u64);
+}
+
+#[tokio::test]
+async fn old_results_are_elided_before_anything_is_compacted() {
+    // Three kept turns take 6000 tokens, and the stubs of the elided ones add up past 7000.
+    let mut s = setup(reader(10_000, 30), vec![read_tool(8000)], true, 40);
+    s.runtime.set_context_policy(ContextPolicy {
+        keep_turns: 3,
+        ..policy(Threshold::Permille(400), Threshold::Permille(700))
+    });
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    let requests = s.model.requests();
+    let first_summary = requests.iter().position(is_summary_request);
+    let first_elided = elided_per_request(&s.model)
+        .iter()
+        .position(|r| r.contains(&true));
+    let (Some(summary), Some(elided)) = (first_summary, first_elided) else {
+        panic!("both happen: {first_summary:?} {first_elided:?}")
+    };
+    assert!(elided < summary, "{elided} < {summary}");
+}
+
+#[tokio::test]
+async fn an_overflow_compacts_once_and_sends_the_request_again() {
+    // The window is said to be large, so no threshold is reached; the provider's limit is not.
+    let model = reader_with_limit(100_000, 4, Some(7_000));
+    let mut s = setup(model, vec![read_tool(8000)], true, 20);
+    s.runtime
+        .set_context_policy(policy(Threshold::Never, Threshold::Permille(800)));
+    let mut events = s.bus.subscribe();
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    let requests = s.model.requests();
+    let sizes: Vec<u64> = requests
+        .iter()
+        .map(golem_llm::context::estimate_request)
+        .collect();
+    let overflowed: Vec<usize> = (0..requests.len()).filter(|n| sizes[*n] > 7_000).collect();
+    assert_eq!(overflowed.len(), 1, "{sizes:?}");
+    let at = overflowed[0];
+    // The overflowing request, the summary, then the same turn again with the summary.
+    assert!(is_summary_request(&requests[at + 1]), "{sizes:?}");
+    assert!(!is_summary_request(&requests[at + 2]));
+    assert_eq!(
+        requests[at + 2].messages.last(),
+        requests[at].messages.last(),
+        "the same turn is sent again"
+    );
+    assert_eq!(
+        compactions(&mut events),
+        [(CompactionReason::Overflow, 5)],
+        "the input and the first two reads are summarised"
+    );
+}
+
+#[tokio::test]
+async fn with_compact_at_never_an_overflow_is_an_error_that_names_the_window() {
+    let model = reader_with_limit(100_000, 4, Some(7_000));
+    let mut s = setup(model, vec![read_tool(8000)], true, 20);
+    s.runtime
+        .set_context_policy(policy(Threshold::Never, Threshold::Never));
+    let outcome = s.runtime.run("read the notes").await;
+    let RunStatus::Failed(message) = &outcome.status else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        message.contains(
+            "the context window of test:scripted (100000 tokens as golem-forge knows it) \
+             (compacting is off: `context.compact_at: never`)"
+        ),
+        "{message}"
+    );
+    assert!(!s.model.requests().iter().any(is_summary_request));
+}
+
+#[tokio::test]
+async fn compacting_when_asked_keeps_the_focus_in_the_summary() {
+    let mut s = setup(reader(100_000, 4), vec![read_tool(8000)], true, 20);
+    let mut events = s.bus.subscribe();
+    assert_eq!(
+        s.runtime.run("read the notes").await.status,
+        RunStatus::Completed
+    );
+    let before = s.runtime.history().len();
+    let said = s
+        .runtime
+        .compact_history(Some("the failing tests"))
+        .await
+        .unwrap();
+    assert!(said.starts_with("compacted: "), "{said}");
+    let requests = s.model.requests();
+    let summary = requests.last().unwrap();
+    assert!(is_summary_request(summary));
+    let Some(Message::User { content }) = summary.messages.last() else {
+        unreachable!()
+    };
+    assert!(
+        content.ends_with("[Keep in focus: the failing tests]"),
+        "{content}"
+    );
+    let history = s.runtime.history();
+    assert!(history.len() < before, "{} < {before}", history.len());
+    assert!(
+        matches!(&history[0], Message::User { content } if content.contains("SUMMARY")),
+        "{history:?}"
+    );
+    let seen = compactions(&mut events);
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].0, CompactionReason::Requested);
+    // Too little left to compact again: the last turns are always kept.
+    let again = s.runtime.compact_history(None).await.unwrap_err();
+    assert!(again.contains("nothing to compact"), "{again}");
+}
