@@ -872,3 +872,45 @@ fn fork_at_a_turn_that_does_not_exist_names_how_many_there_are() {
     }
     assert_eq!(SessionStore::new(env.path()).list().unwrap().len(), 1);
 }
+
+#[test]
+fn show_and_export_mark_where_the_conversation_was_compacted_or_cleared() {
+    let env = TestEnv::new();
+    let store = SessionStore::new(env.path());
+    write(
+        &store,
+        "20261127-100000-c0c0",
+        meta("reader", "test:default", "chat", "2026-11-27T10:00:00Z"),
+        &[
+            input("read the notes"),
+            Message::user("read the notes").into(),
+            assistant("Read them.", &[]),
+            TranscriptEntry::Compacted {
+                reason: golem_protocol::CompactionReason::Requested,
+                summary: Message::user("[compacted] SUMMARY: the notes say x."),
+                kept: 0,
+            },
+            input("forget it"),
+            TranscriptEntry::Cleared,
+            ended(SessionEndReason::Completed, None),
+        ],
+    );
+    let shown = run(&env, &["sessions", "show", "20261127-100000-c0c0"]);
+    assert!(
+        shown.contains(
+            "compacted (requested): the conversation before its last 0 messages became this \
+             summary\n  [compacted] SUMMARY: the notes say x."
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("cleared\n  The conversation was cleared"),
+        "{shown}"
+    );
+    let report = run(&env, &["sessions", "export", "20261127-100000-c0c0"]);
+    assert!(
+        report.contains("### Context compacted (requested): the conversation before its last 0 messages became this summary\n\n> [compacted] SUMMARY: the notes say x."),
+        "{report}"
+    );
+    assert!(report.contains("### Context cleared"), "{report}");
+}

@@ -1,9 +1,10 @@
 //! What context management saves in a long session: 300 turns that each read a 30 KB file, on
 //! the OpenAI chat wire against the mock provider with a 200 000-token window and limit. It
-//! runs the session with the default elision and prints, from the requests the mock got, the
-//! input tokens billed at the full price and those a prefix cache serves (a request's leading
+//! runs the session twice, with the default elision and with compaction alone (`elide_at:
+//! never`; the mock writes each summary), and prints, from the requests the mock got, the input
+//! tokens billed at the full price and those a prefix cache serves (a request's leading
 //! messages identical to the previous request's count as cached), next to what the same
-//! session would need without elision (it would fail at the window long before the end).
+//! session would need without either (it would fail at the window long before the end).
 //! Tokens are one per four bytes of each request's JSON body, as the mock counts them.
 //!
 //! Run with `cargo bench -p golem-runtime --bench long_session` (`--profile dev` builds
@@ -34,12 +35,18 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let requests = runtime.block_on(session());
-    report(&requests);
+    let elided = runtime.block_on(session(""));
+    report(&elided);
+    let compacted = runtime.block_on(session("context: {elide_at: never}\n"));
+    compaction(&compacted);
 }
 
-/// Runs the session; returns the bodies of the requests the mock got.
-async fn session() -> Vec<Value> {
+/// A text only the runtime's summary requests hold.
+const SUMMARY_ASKED: &str = "[The conversation above is about to be replaced";
+
+/// Runs the session with `config` added to the program config; returns the bodies of the
+/// requests the mock got.
+async fn session(config: &str) -> Vec<Value> {
     let mut replies: Vec<Reply> = (0..TURNS)
         .map(|n| {
             openai::tool_calls(&[(
@@ -52,10 +59,14 @@ async fn session() -> Vec<Value> {
     replies.push(openai::text("Read it all."));
     let server = MockServer::start(replies).await;
     server.set_context_limit(WINDOW);
+    server.answer_when(
+        SUMMARY_ASKED,
+        openai::text("SUMMARY: big.txt is 500 lines of x; the user wants it read again."),
+    );
     let (dir, worker) = mock_program(&server, "");
     append_config(
         dir.path(),
-        &format!("context_windows:\n  \"mock:*\": {WINDOW}\n"),
+        &format!("context_windows:\n  \"mock:*\": {WINDOW}\n{config}"),
     );
     let line = format!("{}\n", "x".repeat(59));
     std::fs::write(
@@ -149,5 +160,20 @@ fn report(bodies: &[Value]) {
         "  without elision: largest {} tokens; input {needed_full} at full price, {needed_cached} from the cache; request {} would pass the window",
         unelided.iter().max().unwrap(),
         overflow.map_or_else(|| "none".to_owned(), |n| (n + 1).to_string())
+    );
+}
+
+/// The compaction-only row: its requests, summaries included, billed like the others.
+fn compaction(bodies: &[Value]) {
+    let sizes: Vec<u64> = bodies.iter().map(|b| tokens(b.to_string().len())).collect();
+    let summaries = bodies
+        .iter()
+        .filter(|b| b.to_string().contains(SUMMARY_ASKED))
+        .count();
+    let (full, cached) = billed(bodies);
+    println!(
+        "  with compaction: {} requests ({summaries} summaries), largest {} tokens; input {full} at full price, {cached} from the cache",
+        bodies.len(),
+        sizes.iter().max().unwrap()
     );
 }

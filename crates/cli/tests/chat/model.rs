@@ -199,4 +199,61 @@ fn a_priced_model_shows_what_each_turn_and_the_session_cost_and_the_context_fill
         "{}",
         chat.dump()
     );
+    assert!(
+        status.contains("context: 25 % of 60 tokens"),
+        "{}",
+        chat.dump()
+    );
+}
+
+#[test]
+fn compact_summarises_the_chat_before_its_last_turn_with_the_focus() {
+    let env = TestEnv::new();
+    project(&env, &worker("context:\n  keep_turns: 1\n"));
+    let server = MockServer::start_blocking(vec![
+        Wire::Anthropic.text("One."),
+        Wire::Anthropic.text("Two."),
+        Wire::Anthropic.text("Three."),
+    ]);
+    server.answer_when(
+        "[The conversation above is about to be replaced",
+        Wire::Anthropic.text("SUMMARY: the user counted to three."),
+    );
+    let mut chat = start_anthropic(&env, &server);
+    chat.ready();
+    for input in ["count", "go on", "once more"] {
+        chat.turn(input);
+    }
+    let shown = chat.turn("/compact the numbers");
+    assert!(
+        shown.contains("⟲ context compacted (requested): 4 messages summarised, about"),
+        "{}",
+        chat.dump()
+    );
+    assert!(
+        shown.contains("compacted: 4 messages summarised"),
+        "{}",
+        chat.dump()
+    );
+    let asked = server.requests().last().unwrap().body.to_string();
+    assert!(asked.contains("[Keep in focus: the numbers]"), "{asked}");
+    let status = chat.turn("/status");
+    assert!(
+        status.contains("conversation: 3 messages"),
+        "{}",
+        chat.dump()
+    );
+    // The next turn sends the summary and the last turn only.
+    server.set_fallback(Wire::Anthropic.text("Four."));
+    chat.turn("and now?");
+    let sent = server.requests().last().unwrap().body.clone();
+    let messages = sent["messages"].as_array().unwrap();
+    // The summary and the kept question go out as one user turn (the wire merges them).
+    assert_eq!(messages.len(), 3, "{sent}");
+    assert!(
+        messages[0]
+            .to_string()
+            .contains("SUMMARY: the user counted to three."),
+        "{sent}"
+    );
 }
