@@ -391,3 +391,24 @@ async fn compacting_when_asked_keeps_the_focus_in_the_summary() {
     let again = s.runtime.compact_history(None).await.unwrap_err();
     assert!(again.contains("nothing to compact"), "{again}");
 }
+
+#[tokio::test]
+async fn a_sub_worker_compacts_within_its_own_run() {
+    let mut s = setup(reader(10_000, 8), vec![read_tool(8000)], false, 20);
+    s.runtime.parts.depth = 1;
+    s.runtime
+        .set_context_policy(policy(Threshold::Never, Threshold::Permille(600)));
+    let mut events = s.bus.subscribe();
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    let mut origins = Vec::new();
+    while let Some(event) = events.try_recv() {
+        if let DisplayEvent::ContextCompacted { worker, .. } = event {
+            origins.push(worker.map(|w| w.depth));
+        }
+    }
+    assert!(!origins.is_empty(), "it compacted");
+    assert!(origins.iter().all(|depth| *depth == Some(1)), "{origins:?}");
+    // A sub-worker's run starts afresh: nothing is kept for the next one.
+    assert!(s.runtime.history().is_empty());
+}
