@@ -82,6 +82,7 @@ pub fn open_host(
         jail_helper: std::env::current_exe().ok(),
         keeps_history,
         budget: options.budget(),
+        instructions: None,
     })
     .map_err(host_error)
 }

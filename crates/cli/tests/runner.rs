@@ -9,6 +9,7 @@
 
 mod approvals;
 mod architecture;
+mod batch;
 mod chat;
 mod cli;
 mod common;

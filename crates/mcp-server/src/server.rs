@@ -184,6 +184,7 @@ impl McpServer {
             jail_helper: settings.jail_helper.clone(),
             keeps_history: false,
             budget: settings.budget,
+            instructions: None,
         }
     }
 

@@ -7,6 +7,7 @@
 //! nowhere else.
 
 pub mod approval;
+pub mod batch;
 pub mod error;
 pub mod events;
 pub mod form;
@@ -23,6 +24,7 @@ pub mod workers;
 pub use approval::{
     ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, InvokedBy, RememberScope, Risk,
 };
+pub use batch::{ItemResult, ItemStatus};
 pub use error::{ToolError, ToolErrorCode};
 pub use events::{
     ActionEvent, ChatMessage, DisplayEvent, InputAction, PROTOCOL_VERSION, ProtocolEvent, Role,

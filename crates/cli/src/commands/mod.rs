@@ -2,6 +2,7 @@
 //! `crate::chat`), one enum, one `match`. Each `…Args` struct's doc comment is its help text.
 
 mod approvals;
+mod batch;
 mod check;
 pub mod common;
 mod init;
@@ -51,6 +52,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Run(run::RunArgs),
+    Batch(batch::BatchArgs),
     Chat(crate::chat::ChatArgs),
     Serve(serve::ServeArgs),
     Mcp(mcp::McpArgs),
@@ -67,6 +69,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
     tracing::debug!(?cli, "starting");
     match cli.command {
         Command::Run(args) => run::cmd_run(args),
+        Command::Batch(args) => batch::cmd_batch(args),
         Command::Chat(args) => crate::chat::cmd_chat(args),
         Command::Serve(args) => serve::cmd_serve(args),
         Command::Mcp(args) => mcp::cmd_mcp(args),

@@ -25,6 +25,8 @@ fn layers() -> BTreeMap<&'static str, u32> {
         ("golem-http", 5),
         ("golem-web", 6),
         ("golem-mcp-server", 6),
+        // Batches: many sessions of one worker, their state on disk.
+        ("golem-batch", 6),
         ("golem-forge", 8),
     ])
 }

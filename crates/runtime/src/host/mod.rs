@@ -89,6 +89,9 @@ pub struct HostOptions {
     /// `--budget-*`: limits of each turn of the root worker, besides its own `budget:` (the
     /// tighter of the two wins).
     pub budget: BudgetLimits,
+    /// More instructions for the root worker in this session only (a batch item's), sent
+    /// after its own.
+    pub instructions: Option<String>,
 }
 
 impl HostOptions {
@@ -105,6 +108,7 @@ impl HostOptions {
             jail_helper: None,
             keeps_history: false,
             budget: BudgetLimits::default(),
+            instructions: None,
         }
     }
 }
@@ -401,6 +405,9 @@ impl SessionHost {
             undo: Some(undo.clone()),
         });
         let (mut runtime, definition, model_name) = build_root(&env, &worker_path)?;
+        if let Some(more) = &options.instructions {
+            runtime.append_instructions(more);
+        }
         let mut turns = 0;
         let writer = match resume {
             None => {

@@ -199,6 +199,14 @@ impl WorkerRuntime {
             .fill(window_of(self.parts.model.as_ref()))
     }
 
+    /// Sends `more` after the worker's own instructions from now on (a blank line between).
+    pub fn append_instructions(&mut self, more: &str) {
+        let more = more.trim();
+        if !more.is_empty() {
+            self.parts.instructions = format!("{}\n\n{more}", self.parts.instructions.trim_end());
+        }
+    }
+
     /// Manages the context by `policy` from now on.
     pub fn set_context_policy(&mut self, policy: ContextPolicy) {
         self.parts.context = policy;

@@ -70,6 +70,12 @@ impl UtcTime {
     }
 }
 
+/// A fresh time-sortable id: UTC time and 4 random hex digits (`20261122-024512-7f3a`), as
+/// sessions and batches are named.
+pub fn time_sortable_id() -> String {
+    format!("{}-{:04x}", UtcTime::now().compact(), rand::random::<u16>())
+}
+
 /// The current UTC time as RFC 3339 (`2026-11-22T02:45:12.345Z`), for [`SessionMeta::started`].
 ///
 /// [`SessionMeta::started`]: super::SessionMeta::started

@@ -6,7 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::clock::UtcTime;
+use super::clock::time_sortable_id;
 use super::entry::{SessionMeta, TranscriptEntry};
 use super::error::SessionError;
 use super::transcript::{SessionSummary, Transcript};
@@ -71,7 +71,7 @@ impl SessionStore {
         self.ensure_dir()?;
         let mut last_err = None;
         for _ in 0..CREATE_ATTEMPTS {
-            let id = format!("{}-{:04x}", UtcTime::now().compact(), rand::random::<u16>());
+            let id = time_sortable_id();
             match self.create_file(&id, &meta) {
                 Err(SessionError::Exists { id }) => last_err = Some(SessionError::Exists { id }),
                 other => return other,

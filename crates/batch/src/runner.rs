@@ -1,0 +1,245 @@
+//! Running a batch's items: each a fresh session of the worker (its own transcript, the
+//! worker's `budget:` per item), at most `concurrency` at a time, headless (a call that would
+//! ask is denied, as in a headless `run`). A failed item is tried again up to `retry` times.
+//! Results are handed back as items finish, for the caller to append. The batch's own budget
+//! (tokens, cost) stops new items once it is spent; running ones finish. Cancelling stops new
+//! items and interrupts the running ones.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+use golem_protocol::{
+    ActionEvent, DisplayEvent, ItemResult, ItemStatus, SessionEndReason, TokenUsage, TurnStatus,
+};
+use golem_runtime::budget::total_tokens;
+use golem_runtime::host::{HostOptions, HostWorker, SessionHost};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::input::BatchItem;
+
+/// Limits of the whole batch; absent ones have none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BatchBudget {
+    /// Tokens of every kind, all items together.
+    pub tokens: Option<u64>,
+    /// US dollars, all items together (items whose model has no price count nothing).
+    pub cost_usd: Option<f64>,
+}
+
+/// How to run the items.
+#[derive(Debug, Clone)]
+pub struct BatchSettings {
+    /// Each item's session: the worker, the model, the approval mode, … (`worker` and
+    /// `instructions` are set per item).
+    pub session: HostOptions,
+    /// The worker file.
+    pub worker: PathBuf,
+    /// Items running at once (at least 1).
+    pub concurrency: usize,
+    /// How many more times a failed item is run.
+    pub retry: u32,
+    /// The batch's own limits.
+    pub budget: BatchBudget,
+}
+
+/// Where a batch stands, after each item.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Progress {
+    /// Items of this run.
+    pub total: usize,
+    /// Items that completed.
+    pub completed: usize,
+    /// Items that failed (after their retries).
+    pub failed: usize,
+    /// Items that ended otherwise: their budget, an approval, an interrupt.
+    pub other: usize,
+    /// Items running now.
+    pub running: usize,
+    /// Tokens used so far.
+    pub usage: TokenUsage,
+    /// US dollars spent so far, when a price is known.
+    pub cost: Option<f64>,
+}
+
+/// How a run of a batch ended.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BatchOutcome {
+    /// Where it stands at the end.
+    pub progress: Progress,
+    /// Whether the batch's budget stopped it before every item ran.
+    pub budget_spent: bool,
+    /// Whether it was cancelled.
+    pub cancelled: bool,
+}
+
+/// Runs `items` (each with its attempt number) by `settings`; each result goes to `finished`
+/// as its item ends, with the progress after it.
+pub async fn run_items(
+    items: Vec<(BatchItem, u32)>,
+    settings: &BatchSettings,
+    cancel: &CancellationToken,
+    mut finished: impl FnMut(&ItemResult, &Progress),
+) -> BatchOutcome {
+    let mut queue: VecDeque<(BatchItem, u32)> = items.into();
+    let mut progress = Progress {
+        total: queue.len(),
+        ..Progress::default()
+    };
+    let mut outcome = BatchOutcome::default();
+    let mut running: JoinSet<(BatchItem, u32, ItemResult)> = JoinSet::new();
+    let concurrency = settings.concurrency.max(1);
+    loop {
+        while running.len() < concurrency
+            && !cancel.is_cancelled()
+            && !outcome.budget_spent
+            && let Some((item, attempt)) = queue.pop_front()
+        {
+            let options = HostOptions {
+                worker: HostWorker::File(settings.worker.clone()),
+                instructions: item.instructions.clone(),
+                ..settings.session.clone()
+            };
+            let cancel = cancel.clone();
+            running.spawn(async move {
+                let result = run_item(options, &item, attempt, &cancel).await;
+                (item, attempt, result)
+            });
+        }
+        progress.running = running.len();
+        let Some(joined) = running.join_next().await else {
+            break;
+        };
+        let (item, attempt, result) = match joined {
+            Ok(done) => done,
+            Err(e) => {
+                tracing::error!(error = %e, "a batch item's task stopped unexpectedly");
+                continue;
+            }
+        };
+        if result.status == ItemStatus::Failed
+            && attempt <= settings.retry
+            && !cancel.is_cancelled()
+        {
+            tracing::info!(id = %item.id, attempt, "the item failed; trying it again");
+            queue.push_back((item, attempt + 1));
+            continue;
+        }
+        progress.usage.add(&result.usage);
+        if let Some(cost) = result.cost {
+            progress.cost = Some(progress.cost.unwrap_or(0.0) + cost);
+        }
+        match result.status {
+            ItemStatus::Completed => progress.completed += 1,
+            ItemStatus::Failed => progress.failed += 1,
+            ItemStatus::BudgetExceeded | ItemStatus::WaitingApproval | ItemStatus::Interrupted => {
+                progress.other += 1
+            }
+        }
+        progress.running = running.len();
+        outcome.budget_spent |= spent(&settings.budget, &progress);
+        finished(&result, &progress);
+    }
+    outcome.cancelled = cancel.is_cancelled();
+    outcome.progress = progress;
+    outcome
+}
+
+/// Whether `progress` has used up `budget`.
+fn spent(budget: &BatchBudget, progress: &Progress) -> bool {
+    let tokens = budget
+        .tokens
+        .is_some_and(|limit| total_tokens(&progress.usage) >= limit);
+    let cost = budget
+        .cost_usd
+        .is_some_and(|limit| progress.cost.unwrap_or(0.0) >= limit);
+    tokens || cost
+}
+
+/// Runs one item as a session of its own; whatever happens, a result.
+async fn run_item(
+    options: HostOptions,
+    item: &BatchItem,
+    attempt: u32,
+    cancel: &CancellationToken,
+) -> ItemResult {
+    let mut result = ItemResult {
+        id: item.id.clone(),
+        status: ItemStatus::Failed,
+        answer: String::new(),
+        output: None,
+        usage: TokenUsage::default(),
+        cost: None,
+        session: None,
+        error: None,
+        attempt,
+    };
+    let host = match SessionHost::open(options) {
+        Ok(host) => host,
+        Err(e) => {
+            result.error = Some(format!("the worker cannot start: {e}"));
+            return result;
+        }
+    };
+    result.session = Some(host.session_id());
+    let mut attachment = host.attach(false);
+    let running = host.start();
+    attachment.send(ActionEvent::UserInput {
+        request_id: None,
+        content: item.input.clone(),
+    });
+    let mut interrupted = false;
+    loop {
+        let event = tokio::select! {
+            event = attachment.recv() => event,
+            () = cancel.cancelled(), if !interrupted => {
+                interrupted = true;
+                attachment.send(ActionEvent::EndSession {
+                    reason: Some(SessionEndReason::Interrupted),
+                });
+                continue;
+            }
+        };
+        match event {
+            Some(DisplayEvent::TurnEnded {
+                status,
+                response,
+                error,
+                usage,
+                cost,
+            }) => {
+                result.status = match status {
+                    TurnStatus::Completed => ItemStatus::Completed,
+                    TurnStatus::Failed => ItemStatus::Failed,
+                    TurnStatus::Interrupted => ItemStatus::Interrupted,
+                    TurnStatus::BudgetExceeded => ItemStatus::BudgetExceeded,
+                };
+                result.answer = match status {
+                    TurnStatus::Completed => response.unwrap_or_default(),
+                    TurnStatus::Failed | TurnStatus::Interrupted | TurnStatus::BudgetExceeded => {
+                        String::new()
+                    }
+                };
+                result.error = error;
+                result.usage = usage;
+                result.cost = cost;
+                attachment.send(ActionEvent::EndSession { reason: None });
+            }
+            Some(DisplayEvent::SessionEnded { usage, cost, .. }) => {
+                if interrupted && result.status != ItemStatus::Completed {
+                    result.status = ItemStatus::Interrupted;
+                    result.error = Some("the batch was interrupted".to_owned());
+                    if let Some(usage) = usage {
+                        result.usage = usage;
+                    }
+                    result.cost = cost.or(result.cost);
+                }
+                break;
+            }
+            Some(_) => {}
+            None => break,
+        }
+    }
+    running.closed().await;
+    result
+}

@@ -1,0 +1,419 @@
+//! `golem-forge batch`: a worker over many items (one JSON line each), each a fresh session, a
+//! few at a time, with the results appended as items finish (`golem_batch`). The same command
+//! again, or `batch resume ID`, runs only what is not completed; `batch status`, `results` and
+//! `list` read a batch. Exit codes: 0 every item completed, 1 some failed, 3 the batch's budget
+//! ran out, 130 interrupted, 2 usage or input errors (nothing ran).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use golem_batch::{
+    Batch, BatchBudget, BatchError, BatchItem, BatchMeta, BatchOutcome, BatchSettings, BatchStore,
+    Progress, parse_items, run_items,
+};
+use golem_core::approval::ApprovalMode;
+use golem_protocol::{ItemResult, ItemStatus, to_jsonl_line};
+use golem_runtime::host::{HostOptions, HostWorker};
+use golem_runtime::registry::resolve_worker_arg;
+use tokio_util::sync::CancellationToken;
+
+use super::common::ApprovalArg;
+use super::run::block_on;
+use super::write_stdout;
+use crate::cli_error::CommandError;
+use crate::frontend::clean::clean_text;
+
+/// The words that name a command on batches rather than a worker.
+const COMMANDS: [&str; 4] = ["status", "resume", "results", "list"];
+
+/// Run a worker over many items, each a fresh session, a few at a time
+///
+/// `golem-forge batch WORKER --input items.jsonl` runs each line of the file (a string, or
+/// {"id": …, "input": …, "instructions": …}) as a session of WORKER and appends each result to
+/// .golem-forge/batches/ID/results.jsonl. Running the same command again, or `batch resume ID`,
+/// runs only the items not completed. `batch status ID`, `batch results ID` and `batch list`
+/// read batches. (A worker called status, resume, results or list is given as a path.)
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// The worker (a file, a directory with main.worker, or a name), or one of status, resume,
+    /// results, list
+    #[arg(value_name = "WORKER")]
+    target: String,
+
+    /// The batch (its id or the start of it), after status, resume or results
+    #[arg(value_name = "ID")]
+    id: Option<String>,
+
+    /// The items, one JSON line each
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+
+    /// Also append each result, as a JSON line, to FILE
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Items running at once
+    #[arg(long, default_value_t = 4, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    concurrency: u16,
+
+    /// Run a failed item up to N more times
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    retry: u32,
+
+    /// When continuing a batch, run its failed items again too
+    #[arg(long)]
+    retry_failed: bool,
+
+    /// Model as provider:model for every item (overrides the worker's)
+    #[arg(short, long, value_name = "PROVIDER:MODEL")]
+    model: Option<String>,
+
+    /// How calls that need consent are decided [default: the config's approval.mode; no one
+    /// is asked in a batch, so a call that would ask is denied]
+    #[arg(short, long, value_enum)]
+    approval: Option<ApprovalArg>,
+
+    /// Most tokens the whole batch may use: no new item starts once they are spent
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    budget_tokens: Option<u64>,
+
+    /// Most US dollars the whole batch may cost: no new item starts once they are spent
+    #[arg(long, value_name = "USD")]
+    budget_cost: Option<f64>,
+
+    /// Most model turns of each item's run
+    #[arg(long, value_name = "N")]
+    max_iterations: Option<u32>,
+
+    /// With status or list: print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `golem-forge batch`.
+pub fn cmd_batch(args: BatchArgs) -> Result<ExitCode, CommandError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| CommandError::usage(format!("cannot read the current directory: {e}")))?;
+    let root = golem_runtime::config::program_root(&cwd);
+    let store = BatchStore::new(&root);
+    match args.target.as_str() {
+        "list" => list(&store, args.json),
+        command @ ("status" | "resume" | "results") => {
+            let Some(id) = args.id.as_deref() else {
+                return Err(
+                    CommandError::usage(format!("`batch {command}` needs a batch id"))
+                        .with_hint("List them: golem-forge batch list"),
+                );
+            };
+            let batch = store.open(id).map_err(batch_error)?;
+            match command {
+                "status" => status(&batch, args.json),
+                "results" => results(&batch),
+                _ => {
+                    let items = batch.items().map_err(batch_error)?;
+                    run(&args, batch, &items)
+                }
+            }
+        }
+        worker => start(&args, worker, &cwd, &store),
+    }
+}
+
+fn batch_error(err: BatchError) -> CommandError {
+    CommandError::usage(err.to_string())
+}
+
+/// A new batch of `worker`, or the unfinished one with the same worker and items.
+fn start(
+    args: &BatchArgs,
+    worker: &str,
+    cwd: &Path,
+    store: &BatchStore,
+) -> Result<ExitCode, CommandError> {
+    if args.id.is_some() {
+        return Err(CommandError::usage(format!(
+            "`{worker}` is a worker, and a worker's batch takes no id"
+        ))
+        .with_hint(format!("Commands on batches are {}", COMMANDS.join(", "))));
+    }
+    let Some(input) = &args.input else {
+        return Err(
+            CommandError::usage("`batch WORKER` needs --input FILE").with_hint(
+                "One JSON line per item: \"the input\" or {\"id\": \"a\", \"input\": \"…\"}",
+            ),
+        );
+    };
+    let worker = resolve_worker_arg(worker, cwd).map_err(|e| CommandError::usage(e.to_string()))?;
+    let worker = std::path::absolute(&worker).unwrap_or(worker);
+    let text = std::fs::read_to_string(input)
+        .map_err(|e| CommandError::usage(format!("cannot read {}: {e}", input.display())))?;
+    let items = parse_items(&text).map_err(|problems| {
+        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        CommandError::usage(format!(
+            "{} has {} bad line{}; nothing ran:\n  {}",
+            input.display(),
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" },
+            lines.join("\n  ")
+        ))
+    })?;
+    let meta = BatchMeta::new(worker, &items);
+    let batch = match store.unfinished(&meta).map_err(batch_error)? {
+        Some(batch) => {
+            eprintln!("batch {}: continuing it (same worker and items)", batch.id);
+            batch
+        }
+        None => store.create(meta, &items).map_err(batch_error)?,
+    };
+    run(args, batch, &items)
+}
+
+/// Runs what `batch` has left: items without a result, interrupted ones, and failed ones with
+/// `--retry-failed`.
+fn run(args: &BatchArgs, batch: Batch, items: &[BatchItem]) -> Result<ExitCode, CommandError> {
+    let _lock = batch.lock().map_err(batch_error)?;
+    let latest = batch.latest().map_err(batch_error)?;
+    let todo: Vec<(BatchItem, u32)> = items
+        .iter()
+        .filter_map(|item| match latest.get(&item.id) {
+            None => Some((item.clone(), 1)),
+            Some(last) => match last.status {
+                ItemStatus::Completed => None,
+                ItemStatus::Failed | ItemStatus::BudgetExceeded if !args.retry_failed => None,
+                ItemStatus::Failed
+                | ItemStatus::BudgetExceeded
+                | ItemStatus::Interrupted
+                | ItemStatus::WaitingApproval => Some((item.clone(), last.attempt + 1)),
+            },
+        })
+        .collect();
+    eprintln!(
+        "batch {}: {} item{}{}",
+        batch.id,
+        todo.len(),
+        if todo.len() == 1 { "" } else { "s" },
+        if todo.len() == items.len() {
+            String::new()
+        } else {
+            format!(" of {} to run", items.len())
+        }
+    );
+    let mut writer = batch.results_writer().map_err(batch_error)?;
+    let mut output = match &args.output {
+        Some(path) => Some(golem_batch::store::ResultWriter::open(path).map_err(batch_error)?),
+        None => None,
+    };
+    let settings = BatchSettings {
+        session: HostOptions {
+            model: args.model.clone(),
+            env_model: std::env::var("GOLEM_FORGE_MODEL")
+                .ok()
+                .filter(|m| !m.trim().is_empty()),
+            approval: args.approval.map(ApprovalMode::from),
+            max_iterations: args.max_iterations,
+            jail_helper: std::env::current_exe().ok(),
+            ..HostOptions::new(HostWorker::File(batch.meta.worker.clone()))
+        },
+        worker: batch.meta.worker.clone(),
+        concurrency: usize::from(args.concurrency),
+        retry: args.retry,
+        budget: BatchBudget {
+            tokens: args.budget_tokens,
+            cost_usd: args.budget_cost,
+        },
+    };
+    let mut write_failed = None;
+    let outcome = block_on(async {
+        let cancel = CancellationToken::new();
+        let on_ctrl_c = cancel.clone();
+        let watcher = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\nInterrupting the batch: no new items; running ones stop");
+                on_ctrl_c.cancel();
+            }
+        });
+        let outcome = run_items(todo, &settings, &cancel, |result, progress| {
+            if let Err(e) = writer.append(result) {
+                write_failed.get_or_insert(e);
+            }
+            if let Some(output) = &mut output
+                && let Err(e) = output.append(result)
+            {
+                write_failed.get_or_insert(e);
+            }
+            eprintln!("{}", clean_text(&progress_line(result, progress)));
+        })
+        .await;
+        watcher.abort();
+        outcome
+    })?;
+    if let Some(e) = write_failed {
+        return Err(CommandError::usage(format!("results were lost: {e}")));
+    }
+    eprintln!("{}", clean_text(&summary(&batch, &outcome)));
+    let latest = batch.latest().map_err(batch_error)?;
+    let statuses: Vec<Option<ItemStatus>> = items
+        .iter()
+        .map(|item| latest.get(&item.id).map(|r| r.status))
+        .collect();
+    Ok(ExitCode::from(exit_code(&outcome, &statuses)))
+}
+
+/// `[3/200] ✓ item-7 (1,204 tokens)`.
+fn progress_line(result: &ItemResult, progress: &Progress) -> String {
+    let done = progress.completed + progress.failed + progress.other;
+    let mark = match result.status {
+        ItemStatus::Completed => "✓",
+        ItemStatus::Failed => "✗",
+        ItemStatus::BudgetExceeded => "⊘ budget:",
+        ItemStatus::WaitingApproval => "⏸ waiting for approval:",
+        ItemStatus::Interrupted => "⏹ interrupted:",
+    };
+    let tail = match &result.error {
+        Some(error) => format!(" — {}", golem_core::text::fold(error, 120)),
+        None => String::new(),
+    };
+    format!("[{done}/{}] {mark} {}{tail}", progress.total, result.id)
+}
+
+fn summary(batch: &Batch, outcome: &BatchOutcome) -> String {
+    let p = &outcome.progress;
+    let mut line = format!(
+        "batch {}: {} completed, {} failed, {} other",
+        batch.id, p.completed, p.failed, p.other
+    );
+    let left = p.total - (p.completed + p.failed + p.other);
+    if left > 0 {
+        line.push_str(&format!(", {left} not run"));
+    }
+    if outcome.budget_spent {
+        line.push_str(" (the batch's budget is spent)");
+    }
+    line.push_str(&format!("; results: {}", batch.results_path().display()));
+    if left > 0 || p.failed > 0 || p.other > 0 {
+        line.push_str(&format!(
+            "\ncontinue it: golem-forge batch resume {}{}",
+            batch.id,
+            if p.failed > 0 { " --retry-failed" } else { "" }
+        ));
+    }
+    line
+}
+
+/// The process's exit code for how a run of a batch ended, given each item's latest status
+/// (`None`: never run): interrupted, the batch's budget spent, an item not completed, one
+/// waiting for an approval, or all completed.
+fn exit_code(outcome: &BatchOutcome, statuses: &[Option<ItemStatus>]) -> u8 {
+    let any = |wanted: &[ItemStatus]| statuses.iter().flatten().any(|s| wanted.contains(s));
+    if outcome.cancelled {
+        130
+    } else if outcome.budget_spent {
+        3
+    } else if any(&[
+        ItemStatus::Failed,
+        ItemStatus::BudgetExceeded,
+        ItemStatus::Interrupted,
+    ]) || statuses.iter().any(Option::is_none)
+    {
+        1
+    } else if any(&[ItemStatus::WaitingApproval]) {
+        4
+    } else {
+        0
+    }
+}
+
+/// `batch results ID`: each item's latest result, in input order, as JSON lines.
+fn results(batch: &Batch) -> Result<ExitCode, CommandError> {
+    let latest = batch.latest().map_err(batch_error)?;
+    let mut out = String::new();
+    for item in batch.items().map_err(batch_error)? {
+        if let Some(result) = latest.get(&item.id) {
+            let line = to_jsonl_line(result)
+                .map_err(|e| CommandError::usage(format!("cannot print a result: {e}")))?;
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    print(&out)
+}
+
+/// Counts of a batch's items by their latest status.
+fn counts(batch: &Batch) -> Result<serde_json::Value, CommandError> {
+    let items = batch.items().map_err(batch_error)?;
+    let latest = batch.latest().map_err(batch_error)?;
+    let mut counts = serde_json::Map::new();
+    let mut pending = 0;
+    for item in &items {
+        match latest.get(&item.id) {
+            Some(result) => {
+                let count = counts
+                    .entry(result.status.as_str())
+                    .or_insert(serde_json::Value::from(0));
+                *count = serde_json::Value::from(count.as_u64().unwrap_or(0) + 1);
+            }
+            None => pending += 1,
+        }
+    }
+    counts.insert("pending".into(), pending.into());
+    Ok(serde_json::json!({
+        "id": batch.id,
+        "worker": batch.meta.worker,
+        "started": batch.meta.started,
+        "items": items.len(),
+        "counts": counts,
+    }))
+}
+
+/// `batch status ID`.
+fn status(batch: &Batch, json: bool) -> Result<ExitCode, CommandError> {
+    let status = counts(batch)?;
+    if json {
+        return print(&format!("{status}\n"));
+    }
+    let mut text = format!(
+        "batch {}\n  worker   {}\n  started  {}\n  items    {}\n",
+        batch.id,
+        batch.meta.worker.display(),
+        batch.meta.started,
+        batch.meta.items
+    );
+    if let Some(counts) = status["counts"].as_object() {
+        for (name, count) in counts {
+            text.push_str(&format!("  {name:<16} {count}\n"));
+        }
+    }
+    print(&clean_text(&text))
+}
+
+/// `batch list`: every batch, newest last.
+fn list(store: &BatchStore, json: bool) -> Result<ExitCode, CommandError> {
+    let batches = store.list().map_err(batch_error)?;
+    let mut out = String::new();
+    for batch in &batches {
+        let status = counts(batch)?;
+        if json {
+            out.push_str(&format!("{status}\n"));
+        } else {
+            let done = status["counts"]["completed"].as_u64().unwrap_or(0);
+            out.push_str(&format!(
+                "{}  {}/{} completed  {}\n",
+                batch.id,
+                done,
+                batch.meta.items,
+                batch.meta.worker.display()
+            ));
+        }
+    }
+    if batches.is_empty() && !json {
+        eprintln!("no batches in this program");
+    }
+    print(&clean_text(&out))
+}
+
+fn print(text: &str) -> Result<ExitCode, CommandError> {
+    write_stdout(text).map_err(|e| CommandError::usage(format!("cannot write to stdout: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}

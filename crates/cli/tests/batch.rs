@@ -1,0 +1,262 @@
+//! `golem-forge batch` end to end against the mock provider: every item once, concurrently;
+//! `kill -9` mid-batch then `batch resume` runs what was left, none twice; bad lines are named
+//! and nothing runs; failures exit 1 and `--retry-failed` runs them again; the batch's token
+//! budget stops new items (exit 3). Every mock reply uses 10 input and 5 output tokens.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use golem_testkit::Wire;
+use golem_testkit::mock::{MockServer, Reply};
+use serde_json::Value;
+
+use crate::common::{TestEnv, model_for, provider_env, render};
+
+const WIRE: Wire = Wire::OpenAi;
+
+/// A program with the worker `w` (on the mock's model) and `count` items in `items.jsonl`.
+fn program(env: &TestEnv, count: usize) {
+    env.write(
+        "proj/golem-forge.config.yaml",
+        "delegation:\n  max_depth: 2\n",
+    );
+    env.write(
+        "proj/w.worker",
+        &format!(
+            "---\nname: w\nmodel: {}\n---\nYou answer briefly.\n",
+            model_for(WIRE)
+        ),
+    );
+    let items: String = (1..=count)
+        .map(|n| format!("{{\"id\": \"item-{n}\", \"input\": \"do {n}\"}}\n"))
+        .collect();
+    env.write("proj/items.jsonl", &items);
+}
+
+fn batch(env: &TestEnv, server: &MockServer, args: &[&str]) -> std::process::Output {
+    let mut command = env.command();
+    command
+        .current_dir(env.path().join("proj"))
+        .arg("batch")
+        .args(args)
+        .envs(provider_env(WIRE, server));
+    command.output().unwrap()
+}
+
+/// The batch's directory (the only one).
+fn batch_dir(env: &TestEnv) -> std::path::PathBuf {
+    let dir = env.path().join("proj/.golem-forge/batches");
+    let mut ids: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    ids.pop().unwrap()
+}
+
+/// The parsed result lines of a results file, by id: how many lines each has and the last.
+fn lines_by_id(path: &std::path::Path) -> BTreeMap<String, (usize, Value)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut by_id: BTreeMap<String, (usize, Value)> = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let id = value["id"].as_str().unwrap().to_owned();
+        let entry = by_id.entry(id).or_insert((0, Value::Null));
+        entry.0 += 1;
+        entry.1 = value;
+    }
+    by_id
+}
+
+#[test]
+fn two_hundred_items_at_concurrency_8_give_one_result_each() {
+    let env = TestEnv::new();
+    program(&env, 200);
+    let server = MockServer::start_blocking(vec![]);
+    server.set_fallback(WIRE.text("Done."));
+    let output = batch(
+        &env,
+        &server,
+        &[
+            "w",
+            "--input",
+            "items.jsonl",
+            "--concurrency",
+            "8",
+            "--output",
+            "out.jsonl",
+        ],
+    );
+    assert!(output.status.success(), "{}", render(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(": 200 items\n"), "{stderr}");
+    assert!(stderr.contains("200 completed, 0 failed"), "{stderr}");
+    let results = lines_by_id(&batch_dir(&env).join("results.jsonl"));
+    assert_eq!(results.len(), 200);
+    for (id, (count, last)) in &results {
+        assert_eq!(*count, 1, "{id}");
+        assert_eq!(last["status"], "completed", "{last}");
+        assert_eq!(last["answer"], "Done.", "{last}");
+        assert_eq!(last["usage"]["inputTokens"], 10, "{last}");
+        assert!(last["session"].is_string(), "{last}");
+    }
+    assert_eq!(lines_by_id(&env.path().join("proj/out.jsonl")), results);
+    assert_eq!(server.requests().len(), 200);
+    // Each item is its own session, with its own transcript.
+    assert_eq!(env.transcripts("proj").len(), 200);
+}
+
+#[test]
+fn a_batch_killed_mid_way_resumes_with_every_item_exactly_once() {
+    let env = TestEnv::new();
+    program(&env, 40);
+    let server = MockServer::start_blocking(vec![]);
+    server.set_fallback(WIRE.text("Done.").delayed(Duration::from_millis(150)));
+    let mut child = env
+        .std_command()
+        .current_dir(env.path().join("proj"))
+        .args(["batch", "w", "--input", "items.jsonl", "--concurrency", "4"])
+        .envs(provider_env(WIRE, &server))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let results = loop {
+        if let Ok(entries) = std::fs::read_dir(env.path().join("proj/.golem-forge/batches"))
+            && let Some(dir) = entries.flatten().next()
+        {
+            let path = dir.path().join("results.jsonl");
+            if std::fs::read_to_string(&path).is_ok_and(|t| t.lines().count() >= 8) {
+                break path;
+            }
+        }
+        assert!(Instant::now() < deadline, "no results in time");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = lines_by_id(&results);
+    assert!(before.len() < 40, "killed before the end: {}", before.len());
+    let id = batch_dir(&env)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    server.set_fallback(WIRE.text("Done."));
+    let output = batch(&env, &server, &["resume", &id]);
+    assert!(output.status.success(), "{}", render(&output));
+    let after = lines_by_id(&results);
+    assert_eq!(after.len(), 40);
+    for (item, (count, last)) in &after {
+        assert_eq!(*count, 1, "{item} reported {count} times");
+        assert_eq!(last["status"], "completed");
+    }
+    // What was done before the kill was not run again.
+    for item in before.keys() {
+        assert_eq!(after[item], before[item]);
+    }
+    let printed = batch(&env, &server, &["results", &id]);
+    let text = String::from_utf8_lossy(&printed.stdout);
+    assert_eq!(text.lines().count(), 40, "{text}");
+    assert!(
+        text.lines().next().unwrap().contains("\"id\":\"item-1\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_lines_are_named_by_number_and_nothing_runs() {
+    let env = TestEnv::new();
+    program(&env, 1);
+    env.write(
+        "proj/items.jsonl",
+        "\"fine\"\n{\"input\": \n\n{\"id\": \"1\", \"input\": \"dup\"}\n[1]\n",
+    );
+    let server = MockServer::start_blocking(vec![]);
+    let output = batch(&env, &server, &["w", "--input", "items.jsonl"]);
+    assert_eq!(output.status.code(), Some(2), "{}", render(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("items.jsonl has 3 bad lines; nothing ran"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("line 2: not a JSON value"), "{stderr}");
+    assert!(
+        stderr.contains("line 4: the id `1` is used on line 1 already"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("line 5: an item is a string"), "{stderr}");
+    assert!(server.requests().is_empty());
+    assert!(!env.path().join("proj/.golem-forge/batches").exists());
+}
+
+#[test]
+fn failed_items_exit_1_and_retry_failed_runs_only_them_again() {
+    let env = TestEnv::new();
+    program(&env, 3);
+    let server = MockServer::start_blocking(vec![
+        WIRE.text("One."),
+        Reply::json(
+            400,
+            r#"{"error": {"message": "bad request", "type": "invalid_request_error"}}"#,
+        ),
+        WIRE.text("Three."),
+    ]);
+    let output = batch(
+        &env,
+        &server,
+        &["w", "--input", "items.jsonl", "--concurrency", "1"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", render(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("[2/3] ✗ item-2 — "), "{stderr}");
+    assert!(stderr.contains("--retry-failed"), "{stderr}");
+    // The same command again runs nothing: failures wait for --retry-failed.
+    let again = batch(&env, &server, &["w", "--input", "items.jsonl"]);
+    assert_eq!(again.status.code(), Some(1), "{}", render(&again));
+    assert_eq!(server.requests().len(), 3);
+    server.set_fallback(WIRE.text("Two, at last."));
+    let retried = batch(
+        &env,
+        &server,
+        &["w", "--input", "items.jsonl", "--retry-failed"],
+    );
+    assert!(retried.status.success(), "{}", render(&retried));
+    assert_eq!(server.requests().len(), 4);
+    let results = lines_by_id(&batch_dir(&env).join("results.jsonl"));
+    assert_eq!(results["item-2"].0, 2);
+    assert_eq!(results["item-2"].1["attempt"], 2);
+    assert_eq!(results["item-2"].1["answer"], "Two, at last.");
+}
+
+#[test]
+fn the_batch_token_budget_stops_new_items() {
+    let env = TestEnv::new();
+    program(&env, 5);
+    let server = MockServer::start_blocking(vec![]);
+    server.set_fallback(WIRE.text("Done."));
+    // 15 tokens an item: the budget is spent after the second.
+    let output = batch(
+        &env,
+        &server,
+        &[
+            "w",
+            "--input",
+            "items.jsonl",
+            "--concurrency",
+            "1",
+            "--budget-tokens",
+            "30",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(3), "{}", render(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("3 not run (the batch's budget is spent)"),
+        "{stderr}"
+    );
+    assert_eq!(server.requests().len(), 2);
+}
