@@ -3,7 +3,9 @@
 //! ask is denied, as in a headless `run`). A failed item is tried again up to `retry` times.
 //! Results are handed back as items finish, for the caller to append. The batch's own budget
 //! (tokens, cost) stops new items once it is spent; running ones finish. Cancelling stops new
-//! items and interrupts the running ones.
+//! items and interrupts the running ones. The process's rate gate (`golem_llm::rate`) is
+//! installed for the pool: a rate-limit answer to any item pauses every item's requests and
+//! narrows how many items run at once, which climbs back as requests get through.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -71,6 +73,8 @@ pub struct BatchOutcome {
     pub budget_spent: bool,
     /// Whether it was cancelled.
     pub cancelled: bool,
+    /// Rate-limit answers the pool got (each paused it and narrowed it).
+    pub rate_limited: u64,
 }
 
 /// Runs `items` (each with its attempt number) by `settings`; each result goes to `finished`
@@ -89,8 +93,9 @@ pub async fn run_items(
     let mut outcome = BatchOutcome::default();
     let mut running: JoinSet<(BatchItem, u32, ItemResult)> = JoinSet::new();
     let concurrency = settings.concurrency.max(1);
+    let gate = golem_llm::rate::install(concurrency);
     loop {
-        while running.len() < concurrency
+        while running.len() < concurrency.min(gate.width())
             && !cancel.is_cancelled()
             && !outcome.budget_spent
             && let Some((item, attempt)) = queue.pop_front()
@@ -141,6 +146,7 @@ pub async fn run_items(
         finished(&result, &progress);
     }
     outcome.cancelled = cancel.is_cancelled();
+    outcome.rate_limited = gate.limited_count();
     outcome.progress = progress;
     outcome
 }

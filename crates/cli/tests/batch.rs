@@ -260,3 +260,42 @@ fn the_batch_token_budget_stops_new_items() {
     );
     assert_eq!(server.requests().len(), 2);
 }
+
+#[test]
+fn rate_limit_answers_pause_the_pool_and_no_item_fails_because_of_them() {
+    let env = TestEnv::new();
+    program(&env, 30);
+    // No retries at all: only the shared gate can carry an item past a 429.
+    env.write(
+        "proj/golem-forge.config.yaml",
+        "model_requests:\n  max_retries: 0\n",
+    );
+    let limited = || {
+        Reply::json(
+            429,
+            r#"{"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}"#,
+        )
+        .header("retry-after-ms", "30")
+    };
+    // A third of the requests are answered 429.
+    let replies: Vec<Reply> = (0..45)
+        .map(|n| {
+            if n % 3 == 0 {
+                limited()
+            } else {
+                WIRE.text("Done.")
+            }
+        })
+        .collect();
+    let server = MockServer::start_blocking(replies);
+    let output = batch(
+        &env,
+        &server,
+        &["w", "--input", "items.jsonl", "--concurrency", "6"],
+    );
+    assert!(output.status.success(), "{}", render(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("30 completed, 0 failed"), "{stderr}");
+    assert!(stderr.contains("rate limited 15 times"), "{stderr}");
+    assert_eq!(server.requests().len(), 45);
+}

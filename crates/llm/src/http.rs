@@ -144,8 +144,18 @@ pub async fn send_with_retry(
     build: impl Fn() -> reqwest::RequestBuilder,
 ) -> Result<reqwest::Response, ModelError> {
     let budget = RetryBudget::current().unwrap_or_default();
+    let gate = crate::rate::installed();
     loop {
         budget.start_request(settings.retry);
+        if let Some(gate) = &gate {
+            let wait = gate.wait().min(budget.remaining());
+            if !wait.is_zero() {
+                tokio::select! {
+                    () = cancel.cancelled() => return Err(ModelError::Cancelled),
+                    () = tokio::time::sleep(wait) => {}
+                }
+            }
+        }
         // Whole milliseconds, so that a wait cut short by the wall limit reads well.
         let remaining = budget.remaining();
         let remaining = Duration::from_millis(u64::try_from(remaining.as_millis()).unwrap_or(0));
@@ -163,11 +173,25 @@ pub async fn send_with_retry(
                 provider: endpoint.provider.clone(),
                 message: transport_message(&e),
             },
-            Ok(Ok(response)) if response.status().is_success() => return Ok(response),
+            Ok(Ok(response)) if response.status().is_success() => {
+                if let Some(gate) = &gate {
+                    gate.succeeded();
+                }
+                return Ok(response);
+            }
             Ok(Ok(response)) => classify(endpoint, response).await,
         };
         if !error.is_retryable() {
             return Err(error);
+        }
+        // Under a shared gate, a rate-limit answer pauses the pool and is tried again without
+        // spending the turn's retries, for as long as its wall time lasts.
+        if let Some(gate) = &gate
+            && crate::rate::is_rate_limit(&error)
+            && !budget.remaining().is_zero()
+        {
+            gate.rate_limited(error.retry_after());
+            continue;
         }
         let Some(wait) = budget.next_retry(&error) else {
             return Err(error);

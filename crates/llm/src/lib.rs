@@ -14,6 +14,7 @@ pub mod model;
 pub mod model_table;
 pub mod pricing;
 pub mod providers;
+pub mod rate;
 pub mod record;
 pub mod resolve;
 pub mod retry;

@@ -291,6 +291,13 @@ fn summary(batch: &Batch, outcome: &BatchOutcome) -> String {
     if outcome.budget_spent {
         line.push_str(" (the batch's budget is spent)");
     }
+    if outcome.rate_limited > 0 {
+        line.push_str(&format!(
+            "; rate limited {} time{} (the pool paused and narrowed)",
+            outcome.rate_limited,
+            if outcome.rate_limited == 1 { "" } else { "s" }
+        ));
+    }
     line.push_str(&format!("; results: {}", batch.results_path().display()));
     if left > 0 || p.failed > 0 || p.other > 0 {
         line.push_str(&format!(
