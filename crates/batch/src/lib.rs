@@ -1,12 +1,14 @@
 //! `golem-forge batch`: a pile of items, each run as a fresh session of one worker, a few at a
-//! time. [`input`] reads the items, [`store`] keeps a batch's state on disk (its items and the
-//! results appended as items finish, so a batch cut off by Ctrl+C or `kill -9` resumes with
-//! what is not done), and [`runner`] runs them.
+//! time. [`input`] reads the items (or [`each`] makes one per matching file), [`store`] keeps
+//! a batch's state on disk (its items and the results appended as items finish, so a batch cut
+//! off by Ctrl+C or `kill -9` resumes with what is not done), and [`runner`] runs them.
 
+pub mod each;
 pub mod input;
 pub mod runner;
 pub mod store;
 
+pub use each::{EachError, ZoneDir, items_for_each};
 pub use input::{BatchItem, LineProblem, parse_items};
 pub use runner::{BatchBudget, BatchOutcome, BatchSettings, Progress, run_items};
 pub use store::{Batch, BatchError, BatchMeta, BatchStore};

@@ -299,3 +299,55 @@ fn rate_limit_answers_pause_the_pool_and_no_item_fails_because_of_them() {
     assert!(stderr.contains("rate limited 15 times"), "{stderr}");
     assert_eq!(server.requests().len(), 45);
 }
+
+#[test]
+fn each_makes_one_item_per_file_in_the_zones_and_refuses_files_outside() {
+    let env = TestEnv::new();
+    program(&env, 1);
+    env.write(
+        "proj/w.worker",
+        &format!(
+            "---\nname: w\nmodel: {}\nsandbox:\n  zones:\n    - name: docs\n---\nYou review.\n",
+            model_for(WIRE)
+        ),
+    );
+    env.write("proj/docs/a.md", "# A\n");
+    env.write("proj/docs/deep/b.md", "# B\n");
+    env.write("proj/notes/c.md", "# C\n");
+    let server = MockServer::start_blocking(vec![]);
+    server.set_fallback(WIRE.text("Reviewed."));
+    let outside = batch(&env, &server, &["w", "--each", "**/*.md"]);
+    assert_eq!(outside.status.code(), Some(2), "{}", render(&outside));
+    let stderr = String::from_utf8_lossy(&outside.stderr);
+    assert!(
+        stderr.contains("1 matching file is outside every zone of the worker: notes/c.md"),
+        "{stderr}"
+    );
+    assert!(server.requests().is_empty());
+    let output = batch(
+        &env,
+        &server,
+        &[
+            "w",
+            "--each",
+            "docs/**/*.md",
+            "--prompt",
+            "Review {path}, please",
+        ],
+    );
+    assert!(output.status.success(), "{}", render(&output));
+    let results = lines_by_id(&batch_dir(&env).join("results.jsonl"));
+    let ids: Vec<&String> = results.keys().collect();
+    assert_eq!(ids, ["docs/a.md", "docs/deep/b.md"]);
+    let asked: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.body["messages"].to_string())
+        .collect();
+    assert!(
+        asked
+            .iter()
+            .any(|m| m.contains("Review /docs/deep/b.md, please")),
+        "{asked:?}"
+    );
+}

@@ -10,12 +10,14 @@ use std::process::ExitCode;
 use clap::Args;
 use golem_batch::{
     Batch, BatchBudget, BatchError, BatchItem, BatchMeta, BatchOutcome, BatchSettings, BatchStore,
-    Progress, parse_items, run_items,
+    EachError, Progress, ZoneDir, items_for_each, parse_items, run_items,
 };
 use golem_core::approval::ApprovalMode;
 use golem_protocol::{ItemResult, ItemStatus, to_jsonl_line};
+use golem_runtime::config::ProgramConfig;
 use golem_runtime::host::{HostOptions, HostWorker};
 use golem_runtime::registry::resolve_worker_arg;
+use golem_runtime::worker::load_worker;
 use tokio_util::sync::CancellationToken;
 
 use super::common::ApprovalArg;
@@ -46,8 +48,18 @@ pub struct BatchArgs {
     id: Option<String>,
 
     /// The items, one JSON line each
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "each")]
     input: Option<PathBuf>,
+
+    /// One item per file matching GLOB (under the current directory; `*` within a segment,
+    /// `**` for any depth), e.g. 'docs/**/*.md'
+    #[arg(long, value_name = "GLOB")]
+    each: Option<String>,
+
+    /// With --each: each item's input, `{path}` replaced by the file's path in the worker's
+    /// zones [default: the path alone]
+    #[arg(long, value_name = "TEXT", requires = "each")]
+    prompt: Option<String>,
 
     /// Also append each result, as a JSON line, to FILE
     #[arg(long, value_name = "FILE")]
@@ -138,27 +150,19 @@ fn start(
         ))
         .with_hint(format!("Commands on batches are {}", COMMANDS.join(", "))));
     }
-    let Some(input) = &args.input else {
-        return Err(
-            CommandError::usage("`batch WORKER` needs --input FILE").with_hint(
-                "One JSON line per item: \"the input\" or {\"id\": \"a\", \"input\": \"…\"}",
-            ),
-        );
-    };
     let worker = resolve_worker_arg(worker, cwd).map_err(|e| CommandError::usage(e.to_string()))?;
     let worker = std::path::absolute(&worker).unwrap_or(worker);
-    let text = std::fs::read_to_string(input)
-        .map_err(|e| CommandError::usage(format!("cannot read {}: {e}", input.display())))?;
-    let items = parse_items(&text).map_err(|problems| {
-        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
-        CommandError::usage(format!(
-            "{} has {} bad line{}; nothing ran:\n  {}",
-            input.display(),
-            problems.len(),
-            if problems.len() == 1 { "" } else { "s" },
-            lines.join("\n  ")
-        ))
-    })?;
+    let items = match (&args.input, &args.each) {
+        (Some(input), _) => items_of_file(input)?,
+        (None, Some(glob)) => items_of_glob(glob, args.prompt.as_deref(), &worker, cwd)?,
+        (None, None) => {
+            return Err(
+                CommandError::usage("`batch WORKER` needs --input FILE or --each GLOB").with_hint(
+                    "One JSON line per item: \"the input\" or {\"id\": \"a\", \"input\": \"…\"}",
+                ),
+            );
+        }
+    };
     let meta = BatchMeta::new(worker, &items);
     let batch = match store.unfinished(&meta).map_err(batch_error)? {
         Some(batch) => {
@@ -168,6 +172,62 @@ fn start(
         None => store.create(meta, &items).map_err(batch_error)?,
     };
     run(args, batch, &items)
+}
+
+/// The items of the JSONL file `input`; every bad line is reported.
+fn items_of_file(input: &Path) -> Result<Vec<BatchItem>, CommandError> {
+    let text = std::fs::read_to_string(input)
+        .map_err(|e| CommandError::usage(format!("cannot read {}: {e}", input.display())))?;
+    parse_items(&text).map_err(|problems| {
+        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        CommandError::usage(format!(
+            "{} has {} bad line{}; nothing ran:\n  {}",
+            input.display(),
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" },
+            lines.join("\n  ")
+        ))
+    })
+}
+
+/// One item per file matching `glob`, in the zones of `worker` (its own, or the program's
+/// default ones).
+fn items_of_glob(
+    glob: &str,
+    prompt: Option<&str>,
+    worker: &Path,
+    cwd: &Path,
+) -> Result<Vec<BatchItem>, CommandError> {
+    let usage = |e: &dyn std::fmt::Display| CommandError::usage(e.to_string());
+    let mut definition = load_worker(worker).map_err(|e| usage(&e))?;
+    let config = ProgramConfig::discover(definition.dir()).map_err(|e| usage(&e))?;
+    config.apply_default_zones(&mut definition);
+    let zones: Vec<ZoneDir> = definition
+        .zones
+        .iter()
+        .map(|zone| ZoneDir {
+            name: zone.name.clone(),
+            dir: definition.zone_dir(zone),
+        })
+        .collect();
+    items_for_each(glob, cwd, &zones, prompt).map_err(|e| {
+        let error = usage(&e);
+        match e {
+            EachError::OutsideZones(_) => error.with_hint(format!(
+                "the worker's zones: {}",
+                if zones.is_empty() {
+                    "none".to_owned()
+                } else {
+                    zones
+                        .iter()
+                        .map(|z| format!("/{} = {}", z.name, z.dir.display()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            )),
+            EachError::BadGlob(_) | EachError::NoMatch(_) | EachError::Io { .. } => error,
+        }
+    })
 }
 
 /// Runs what `batch` has left: items without a result, interrupted ones, and failed ones with
