@@ -2,7 +2,8 @@
 //! alone, the model is not sent the old one, a reload shows only the new session, and the old
 //! transcript stays on disk); clearing the history keeps the conversation on the page under a
 //! divider, and the model no longer sees it; "Undo last turn" puts back what the turn's
-//! `write_file` and `run_code` changed, and says so.
+//! `write_file` and `run_code` changed, and says so; "Compact" has the model summarise the
+//! history, drawn as a compacted line, and the status bar's context fill follows.
 
 use golem_testkit::mock::MockServer;
 
@@ -163,4 +164,95 @@ fn undo_last_turn_puts_back_a_write_and_a_changeset() {
     // Again: nothing left, said as an error.
     session_action(&ui, "undo-turn");
     ui.wait_text(&tid("notice"), "nothing to undo");
+}
+
+/// Takes the number after `before` in `text` (with its thousands separators) up to `after`.
+fn number_between(text: &str, before: &str, after: &str) -> u64 {
+    let start = text
+        .find(before)
+        .unwrap_or_else(|| panic!("{before:?} in {text:?}"))
+        + before.len();
+    let end = text[start..]
+        .find(after)
+        .unwrap_or_else(|| panic!("{after:?} in {text:?}"))
+        + start;
+    text[start..end]
+        .replace(',', "")
+        .parse()
+        .unwrap_or_else(|e| panic!("a number in {text:?}: {e}"))
+}
+
+/// The context fill the status bar shows: (the percent shown, the tokens used of its title).
+fn context_fill(ui: &Ui) -> (u64, u64) {
+    let shown = ui.text(&tid("context"));
+    let title = ui.attr(&tid("context"), "title").unwrap_or_default();
+    assert!(title.ends_with(" of 1,000 tokens"), "{title:?}");
+    let used = number_between(&title, "", " of");
+    assert_eq!(
+        shown,
+        format!("ctx {} %", used * 100 / 1000),
+        "{title:?}\n{}",
+        ui.describe()
+    );
+    (used * 100 / 1000, used)
+}
+
+#[test]
+fn compacting_draws_a_line_and_the_context_fill_follows() {
+    let env = TestEnv::new();
+    let worker_path = project(&env, &worker("context: { keep_turns: 1 }\n"));
+    env.write(
+        "proj/golem-forge.config.yaml",
+        "context_windows:\n  \"openai:gpt-mock\": 1000\n",
+    );
+    let server = MockServer::start_blocking(vec![WIRE.text("First answer.")]);
+    server.set_fallback(WIRE.text("Second answer."));
+    server.answer_when(
+        "[The conversation above is about to be replaced",
+        WIRE.text("SUMMARY: one, then two."),
+    );
+    let ui = Ui::open(
+        "compacting_draws_a_line_and_the_context_fill_follows",
+        &env,
+        &server,
+        &worker_path,
+        &[],
+    );
+    assert!(!ui.exists(&tid("context")), "no fill before a model call");
+    ui.turn("what is one?", "First answer.");
+    ui.wait_element(&tid("context"));
+    context_fill(&ui);
+    ui.turn("what is two?", "Second answer.");
+
+    session_action(&ui, "compact");
+    let line = ui.wait_text(&tid("context-compacted"), "⟲ context compacted (requested)");
+    assert!(line.contains(": 2 messages summarised, about "), "{line:?}");
+    let said = ui.wait_text(&tid("notice"), "compacted: ");
+    let sent = server.requests().last().unwrap().body.to_string();
+    assert!(
+        sent.contains("about to be replaced"),
+        "a summary request: {sent}"
+    );
+    // The fill is what is left after compacting.
+    let after = number_between(&line, "→ ", " tokens");
+    ui.wait("the fill to follow the compaction", |ui| {
+        (context_fill(ui).1 == after).then_some(())
+    });
+    let order = ui.js(
+        "return [...document.querySelectorAll('[data-testid=\"context-compacted\"], [data-testid=\"notice\"]')]
+            .map(e => e.dataset.testid);",
+        vec![],
+    );
+    assert_eq!(
+        order.as_array().and_then(|o| o.last()),
+        Some(&serde_json::json!("notice")),
+        "the answer {said:?} comes after the line: {order}"
+    );
+
+    // A cleared history has no fill until the next call.
+    session_action(&ui, "clear-history");
+    ui.wait_element(&tid("history-cleared"));
+    ui.wait_gone(&tid("context"));
+    ui.turn("what is three?", "Second answer.");
+    ui.wait_element(&tid("context"));
 }

@@ -39,16 +39,8 @@ export function ApprovalDialog({ req, waiting, respond }) {
     if (args) answer({ approved: true, remember: 'none', modifiedArgs: args });
   };
   const change = fieldChange(form, setForm, errors, setErrors);
-  const onKeyDown = (e) => {
-    if (e.key === 'Escape') {
-      // Handled here: Escape never interrupts the turn from inside the dialog.
-      e.preventDefault();
-      e.stopPropagation();
-      if (mode !== 'main') setMode('main');
-      return;
-    }
-    if (e.key === 'Tab') trapTab(e, box.current);
-  };
+  // Escape backs out of the note or the form, and never interrupts the turn from the dialog.
+  const onKeyDown = dialogKeys(box, () => setMode('main'));
 
   const risk = ['low', 'medium', 'high'].includes(req.risk) ? req.risk : 'medium';
   const titleId = 'approval-title-' + req.requestId;
@@ -100,7 +92,6 @@ export function ApprovalDialog({ req, waiting, respond }) {
   </div>`;
 }
 
-/** Keeps Tab inside `box`. */
 // A dialog's keys: Escape calls `close` and stops there (it would interrupt the turn), Tab stays
 // in `box`.
 export const dialogKeys = (box, close) => (e) => {
@@ -111,7 +102,8 @@ export const dialogKeys = (box, close) => (e) => {
   } else if (e.key === 'Tab') trapTab(e, box.current);
 };
 
-export function trapTab(e, box) {
+/** Keeps Tab inside `box`. */
+function trapTab(e, box) {
   if (!box) return;
   const focusable = [...box.querySelectorAll('button, [href], input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
     .filter((el) => !el.disabled && el.offsetParent !== null);

@@ -9,6 +9,11 @@ function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** A select field's options (none when it has none). */
+function optionsOf(f) {
+  return Array.isArray(f.options) ? f.options : [];
+}
+
 /**
  * The form's starting values (strings, booleans, or a select's option index as a string) and
  * the names of the text fields edited as JSON. `args` are the proposed arguments of an approval
@@ -29,7 +34,7 @@ export function initialForm(fields, args) {
         values[f.name] = typeof v === 'number' ? String(v) : '';
         break;
       case 'select': {
-        const opts = Array.isArray(f.options) ? f.options : [];
+        const opts = optionsOf(f);
         const i = v === undefined ? -1 : opts.findIndex((o) => same(o.value, v));
         values[f.name] = i === -1 ? (f.required && opts.length && v === undefined ? '0' : '') : String(i);
         break;
@@ -82,7 +87,7 @@ export function validate(fields, values, json, base) {
         break;
       }
       case 'select': {
-        const opts = Array.isArray(f.options) ? f.options : [];
+        const opts = optionsOf(f);
         const opt = /^\d+$/.test(String(raw)) ? opts[Number(raw)] : undefined;
         if (!opt) errors[f.name] = 'Choose one of the options.';
         else args[f.name] = opt.value;
@@ -136,7 +141,7 @@ export function FormFields({ fields, values, errors, json, idPrefix, onChange })
       input = html`<input ...${common} type="text" inputmode=${f.integer ? 'numeric' : 'decimal'} value=${values[f.name]}
         aria-required=${f.required ? 'true' : undefined} onInput=${text} onChange=${text} />`;
     } else if (f.type === 'select') {
-      const opts = Array.isArray(f.options) ? f.options : [];
+      const opts = optionsOf(f);
       input = html`<select ...${common} value=${values[f.name]} aria-required=${f.required ? 'true' : undefined}
         onChange=${(e) => onChange(f.name, e.currentTarget.value)}>
         ${f.required && values[f.name] !== '' ? null : html`<option value="">${f.required ? 'Choose…' : '(none)'}</option>`}

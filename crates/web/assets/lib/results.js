@@ -21,7 +21,7 @@ export function registerRenderer(kind, render) {
 
 /** The generic views of `display.preferredView`. */
 const views = {
-  text: (data, ctx) => textView(data, ctx),
+  text: textView,
   markdown: (data, ctx) => {
     const t = textOf(data);
     return t === null ? null : html`<div class="md">${markdown(t)}</div>`;
@@ -30,11 +30,11 @@ const views = {
     const t = textOf(data);
     return t === null ? null : codeView(t, ctx.language || languageOfPath(data?.path), ctx);
   },
-  diff: (data, ctx) => diffView(data, ctx),
+  diff: diffView,
   table: (data, ctx) => tableView(data, ctx) ?? rowsView(data, ctx),
   tree: (data) => html`<${JsonTree} value=${data} />`,
-  image: (data, ctx) => imageView(data, ctx),
-  raw: (data) => rawJson(data),
+  image: imageView,
+  raw: rawJson,
   hidden: () => html``,
 };
 
@@ -178,7 +178,7 @@ function codeView(text, lang, ctx, firstLine = 1) {
     </div><//>`;
 }
 
-registerRenderer('text', (data, ctx) => textView(data, ctx));
+registerRenderer('text', textView);
 
 registerRenderer('file_content', (data, ctx) => {
   if (!isObject(data) || typeof data.content !== 'string') return null;
@@ -225,7 +225,7 @@ function DiffView({ data, maxHeight }) {
   </div>`;
 }
 
-registerRenderer('diff', (data, ctx) => diffView(data, ctx));
+registerRenderer('diff', diffView);
 
 // -- file lists ---------------------------------------------------------------------------------
 
@@ -296,7 +296,7 @@ function rowsView(data, ctx) {
   return html`<${TableView} columns=${columns} rows=${data} maxHeight=${maxHeightPx(ctx.maxHeight, 480)} />`;
 }
 
-registerRenderer('table', (data, ctx) => tableView(data, ctx));
+registerRenderer('table', tableView);
 
 function cellText(v) {
   if (v === null || v === undefined) return '';
@@ -371,7 +371,7 @@ function imageView(data, ctx) {
   return html`<figure class="image"><img src=${src} alt=${alt} width=${w} height=${h} />${data.alt ? html`<figcaption class="dim">${data.alt}</figcaption>` : null}</figure>`;
 }
 
-registerRenderer('image', (data, ctx) => imageView(data, ctx));
+registerRenderer('image', imageView);
 
 // -- structured data ----------------------------------------------------------------------------
 
@@ -396,9 +396,14 @@ export function JsonTree({ value }) {
 
 function jsonNode(key, v, depth) {
   if (v === null || typeof v !== 'object') {
-    return html`<div class="jt-row">${key !== null ? html`<span class="jt-key">${key}: </span>` : null}${prim(v)}</div>`;
+    return html`<div class="jt-row">${jsonKey(key)}${prim(v)}</div>`;
   }
   return html`<${JsonBranch} key=${key} k=${key} v=${v} depth=${depth} />`;
+}
+
+/** The key of a JSON tree row (none at the root). */
+function jsonKey(k) {
+  return k !== null ? html`<span class="jt-key">${k}: </span>` : null;
 }
 
 function prim(v) {
@@ -417,11 +422,11 @@ function JsonBranch({ k, v, depth }) {
   const [limit, setLimit] = useState(200);
   const label = isArray ? `[${entries.length}]` : `{${entries.length}}`;
   if (entries.length === 0) {
-    return html`<div class="jt-row">${k !== null ? html`<span class="jt-key">${k}: </span>` : null}<span class="jt-lit">${isArray ? '[]' : '{}'}</span></div>`;
+    return html`<div class="jt-row">${jsonKey(k)}<span class="jt-lit">${isArray ? '[]' : '{}'}</span></div>`;
   }
   return html`<div class="jt-node">
     <button type="button" class="jt-toggle" aria-expanded=${open ? 'true' : 'false'} onClick=${() => setOpen(!open)}>
-      ${open ? '▾' : '▸'} ${k !== null ? html`<span class="jt-key">${k}: </span>` : null}<span class="dim">${label}</span>
+      ${open ? '▾' : '▸'} ${jsonKey(k)}<span class="dim">${label}</span>
       ${open ? null : html`<span class="jt-preview">${preview(v, 60)}</span>`}</button>
     ${open ? html`<div class="jt-children">
       ${entries.slice(0, limit).map(([kk, vv]) => jsonNode(kk, vv, depth + 1))}

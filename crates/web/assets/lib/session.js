@@ -1,8 +1,9 @@
-// The session menu: start a new session (`newSession`), clear the history (`clearHistory`), undo
-// the last turn's file changes (`undo`; a conflict comes back as an error notice), and
-// the approvals remembered for the session and the project (`listApprovals`, answered by
-// `approvalsRemembered`), each with a button to forget it (`forgetApprovals {index}`; without
-// an index, every approval of the session: project rules go one by one).
+// The session menu: start a new session (`newSession`), clear the history (`clearHistory`),
+// summarise it (`compact`), undo the last turn's file changes (`undo`; a conflict comes back as
+// an error notice), and the approvals remembered for the session and the project
+// (`listApprovals`, answered by `approvalsRemembered`), each with a button to forget it
+// (`forgetApprovals {index}`; without an index, every approval of the session: project rules go
+// one by one).
 import { html, useEffect, useRef, preview, newId } from './view.js';
 import { dialogKeys } from './approval.js';
 
@@ -43,6 +44,8 @@ export function SessionMenu({ store, send, ui }) {
           title="This session is saved; the new one starts without history, remembered approvals or token counts">New session</button>
         <button type="button" class="btn" data-testid="clear-history" onClick=${() => act('clearHistory')}
           title="The model forgets the conversation; remembered approvals are kept">Clear history</button>
+        <button type="button" class="btn" data-testid="compact" onClick=${() => act('compact')}
+          title="The model summarises the conversation before its last turns, to free context">Compact</button>
         <button type="button" class="btn" data-testid="undo-turn" onClick=${() => act('undo')}
           title="Put back the files the last turn changed; files edited elsewhere since are not overwritten">Undo last turn</button>
       </div>

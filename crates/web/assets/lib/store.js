@@ -1,8 +1,8 @@
 // The session as the page shows it, rebuilt from display events: the timeline (messages, tool
-// cards, notices), approvals waiting, manual tools, token counts, the running workers, the
-// approvals remembered (`approvalsRemembered`, kept across connections). `apply`
-// takes one event; items that change are replaced (never mutated), so a view can skip the ones
-// that did not.
+// cards, notices, compactions), approvals waiting, manual tools, token counts, how full the root
+// worker's context is, the running workers, the approvals remembered (`approvalsRemembered`,
+// kept across connections). `apply` takes one event; items that change are replaced (never
+// mutated), so a view can skip the ones that did not.
 
 const ZERO = () => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
@@ -19,6 +19,7 @@ function fresh(keep) {
     manualTools: keep?.manualTools ?? null,
     usage: ZERO(),
     cost: null,
+    context: null,
     workers: new Map(),
     busy: false,
     lastTurn: null,
@@ -247,6 +248,12 @@ export class Store {
         for (const k of Object.keys(t)) t[k] += Number(u[k]) || 0;
         s.usage = t;
         if (typeof ev.cost === 'number') s.cost = (s.cost ?? 0) + ev.cost;
+        if (!ev.worker && ev.context) s.context = ev.context;
+        break;
+      }
+      case 'contextCompacted': {
+        if (!ev.worker && s.context) s.context = { ...s.context, used: ev.tokensAfter };
+        this.push({ ...ev, type: 'compacted', id: 'n' + ++s.seq, worker: ev.worker || null });
         break;
       }
       case 'turnEnded': {
@@ -278,8 +285,10 @@ export class Store {
         }
         if (ev.action === 'forgetApprovals') this.forgotten = ev;
         if (!ev.ok) this.notice('error', ev.message);
-        else if (ev.action === 'clearHistory') this.push({ type: 'divider', id: 'n' + ++s.seq, message: String(ev.message ?? '') });
-        else if (ev.action !== 'setModel') this.notice('info', ev.message);
+        else if (ev.action === 'clearHistory') {
+          s.context = null;
+          this.push({ type: 'divider', id: 'n' + ++s.seq, message: String(ev.message ?? '') });
+        } else if (ev.action !== 'setModel') this.notice('info', ev.message);
         break;
       }
       case 'approvalsRemembered':
@@ -290,6 +299,7 @@ export class Store {
         s.worker = ev.worker || s.worker;
         if (ev.usage) s.usage = { ...ZERO(), ...ev.usage };
         s.cost = typeof ev.cost === 'number' ? ev.cost : s.cost;
+        s.context = ev.context || null;
         s.busy = !!ev.busy;
         break;
       }

@@ -1,7 +1,7 @@
 // The page: a header (worker, model, session menu, tools, notifications), the conversation
-// (messages, tool cards, notices, cleared-history dividers), the message box with send and
-// interrupt, and the status bar (tokens, cost, running workers, model switch). Dialogs (an
-// approval, the tools palette, the session menu) open over it.
+// (messages, tool cards, notices, cleared-history dividers, compactions), the message box with
+// send and interrupt, and the status bar (tokens, cost, context fill, running workers, model
+// switch). Dialogs (an approval, the tools palette, the session menu) open over it.
 import { html, Component, useState, useRef, useEffect, num, usd, duration, preview, newId } from './view.js';
 import { markdown } from './markdown.js';
 import { ResultView, JsonTree } from './results.js';
@@ -96,8 +96,15 @@ class Item extends Component {
     if (item.type === 'divider') {
       return html`<p class="divider" data-testid="history-cleared" role="status">${item.message}: the model no longer sees what is above</p>`;
     }
+    if (item.type === 'compacted') return html`<${Compacted} item=${item} />`;
     return null;
   }
+}
+
+/** A `contextCompacted`: the history of the root worker (or of the sub-worker named) became one summary. */
+function Compacted({ item }) {
+  const n = item.messagesReplaced;
+  return html`<div class=${'msg-system' + depthClass(item.worker)} data-testid="context-compacted" role="status">${item.worker ? item.worker.name + ': ' : ''}⟲ context compacted (${item.reason}): ${num(n)} message${n === 1 ? '' : 's'} summarised, about ${num(item.tokensBefore)} → ${num(item.tokensAfter)} tokens</div>`;
 }
 
 function depthClass(worker) {
@@ -209,11 +216,17 @@ function StatusBar({ store, send, ui }) {
   const total = input + u.outputTokens;
   return html`<footer class="status-bar" data-testid="status-bar">
     <span class="tokens" data-testid="tokens" title=${`input ${num(input)} (cached ${num(u.cacheReadTokens)}), output ${num(u.outputTokens)}`}>
-      ${num(total)} tokens <span class="dim detail">(${num(input)} in · ${num(u.outputTokens)} out)</span>${s.cost != null ? html` · <span class="cost">${usd(s.cost)}</span>` : null}
+      ${num(total)} tokens <span class="dim detail">(${num(input)} in · ${num(u.outputTokens)} out)</span>${s.cost != null ? html` · <span class="cost">${usd(s.cost)}</span>` : null}${s.context ? html` · <${ContextFill} fill=${s.context} />` : null}
     </span>
     <${Workers} workers=${s.workers} />
     <${ModelForm} store=${store} send=${send} ui=${ui} />
   </footer>`;
+}
+
+/** How full the root worker's context is: `ctx 63 %`, the tokens in its title. */
+function ContextFill({ fill }) {
+  const percent = fill.window > 0 ? Math.floor((fill.used * 100) / fill.window) : 0;
+  return html`<span data-testid="context" title=${`${num(fill.used)} of ${num(fill.window)} tokens`}>ctx ${percent} %</span>`;
 }
 
 function Workers({ workers }) {
