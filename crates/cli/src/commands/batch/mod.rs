@@ -10,21 +10,24 @@ use std::process::ExitCode;
 use clap::Args;
 use golem_batch::{
     Batch, BatchBudget, BatchError, BatchItem, BatchMeta, BatchOutcome, BatchSettings, BatchStore,
-    EachError, Progress, ZoneDir, items_for_each, parse_items, run_items,
+    EachError, ZoneDir, items_for_each, parse_items, run_items,
 };
 use golem_core::approval::ApprovalMode;
-use golem_protocol::{ItemResult, ItemStatus, to_jsonl_line};
+use golem_protocol::{ItemStatus, to_jsonl_line};
 use golem_runtime::config::ProgramConfig;
 use golem_runtime::host::{HostOptions, HostWorker};
 use golem_runtime::registry::resolve_worker_arg;
 use golem_runtime::worker::load_worker;
 use tokio_util::sync::CancellationToken;
 
+use self::display::BatchDisplay;
 use super::common::ApprovalArg;
 use super::run::block_on;
 use super::write_stdout;
 use crate::cli_error::CommandError;
 use crate::frontend::clean::clean_text;
+
+mod display;
 
 /// The words that name a command on batches rather than a worker.
 const COMMANDS: [&str; 4] = ["status", "resume", "results", "list"];
@@ -285,6 +288,7 @@ fn run(args: &BatchArgs, batch: Batch, items: &[BatchItem]) -> Result<ExitCode, 
         },
     };
     let mut write_failed = None;
+    let display = BatchDisplay::new(todo.len());
     let outcome = block_on(async {
         let cancel = CancellationToken::new();
         let on_ctrl_c = cancel.clone();
@@ -303,12 +307,13 @@ fn run(args: &BatchArgs, batch: Batch, items: &[BatchItem]) -> Result<ExitCode, 
             {
                 write_failed.get_or_insert(e);
             }
-            eprintln!("{}", clean_text(&progress_line(result, progress)));
+            display.finished(result, progress);
         })
         .await;
         watcher.abort();
         outcome
     })?;
+    display.finish();
     if let Some(e) = write_failed {
         return Err(CommandError::usage(format!("results were lost: {e}")));
     }
@@ -319,23 +324,6 @@ fn run(args: &BatchArgs, batch: Batch, items: &[BatchItem]) -> Result<ExitCode, 
         .map(|item| latest.get(&item.id).map(|r| r.status))
         .collect();
     Ok(ExitCode::from(exit_code(&outcome, &statuses)))
-}
-
-/// `[3/200] ✓ item-7 (1,204 tokens)`.
-fn progress_line(result: &ItemResult, progress: &Progress) -> String {
-    let done = progress.completed + progress.failed + progress.other;
-    let mark = match result.status {
-        ItemStatus::Completed => "✓",
-        ItemStatus::Failed => "✗",
-        ItemStatus::BudgetExceeded => "⊘ budget:",
-        ItemStatus::WaitingApproval => "⏸ waiting for approval:",
-        ItemStatus::Interrupted => "⏹ interrupted:",
-    };
-    let tail = match &result.error {
-        Some(error) => format!(" — {}", golem_core::text::fold(error, 120)),
-        None => String::new(),
-    };
-    format!("[{done}/{}] {mark} {}{tail}", progress.total, result.id)
 }
 
 fn summary(batch: &Batch, outcome: &BatchOutcome) -> String {
