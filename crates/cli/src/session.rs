@@ -47,6 +47,13 @@ fn host_error(err: HostError) -> CommandError {
     }
 }
 
+/// `GOLEM_FORGE_MODEL`, when it is set to something.
+pub fn env_model() -> Option<String> {
+    std::env::var("GOLEM_FORGE_MODEL")
+        .ok()
+        .filter(|m| !m.trim().is_empty())
+}
+
 fn current_dir() -> Result<PathBuf, CommandError> {
     std::env::current_dir()
         .map_err(|e| CommandError::usage(format!("cannot read the current directory: {e}")))
@@ -73,9 +80,7 @@ pub fn open_host(
     SessionHost::open(HostOptions {
         worker,
         model: options.model.clone(),
-        env_model: std::env::var("GOLEM_FORGE_MODEL")
-            .ok()
-            .filter(|m| !m.trim().is_empty()),
+        env_model: env_model(),
         approval: options.approval.map(ApprovalMode::from),
         max_iterations,
         record: options.record.clone(),

@@ -166,9 +166,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         refreshed = super::mcp_refresh::refresh_and_print(&worker, &config.root)?;
         say("");
     }
-    let env_model = std::env::var("GOLEM_FORGE_MODEL")
-        .ok()
-        .filter(|m| !m.trim().is_empty());
+    let env_model = crate::session::env_model();
     // What would stop the worker from running; everything else is still listed.
     let mut problems = Vec::new();
     let model = choose_model(

@@ -128,9 +128,7 @@ fn build_server(args: &McpArgs) -> Result<McpServer, CommandError> {
     let catalog = Catalog::load(&paths).map_err(|e| CommandError::usage(e.to_string()))?;
     let settings = CallSettings {
         model: args.model.clone(),
-        env_model: std::env::var("GOLEM_FORGE_MODEL")
-            .ok()
-            .filter(|m| !m.trim().is_empty()),
+        env_model: crate::session::env_model(),
         approval: args.approval.map(ApprovalMode::from),
         max_iterations: args.max_iterations,
         jail_helper: std::env::current_exe().ok(),

@@ -21,7 +21,7 @@ use super::WorkerRuntime;
 use super::context::ContextState;
 use super::elide::Elision;
 use super::turn::{self, Echo};
-use crate::tree::{NodeStart, WorkerNode};
+use crate::tree::WorkerNode;
 
 /// A threshold compaction is skipped when what it would summarise is smaller than this share
 /// of the window: it would free too little to be worth a model call at every turn.
@@ -209,14 +209,7 @@ impl WorkerRuntime {
         }
         self.parts.interrupt.reset();
         let parts = &self.parts;
-        let node = parts.tree.tree.start(NodeStart {
-            slot: &parts.tree,
-            name: &parts.worker_name,
-            depth: parts.depth,
-            model: parts.model.spec().to_string(),
-            parent_call: self.parent_call.clone(),
-            base: parts.interrupt.token(),
-        });
+        let node = self.start_node();
         let window = window_of(parts.model.as_ref());
         let tools = parts.orchestrator.registry().llm_definitions();
         let mut messages = self.history.clone();

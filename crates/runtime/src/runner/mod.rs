@@ -29,7 +29,7 @@ use self::turn::Echo;
 use crate::budget::BudgetExceeded;
 use crate::context::{ContextPolicy, Threshold};
 use crate::session::PendingCalls;
-use crate::tree::{NodeStart, TreeSlot, WorkerNode};
+use crate::tree::{NodeStart, RunningWorker, TreeSlot, WorkerNode};
 
 /// Receives what a run does, for transcripts: the root worker's input and conversation (what a
 /// resume continues), and the tool calls of every worker.
@@ -255,17 +255,24 @@ impl WorkerRuntime {
             .filter(|_| self.parts.depth == 0)
     }
 
-    /// Runs the worker on `input` until it answers, fails or is interrupted.
-    pub async fn run(&mut self, input: &str) -> RunOutcome {
+    /// Starts a run of this worker in the session's tree (what budgets and `workerStarted`
+    /// count).
+    fn start_node(&self) -> RunningWorker {
         let parts = &self.parts;
-        let node = parts.tree.tree.start(NodeStart {
+        parts.tree.tree.start(NodeStart {
             slot: &parts.tree,
             name: &parts.worker_name,
             depth: parts.depth,
             model: parts.model.spec().to_string(),
             parent_call: self.parent_call.clone(),
             base: parts.interrupt.token(),
-        });
+        })
+    }
+
+    /// Runs the worker on `input` until it answers, fails or is interrupted.
+    pub async fn run(&mut self, input: &str) -> RunOutcome {
+        let parts = &self.parts;
+        let node = self.start_node();
         if let Some(observer) = self.root_observer() {
             observer.input(input);
         }

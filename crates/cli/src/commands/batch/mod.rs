@@ -271,9 +271,7 @@ fn run(args: &BatchArgs, batch: Batch, items: &[BatchItem]) -> Result<ExitCode, 
     let settings = BatchSettings {
         session: HostOptions {
             model: args.model.clone(),
-            env_model: std::env::var("GOLEM_FORGE_MODEL")
-                .ok()
-                .filter(|m| !m.trim().is_empty()),
+            env_model: crate::session::env_model(),
             approval: args.approval.map(ApprovalMode::from),
             max_iterations: args.max_iterations,
             jail_helper: std::env::current_exe().ok(),
