@@ -482,7 +482,8 @@ impl WorkerRuntime {
                             if repaired {
                                 return RunOutcome {
                                     status: RunStatus::Failed(format!(
-                                        "{}'s final answer does not match its output schema                                          after one repair: {problem}",
+                                        "{}'s final answer does not match its output schema \
+                                         after one repair: {problem}",
                                         parts.worker_name
                                     )),
                                     response: String::new(),
