@@ -23,6 +23,7 @@ mod mcp_toolset;
 mod processes;
 mod prompt;
 mod protected;
+mod structured;
 pub(crate) mod transcript;
 mod undo;
 mod web;

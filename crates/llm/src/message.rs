@@ -2,6 +2,8 @@
 //! at the edge (in the provider's file) and nowhere else.
 
 use golem_protocol::ToolDefinition;
+
+use crate::output::OutputFormat;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -111,6 +113,11 @@ pub struct ModelRequest {
     /// `prompt_cache_key`). It never changes what the model is asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_key: Option<String>,
+    /// The schema the final answer must meet, when the worker declares one (`output:`): each
+    /// wire asks for it natively (OpenAI's `response_format` and `text.format`, Anthropic's
+    /// `final_result` tool). Absent: the answer is free text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<OutputFormat>,
 }
 
 impl ModelRequest {
@@ -127,12 +134,19 @@ impl ModelRequest {
             max_tokens: 8192,
             temperature: None,
             cache_key: None,
+            output: None,
         }
     }
 
     /// The same request with `key` as its [`cache_key`](Self::cache_key).
     pub fn with_cache_key(mut self, key: Option<String>) -> Self {
         self.cache_key = key;
+        self
+    }
+
+    /// The same request asking for a final answer in `output`'s format.
+    pub fn with_output(mut self, output: Option<OutputFormat>) -> Self {
+        self.output = output;
         self
     }
 }

@@ -666,6 +666,7 @@ async fn request_body_and_headers() {
         max_tokens: 1024,
         temperature: Some(0.25),
         cache_key: Some("session-1".into()),
+        output: None,
     };
     model(&server)
         .complete(&request, CancellationToken::new())

@@ -13,4 +13,5 @@ mod openai_chat;
 mod openai_responses;
 mod prompt_cache;
 mod strict_server;
+mod structured_output;
 mod wire_sessions;

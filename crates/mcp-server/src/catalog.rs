@@ -119,7 +119,9 @@ fn load_entry(path: &Path) -> Result<WorkerEntry, CatalogError> {
         Arc::new(input_schema()),
     )
     .with_title(definition.name.clone())
-    .with_raw_output_schema(Arc::new(output_schema()))
+    .with_raw_output_schema(Arc::new(output_schema(
+        definition.output.as_ref().map(|output| &output.schema),
+    )))
     .with_annotations(effects.annotations(&definition.name));
     Ok(WorkerEntry {
         name: definition.name.clone(),
@@ -216,8 +218,19 @@ pub(crate) fn input_schema() -> JsonObject {
     }))
 }
 
-/// The shape of a call's `structuredContent`.
-pub(crate) fn output_schema() -> JsonObject {
+/// The shape of a call's `structuredContent`; `answer` is the schema of a worker's structured
+/// answer (its `output:`), which the content then carries as `output` when the run completed.
+pub(crate) fn output_schema(answer: Option<&Value>) -> JsonObject {
+    let mut schema = record_schema();
+    if let (Some(answer), Some(Value::Object(properties))) = (answer, schema.get_mut("properties"))
+    {
+        properties.insert("output".into(), answer.clone());
+    }
+    schema
+}
+
+/// The record every call's `structuredContent` holds.
+fn record_schema() -> JsonObject {
     object(json!({
         "type": "object",
         "properties": {
@@ -341,7 +354,16 @@ mod tests {
         let writer = effects(&format!("{RW}toolsets:\n  filesystem: {{}}\n")).annotations("w");
         assert_eq!(writer.read_only_hint, Some(false));
         assert_eq!(writer.destructive_hint, Some(true));
-        let output = Value::Object(output_schema());
+        let output = Value::Object(output_schema(None));
+        assert!(output["properties"]["toolCalls"].is_object());
+        assert!(output["properties"].get("output").is_none());
+    }
+
+    #[test]
+    fn a_worker_with_an_output_schema_lists_it_as_the_output_of_its_result() {
+        let answer = json!({"type": "object", "properties": {"verdict": {"enum": ["ok", "bad"]}}});
+        let output = Value::Object(output_schema(Some(&answer)));
+        assert_eq!(output["properties"]["output"], answer);
         assert!(output["properties"]["toolCalls"].is_object());
     }
 

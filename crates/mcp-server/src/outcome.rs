@@ -2,7 +2,8 @@
 //! (name and status, and the sub-worker that made them), the files changed (the paths of
 //! successful `write_file`, `edit_file`, `delete_file` and `move_file` calls, as they ran) and
 //! the turn's end, then turned into the MCP result — the answer as text content, the rest as
-//! `structuredContent` (shaped by [`crate::catalog`]'s output schema). Each event also says
+//! `structuredContent` (shaped by [`crate::catalog`]'s output schema; a worker with an output
+//! schema's answer is its `output`, the JSON value). Each event also says
 //! what to show as progress, if anything, and what the user is asked (approvals, and the
 //! questions tools ask).
 
@@ -44,6 +45,8 @@ pub struct TurnEnd {
     pub response: Option<String>,
     /// Why it failed.
     pub error: Option<String>,
+    /// The answer as a JSON value, for a worker with an output schema.
+    pub output: Option<Value>,
     /// Tokens used, every worker's.
     pub usage: TokenUsage,
     /// US dollars, when known.
@@ -152,12 +155,14 @@ impl Collector {
                 status,
                 response,
                 error,
+                output,
                 usage,
                 cost,
             } => Step::Ended(TurnEnd {
                 status,
                 response,
                 error,
+                output,
                 usage,
                 cost,
             }),
@@ -189,6 +194,9 @@ impl Collector {
         }
         if let Some(error) = &end.error {
             object.insert("error".into(), json!(error));
+        }
+        if let Some(output) = &end.output {
+            object.insert("output".into(), output.clone());
         }
         let calls: Vec<Value> = self
             .tool_calls
@@ -347,6 +355,7 @@ mod tests {
             status: TurnStatus::Completed,
             response: Some("done".into()),
             error: None,
+            output: None,
             usage: TokenUsage {
                 input_tokens: 10,
                 output_tokens: 5,
@@ -376,6 +385,7 @@ mod tests {
             status: TurnStatus::Failed,
             response: None,
             error: Some("the model said no".into()),
+            output: None,
             usage: TokenUsage::default(),
             cost: None,
         };
@@ -384,6 +394,23 @@ mod tests {
         let text = serde_json::to_value(&result.content).unwrap();
         assert!(text.to_string().contains("the model said no"), "{text}");
         assert_eq!(result.structured_content.unwrap()["status"], "failed");
+    }
+
+    #[test]
+    fn a_structured_answer_is_the_output_of_the_structured_content() {
+        let c = Collector::new("judge", "s1");
+        let end = TurnEnd {
+            status: TurnStatus::Completed,
+            response: Some("{\"verdict\":\"ok\"}".into()),
+            error: None,
+            output: Some(json!({"verdict": "ok"})),
+            usage: TokenUsage::default(),
+            cost: None,
+        };
+        let result = c.result(&end);
+        let content = result.structured_content.unwrap();
+        assert_eq!(content["output"], json!({"verdict": "ok"}));
+        assert_eq!(content["answer"], "{\"verdict\":\"ok\"}");
     }
 
     #[test]

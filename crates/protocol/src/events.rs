@@ -25,8 +25,9 @@ use crate::workers::{
 /// nothing to edit), a second request and resolution for the same call, and a `code_result`'s
 /// `changes`; 1.6: `undo`, putting the zone files of the last turns back; 1.7: `usage.context`,
 /// how full the worker's context is against its model's window; 1.8: `contextCompacted`, the
-/// `compact` action and `sessionStatus.context`).
-pub const PROTOCOL_VERSION: &str = "1.8";
+/// `compact` action and `sessionStatus.context`; 1.9: `turnEnded.output`, the structured answer
+/// of a worker with an output schema).
+pub const PROTOCOL_VERSION: &str = "1.9";
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -309,6 +310,10 @@ pub enum DisplayEvent {
         /// Why it failed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// The answer as a JSON value, when the worker declares an output schema (`output:`)
+        /// and the turn completed: valid against that schema; `response` is its JSON text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output: Option<serde_json::Value>,
         /// Tokens the turn used, every worker's.
         usage: TokenUsage,
         /// What the turn cost in US dollars, when the model's price is known.

@@ -481,7 +481,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.8", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.9", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(

@@ -112,6 +112,7 @@ fn session_answers() {
             status: TurnStatus::Completed,
             response: Some("Done.".into()),
             error: None,
+            output: None,
             usage: TokenUsage {
                 input_tokens: 3,
                 output_tokens: 1,
@@ -127,11 +128,24 @@ fn session_answers() {
             status: TurnStatus::Failed,
             response: None,
             error: Some("max iterations".into()),
+            output: None,
             usage: TokenUsage::default(),
             cost: None,
         },
         json!({"type": "turnEnded", "status": "failed",
                "error": "max iterations", "usage": {"inputTokens": 0, "outputTokens": 0}}),
+    );
+    check(
+        DisplayEvent::TurnEnded {
+            status: TurnStatus::Completed,
+            response: Some("{\"verdict\":\"ok\"}".into()),
+            error: None,
+            output: Some(json!({"verdict": "ok"})),
+            usage: TokenUsage::default(),
+            cost: None,
+        },
+        json!({"type": "turnEnded", "status": "completed", "response": "{\"verdict\":\"ok\"}",
+               "output": {"verdict": "ok"}, "usage": {"inputTokens": 0, "outputTokens": 0}}),
     );
     check(
         DisplayEvent::ActionResult(ActionResult {

@@ -1,7 +1,8 @@
 //! Delegation: one tool per allowed worker, named after it. Calling it runs the child worker
 //! one-shot at depth + 1, sharing the parent's approval controller (and so its session memory),
 //! its UI and its interrupt; the child's zones can only narrow the parent's. Depth beyond
-//! `delegation.max_depth` and cycles (A → B → A) are error results, never runs.
+//! `delegation.max_depth` and cycles (A → B → A) are error results, never runs. A child with
+//! an output schema answers with a `structured` result holding its JSON value.
 
 use std::sync::Arc;
 
@@ -233,14 +234,20 @@ impl TypedTool for DelegateTool {
             }
         };
         match outcome.status {
-            RunStatus::Completed => Ok(ToolResultValue::text(outcome.response).with_summary(
-                format!(
+            RunStatus::Completed => {
+                let summary = format!(
                     "{} answered after {} turn{}",
                     self.name,
                     outcome.turns,
                     if outcome.turns == 1 { "" } else { "s" }
-                ),
-            )),
+                );
+                // A child with an output schema answers its caller with the value itself.
+                let result = match outcome.output {
+                    Some(value) => ToolResultValue::structured(value),
+                    None => ToolResultValue::text(outcome.response),
+                };
+                Ok(result.with_summary(summary))
+            }
             RunStatus::Failed(message) => Err(ToolError::new(
                 ToolErrorCode::ExecutionError,
                 format!("worker {} failed: {message}", self.name),

@@ -19,6 +19,7 @@ use golem_sandbox::Sandbox;
 
 use crate::budget::BudgetLimits;
 use crate::config::ProgramConfig;
+use crate::output::OutputSchema;
 use crate::registry::WorkerRegistry;
 use crate::runner::{RunObserver, RuntimeParts, WorkerRuntime};
 use crate::tree::{TreeSlot, WorkerTree};
@@ -250,6 +251,12 @@ fn assemble(
     if depth > 0 {
         orchestrator = orchestrator.with_worker(origin);
     }
+    let output = definition
+        .output
+        .as_ref()
+        .map(|output| OutputSchema::new(&definition.name, output.schema.clone()))
+        .transpose()
+        .map_err(|e| LaunchError::Config(e.to_string()))?;
     Ok(WorkerRuntime::new(RuntimeParts {
         worker_name: definition.name.clone(),
         instructions: definition.instructions.clone(),
@@ -263,5 +270,6 @@ fn assemble(
         interrupt: env.interrupt.clone(),
         observer: env.observer.clone(),
         tree: slot,
-    }))
+    })
+    .with_output(output))
 }

@@ -9,6 +9,7 @@ pub mod delegation;
 pub mod host;
 pub mod launch;
 pub mod model_calls;
+pub mod output;
 pub mod protected;
 pub mod registry;
 pub mod runner;

@@ -10,7 +10,7 @@ use golem_runtime::worker::{
     CodeConfig, CodeToolsetConfig, CustomModuleConfig, CustomToolsetConfig,
     FilesystemToolsetConfig, JailMode, ProcessLimitsConfig, ProgramsConfig, ShellConfig, ShellRule,
     ShellToolsetConfig, ToolsetsConfig, WorkerDefinition, WorkerFileError, WorkerMode,
-    WorkersToolsetConfig, load_worker, parse_worker,
+    WorkerOutput, WorkersToolsetConfig, load_worker, parse_worker,
 };
 use golem_sandbox::{ZoneApproval, ZoneConfig, ZoneMode};
 
@@ -37,6 +37,7 @@ fn minimal() -> WorkerDefinition {
         context: ContextSettings::default(),
         zones: vec![],
         toolsets: ToolsetsConfig::default(),
+        output: None,
         instructions: String::new(),
         path: PathBuf::from("greeter.worker"),
     }
@@ -93,6 +94,74 @@ fn every_top_level_key() {
         "name: greeter\nmode: single\nmodel:\ndescription:\n",
         |_| {},
     );
+}
+
+#[test]
+fn output_schema_is_read_as_json() {
+    check(
+        r#"
+        name: greeter
+        output:
+          schema: { type: object, properties: { verdict: { enum: [ok, bad] }, reasons: { type: array, items: { type: string } } }, required: [verdict] }
+        "#,
+        |w| {
+            w.output = Some(WorkerOutput {
+                schema: serde_json::json!({"type": "object", "properties": {
+                    "verdict": {"enum": ["ok", "bad"]},
+                    "reasons": {"type": "array", "items": {"type": "string"}}},
+                    "required": ["verdict"]}),
+            });
+        },
+    );
+    check("name: greeter\noutput:\n  schema: true\n", |w| {
+        w.output = Some(WorkerOutput {
+            schema: serde_json::Value::Bool(true),
+        });
+    });
+}
+
+#[test]
+fn an_invalid_output_schema_names_the_line_and_key() {
+    let mut failures = Vec::new();
+    for (yaml, expected) in [
+        (
+            "name: greeter\noutput:\n  schema: { type: objekt }\n",
+            "line 4: `output.schema` must be a valid JSON Schema: \"objekt\" is not valid under any of the schemas listed in the 'anyOf' keyword (at `/type`)",
+        ),
+        (
+            "name: greeter\noutput:\n  schema:\n    type: array\n    minItems: -1\n",
+            // A problem inside a block mapping is reported where the schema begins.
+            "line 5: `output.schema` must be a valid JSON Schema: -1 is less than the minimum of 0 (at `/minItems`)",
+        ),
+        (
+            "name: greeter\noutput:\n  schema: [a]\n",
+            "line 4: `output.schema` must be a JSON Schema (a mapping of keys such as `type`), found [\"a\"]",
+        ),
+        (
+            "name: greeter\noutput:\n  schema:\n",
+            "line 4: `output.schema` must be a JSON Schema such as `{ type: object, properties: { … } }`, found nothing",
+        ),
+        (
+            "name: greeter\noutput:\n  shape: {}\n",
+            "line 4: unknown key `shape` in `output` (expected one of `schema`)",
+        ),
+    ] {
+        let got = parse(&worker(yaml, "Hello.")).map_err(|e| e.to_string());
+        let want = format!("worker file greeter.worker, {expected}");
+        if got.as_ref().err() != Some(&want) {
+            failures.push(format!("{yaml:?}\n  got:  {got:?}\n  want: {want:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let err = parse(&worker(
+        "name: greeter\noutput:\n  schema: { type: 3 }\n",
+        "",
+    ))
+    .unwrap_err();
+    let WorkerFileError::Invalid { line, key, .. } = err else {
+        panic!("{err}");
+    };
+    assert_eq!((line, key.as_deref()), (4, Some("output.schema")));
 }
 
 #[test]
@@ -350,11 +419,11 @@ fn errors_name_the_file_line_and_key() {
         // Unknown keys, at every depth.
         (
             "name: greeter\nfoo: 1\n",
-            "line 3: unknown key `foo` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `budget`, `context`, `sandbox`, `toolsets`)",
+            "line 3: unknown key `foo` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `budget`, `context`, `sandbox`, `toolsets`, `output`)",
         ),
         (
             "name: greeter\ninstructions: hi\n",
-            "line 3: unknown key `instructions` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `budget`, `context`, `sandbox`, `toolsets`)",
+            "line 3: unknown key `instructions` (expected one of `name`, `description`, `model`, `mode`, `compatible_models`, `max_iterations`, `budget`, `context`, `sandbox`, `toolsets`, `output`)",
         ),
         (
             "name: greeter\nmax_iteration: 3\n",

@@ -287,3 +287,38 @@ fn a_client_without_elicitation_gets_auto_deny_and_approve_all_needs_no_asking()
         assert_eq!(project.read("out/b.md").as_deref(), Some("x"));
     }
 }
+
+#[test]
+fn a_worker_with_an_output_schema_lists_it_and_returns_the_value_as_structured_content() {
+    let schema = json!({"type": "object", "properties": {"verdict": {"enum": ["ok", "bad"]}},
+                        "required": ["verdict"]});
+    let project = Project::new(
+        &[(
+            "judge.worker",
+            crate::harness::worker("judge", "Judges", &format!("output:\n  schema: {schema}\n")),
+        )],
+        vec![WIRE.text(r#"{"verdict": "bad"}"#)],
+    );
+    let (report, _) = call(
+        &project,
+        VARIANTS[0],
+        &["judge.worker"],
+        &[],
+        json!([{"tool": "judge", "arguments": {"input": "judge this"}}]),
+        true,
+    );
+    let tool = &report["tools"][0];
+    assert_eq!(
+        tool["outputSchema"]["properties"]["output"], schema,
+        "{tool}"
+    );
+    assert!(tool["outputSchema"]["properties"]["toolCalls"].is_object());
+    let result = &report["calls"][0]["result"];
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(
+        result["structuredContent"]["output"],
+        json!({"verdict": "bad"})
+    );
+    assert_eq!(result["structuredContent"]["status"], "completed");
+    assert_eq!(text_of(result), r#"{"verdict": "bad"}"#);
+}

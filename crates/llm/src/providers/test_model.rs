@@ -1,6 +1,7 @@
 //! The built-in offline `test` model: deterministic and free. For each tool it is offered, in
 //! turn, it calls the tool once with arguments generated from the tool's JSON Schema; then it
-//! answers with a summary of what the tools returned. The model name may be a seed
+//! answers with a summary of what the tools returned, or, asked for a structured answer, with a
+//! small JSON value generated from the answer's schema. The model name may be a seed
 //! (`test:42`); any other name (`test:default`) uses the seed `0`.
 
 use async_trait::async_trait;
@@ -58,7 +59,10 @@ impl TestModel {
                 });
             }
             None => {
-                let answer = summary(turn.input, &turn.results);
+                let answer = match &request.output {
+                    Some(output) => generate_args(&output.schema, self.seed).to_string(),
+                    None => summary(turn.input, &turn.results),
+                };
                 let words = answer.split_inclusive(' ').count() as u64;
                 for piece in answer.split_inclusive(' ') {
                     events.push(StreamEvent::TextDelta {
@@ -304,6 +308,29 @@ mod tests {
             model().stream(&request, cancel).await,
             Err(ModelError::Cancelled)
         ));
+    }
+
+    #[test]
+    fn a_structured_answer_is_a_value_valid_against_the_schema() {
+        let schema = json!({"type": "object", "properties": {
+            "verdict": {"enum": ["ok", "bad"]},
+            "reasons": {"type": "array", "items": {"type": "string"}}}, "required": ["verdict"]});
+        let request = ModelRequest::new("sys", vec![Message::user("judge")], vec![])
+            .with_output(Some(crate::OutputFormat::new("judge", schema.clone())));
+        let model = TestModel::new(ModelSpec::parse("test:default", &[]).unwrap());
+        let text: String = model
+            .respond(&request)
+            .into_iter()
+            .filter_map(|event| {
+                if let StreamEvent::TextDelta { text } = event {
+                    Some(text)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(jsonschema::is_valid(&schema, &value), "{value}");
     }
 
     #[test]

@@ -298,6 +298,7 @@ impl Worker {
             journal.sync();
         }
         let counts = self.shared.usage();
+        let output = outcome.output;
         let (status, reason, response, error) = match outcome.status {
             RunStatus::Completed => (
                 TurnStatus::Completed,
@@ -328,10 +329,12 @@ impl Worker {
             reason,
             message: response.clone().or_else(|| error.clone()),
         }));
+        let output = output.filter(|_| status == TurnStatus::Completed);
         DisplayEvent::TurnEnded {
             status,
             response,
             error,
+            output,
             usage: counts.turn,
             cost: counts.turn_cost,
         }

@@ -16,7 +16,9 @@ use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::{CallOutcome, ToolCallOrchestrator};
 use golem_core::ui::RuntimeUI;
 use golem_llm::context::{estimate_request, window_of};
-use golem_llm::{Message, Model, ModelError, ModelRequest, ToolResultMessage};
+use golem_llm::{
+    FINAL_RESULT_TOOL, Message, Model, ModelError, ModelRequest, ModelToolCall, ToolResultMessage,
+};
 use golem_protocol::{
     CompactionReason, ContextFill, DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
 };
@@ -28,6 +30,7 @@ use self::elide::ELIDE_HEADROOM;
 use self::turn::Echo;
 use crate::budget::BudgetExceeded;
 use crate::context::{ContextPolicy, Threshold};
+use crate::output::{AnswerProblem, OutputSchema};
 use crate::session::PendingCalls;
 use crate::tree::{NodeStart, RunningWorker, TreeSlot, WorkerNode};
 
@@ -75,6 +78,9 @@ pub struct RunOutcome {
     pub usage: TokenUsage,
     /// Model turns taken.
     pub turns: u32,
+    /// The structured answer of a worker with `output:`: the value of `response`, valid
+    /// against its schema (`None` for free-text workers and runs that did not complete).
+    pub output: Option<serde_json::Value>,
 }
 
 /// What a worker runtime is made of.
@@ -117,6 +123,8 @@ pub struct WorkerRuntime {
     pending: Option<PendingCalls>,
     /// How full the context is and what is elided from it, kept with the history.
     context: ContextState,
+    /// The schema of a structured final answer (`output:`), when the worker has one.
+    output: Option<OutputSchema>,
 }
 
 /// The note appended when asking the model to summarise after an interrupt.
@@ -143,7 +151,20 @@ impl WorkerRuntime {
             cache_key: None,
             pending: None,
             context: ContextState::default(),
+            output: None,
         }
+    }
+
+    /// Asks for, checks and returns a structured final answer valid against `schema` (the
+    /// worker's `output:`): see [`RunOutcome::output`].
+    pub fn with_output(mut self, schema: Option<OutputSchema>) -> Self {
+        self.output = schema;
+        self
+    }
+
+    /// The schema of the worker's structured answer, if it has one.
+    pub fn output_schema(&self) -> Option<&OutputSchema> {
+        self.output.as_ref()
     }
 
     /// Asks `pending` again (through the gate, like any call) before the next run's input: the
@@ -324,6 +345,8 @@ impl WorkerRuntime {
         // Whether the history was compacted after the provider said this turn's request did
         // not fit: once per turn, then the overflow is an error.
         let mut compacted_for_overflow = false;
+        // Whether a structured answer that missed its schema was sent back once already.
+        let mut repaired = false;
         while turns < parts.max_iterations {
             if cancel.is_cancelled() {
                 return self
@@ -415,6 +438,7 @@ impl WorkerRuntime {
                         response: String::new(),
                         usage,
                         turns,
+                        output: None,
                     };
                 }
                 Err(error) => {
@@ -423,6 +447,7 @@ impl WorkerRuntime {
                         response: String::new(),
                         usage,
                         turns,
+                        output: None,
                     };
                 }
             };
@@ -434,6 +459,60 @@ impl WorkerRuntime {
             }
             self.account(&mut usage, node, &response.usage, Some(fill));
             let calls = response.tool_calls.clone();
+            if let Some(schema) = &self.output {
+                let final_call = calls.iter().find(|call| call.name == FINAL_RESULT_TOOL);
+                if final_call.is_some() || calls.is_empty() {
+                    let answer = self.structured_answer(schema, &response.text, final_call);
+                    self.record(
+                        messages,
+                        Message::Assistant {
+                            text: response.text.clone(),
+                            tool_calls: calls.clone(),
+                        },
+                    );
+                    match answer {
+                        Ok((text, value)) => {
+                            if let Some(call) = final_call {
+                                let results = final_call_results(&calls, call, None);
+                                self.record(messages, Message::Tool { results });
+                            }
+                            return RunOutcome {
+                                status: RunStatus::Completed,
+                                response: text,
+                                usage,
+                                turns,
+                                output: Some(value),
+                            };
+                        }
+                        Err(problem) => {
+                            let repair = schema.repair_message(&problem);
+                            match final_call {
+                                Some(call) => {
+                                    let results = final_call_results(&calls, call, Some(&repair));
+                                    self.record(messages, Message::Tool { results });
+                                }
+                                None if repaired => {}
+                                None => self.record(messages, Message::user(repair)),
+                            }
+                            if repaired {
+                                return RunOutcome {
+                                    status: RunStatus::Failed(format!(
+                                        "{}'s final answer does not match its output schema \
+                                         after one repair: {problem}",
+                                        parts.worker_name
+                                    )),
+                                    response: String::new(),
+                                    usage,
+                                    turns,
+                                    output: None,
+                                };
+                            }
+                            repaired = true;
+                            continue;
+                        }
+                    }
+                }
+            }
             // A final answer stands even when its call spent the budget; a budget that ran out
             // stops the calls the answer asks for before any of them starts (and they are
             // left out of the history, which never holds a call without its result).
@@ -455,6 +534,7 @@ impl WorkerRuntime {
                     response: response.text,
                     usage,
                     turns,
+                    output: None,
                 };
             }
             let mut results = Vec::with_capacity(calls.len());
@@ -490,6 +570,7 @@ impl WorkerRuntime {
             response: String::new(),
             usage,
             turns,
+            output: None,
         }
     }
 
@@ -506,7 +587,8 @@ impl WorkerRuntime {
         let parts = &self.parts;
         let mut request =
             ModelRequest::new(&parts.instructions, context.elision.sent(messages), tools)
-                .with_cache_key(self.cache_key.clone());
+                .with_cache_key(self.cache_key.clone())
+                .with_output(self.output.as_ref().map(|o| o.format().clone()));
         let estimate = context.meter.estimate(&request);
         tracing::debug!(estimate, window, "context of the next request");
         let Some(threshold) = parts.context.elide_at.tokens(window) else {
@@ -638,6 +720,7 @@ impl WorkerRuntime {
             response: INTERRUPTED.to_owned(),
             usage,
             turns,
+            output: None,
         };
         if parts.depth > 0 {
             return stopped(usage);
@@ -677,6 +760,7 @@ impl WorkerRuntime {
                     response: response.text,
                     usage,
                     turns,
+                    output: None,
                 }
             }
             Ok(_) | Err(_) => {
@@ -738,6 +822,62 @@ impl WorkerRuntime {
     }
 }
 
+impl WorkerRuntime {
+    /// A candidate structured answer: the input of the `final_result` call when the model made
+    /// one (the Anthropic wire), else the answer's text; its text (the JSON as the model wrote
+    /// it, or the call's input serialised) and its value, or what is wrong with it.
+    fn structured_answer(
+        &self,
+        schema: &OutputSchema,
+        text: &str,
+        final_call: Option<&ModelToolCall>,
+    ) -> Result<(String, serde_json::Value), AnswerProblem> {
+        match final_call {
+            None => {
+                let value = schema.check_text(text)?;
+                Ok((text.trim().to_owned(), value))
+            }
+            Some(call) => {
+                let input = serde_json::from_str::<serde_json::Value>(&call.arguments)
+                    .map_err(|e| AnswerProblem::NotJson(e.to_string()))?;
+                let value = schema.check_value(schema.format().answer_from_tool_input(input))?;
+                Ok((value.to_string(), value))
+            }
+        }
+    }
+}
+
+/// The results that answer an assistant message holding the `final_result` call `last`: that
+/// call's (`accepted`, or the repair request when its answer missed the schema) and, for any
+/// other call of the same message, that it was not run. The `final_result` call is never run
+/// as a tool; its result is there because a wire (Anthropic's) refuses a history holding a
+/// call without one.
+fn final_call_results(
+    calls: &[ModelToolCall],
+    last: &ModelToolCall,
+    repair: Option<&str>,
+) -> Vec<ToolResultMessage> {
+    calls
+        .iter()
+        .map(|call| {
+            let (content, is_error) = if call.id != last.id {
+                ("Not run: the final answer ended the turn.".to_owned(), true)
+            } else {
+                match repair {
+                    Some(repair) => (repair.to_owned(), true),
+                    None => ("Final answer accepted.".to_owned(), false),
+                }
+            };
+            ToolResultMessage {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                content,
+                is_error,
+            }
+        })
+        .collect()
+}
+
 /// The outcome of a run stopped by a budget.
 fn budget_exceeded(exceeded: BudgetExceeded, usage: TokenUsage, turns: u32) -> RunOutcome {
     RunOutcome {
@@ -745,6 +885,7 @@ fn budget_exceeded(exceeded: BudgetExceeded, usage: TokenUsage, turns: u32) -> R
         response: String::new(),
         usage,
         turns,
+        output: None,
     }
 }
 

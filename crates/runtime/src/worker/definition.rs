@@ -34,6 +34,8 @@ pub struct WorkerDefinition {
     pub zones: Vec<ZoneConfig>,
     /// The toolsets the worker gets.
     pub toolsets: ToolsetsConfig,
+    /// The shape of its final answer (`output:`), when it must be JSON; `None`: free text.
+    pub output: Option<WorkerOutput>,
     /// The markdown body, trimmed: the worker's instructions.
     pub instructions: String,
     /// The worker file, as it was given.
@@ -61,6 +63,14 @@ impl WorkerDefinition {
             None => self.dir().join(&zone.name),
         }
     }
+}
+
+/// `output:` in the front matter: the worker's final answer is a JSON value valid against
+/// `schema`, a JSON Schema checked (with the `jsonschema` crate) when the file is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerOutput {
+    /// The JSON Schema of the answer.
+    pub schema: serde_json::Value,
 }
 
 /// How the root worker talks to its user.

@@ -11,7 +11,7 @@ pub(crate) mod suggest;
 pub(crate) mod yaml;
 
 pub(crate) use definition::name_problem;
-pub use definition::{WorkerDefinition, WorkerMode, is_valid_worker_name};
+pub use definition::{WorkerDefinition, WorkerMode, WorkerOutput, is_valid_worker_name};
 pub use error::WorkerFileError;
 pub use models::glob_matches;
 pub(crate) use parse::unique_zones;

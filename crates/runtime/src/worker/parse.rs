@@ -12,7 +12,7 @@ use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::definition::{
-    WorkerDefinition, WorkerMode, corrected_name, is_valid_worker_name, name_problem,
+    WorkerDefinition, WorkerMode, WorkerOutput, corrected_name, is_valid_worker_name, name_problem,
 };
 use super::error::WorkerFileError;
 use super::yaml::{self, or_default};
@@ -76,6 +76,9 @@ pub fn parse_worker(text: &str, path: &Path) -> Result<WorkerDefinition, WorkerF
         context: front.context,
         zones: front.sandbox.zones,
         toolsets: front.toolsets,
+        output: front.output.map(|section| WorkerOutput {
+            schema: section.schema,
+        }),
         instructions: parts.body.trim().to_owned(),
         path: path.to_owned(),
     })
@@ -129,6 +132,21 @@ pub(crate) struct FrontMatter {
     #[serde(default, deserialize_with = "or_default")]
     #[schemars(with = "Option<ToolsetsConfig>")]
     toolsets: ToolsetsConfig,
+    /// The final answer's shape: absent, free text; with `schema`, a JSON value valid against
+    /// that JSON Schema (asked of the model natively, checked, and repaired once).
+    #[serde(default)]
+    output: Option<OutputSection>,
+}
+
+/// `output:` in the front matter.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct OutputSection {
+    /// The JSON Schema (draft 2020-12 unless `$schema` says otherwise) the final answer must
+    /// be valid against.
+    #[serde(deserialize_with = "json_schema")]
+    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
+    schema: serde_json::Value,
 }
 
 /// `sandbox:` in the front matter.
@@ -257,6 +275,39 @@ fn model_patterns<'de, D: Deserializer<'de>>(
         ));
     }
     Ok(Some(patterns))
+}
+
+/// A JSON Schema: an object (or `true`/`false`) that the `jsonschema` crate accepts, its
+/// meta-schema included.
+fn json_schema<'de, D: Deserializer<'de>>(deserializer: D) -> Result<serde_json::Value, D::Error> {
+    let schema = serde_json::Value::deserialize(deserializer)?;
+    match &schema {
+        serde_json::Value::Object(_) | serde_json::Value::Bool(_) => {}
+        serde_json::Value::Null => {
+            return Err(serde::de::Error::custom(
+                "must be a JSON Schema such as `{ type: object, properties: { … } }`, found nothing",
+            ));
+        }
+        serde_json::Value::Array(_)
+        | serde_json::Value::String(_)
+        | serde_json::Value::Number(_) => {
+            return Err(serde::de::Error::custom(format!(
+                "must be a JSON Schema (a mapping of keys such as `type`), found {schema}"
+            )));
+        }
+    }
+    if let Err(error) = jsonschema::validator_for(&schema) {
+        let at = error.instance_path().to_string();
+        let place = if at.is_empty() {
+            String::new()
+        } else {
+            format!(" (at `{at}`)")
+        };
+        return Err(serde::de::Error::custom(format!(
+            "must be a valid JSON Schema: {error}{place}"
+        )));
+    }
+    Ok(schema)
 }
 
 fn max_iterations<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {

@@ -8,10 +8,13 @@
 //! ending up to 20 blocks before it). Each request marks at most [`MAX_BREAKPOINTS`] blocks;
 //! see [`mark_breakpoints`] for which.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::message::{Message, ModelRequest};
+use crate::output::{FINAL_RESULT_INSTRUCTION, FINAL_RESULT_TOOL};
 
 /// The most blocks one request may mark with `cache_control` (the API refuses more).
 pub(super) const MAX_BREAKPOINTS: usize = 4;
@@ -38,6 +41,9 @@ pub(super) struct WireRequest<'a> {
     messages: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
+    /// Set only for a structured answer (see [`request_body`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<Value>,
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
@@ -55,7 +61,7 @@ enum Role {
 struct SystemBlock<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
-    text: &'a str,
+    text: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cache_control: Option<CacheControl>,
 }
@@ -115,9 +121,9 @@ impl WireBlock<'_> {
 
 #[derive(Debug, Serialize)]
 struct WireTool<'a> {
-    name: &'a str,
-    description: &'a str,
-    input_schema: &'a Value,
+    name: Cow<'a, str>,
+    description: Cow<'a, str>,
+    input_schema: Cow<'a, Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cache_control: Option<CacheControl>,
 }
@@ -127,31 +133,60 @@ fn is_false(value: &bool) -> bool {
 }
 
 /// Builds the streaming request body for `model`, with its cache breakpoints.
+///
+/// A request for a structured answer ([`ModelRequest::output`]) gets the `final_result` tool
+/// after the worker's tools (its input schema is the answer's), a sentence at the end of the
+/// system prompt telling the model to answer through it, and a `tool_choice` that makes the
+/// model call a tool: `final_result` itself when it is the only tool, else `any` tool (so that
+/// the model may still work with its tools first, and ends by calling `final_result`). All three
+/// are the same on every request of a worker, so the prompt cache keeps matching.
 pub(super) fn request_body<'a>(model: &'a str, request: &'a ModelRequest) -> WireRequest<'a> {
-    let system = if request.system.is_empty() {
+    let system_text: Cow<'a, str> = match &request.output {
+        None => Cow::Borrowed(&request.system),
+        Some(_) if request.system.is_empty() => Cow::Borrowed(FINAL_RESULT_INSTRUCTION),
+        Some(_) => Cow::Owned(format!("{}\n\n{FINAL_RESULT_INSTRUCTION}", request.system)),
+    };
+    let system = if system_text.is_empty() {
         Vec::new()
     } else {
         vec![SystemBlock {
             kind: "text",
-            text: &request.system,
+            text: system_text,
             cache_control: None,
         }]
     };
+    let mut tools: Vec<WireTool<'a>> = request
+        .tools
+        .iter()
+        .map(|tool| WireTool {
+            name: Cow::Borrowed(&tool.name),
+            description: Cow::Borrowed(&tool.description),
+            input_schema: Cow::Borrowed(&tool.input_schema),
+            cache_control: None,
+        })
+        .collect();
+    let tool_choice = request.output.as_ref().map(|output| {
+        let choice = if tools.is_empty() {
+            json!({"type": "tool", "name": FINAL_RESULT_TOOL})
+        } else {
+            json!({"type": "any"})
+        };
+        let tool = output.final_result_tool();
+        tools.push(WireTool {
+            name: Cow::Owned(tool.name),
+            description: Cow::Owned(tool.description),
+            input_schema: Cow::Owned(tool.input_schema),
+            cache_control: None,
+        });
+        choice
+    });
     let mut body = WireRequest {
         model,
         max_tokens: request.max_tokens,
         system,
         messages: convert_messages(&request.messages),
-        tools: request
-            .tools
-            .iter()
-            .map(|tool| WireTool {
-                name: &tool.name,
-                description: &tool.description,
-                input_schema: &tool.input_schema,
-                cache_control: None,
-            })
-            .collect(),
+        tools,
+        tool_choice,
         stream: true,
         temperature: request.temperature,
     };

@@ -137,6 +137,10 @@ fn tool_json(tool: &ToolDefinition) -> Value {
 /// OpenAI caches on its own; OpenAI also gets the request's cache key as `prompt_cache_key`,
 /// so that a session's requests reach the same cache. Compatible servers do not get it: it is
 /// not part of what they all accept.
+///
+/// A request for a structured answer carries `response_format: {type: json_schema,
+/// json_schema: {name, schema, strict}}`, `strict` only when the schema meets strict mode's
+/// rules ([`crate::OutputFormat::strict`]).
 fn chat_body(model: &str, provider: &str, request: &ModelRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), model.into());
@@ -160,6 +164,13 @@ fn chat_body(model: &str, provider: &str, request: &ModelRequest) -> Value {
     }
     if let Some(key) = request.cache_key.as_ref().filter(|_| provider == "openai") {
         body.insert("prompt_cache_key".into(), key.clone().into());
+    }
+    if let Some(output) = &request.output {
+        body.insert(
+            "response_format".into(),
+            json!({"type": "json_schema", "json_schema": {
+                "name": output.name, "schema": output.schema, "strict": output.strict()}}),
+        );
     }
     Value::Object(body)
 }

@@ -127,7 +127,8 @@ fn input_items(request: &ModelRequest) -> Vec<Value> {
 /// The request body. `store: false`: every request carries the whole conversation, so each
 /// one's prefix (instructions, tools, earlier items) is the previous one's, which OpenAI caches
 /// on its own; the request's cache key goes as `prompt_cache_key` (a documented field of the
-/// Responses API), so that a session's requests reach the same cache.
+/// Responses API), so that a session's requests reach the same cache. A request for a
+/// structured answer carries `text: {format: {type: json_schema, name, schema, strict}}`.
 fn responses_body(model: &str, request: &ModelRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), model.into());
@@ -149,6 +150,13 @@ fn responses_body(model: &str, request: &ModelRequest) -> Value {
     }
     if let Some(key) = &request.cache_key {
         body.insert("prompt_cache_key".into(), key.clone().into());
+    }
+    if let Some(output) = &request.output {
+        body.insert(
+            "text".into(),
+            json!({"format": {"type": "json_schema", "name": output.name,
+                              "schema": output.schema, "strict": output.strict()}}),
+        );
     }
     Value::Object(body)
 }

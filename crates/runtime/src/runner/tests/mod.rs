@@ -627,3 +627,4 @@ async fn a_second_interrupt_while_summarising_stops_at_once() {
 }
 
 mod context;
+mod structured;
