@@ -210,6 +210,7 @@ async fn run_item(
             Some(DisplayEvent::TurnEnded {
                 status,
                 response,
+                output,
                 error,
                 usage,
                 cost,
@@ -226,6 +227,7 @@ async fn run_item(
                         String::new()
                     }
                 };
+                result.output = output;
                 result.error = error;
                 result.usage = usage;
                 result.cost = cost;

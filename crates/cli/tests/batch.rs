@@ -351,3 +351,33 @@ fn each_makes_one_item_per_file_in_the_zones_and_refuses_files_outside() {
         "{asked:?}"
     );
 }
+
+#[test]
+fn a_worker_with_an_output_schema_gives_each_result_its_value() {
+    let env = TestEnv::new();
+    program(&env, 2);
+    env.write(
+        "proj/w.worker",
+        &format!(
+            "---\nname: w\nmodel: {}\noutput:\n  schema: {{type: object, properties: {{count: {{type: integer}}}}, required: [count]}}\n---\nYou count.\n",
+            model_for(WIRE)
+        ),
+    );
+    let server = MockServer::start_blocking(vec![]);
+    server.set_fallback(WIRE.text(r#"{"count": 3}"#));
+    let output = batch(&env, &server, &["w", "--input", "items.jsonl"]);
+    assert!(output.status.success(), "{}", render(&output));
+    let results = lines_by_id(&batch_dir(&env).join("results.jsonl"));
+    for (_, last) in results.values() {
+        assert_eq!(last["output"], serde_json::json!({"count": 3}), "{last}");
+    }
+    // A worker file that cannot load is an error before anything runs.
+    env.write("proj/bad.worker", "---\nname: bad\nmodle: x\n---\nHi.\n");
+    let bad = batch(&env, &server, &["bad", "--input", "items.jsonl"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", render(&bad));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("modle"),
+        "{}",
+        render(&bad)
+    );
+}

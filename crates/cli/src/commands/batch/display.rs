@@ -77,7 +77,7 @@ pub fn item_line(result: &ItemResult, progress: &Progress) -> String {
         ItemStatus::Interrupted => "⏹ interrupted:",
     };
     let tail = match &result.error {
-        Some(error) => format!(" — {}", golem_core::text::fold(error, 120)),
+        Some(error) => format!(" — {}", golem_core::text::fold(error, 400)),
         None => String::new(),
     };
     format!(

@@ -155,6 +155,8 @@ fn start(
     }
     let worker = resolve_worker_arg(worker, cwd).map_err(|e| CommandError::usage(e.to_string()))?;
     let worker = std::path::absolute(&worker).unwrap_or(worker);
+    // A worker file with mistakes fails here once, not at every item.
+    load_worker(&worker).map_err(|e| CommandError::usage(e.to_string()))?;
     let items = match (&args.input, &args.each) {
         (Some(input), _) => items_of_file(input)?,
         (None, Some(glob)) => items_of_glob(glob, args.prompt.as_deref(), &worker, cwd)?,
