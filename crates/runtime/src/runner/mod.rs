@@ -6,8 +6,12 @@
 mod compact;
 mod context;
 mod elide;
+mod interrupt;
 mod manual;
+mod request;
 mod turn;
+
+pub use self::interrupt::{SUMMARISING, SUMMARY_TIMEOUT};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,17 +20,13 @@ use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::{CallOutcome, ToolCallOrchestrator};
 use golem_core::ui::RuntimeUI;
 use golem_llm::context::{estimate_request, window_of};
-use golem_llm::{
-    FINAL_RESULT_TOOL, Message, Model, ModelError, ModelRequest, ModelToolCall, ToolResultMessage,
-};
+use golem_llm::{FINAL_RESULT_TOOL, Message, Model, ModelError, ModelToolCall, ToolResultMessage};
 use golem_protocol::{
     CompactionReason, ContextFill, DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
 };
-use tokio_util::sync::CancellationToken;
 
 use self::compact::{CompactError, CompactRequest};
 use self::context::ContextState;
-use self::elide::ELIDE_HEADROOM;
 use self::turn::Echo;
 use crate::budget::BudgetExceeded;
 use crate::context::{ContextPolicy, Threshold};
@@ -126,19 +126,6 @@ pub struct WorkerRuntime {
     /// The schema of a structured final answer (`output:`), when the worker has one.
     output: Option<OutputSchema>,
 }
-
-/// The note appended when asking the model to summarise after an interrupt.
-const INTERRUPT_NOTE: &str = "[The user interrupted this run. Do not call tools. In a few \
-sentences, summarise what was done so far and what remains.]";
-
-/// The response of a run interrupted without a summary.
-const INTERRUPTED: &str = "[Interrupted]";
-
-/// The status shown while the summary after an interrupt is asked for.
-pub const SUMMARISING: &str = "summarising… (Ctrl+C again to stop)";
-
-/// How long the summary asked for after an interrupt may take before the run ends without one.
-pub const SUMMARY_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl WorkerRuntime {
     /// A runtime from its parts.
@@ -571,226 +558,6 @@ impl WorkerRuntime {
             usage,
             turns,
             output: None,
-        }
-    }
-
-    /// The next request: the conversation as it is sent, with the old tool results elided so
-    /// far, and more of them elided (oldest first) when its estimate passes `elide_at`; and
-    /// its estimated tokens.
-    fn request(
-        &self,
-        messages: &[Message],
-        context: &mut ContextState,
-        tools: Vec<golem_protocol::ToolDefinition>,
-        window: u64,
-    ) -> (ModelRequest, u64) {
-        let parts = &self.parts;
-        let mut request =
-            ModelRequest::new(&parts.instructions, context.elision.sent(messages), tools)
-                .with_cache_key(self.cache_key.clone())
-                .with_output(self.output.as_ref().map(|o| o.format().clone()));
-        let estimate = context.meter.estimate(&request);
-        tracing::debug!(estimate, window, "context of the next request");
-        let Some(threshold) = parts.context.elide_at.tokens(window) else {
-            return (request, estimate);
-        };
-        if estimate <= threshold {
-            return (request, estimate);
-        }
-        let headroom = (window as f64 * ELIDE_HEADROOM) as u64;
-        let elided = context.elision.extend(
-            &mut request.messages,
-            parts.context.keep_turns as usize,
-            estimate,
-            threshold.saturating_sub(headroom),
-        );
-        if elided.results > 0 {
-            let fill = ContextFill {
-                used: estimate,
-                window,
-            };
-            parts.ui.emit(DisplayEvent::Status {
-                level: StatusLevel::Info,
-                message: format!(
-                    "context {} % full: elided {} old tool result{} (about {} tokens)",
-                    fill.percent(),
-                    elided.results,
-                    if elided.results == 1 { "" } else { "s" },
-                    elided.tokens
-                ),
-            });
-        }
-        (request, estimate.saturating_sub(elided.tokens))
-    }
-
-    /// Counts a model call's tokens `spent`: in the run's `usage`, against the budgets, to the
-    /// observer, and as a `usage` event (with how full the context is after it, for a call of
-    /// the conversation).
-    fn account(
-        &self,
-        usage: &mut TokenUsage,
-        node: &WorkerNode,
-        spent: &TokenUsage,
-        context: Option<ContextFill>,
-    ) {
-        let parts = &self.parts;
-        usage.add(spent);
-        let cost = parts.model.price().map(|price| price.cost(spent));
-        node.charge(spent, cost);
-        if let Some(observer) = &parts.observer {
-            observer.usage(spent, cost);
-        }
-        parts.ui.emit(DisplayEvent::Usage {
-            usage: *spent,
-            total: *usage,
-            model: Some(parts.model.spec().to_string()),
-            cost,
-            budget: node.remaining(),
-            context,
-            worker: self.origin(),
-        });
-        node.report_spending();
-    }
-
-    /// What to tell the user when the provider said the request does not fit its window
-    /// (and compacting, if it was tried, did not help).
-    fn overflowed(
-        &self,
-        error: &ModelError,
-        request: &ModelRequest,
-        window: u64,
-        compaction: Option<&CompactError>,
-    ) -> String {
-        let compacting = match (self.parts.context.compact_at, compaction) {
-            (Threshold::Never, _) => " (compacting is off: `context.compact_at: never`)".to_owned(),
-            (Threshold::Permille(_), Some(failed)) => {
-                format!(" (compacting did not help: {failed})")
-            }
-            (Threshold::Permille(_), None) => " (even after compacting it)".to_owned(),
-        };
-        format!(
-            "{error}. {}'s conversation (about {} tokens) no longer fits the context window of \
-             {} ({window} tokens as golem-forge knows it){compacting}: start a new session \
-             (/new in the chat), correct the window under `context_windows:` in \
-             golem-forge.config.yaml, or lower `context.elide_at`, `context.compact_at` or \
-             `context.keep_turns` so that the context is managed sooner",
-            self.parts.worker_name,
-            estimate_request(request),
-            self.parts.model.spec(),
-        )
-    }
-
-    /// After the run's stop token fired: a budget that ran out ends the run as
-    /// [`RunStatus::BudgetExceeded`], an interrupt as [`WorkerRuntime::interrupted`] says.
-    async fn stopped(
-        &self,
-        messages: &mut Vec<Message>,
-        context: &ContextState,
-        usage: TokenUsage,
-        turns: u32,
-        tools_ran: bool,
-        node: &WorkerNode,
-    ) -> RunOutcome {
-        match node.exceeded() {
-            Some(exceeded) => budget_exceeded(exceeded, usage, turns),
-            None => {
-                self.interrupted(messages, context, usage, turns, tools_ran)
-                    .await
-            }
-        }
-    }
-
-    /// After an interrupt. A sub-worker just stops: the interrupt belongs to the root, which
-    /// summarises for everyone. The root clears the interrupt; if no tool call has got past the
-    /// gate since the user's input there is nothing to summarise and the run ends at once.
-    /// Otherwise it tells the front ends ([`SUMMARISING`]) and asks the model once, without
-    /// tools, to summarise, for at most the summary timeout; a second interrupt stops that at
-    /// once. The run ends as interrupted either way, with `[Interrupted]` when no summary came.
-    async fn interrupted(
-        &self,
-        messages: &mut Vec<Message>,
-        context: &ContextState,
-        mut usage: TokenUsage,
-        turns: u32,
-        tools_ran: bool,
-    ) -> RunOutcome {
-        let parts = &self.parts;
-        let stopped = |usage| RunOutcome {
-            status: RunStatus::Interrupted,
-            response: INTERRUPTED.to_owned(),
-            usage,
-            turns,
-            output: None,
-        };
-        if parts.depth > 0 {
-            return stopped(usage);
-        }
-        parts.interrupt.reset();
-        if !tools_ran {
-            return stopped(usage);
-        }
-        self.record(messages, Message::user(INTERRUPT_NOTE));
-        let request = ModelRequest::new(
-            &parts.instructions,
-            context.elision.sent(messages),
-            Vec::new(),
-        )
-        .with_cache_key(self.cache_key.clone());
-        let cancel = parts.interrupt.token();
-        parts.ui.emit(DisplayEvent::Status {
-            level: StatusLevel::Info,
-            message: SUMMARISING.to_owned(),
-        });
-        let origin = self.origin();
-        let summary = turn::model_turn(
-            parts.model.as_ref(),
-            &request,
-            &parts.ui,
-            origin.as_ref(),
-            &cancel,
-            Echo::Stream,
-        );
-        let summary = bounded(summary, &cancel, self.summary_timeout).await;
-        match summary {
-            Ok(response) if response.tool_calls.is_empty() && !response.text.trim().is_empty() => {
-                usage.add(&response.usage);
-                self.record(messages, Message::assistant(response.text.clone()));
-                RunOutcome {
-                    status: RunStatus::Interrupted,
-                    response: response.text,
-                    usage,
-                    turns,
-                    output: None,
-                }
-            }
-            Ok(_) | Err(_) => {
-                parts.interrupt.reset();
-                stopped(usage)
-            }
-        }
-    }
-}
-
-/// How long a turn cancelled at its bound may take to wind down (close its stream, end its
-/// text) before it is dropped.
-const WIND_DOWN: Duration = Duration::from_secs(1);
-
-/// Runs `turn` for at most `timeout`. At the bound `cancel` (the turn's token) is cancelled so
-/// the turn ends as if interrupted; a turn that does not end soon after is dropped.
-async fn bounded<T>(
-    turn: impl Future<Output = Result<T, ModelError>>,
-    cancel: &CancellationToken,
-    timeout: Duration,
-) -> Result<T, ModelError> {
-    let mut turn = std::pin::pin!(turn);
-    tokio::select! {
-        result = &mut turn => result,
-        () = tokio::time::sleep(timeout) => {
-            tracing::warn!(?timeout, "no summary after the interrupt within the bound");
-            cancel.cancel();
-            tokio::time::timeout(WIND_DOWN, turn)
-                .await
-                .unwrap_or(Err(ModelError::Cancelled))
         }
     }
 }

@@ -10,7 +10,7 @@ use golem_core::approval::{ApprovalController, ApprovalMode, ApprovalRequirement
 use golem_core::bus::UiEventBus;
 use golem_core::fn_tool::FnTool;
 use golem_core::registry::ToolRegistry;
-use golem_llm::{EventStream, FinishReason, ModelSpec, StreamEvent};
+use golem_llm::{EventStream, FinishReason, ModelRequest, ModelSpec, StreamEvent};
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
