@@ -64,6 +64,13 @@ pub struct Progress {
     pub cost: Option<f64>,
 }
 
+impl Progress {
+    /// Items that ended, however they ended.
+    pub fn finished(&self) -> usize {
+        self.completed + self.failed + self.other
+    }
+}
+
 /// How a run of a batch ended.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BatchOutcome {

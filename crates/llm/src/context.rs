@@ -108,6 +108,11 @@ pub fn estimate_message(message: &Message) -> u64 {
         }
 }
 
+/// Tokens of `messages`, estimated.
+pub fn estimate_messages(messages: &[Message]) -> u64 {
+    messages.iter().map(estimate_message).sum()
+}
+
 /// Tokens of the part of a request that is not its messages (system prompt and tools),
 /// estimated.
 pub fn estimate_preamble(request: &ModelRequest) -> u64 {
@@ -126,7 +131,7 @@ pub fn estimate_preamble(request: &ModelRequest) -> u64 {
 
 /// Tokens of a whole request's prompt, estimated.
 pub fn estimate_request(request: &ModelRequest) -> u64 {
-    estimate_preamble(request) + request.messages.iter().map(estimate_message).sum::<u64>()
+    estimate_preamble(request) + estimate_messages(&request.messages)
 }
 
 #[cfg(test)]

@@ -100,6 +100,11 @@ impl Catalog {
     pub fn entries(&self) -> &[Arc<WorkerEntry>] {
         &self.entries
     }
+
+    /// The workers' tool names, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.entries.iter().map(|e| e.name.as_str()).collect()
+    }
 }
 
 fn load_entry(path: &Path) -> Result<WorkerEntry, CatalogError> {

@@ -360,13 +360,7 @@ pub(crate) fn new_handle() -> String {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let names: Vec<&str> = self
-            .inner
-            .catalog
-            .entries()
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect();
+        let names = self.inner.catalog.names();
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(
                 Implementation::new("golem-forge", env!("CARGO_PKG_VERSION"))
@@ -403,13 +397,7 @@ impl ServerHandler for McpServer {
             return Ok(self.resume(request, &state, &context, received).await);
         }
         let Some(entry) = self.inner.catalog.get(&request.name).cloned() else {
-            let names: Vec<&str> = self
-                .inner
-                .catalog
-                .entries()
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect();
+            let names = self.inner.catalog.names();
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown tool `{}`: this server has {}",

@@ -9,7 +9,7 @@
 //! worker's transcript records each compaction, so that a resumed session continues from the
 //! compacted history.
 
-use golem_llm::context::{estimate_request, estimate_text, window_of};
+use golem_llm::context::{estimate_messages, estimate_request, estimate_text, window_of};
 use golem_llm::{Message, ModelError, ModelRequest};
 use golem_protocol::text::fold;
 use golem_protocol::{
@@ -300,13 +300,6 @@ fn summary_message(summary: &str, last_input: Option<&str>) -> Message {
         content.push_str(&input);
     }
     Message::user(content)
-}
-
-fn estimate_messages(messages: &[Message]) -> u64 {
-    messages
-        .iter()
-        .map(golem_llm::context::estimate_message)
-        .sum()
 }
 
 #[cfg(test)]

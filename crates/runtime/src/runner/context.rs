@@ -2,7 +2,7 @@
 //! them (cache reads and writes included), and an estimate of the next request before it is
 //! sent: that count plus an estimate of what was added since.
 
-use golem_llm::context::{estimate_message, estimate_request, used_by};
+use golem_llm::context::{estimate_message, estimate_messages, estimate_request, used_by};
 use golem_llm::{Message, ModelRequest, ModelResponse};
 use golem_protocol::ContextFill;
 
@@ -56,11 +56,7 @@ impl ContextMeter {
     pub(crate) fn estimate(&self, request: &ModelRequest) -> u64 {
         match self.last {
             Some(last) if last.messages < request.messages.len() => {
-                last.used
-                    + request.messages[last.messages + 1..]
-                        .iter()
-                        .map(estimate_message)
-                        .sum::<u64>()
+                last.used + estimate_messages(&request.messages[last.messages + 1..])
             }
             Some(_) | None => estimate_request(request),
         }

@@ -47,7 +47,7 @@ impl BatchDisplay {
                 if result.status != ItemStatus::Completed {
                     bar.println(line);
                 }
-                bar.set_position(done(progress) as u64);
+                bar.set_position(progress.finished() as u64);
                 bar.set_message(clean_text(&summary(progress)).into_owned());
             }
             BatchDisplay::Lines => eprintln!("{line}"),
@@ -61,10 +61,6 @@ impl BatchDisplay {
             BatchDisplay::Lines => {}
         }
     }
-}
-
-fn done(progress: &Progress) -> usize {
-    progress.completed + progress.failed + progress.other
 }
 
 /// `[3/200] ✓ item-7`, or with the error of an item that did not complete.
@@ -82,7 +78,7 @@ pub fn item_line(result: &ItemResult, progress: &Progress) -> String {
     };
     format!(
         "[{}/{}] {mark} {}{tail}",
-        done(progress),
+        progress.finished(),
         progress.total,
         result.id
     )

@@ -332,7 +332,7 @@ fn summary(batch: &Batch, outcome: &BatchOutcome) -> String {
         "batch {}: {} completed, {} failed, {} other",
         batch.id, p.completed, p.failed, p.other
     );
-    let left = p.total - (p.completed + p.failed + p.other);
+    let left = p.total - p.finished();
     if left > 0 {
         line.push_str(&format!(", {left} not run"));
     }
