@@ -7,11 +7,12 @@
 //! installed for the pool: a rate-limit answer to any item pauses every item's requests and
 //! narrows how many items run at once, which climbs back as requests get through.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 
 use golem_protocol::{
-    ActionEvent, DisplayEvent, ItemResult, ItemStatus, SessionEndReason, TokenUsage, TurnStatus,
+    ActionEvent, BatchItemRef, DisplayEvent, ItemResult, ItemStatus, SessionEndReason, TokenUsage,
+    TurnStatus,
 };
 use golem_runtime::budget::total_tokens;
 use golem_runtime::host::{HostOptions, HostWorker, SessionHost};
@@ -37,12 +38,19 @@ pub struct BatchSettings {
     pub session: HostOptions,
     /// The worker file.
     pub worker: PathBuf,
+    /// The program's root (where parked items' sessions are).
+    pub program_root: PathBuf,
     /// Items running at once (at least 1).
     pub concurrency: usize,
     /// How many more times a failed item is run.
     pub retry: u32,
     /// The batch's own limits.
     pub budget: BatchBudget,
+    /// The batch's id, named by the calls its items park in the approval inbox.
+    pub batch_id: String,
+    /// Items parked waiting for an approval, by id, with their session: these continue that
+    /// session (the answered call runs, then the model goes on) instead of starting afresh.
+    pub parked: HashMap<String, String>,
 }
 
 /// Where a batch stands, after each item.
@@ -107,14 +115,26 @@ pub async fn run_items(
             && !outcome.budget_spent
             && let Some((item, attempt)) = queue.pop_front()
         {
+            let parked = settings.parked.get(&item.id).cloned();
             let options = HostOptions {
-                worker: HostWorker::File(settings.worker.clone()),
+                worker: match &parked {
+                    Some(session) => HostWorker::Resume {
+                        program_root: settings.program_root.clone(),
+                        id: session.clone(),
+                    },
+                    None => HostWorker::File(settings.worker.clone()),
+                },
                 instructions: item.instructions.clone(),
+                batch_item: Some(BatchItemRef {
+                    batch: settings.batch_id.clone(),
+                    item: item.id.clone(),
+                }),
+                keeps_history: parked.is_some(),
                 ..settings.session.clone()
             };
             let cancel = cancel.clone();
             running.spawn(async move {
-                let result = run_item(options, &item, attempt, &cancel).await;
+                let result = run_item(options, parked.is_some(), &item, attempt, &cancel).await;
                 (item, attempt, result)
             });
         }
@@ -172,6 +192,7 @@ fn spent(budget: &BatchBudget, progress: &Progress) -> bool {
 /// Runs one item as a session of its own; whatever happens, a result.
 async fn run_item(
     options: HostOptions,
+    continues: bool,
     item: &BatchItem,
     attempt: u32,
     cancel: &CancellationToken,
@@ -197,9 +218,13 @@ async fn run_item(
     result.session = Some(host.session_id());
     let mut attachment = host.attach(false);
     let running = host.start();
-    attachment.send(ActionEvent::UserInput {
-        request_id: None,
-        content: item.input.clone(),
+    attachment.send(if continues {
+        ActionEvent::ContinueTurn {}
+    } else {
+        ActionEvent::UserInput {
+            request_id: None,
+            content: item.input.clone(),
+        }
     });
     let mut interrupted = false;
     loop {
@@ -227,12 +252,14 @@ async fn run_item(
                     TurnStatus::Failed => ItemStatus::Failed,
                     TurnStatus::Interrupted => ItemStatus::Interrupted,
                     TurnStatus::BudgetExceeded => ItemStatus::BudgetExceeded,
+                    TurnStatus::WaitingApproval => ItemStatus::WaitingApproval,
                 };
                 result.answer = match status {
                     TurnStatus::Completed => response.unwrap_or_default(),
-                    TurnStatus::Failed | TurnStatus::Interrupted | TurnStatus::BudgetExceeded => {
-                        String::new()
-                    }
+                    TurnStatus::Failed
+                    | TurnStatus::Interrupted
+                    | TurnStatus::BudgetExceeded
+                    | TurnStatus::WaitingApproval => String::new(),
                 };
                 result.output = output;
                 result.error = error;

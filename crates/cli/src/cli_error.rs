@@ -17,6 +17,8 @@ pub enum ErrorKind {
     Interrupted,
     /// A budget ran out (exit 3).
     BudgetExceeded,
+    /// A call waits for an approval in the inbox (exit 4).
+    WaitingApproval,
 }
 
 impl ErrorKind {
@@ -27,6 +29,7 @@ impl ErrorKind {
             ErrorKind::Failed => 1,
             ErrorKind::Interrupted => 130,
             ErrorKind::BudgetExceeded => 3,
+            ErrorKind::WaitingApproval => 4,
         }
     }
 }

@@ -88,6 +88,7 @@ pub fn open_host(
         keeps_history,
         budget: options.budget(),
         instructions: None,
+        batch_item: None,
     })
     .map_err(host_error)
 }

@@ -13,6 +13,7 @@ mod delegation;
 mod dumpable;
 mod ending;
 pub(crate) mod git;
+mod inbox;
 mod interrupt;
 mod leftovers;
 mod mcp_cache;

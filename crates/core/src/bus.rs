@@ -65,6 +65,7 @@ pub fn action_type_name(action: &ActionEvent) -> &'static str {
         ActionEvent::NewSession { .. } => "newSession",
         ActionEvent::ClearHistory { .. } => "clearHistory",
         ActionEvent::Compact { .. } => "compact",
+        ActionEvent::ContinueTurn { .. } => "continueTurn",
         ActionEvent::Undo { .. } => "undo",
         ActionEvent::ListManualTools { .. } => "listManualTools",
         ActionEvent::ListApprovals { .. } => "listApprovals",

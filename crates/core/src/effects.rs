@@ -11,8 +11,8 @@
 //! edit (there are no arguments to change, only effects to take or leave).
 
 use golem_protocol::{
-    ApprovalRequest, ApprovalResolved, DecidedBy, DisplayEvent, InvokedBy, Risk, ToolResultValue,
-    WorkerOrigin,
+    ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, DisplayEvent, InvokedBy, Risk,
+    ToolResultValue, WorkerOrigin,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -124,6 +124,15 @@ impl EffectGate {
         };
         let (response, decided_by) = match outcome {
             ApprovalOutcome::Interrupted => return EffectDecision::Interrupted,
+            // The controller never parks consent for effects (`editable: false`); were it to,
+            // nobody decided, and the changes are not taken.
+            ApprovalOutcome::Deferred { .. } => (
+                ApprovalResponse::deny(
+                    request_id.clone(),
+                    Some("the changes cannot wait for an approval".to_owned()),
+                ),
+                DecidedBy::Mode,
+            ),
             ApprovalOutcome::Decided {
                 response,
                 decided_by,

@@ -69,6 +69,8 @@ struct Stopped {
     error: ToolError,
     approved_args: Option<Value>,
     decided_by: Option<DecidedBy>,
+    /// Parked in the approval inbox under this number.
+    deferred: Option<u64>,
 }
 
 impl Stopped {
@@ -78,6 +80,7 @@ impl Stopped {
             error: ToolError::new(code, message),
             approved_args: None,
             decided_by: None,
+            deferred: None,
         }
     }
 
@@ -87,6 +90,7 @@ impl Stopped {
             error,
             approved_args: None,
             decided_by: None,
+            deferred: None,
         }
     }
 
@@ -158,16 +162,20 @@ impl ToolCallOrchestrator {
                 self.worker.clone(),
             )),
         };
+        let mut deferred = None;
         let (status, mut value, mut error, approved_args, executed_args, decided_by) =
             match self.clear(&call, &ctx).await {
-                Err(stopped) => (
-                    stopped.status,
-                    stopped.error.to_result_value(),
-                    Some(stopped.error),
-                    stopped.approved_args,
-                    None,
-                    stopped.decided_by,
-                ),
+                Err(stopped) => {
+                    deferred = stopped.deferred;
+                    (
+                        stopped.status,
+                        stopped.error.to_result_value(),
+                        Some(stopped.error),
+                        stopped.approved_args,
+                        None,
+                        stopped.decided_by,
+                    )
+                }
                 Ok((tool, cleared)) => {
                     let Cleared {
                         args,
@@ -194,15 +202,18 @@ impl ToolCallOrchestrator {
             }
         }
         let duration = started.elapsed();
-        self.ui.emit(DisplayEvent::ToolResult {
-            tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
-            status,
-            value: value.clone(),
-            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
-            invoked_by: call.invoked_by,
-            worker: self.worker.clone(),
-        });
+        // A parked call has no result yet: `approvalDeferred` said where it waits.
+        if deferred.is_none() {
+            self.ui.emit(DisplayEvent::ToolResult {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                status,
+                value: value.clone(),
+                duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+                invoked_by: call.invoked_by,
+                worker: self.worker.clone(),
+            });
+        }
         CallOutcome {
             tool_call_id: call.id,
             tool_name: call.name,
@@ -214,6 +225,7 @@ impl ToolCallOrchestrator {
             approved_args,
             executed_args,
             decided_by,
+            deferred,
             duration,
         }
     }
@@ -372,12 +384,27 @@ impl ToolCallOrchestrator {
             fields: derive_fields_from_schema(tool.input_schema()),
             editable: true,
         };
+        let asked = request.clone();
         let outcome = match for_user {
             Some(_) => self.controller.decide_by_user(request, &ctx.cancel).await,
             None => self.controller.decide(request, &ctx.cancel).await,
         };
         let (response, decided_by) = match outcome {
             ApprovalOutcome::Interrupted => return Err(Stopped::interrupted(&call.name)),
+            ApprovalOutcome::Deferred { inbox_id } => {
+                self.ui.emit(DisplayEvent::ApprovalDeferred {
+                    request: asked,
+                    inbox_id: Some(inbox_id),
+                });
+                return Err(Stopped {
+                    deferred: Some(inbox_id),
+                    ..Stopped::new(
+                        ToolStatus::Interrupted,
+                        ToolErrorCode::Interrupted,
+                        format!("{} waits for an approval (inbox {inbox_id})", call.name),
+                    )
+                });
+            }
             ApprovalOutcome::Decided {
                 response,
                 decided_by,
@@ -464,6 +491,7 @@ impl ToolCallOrchestrator {
                     error,
                     approved_args: Some(modified),
                     decided_by: Some(by),
+                    deferred: None,
                 })
             }
         }

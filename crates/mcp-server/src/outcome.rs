@@ -241,6 +241,13 @@ impl Collector {
                 };
                 CallToolResult::error(vec![ContentBlock::text(text)])
             }
+            TurnStatus::WaitingApproval => {
+                let why = end.error.clone().unwrap_or_default();
+                CallToolResult::error(vec![ContentBlock::text(format!(
+                    "worker {} is parked: {why}",
+                    self.worker
+                ))])
+            }
             TurnStatus::Failed | TurnStatus::BudgetExceeded => {
                 let why = end
                     .error
@@ -285,6 +292,7 @@ pub fn turn_status_name(status: TurnStatus) -> &'static str {
         TurnStatus::Failed => "failed",
         TurnStatus::Interrupted => "interrupted",
         TurnStatus::BudgetExceeded => "budgetExceeded",
+        TurnStatus::WaitingApproval => "waitingApproval",
     }
 }
 

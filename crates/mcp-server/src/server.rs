@@ -167,6 +167,7 @@ impl McpServer {
         match self.inner.settings.approval.or(entry.config_mode) {
             Some(ApprovalMode::ApproveAll) => ApprovalMode::ApproveAll,
             Some(ApprovalMode::AutoDeny) => ApprovalMode::AutoDeny,
+            Some(ApprovalMode::Defer) => ApprovalMode::Defer,
             Some(ApprovalMode::Interactive) | None if elicits => ApprovalMode::Interactive,
             Some(ApprovalMode::Interactive) | None => ApprovalMode::AutoDeny,
         }
@@ -185,6 +186,7 @@ impl McpServer {
             keeps_history: false,
             budget: settings.budget,
             instructions: None,
+            batch_item: None,
         }
     }
 

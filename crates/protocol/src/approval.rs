@@ -134,7 +134,7 @@ impl ApprovalResponse {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DecidedBy {
-    /// The user answered a prompt.
+    /// The user answered a prompt, or answered the call in the approval inbox.
     User,
     /// An identical call was approved earlier with `remember: session`.
     SessionMemory,

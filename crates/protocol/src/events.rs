@@ -26,8 +26,10 @@ use crate::workers::{
 /// `changes`; 1.6: `undo`, putting the zone files of the last turns back; 1.7: `usage.context`,
 /// how full the worker's context is against its model's window; 1.8: `contextCompacted`, the
 /// `compact` action and `sessionStatus.context`; 1.9: `turnEnded.output`, the structured answer
-/// of a worker with an output schema).
-pub const PROTOCOL_VERSION: &str = "1.9";
+/// of a worker with an output schema; 1.10: approvals that wait — the `defer` approval mode's
+/// `approvalDeferred`, the `waitingApproval` turn and session endings, the `continueTurn`
+/// action — and the batch events of `golem-forge batch --json`).
+pub const PROTOCOL_VERSION: &str = "1.10";
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -91,6 +93,9 @@ pub enum SessionEndReason {
     Interrupted,
     /// The root worker's budget (tokens, cost or time) ran out.
     BudgetExceeded,
+    /// A call waits for an approval in the inbox (approval mode `defer`); the session continues
+    /// once it is answered (`golem-forge inbox`).
+    WaitingApproval,
 }
 
 /// Runtime → UI.
@@ -170,6 +175,18 @@ pub enum DisplayEvent {
     ApprovalRequired(ApprovalRequest),
     /// The audit record of a gate decision.
     ApprovalResolved(ApprovalResolved),
+    /// A call that needs consent was parked in the project's approval inbox instead of asked
+    /// (approval mode `defer`): the turn ends as `waitingApproval` once the calls of the same
+    /// model message are settled, and continues (`continueTurn`, or resuming the session) after
+    /// the request is answered with `golem-forge inbox`.
+    ApprovalDeferred {
+        /// What would have been asked, preview included.
+        request: ApprovalRequest,
+        /// The request's number in the inbox (`golem-forge inbox show N`), when it could be
+        /// stored there.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        inbox_id: Option<u64>,
+    },
     /// The runtime waits for the user. Without `fields` it asks for text: answer with
     /// `userInput`. With `fields` it asks for a form (a tool's question, such as an MCP
     /// server's elicitation): answer with `inputResponse` (accept with the values, decline or
@@ -429,6 +446,10 @@ pub enum ActionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         focus: Option<String>,
     },
+    /// Continue the turn that ended as `waitingApproval`: the calls it left waiting go through
+    /// the gate again (an answer given in the inbox is taken as given), then the model goes on
+    /// without new input. Answered by `turnEnded` (`failed` when nothing waits).
+    ContinueTurn {},
     /// Put the zone files back as they were before the last `turns` turns that changed files
     /// (1 when absent), and tell the model. A file changed outside the session since is a
     /// conflict: nothing is changed, the `actionResult` (`ok: false`) lists the conflicts,
@@ -495,6 +516,7 @@ impl ActionEvent {
             | ActionEvent::NewSession { .. }
             | ActionEvent::ClearHistory { .. }
             | ActionEvent::Compact { .. }
+            | ActionEvent::ContinueTurn { .. }
             | ActionEvent::Undo { .. }
             | ActionEvent::ListManualTools { .. }
             | ActionEvent::ListApprovals { .. }

@@ -11,6 +11,7 @@ pub mod batch;
 pub mod error;
 pub mod events;
 pub mod form;
+pub mod inbox;
 pub mod jsonl;
 pub mod kind;
 pub mod normalize;
@@ -31,6 +32,7 @@ pub use events::{
     SessionEndReason, StatusLevel, ToolStatus,
 };
 pub use form::{ExecutionMode, FieldOption, FieldType, FormField, ManualToolInfo};
+pub use inbox::{BatchItemRef, InboxAnswer, InboxEntry};
 pub use jsonl::{escape_line_breaks, to_jsonl_line};
 pub use kind::{WELL_KNOWN_KINDS, is_valid_kind, is_well_known_kind};
 pub use normalize::{NormalizeError, normalize_result};

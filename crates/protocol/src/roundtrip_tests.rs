@@ -434,6 +434,28 @@ fn approval_types() {
                "toolName": "write_file", "approved": true, "decidedBy": "rule"}),
     );
     check(
+        DisplayEvent::ApprovalDeferred {
+            request: ApprovalRequest {
+                request_id: "a6".into(),
+                tool_call_id: "t6".into(),
+                tool_name: "write_file".into(),
+                args: json!({"path": "/out/a.txt"}),
+                description: "Write /out/a.txt".into(),
+                risk: Risk::Medium,
+                preview: None,
+                invoked_by: InvokedBy::Model,
+                worker: None,
+                fields: Vec::new(),
+                editable: true,
+            },
+            inbox_id: Some(3),
+        },
+        json!({"type": "approvalDeferred", "inboxId": 3,
+               "request": {"requestId": "a6", "toolCallId": "t6", "toolName": "write_file",
+                           "args": {"path": "/out/a.txt"}, "description": "Write /out/a.txt",
+                           "risk": "medium", "invokedBy": "model"}}),
+    );
+    check(
         ActionEvent::ApprovalResponse(ApprovalResponse::deny("a2", None)),
         json!({"type": "approvalResponse", "requestId": "a2", "approved": false,
                "remember": "none"}),
@@ -481,7 +503,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.9", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.10", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(
@@ -765,6 +787,10 @@ fn action_events() {
     check(
         ActionEvent::Interrupt { reason: None },
         json!({"type": "interrupt"}),
+    );
+    check(
+        ActionEvent::ContinueTurn {},
+        json!({"type": "continueTurn"}),
     );
     check(
         ActionEvent::ManualToolInvoke {

@@ -22,6 +22,9 @@ pub enum TurnStatus {
     /// The root worker's budget (tokens, cost or time) ran out; `error` says which and by how
     /// much.
     BudgetExceeded,
+    /// A call waits for an approval in the inbox (approval mode `defer`); `continueTurn` goes
+    /// on once it is answered.
+    WaitingApproval,
 }
 
 /// The session actions answered by an `actionResult` event.

@@ -260,6 +260,16 @@ impl TypedTool for DelegateTool {
                 ToolErrorCode::ExecutionError,
                 format!("worker {} stopped: {exceeded}", self.name),
             )),
+            // The gate denies a delegated worker's call rather than park it; should one wait
+            // anyway, the caller is told, since only the root's turn can continue later.
+            RunStatus::WaitingApproval(_) => Err(ToolError::new(
+                ToolErrorCode::Denied,
+                format!(
+                    "worker {} stopped: a call waits for an approval, which a delegated \
+                     worker cannot do",
+                    self.name
+                ),
+            )),
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod config;
 pub mod context;
 pub mod delegation;
 pub mod host;
+pub mod inbox;
 pub mod launch;
 pub mod model_calls;
 pub mod output;

@@ -241,11 +241,11 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             "approval:\n  mode: ask\n",
-            "line 2: `approval.mode` must be one of `interactive`, `approve_all`, `auto_deny`, found \"ask\"",
+            "line 2: `approval.mode` must be one of `interactive`, `approve_all`, `auto_deny`, `defer`, found \"ask\"",
         ),
         (
             "approval:\n  mode: approve-all\n",
-            "line 2: `approval.mode` must be one of `interactive`, `approve_all`, `auto_deny`, found \"approve-all\" (did you mean `approve_all`?)",
+            "line 2: `approval.mode` must be one of `interactive`, `approve_all`, `auto_deny`, `defer`, found \"approve-all\" (did you mean `approve_all`?)",
         ),
         (
             "approval:\n  modes: auto_deny\n",

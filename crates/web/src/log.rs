@@ -179,6 +179,7 @@ impl LogState {
             | DisplayEvent::ToolResult { .. }
             | DisplayEvent::ApprovalRequired(_)
             | DisplayEvent::ApprovalResolved(_)
+            | DisplayEvent::ApprovalDeferred { .. }
             | DisplayEvent::InputRequired { .. }
             | DisplayEvent::Status { .. }
             | DisplayEvent::WorkerStarted { .. }

@@ -42,6 +42,7 @@ fn is_reply(event: &DisplayEvent) -> bool {
         | DisplayEvent::ToolStarted { .. }
         | DisplayEvent::ApprovalRequired(_)
         | DisplayEvent::ApprovalResolved(_)
+        | DisplayEvent::ApprovalDeferred { .. }
         | DisplayEvent::InputRequired { .. }
         | DisplayEvent::InputResolved { .. }
         | DisplayEvent::Status { .. }

@@ -159,6 +159,9 @@ impl Chat {
         match ended {
             Some((TurnStatus::Completed, _)) => {}
             Some((TurnStatus::Interrupted, _)) => self.say("⏹ interrupted"),
+            Some((TurnStatus::WaitingApproval, error)) => {
+                self.say(&format!("⏸ {}", error.unwrap_or_default()))
+            }
             Some((TurnStatus::Failed | TurnStatus::BudgetExceeded, error)) => {
                 self.error(&format!("✗ {}", error.unwrap_or_default()))
             }

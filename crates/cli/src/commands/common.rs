@@ -14,6 +14,9 @@ pub enum ApprovalArg {
     ApproveAll,
     /// Deny every call that would ask
     AutoDeny,
+    /// Park a call that would ask in the approval inbox and stop there (exit 4); answer with
+    /// `golem-forge inbox`
+    Defer,
 }
 
 impl From<ApprovalArg> for ApprovalMode {
@@ -22,6 +25,7 @@ impl From<ApprovalArg> for ApprovalMode {
             ApprovalArg::Interactive => ApprovalMode::Interactive,
             ApprovalArg::ApproveAll => ApprovalMode::ApproveAll,
             ApprovalArg::AutoDeny => ApprovalMode::AutoDeny,
+            ApprovalArg::Defer => ApprovalMode::Defer,
         }
     }
 }

@@ -5,6 +5,7 @@ mod approvals;
 mod batch;
 mod check;
 pub mod common;
+mod inbox;
 mod init;
 mod mcp;
 mod mcp_refresh;
@@ -61,6 +62,7 @@ enum Command {
     Check(check::CheckArgs),
     Sessions(sessions::SessionsArgs),
     Approvals(approvals::ApprovalsArgs),
+    Inbox(inbox::InboxArgs),
     Schema(schema::SchemaArgs),
 }
 
@@ -78,6 +80,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
         Command::Check(args) => check::cmd_check(args),
         Command::Sessions(args) => sessions::cmd_sessions(args),
         Command::Approvals(args) => approvals::cmd_approvals(args),
+        Command::Inbox(args) => inbox::cmd_inbox(args),
         Command::Schema(args) => schema::cmd_schema(args),
     }
 }

@@ -53,6 +53,11 @@ impl RunInput {
         )
     }
 
+    /// Whether input was given on the command line (stdin aside).
+    pub(super) fn given(&self) -> bool {
+        self.input_text.is_some() || self.file.is_some() || !self.input.is_empty()
+    }
+
     /// Whether approvals may be asked at this terminal.
     fn prompt_at_terminal(&self) -> bool {
         std::io::stdin().is_terminal() && !self.json
@@ -89,7 +94,7 @@ pub fn cmd_run(args: RunArgs) -> Result<ExitCode, CommandError> {
     block_on(async {
         let choice = SessionChoice::Worker(&args.worker);
         let host = open_host(choice, &args.options, args.run.max_iterations, false)?;
-        run_turn(host, &input, &args.run, args.options.trace).await
+        run_turn(host, Some(&input), &args.run, args.options.trace).await
     })?
 }
 
@@ -100,13 +105,14 @@ struct TurnEnd {
     error: Option<String>,
 }
 
-/// Runs one turn of the session on `input` as a client of its host: a printer attachment
-/// (`--json` events or the stderr trace) and a control attachment that sends the input,
-/// answers approvals at the terminal (when there is one) and ends the session. `run` and
-/// `sessions resume` (and `sessions fork` with input) end this way.
+/// Runs one turn of the session on `input` (or, with `None`, continues the turn it left
+/// waiting for an approval) as a client of its host: a printer attachment (`--json` events or
+/// the stderr trace) and a control attachment that sends the input, answers approvals at the
+/// terminal (when there is one) and ends the session. `run` and `sessions resume` (and
+/// `sessions fork` with input) end this way.
 pub(super) async fn run_turn(
     host: SessionHost,
-    input: &str,
+    input: Option<&str>,
     options: &RunInput,
     trace: TraceLevel,
 ) -> Result<ExitCode, CommandError> {
@@ -135,11 +141,15 @@ pub(super) async fn run_turn(
         keys: None,
         registry: Arc::new(OnceLock::from(host.registry())),
     };
+    let session = host.session_id();
     let running = host.start();
     let _ctrl_c = interrupt_on_ctrl_c(control.sender());
-    control.send(ActionEvent::UserInput {
-        request_id: None,
-        content: input.to_owned(),
+    control.send(match input {
+        Some(input) => ActionEvent::UserInput {
+            request_id: None,
+            content: input.to_owned(),
+        },
+        None => ActionEvent::ContinueTurn {},
     });
     let mut end = None;
     while let Some(event) = control.recv().await {
@@ -185,7 +195,7 @@ pub(super) async fn run_turn(
             TurnStatus::Completed | TurnStatus::Interrupted => {
                 println!("{}", clean_text(end.response.trim_end()))
             }
-            TurnStatus::Failed | TurnStatus::BudgetExceeded => {}
+            TurnStatus::Failed | TurnStatus::BudgetExceeded | TurnStatus::WaitingApproval => {}
         }
     }
     // Ended before the turn did: a second Ctrl+C.
@@ -199,12 +209,25 @@ pub(super) async fn run_turn(
         TurnStatus::Failed => (ErrorKind::Failed, end.error.unwrap_or_default()),
         TurnStatus::Interrupted => (ErrorKind::Interrupted, "interrupted".to_owned()),
         TurnStatus::BudgetExceeded => (ErrorKind::BudgetExceeded, end.error.unwrap_or_default()),
+        TurnStatus::WaitingApproval => (
+            ErrorKind::WaitingApproval,
+            format!(
+                "session {session} is parked, {}",
+                end.error.as_deref().unwrap_or("waiting for approval")
+            ),
+        ),
     };
     let hints = match end.status {
         TurnStatus::BudgetExceeded => vec![
             "raise the limit under `budget:` in the worker file (the --budget-* options can \
              only lower it)"
                 .to_owned(),
+        ],
+        TurnStatus::WaitingApproval => vec![
+            "`golem-forge inbox` lists what waits; `golem-forge inbox approve N --resume` \
+             approves and continues at once"
+                .to_owned(),
+            format!("`golem-forge sessions resume {session}` continues it once it is answered"),
         ],
         TurnStatus::Completed | TurnStatus::Failed | TurnStatus::Interrupted => Vec::new(),
     };

@@ -95,6 +95,14 @@ fn choices(request: &ApprovalRequest) -> &'static str {
 
 /// The box shown for `request`.
 pub fn render_request(request: &ApprovalRequest, screen: &Screen) -> String {
+    let mut text = render_request_body(request, screen);
+    text.push_str(&format!("└ {}\n", screen.dim(choices(request))));
+    text
+}
+
+/// The box shown for `request` without its last line (the choices): its tool, risk,
+/// description, asking worker, arguments and preview.
+pub fn render_request_body(request: &ApprovalRequest, screen: &Screen) -> String {
     let risk = match request.risk {
         Risk::Low => "low",
         Risk::Medium => "medium",
@@ -138,7 +146,6 @@ pub fn render_request(request: &ApprovalRequest, screen: &Screen) -> String {
             text.push_str(&format!("{bar} {row}\n"));
         }
     }
-    text.push_str(&format!("└ {}\n", screen.dim(choices(request))));
     text
 }
 

@@ -370,6 +370,25 @@ impl EventDisplay {
                 };
                 screen.line(&text);
             }
+            DisplayEvent::ApprovalDeferred { request, inbox_id } => {
+                self.end_text();
+                let mut screen = self.screen();
+                screen.stop_spin();
+                let number = inbox_id
+                    .map(|id| format!(" (inbox {id})"))
+                    .unwrap_or_default();
+                let head = screen.paint(
+                    Tone::Yellow,
+                    &format!("⏸ {} waits for approval{number}", request.tool_name),
+                );
+                let about = golem_core::text::fold(&request.description, 100);
+                let line = format!(
+                    "{}{head}{}",
+                    indent(&request.worker),
+                    screen.dim(&format!(": {about}"))
+                );
+                screen.line(&line);
+            }
             DisplayEvent::InputResolved { action, .. } => {
                 self.end_text();
                 let mut screen = self.screen();

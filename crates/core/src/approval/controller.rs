@@ -1,14 +1,15 @@
 //! The approval controller: decides calls that require consent, by session memory, then by
 //! project rules, then by mode (`approve_all`, `auto_deny`), or by asking through a callback
 //! (the UI). An answer may remember the approval for the session or, as a rule, for the
-//! project. It never sees
-//! pre-approved or blocked calls: the orchestrator settles those by policy.
+//! project. In the `defer` mode a call that would be asked is parked in the project's approval
+//! inbox instead ([`ApprovalInbox`]), and an answer given there later is taken as the user's.
+//! It never sees pre-approved or blocked calls: the orchestrator settles those by policy.
 
 use std::fmt;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use golem_protocol::{ApprovalRequest, ApprovalResponse, DecidedBy, RememberScope};
+use golem_protocol::{ApprovalRequest, ApprovalResponse, DecidedBy, InvokedBy, RememberScope};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
@@ -27,6 +28,9 @@ pub enum ApprovalMode {
     ApproveAll,
     /// Deny everything that needs consent.
     AutoDeny,
+    /// Park a call that would be asked in the approval inbox: its session stops there and
+    /// continues once someone answers (`golem-forge inbox`).
+    Defer,
 }
 
 impl ApprovalMode {
@@ -36,6 +40,7 @@ impl ApprovalMode {
             ApprovalMode::Interactive => "interactive",
             ApprovalMode::ApproveAll => "approve_all",
             ApprovalMode::AutoDeny => "auto_deny",
+            ApprovalMode::Defer => "defer",
         }
     }
 }
@@ -81,6 +86,21 @@ pub enum ApprovalOutcome {
     },
     /// The user interrupted while the request was pending.
     Interrupted,
+    /// Parked in the approval inbox (the `defer` mode): nobody decided yet. `inbox_id` is its
+    /// number there.
+    Deferred {
+        /// The entry's number in the inbox.
+        inbox_id: u64,
+    },
+}
+
+/// Where the `defer` mode parks the calls it would ask, and where their answers come back: the
+/// project's approval inbox, seen from one session.
+pub trait ApprovalInbox: Send + Sync {
+    /// Parks `request` (the same call parked again keeps its entry); its number in the inbox.
+    fn park(&self, request: &ApprovalRequest) -> Result<u64, String>;
+    /// The answer given in the inbox to the call `tool_call_id`, if one was given.
+    fn answer(&self, tool_call_id: &str) -> Option<ApprovalResponse>;
 }
 
 /// The message used when a call needs consent and there is no one to ask.
@@ -98,6 +118,7 @@ pub struct ApprovalController {
     callback: Option<ApprovalCallback>,
     memory: ApprovalMemory,
     rules: ProjectRules,
+    inbox: Option<Arc<dyn ApprovalInbox>>,
 }
 
 impl fmt::Debug for ApprovalController {
@@ -107,6 +128,7 @@ impl fmt::Debug for ApprovalController {
             .field("callback", &self.callback.is_some())
             .field("remembered", &self.memory.len())
             .field("rules", &self.rules.len())
+            .field("inbox", &self.inbox.is_some())
             .finish()
     }
 }
@@ -119,7 +141,15 @@ impl ApprovalController {
             callback: None,
             memory: ApprovalMemory::new(),
             rules: ProjectRules::default(),
+            inbox: None,
         }
+    }
+
+    /// Parks calls in `inbox` in the `defer` mode, and takes the answers given there in every
+    /// mode.
+    pub fn with_inbox(mut self, inbox: Arc<dyn ApprovalInbox>) -> Self {
+        self.inbox = Some(inbox);
+        self
     }
 
     /// Uses the project's rules (consulted after session memory, before the mode).
@@ -196,6 +226,7 @@ impl ApprovalController {
     ) -> ApprovalOutcome {
         match self.mode {
             ApprovalMode::AutoDeny => auto_denied(request),
+            ApprovalMode::Defer => self.park_or_take(request, cancel, Keep::Nothing).await,
             ApprovalMode::Interactive | ApprovalMode::ApproveAll => {
                 self.ask_with(request, cancel, Keep::Nothing).await
             }
@@ -242,7 +273,54 @@ impl ApprovalController {
                 DecidedBy::Mode,
             ),
             ApprovalMode::AutoDeny => auto_denied(request),
+            ApprovalMode::Defer => self.park_or_take(request, cancel, keep).await,
             ApprovalMode::Interactive => self.ask_with(request, cancel, keep).await,
+        }
+    }
+
+    /// The `defer` mode: the inbox's answer to the call when one was given (taken as the
+    /// user's), else the call parked there. A delegated worker's call is not parked (only the
+    /// root worker's turn can wait and continue), nor is consent for what a call did (a jailed
+    /// program's changes are held only while its call runs): both are denied, saying so.
+    async fn park_or_take(
+        &self,
+        request: ApprovalRequest,
+        cancel: &CancellationToken,
+        keep: Keep<'_>,
+    ) -> ApprovalOutcome {
+        let answered = self
+            .inbox
+            .as_ref()
+            .is_some_and(|inbox| inbox.answer(&request.tool_call_id).is_some());
+        // A call the user invoked is asked: the user is right there.
+        if answered || request.invoked_by == InvokedBy::User {
+            return self.ask_with(request, cancel, keep).await;
+        }
+        let parked = match (&self.inbox, &request.worker) {
+            (None, _) => Err("this session has no approval inbox".to_owned()),
+            _ if !request.editable => Err(
+                "what a program changed cannot wait in the inbox; its changes were discarded \
+                 (allow them with a project rule, or run interactively)"
+                    .to_owned(),
+            ),
+            (Some(_), Some(worker)) => Err(format!(
+                "a delegated worker's call ({}) cannot wait in the inbox",
+                worker.name
+            )),
+            (Some(inbox), None) => inbox.park(&request),
+        };
+        match parked {
+            Ok(inbox_id) => ApprovalOutcome::Deferred { inbox_id },
+            Err(why) => {
+                let note = format!(
+                    "{} was denied: approval mode is defer, but {why}",
+                    request.tool_name
+                );
+                decided(
+                    ApprovalResponse::deny(request.request_id, Some(note)),
+                    DecidedBy::Mode,
+                )
+            }
         }
     }
 
@@ -252,19 +330,27 @@ impl ApprovalController {
         cancel: &CancellationToken,
         keep: Keep<'_>,
     ) -> ApprovalOutcome {
-        let Some(callback) = &self.callback else {
-            let note = no_terminal_message(&request.tool_name);
-            return decided(
-                ApprovalResponse::deny(request.request_id, Some(note)),
-                DecidedBy::Mode,
-            );
-        };
+        let given = self
+            .inbox
+            .as_ref()
+            .and_then(|inbox| inbox.answer(&request.tool_call_id));
         let tool = request.tool_name.clone();
         let args = request.args.clone();
         let request_id = request.request_id.clone();
-        let answer = tokio::select! {
-            answer = callback(request, cancel.clone()) => answer,
-            () = cancel.cancelled() => Err(CallbackError::Cancelled),
+        let answer = match (given, &self.callback) {
+            // Answered in the inbox while the call was parked: the user's answer.
+            (Some(answer), _) => Ok(answer),
+            (None, Some(callback)) => tokio::select! {
+                answer = callback(request, cancel.clone()) => answer,
+                () = cancel.cancelled() => Err(CallbackError::Cancelled),
+            },
+            (None, None) => {
+                let note = no_terminal_message(&tool);
+                return decided(
+                    ApprovalResponse::deny(request_id, Some(note)),
+                    DecidedBy::Mode,
+                );
+            }
         };
         match answer {
             Ok(mut response) => {
@@ -346,7 +432,7 @@ fn decided(response: ApprovalResponse, decided_by: DecidedBy) -> ApprovalOutcome
 #[cfg(test)]
 mod tests {
     use super::*;
-    use golem_protocol::{InvokedBy, Risk};
+    use golem_protocol::Risk;
     use serde_json::json;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -381,6 +467,7 @@ mod tests {
                 decided_by,
             } => (response, decided_by),
             ApprovalOutcome::Interrupted => panic!("interrupted"),
+            ApprovalOutcome::Deferred { inbox_id } => panic!("deferred as {inbox_id}"),
         }
     }
 
@@ -731,5 +818,132 @@ mod tests {
         assert!(!r.approved);
         assert_eq!(by, DecidedBy::Mode);
         assert_eq!(r.note.as_deref(), Some("the browser went away"));
+    }
+
+    /// An inbox in memory: parked requests, and answers by call id.
+    #[derive(Default)]
+    struct TestInbox {
+        parked: std::sync::Mutex<Vec<ApprovalRequest>>,
+        answers: std::sync::Mutex<std::collections::HashMap<String, ApprovalResponse>>,
+    }
+
+    impl ApprovalInbox for TestInbox {
+        fn park(&self, request: &ApprovalRequest) -> Result<u64, String> {
+            let mut parked = self.parked.lock().unwrap();
+            parked.push(request.clone());
+            Ok(parked.len() as u64 + 6)
+        }
+        fn answer(&self, tool_call_id: &str) -> Option<ApprovalResponse> {
+            self.answers.lock().unwrap().get(tool_call_id).cloned()
+        }
+    }
+
+    fn deferring(inbox: &Arc<TestInbox>, asked: Arc<AtomicUsize>) -> ApprovalController {
+        ApprovalController::new(ApprovalMode::Defer)
+            .with_inbox(inbox.clone())
+            .with_callback(answering(ApprovalResponse::approve("x"), asked))
+    }
+
+    #[tokio::test]
+    async fn defer_parks_a_call_instead_of_asking() {
+        let inbox = Arc::new(TestInbox::default());
+        let asked = Arc::new(AtomicUsize::new(0));
+        let outcome = deferring(&inbox, asked.clone())
+            .decide(
+                request("write_file", json!({"path": "a"})),
+                &CancellationToken::new(),
+            )
+            .await;
+        assert_eq!(outcome, ApprovalOutcome::Deferred { inbox_id: 7 });
+        assert_eq!(inbox.parked.lock().unwrap()[0].tool_call_id, "t1");
+        assert_eq!(asked.load(Ordering::SeqCst), 0, "nobody is asked");
+        // Only a person may approve: still parked, not approved by the mode.
+        let outcome = deferring(&inbox, asked.clone())
+            .decide_by_user(request("write_file", json!({})), &CancellationToken::new())
+            .await;
+        assert!(matches!(outcome, ApprovalOutcome::Deferred { .. }));
+    }
+
+    #[tokio::test]
+    async fn an_inbox_answer_is_the_user_s_and_its_memory_is_kept() {
+        let inbox = Arc::new(TestInbox::default());
+        let mut answer = ApprovalResponse::approve("from the inbox");
+        answer.remember = RememberScope::Session;
+        inbox.answers.lock().unwrap().insert("t1".into(), answer);
+        let asked = Arc::new(AtomicUsize::new(0));
+        let controller = deferring(&inbox, asked.clone());
+        let args = json!({"path": "a"});
+        let (r, by) = unwrap_decided(
+            controller
+                .decide(
+                    request("write_file", args.clone()),
+                    &CancellationToken::new(),
+                )
+                .await,
+        );
+        assert!(r.approved);
+        assert_eq!(by, DecidedBy::User);
+        assert_eq!(r.request_id, "a1", "the answer is about this request");
+        assert!(controller.memory().is_approved("write_file", &args));
+        assert!(inbox.parked.lock().unwrap().is_empty());
+        // In the interactive mode too (a parked session resumed at a terminal), without asking.
+        let interactive = ApprovalController::new(ApprovalMode::Interactive)
+            .with_inbox(inbox.clone())
+            .with_callback(answering(ApprovalResponse::deny("x", None), asked.clone()));
+        let (r, by) = unwrap_decided(
+            interactive
+                .decide(
+                    request("write_file", json!({"path": "b"})),
+                    &CancellationToken::new(),
+                )
+                .await,
+        );
+        assert!(r.approved);
+        assert_eq!(by, DecidedBy::User);
+        assert_eq!(asked.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test]
+    async fn defer_denies_what_cannot_wait() {
+        let inbox = Arc::new(TestInbox::default());
+        let asked = Arc::new(AtomicUsize::new(0));
+        let controller = deferring(&inbox, asked.clone());
+        let cancel = CancellationToken::new();
+        // A delegated worker's call: only the root's turn can continue later.
+        let mut delegated = request("write_file", json!({}));
+        delegated.worker = Some(golem_protocol::WorkerOrigin {
+            name: "helper".into(),
+            depth: 1,
+            id: "w1".into(),
+        });
+        let (r, by) = unwrap_decided(controller.decide(delegated, &cancel).await);
+        assert!(!r.approved);
+        assert_eq!(by, DecidedBy::Mode);
+        assert!(r.note.unwrap().contains("delegated worker"));
+        // What a jailed program changed is held only while its call runs.
+        let mut effects = request("run_code", json!({}));
+        effects.editable = false;
+        let scopes = [json!({"zone": "work"})];
+        let (r, _) = unwrap_decided(controller.decide_scoped(effects, &scopes, &cancel).await);
+        assert!(!r.approved);
+        assert!(r.note.unwrap().contains("discarded"));
+        assert!(inbox.parked.lock().unwrap().is_empty());
+        // A call the user invoked is asked: the user is there.
+        let mut manual = request("write_file", json!({}));
+        manual.invoked_by = InvokedBy::User;
+        let (r, _) = unwrap_decided(controller.decide(manual, &cancel).await);
+        assert!(r.approved);
+        assert_eq!(asked.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn defer_without_an_inbox_denies_saying_why() {
+        let (r, _) = unwrap_decided(
+            ApprovalController::new(ApprovalMode::Defer)
+                .decide(request("write_file", json!({})), &CancellationToken::new())
+                .await,
+        );
+        assert!(!r.approved);
+        assert!(r.note.unwrap().contains("no approval inbox"));
     }
 }

@@ -79,6 +79,10 @@ pub struct CallOutcome {
     pub executed_args: Option<Value>,
     /// Who decided at the gate, if the call reached it.
     pub decided_by: Option<DecidedBy>,
+    /// The call's number in the approval inbox when the `defer` mode parked it there: nobody
+    /// decided yet, it did not run and it has no result to send the model (`status` is
+    /// `interrupted` until it continues).
+    pub deferred: Option<u64>,
     /// From reaching the orchestrator to the end.
     pub duration: Duration,
 }

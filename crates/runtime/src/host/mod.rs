@@ -12,10 +12,14 @@
 //!
 //! In interactive approval mode every request goes out as `approvalRequired` and is answered
 //! by whichever attached front end answers first; when no attached front end can answer, the
-//! call is denied with the headless message (`no_terminal_message`).
+//! call is denied with the headless message (`no_terminal_message`). In the `defer` mode a call
+//! that would be asked is parked in the project's approval inbox instead, and the turn ends
+//! `waitingApproval`; an answer given there is taken when the session continues (a
+//! `continueTurn`, or the session resumed in another process).
 
 mod answers;
 mod notify;
+mod parking;
 mod serve;
 mod transcript;
 
@@ -42,13 +46,16 @@ use golem_sandbox::undo::UndoJournal;
 
 use crate::budget::BudgetLimits;
 use crate::config::ProgramConfig;
+use crate::inbox::{InboxStore, SessionInbox};
 use crate::launch::{LaunchError, SessionEnv, build_root};
 use crate::registry::WorkerRegistry;
 use crate::runner::WorkerRuntime;
 use crate::session::{SessionError, SessionMeta, SessionStore};
 use crate::tree::WorkerTree;
 use crate::worker::WorkerDefinition;
+use golem_protocol::BatchItemRef;
 use notify::ApprovalNotifier;
+use parking::ParkingInbox;
 use transcript::{HostObserver, TranscriptSlot, UsageCounts};
 
 /// Which worker a session runs.
@@ -92,6 +99,8 @@ pub struct HostOptions {
     /// More instructions for the root worker in this session only (a batch item's), sent
     /// after its own.
     pub instructions: Option<String>,
+    /// The batch item this session runs, named by the calls it parks in the inbox.
+    pub batch_item: Option<BatchItemRef>,
 }
 
 impl HostOptions {
@@ -109,6 +118,7 @@ impl HostOptions {
             keeps_history: false,
             budget: BudgetLimits::default(),
             instructions: None,
+            batch_item: None,
         }
     }
 }
@@ -186,6 +196,10 @@ pub struct SessionHost {
     worker_name: String,
     /// What a cut-off run left unsettled for undo, told once the session starts.
     undo_notice: Option<String>,
+    /// The session's view of the approval inbox.
+    inbox: Arc<SessionInbox>,
+    /// Runs the `notify:` command; the session waits for the ones run for parked calls.
+    notifier: Option<ApprovalNotifier>,
 }
 
 /// A front end's place at a session: the display events from the moment it attached, and a
@@ -346,13 +360,18 @@ impl SessionHost {
         let notifier = config.notify.clone().map(|settings| {
             ApprovalNotifier::new(settings, ui.clone(), options.jail_helper.clone())
         });
+        let inbox = SessionInbox::new(InboxStore::new(&config.root), options.batch_item.clone());
         let controller = ApprovalController::new(mode)
             .with_callback(attached_approval_callback(
                 ui.clone(),
                 answerers.clone(),
-                notifier,
+                notifier.clone(),
                 tree.clone(),
             ))
+            .with_inbox(Arc::new(ParkingInbox {
+                inbox: inbox.clone(),
+                notifier: notifier.clone(),
+            }))
             .with_rules(
                 crate::approvals_file::project_rules(&config.root)
                     .map_err(|e| HostError::Config(e.to_string()))?,
@@ -366,6 +385,7 @@ impl SessionHost {
             usage: usage.clone(),
             messages: messages.clone(),
             context: context.clone(),
+            inbox: inbox.clone(),
         });
         let store = SessionStore::new(&config.root);
         let redactor = SessionEnv::secrets_of(&config);
@@ -431,6 +451,7 @@ impl SessionHost {
             }
         };
         let session_id = writer.id().to_owned();
+        inbox.bind(&session_id, &definition.name);
         runtime.set_cache_key(&session_id);
         transcript.replace(writer);
         let undo_notice = bind_undo(&undo, &store, &session_id);
@@ -460,6 +481,8 @@ impl SessionHost {
             env,
             definition,
             undo_notice,
+            inbox,
+            notifier,
         })
     }
 
@@ -514,6 +537,12 @@ impl SessionHost {
     /// (the same data `listManualTools` sends).
     pub fn registry(&self) -> Arc<ToolRegistry> {
         self.runtime.registry().clone()
+    }
+
+    /// Whether calls of the last turn wait for an approval (a parked session, resumed):
+    /// `continueTurn` goes on from there.
+    pub fn is_waiting(&self) -> bool {
+        self.runtime.is_waiting()
     }
 
     /// The conversation so far (of a resumed session).

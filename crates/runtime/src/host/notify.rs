@@ -6,6 +6,9 @@
 //! helper binary), so that whatever it leaves running, daemons included, ends when it ends,
 //! when the notifier is dropped with the session, or when golem-forge dies; without a helper
 //! binary it runs alone, and what it leaves behind outlives the session (logged as a warning).
+//! A call parked in the approval inbox (the `defer` mode) has nobody waiting at a terminal: the
+//! command runs at once for it, with the entry's number in `GOLEM_FORGE_INBOX_ID`, and the
+//! session waits for it (at most [`PARKED_WAIT`]) before it ends.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -14,6 +17,7 @@ use std::time::Duration;
 
 use golem_core::ui::RuntimeUI;
 use golem_protocol::{ApprovalRequest, DisplayEvent, Risk, StatusLevel};
+use tokio::task::JoinHandle;
 
 use crate::config::NotifySettings;
 
@@ -26,7 +30,12 @@ pub(crate) struct ApprovalNotifier {
     reaper: Option<PathBuf>,
     /// The reapers of the commands still running, asked to stop when the last clone goes.
     running: Arc<Running>,
+    /// The commands run for parked calls, which the session waits for before it ends.
+    parked: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
+
+/// How long a session that ends waits for the notify commands of its parked calls.
+pub(crate) const PARKED_WAIT: Duration = Duration::from_secs(10);
 
 /// The reapers of running notify commands, by a number of their own.
 #[derive(Default)]
@@ -75,27 +84,50 @@ impl ApprovalNotifier {
             ui,
             reaper,
             running: Arc::default(),
+            parked: Arc::default(),
+        }
+    }
+
+    /// Runs the command at once for `request`, parked in the inbox as entry `inbox_id`.
+    pub(crate) fn parked(&self, request: &ApprovalRequest, inbox_id: u64) {
+        let mut env = command_env(request);
+        env.push(("GOLEM_FORGE_INBOX_ID", inbox_id.to_string()));
+        let run = self.run(env, Duration::ZERO, true);
+        self.parked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(tokio::spawn(run));
+    }
+
+    /// Waits (at most [`PARKED_WAIT`] in all) for the commands run for parked calls.
+    pub(crate) async fn finish_parked(&self) {
+        let handles: Vec<JoinHandle<()>> =
+            std::mem::take(&mut *self.parked.lock().unwrap_or_else(PoisonError::into_inner));
+        let all = futures::future::join_all(handles);
+        if tokio::time::timeout(PARKED_WAIT, all).await.is_err() {
+            tracing::warn!("a notify command for a parked approval is still running");
         }
     }
 
     /// Starts the clock for `request`; keep the result until the request is answered.
     pub(crate) fn watch(&self, request: &ApprovalRequest) -> PendingNudge {
         let wait = Duration::from_secs(self.settings.after_seconds);
+        PendingNudge(tokio::spawn(self.run(command_env(request), wait, false)))
+    }
+
+    /// After `wait`, runs the command with `env`; with `to_end`, until it ends (else it is
+    /// reaped in the background).
+    fn run(
+        &self,
+        env: Vec<(&'static str, String)>,
+        wait: Duration,
+        to_end: bool,
+    ) -> impl Future<Output = ()> + Send + 'static {
         let command = self.settings.command.clone();
         let ui = self.ui.clone();
         let reaper = self.reaper.clone();
         let running = Arc::downgrade(&self.running);
-        let risk = match request.risk {
-            Risk::Low => "low",
-            Risk::Medium => "medium",
-            Risk::High => "high",
-        };
-        let env = [
-            ("GOLEM_FORGE_TOOL", request.tool_name.clone()),
-            ("GOLEM_FORGE_DESCRIPTION", request.description.clone()),
-            ("GOLEM_FORGE_RISK", risk.to_owned()),
-        ];
-        PendingNudge(tokio::spawn(async move {
+        async move {
             tokio::time::sleep(wait).await;
             let Some((program, args)) = command.split_first() else {
                 return;
@@ -118,20 +150,39 @@ impl ApprovalNotifier {
                         }
                         _ => None,
                     };
-                    tokio::spawn(async move {
+                    let reaped = async move {
                         let _ = child.wait().await;
                         if let (Some(number), Some(running)) = (kept, running.upgrade()) {
                             running.forget(number);
                         }
-                    });
+                    };
+                    if to_end {
+                        reaped.await;
+                    } else {
+                        tokio::spawn(reaped);
+                    }
                 }
                 Err(e) => ui.emit(DisplayEvent::Status {
                     level: StatusLevel::Warning,
                     message: format!("the notify command `{program}` could not start: {e}"),
                 }),
             }
-        }))
+        }
     }
+}
+
+/// What the command is told of `request`, in its environment.
+fn command_env(request: &ApprovalRequest) -> Vec<(&'static str, String)> {
+    let risk = match request.risk {
+        Risk::Low => "low",
+        Risk::Medium => "medium",
+        Risk::High => "high",
+    };
+    vec![
+        ("GOLEM_FORGE_TOOL", request.tool_name.clone()),
+        ("GOLEM_FORGE_DESCRIPTION", request.description.clone()),
+        ("GOLEM_FORGE_RISK", risk.to_owned()),
+    ]
 }
 
 /// The command that runs `program` with `args`: under the reaper of `reaper` (found on our

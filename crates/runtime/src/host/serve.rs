@@ -22,6 +22,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::transcript::{TranscriptSlot, close_writer, record};
 use super::{SessionHost, SharedState, answers, ending};
+use crate::inbox::SessionInbox;
 use crate::launch::SessionEnv;
 use crate::runner::{RunStatus, WorkerRuntime};
 use crate::session::{SessionMeta, SessionStore, TranscriptEntry};
@@ -37,6 +38,8 @@ pub(crate) struct TurnRecord {
 /// Work for the worker, in order.
 enum Job {
     Turn(String),
+    /// Continue the turn left waiting for an approval.
+    Continue,
     Manual {
         id: Option<String>,
         tool: String,
@@ -73,6 +76,7 @@ struct Worker {
     env: Arc<SessionEnv>,
     definition: Arc<WorkerDefinition>,
     last: watch::Sender<Option<TurnRecord>>,
+    inbox: Arc<SessionInbox>,
 }
 
 /// Runs the session until it ends.
@@ -91,6 +95,8 @@ pub(crate) async fn serve(host: SessionHost) {
         definition,
         worker_name: _,
         undo_notice: _,
+        inbox,
+        notifier,
     } = host;
     let recorder = tokio::spawn(record(recorder, transcript.clone()));
     let (jobs, queue) = mpsc::unbounded_channel();
@@ -109,6 +115,7 @@ pub(crate) async fn serve(host: SessionHost) {
             env,
             definition: definition.clone(),
             last,
+            inbox,
         }
         .work(queue),
     );
@@ -142,6 +149,9 @@ pub(crate) async fn serve(host: SessionHost) {
         tracing::error!(error = %e, "the transcript recorder stopped unexpectedly");
     }
     transcript.close(reason, message);
+    if let Some(notifier) = notifier {
+        notifier.finish_parked().await;
+    }
 }
 
 /// Takes actions until `endSession`; returns its reason (`None`: the last turn decides).
@@ -167,6 +177,7 @@ async fn dispatch(
                 return reason;
             }
             ActionEvent::UserInput { content, .. } => Some(Job::Turn(content)),
+            ActionEvent::ContinueTurn {} => Some(Job::Continue),
             ActionEvent::ManualToolInvoke {
                 request_id,
                 tool_name,
@@ -232,7 +243,8 @@ impl Worker {
             // The job's last event goes out once the worker is idle again, so that a
             // `getStatus` sent on seeing it finds the session as the job left it.
             let last = match job {
-                Job::Turn(input) => Some(self.turn(&input).await),
+                Job::Turn(input) => Some(self.turn(Some(&input)).await),
+                Job::Continue => Some(self.turn(None).await),
                 Job::Manual { id, tool, args } => {
                     let id = id.unwrap_or_else(|| self.ui.bus().next_request_id("user"));
                     self.runtime.invoke_manual_as(id, &tool, args).await;
@@ -273,17 +285,20 @@ impl Worker {
         }
     }
 
-    async fn turn(&mut self, input: &str) -> DisplayEvent {
+    /// A turn on `input`, or (`None`) the turn left waiting for an approval, continued.
+    async fn turn(&mut self, input: Option<&str>) -> DisplayEvent {
         self.interrupt.reset();
         // Every front end sees what was asked, whichever one sent it (a second browser tab, a
         // tab that reloads later).
-        self.ui.emit(DisplayEvent::Message {
-            message: ChatMessage {
-                role: Role::User,
-                content: input.to_owned(),
-            },
-            worker: None,
-        });
+        if let Some(input) = input {
+            self.ui.emit(DisplayEvent::Message {
+                message: ChatMessage {
+                    role: Role::User,
+                    content: input.to_owned(),
+                },
+                worker: None,
+            });
+        }
         self.shared
             .usage
             .lock()
@@ -293,7 +308,10 @@ impl Worker {
         if let Some(journal) = &self.env.undo {
             journal.begin_turn(turn);
         }
-        let outcome = self.runtime.run(input).await;
+        let outcome = match input {
+            Some(input) => self.runtime.run(input).await,
+            None => self.runtime.continue_turn().await,
+        };
         if let Some(journal) = &self.env.undo {
             journal.sync();
         }
@@ -323,6 +341,12 @@ impl Worker {
                 SessionEndReason::BudgetExceeded,
                 None,
                 Some(exceeded.to_string()),
+            ),
+            RunStatus::WaitingApproval(ids) => (
+                TurnStatus::WaitingApproval,
+                SessionEndReason::WaitingApproval,
+                None,
+                Some(waiting_message(&ids)),
             ),
         };
         self.last.send_replace(Some(TurnRecord {
@@ -410,6 +434,7 @@ impl Worker {
             tracing::warn!(%err, "the new session's undo journal cannot be opened");
         }
         self.runtime.controller().memory().clear();
+        self.inbox.bind(&id, &self.definition.name);
         self.env.tree.reset();
         self.shared.messages.store(0, Ordering::Relaxed);
         self.shared.forget_context();
@@ -462,6 +487,17 @@ impl Worker {
         });
         answer(request_id, SessionAction::Undo, result)
     }
+}
+
+/// What a turn that ended waiting for approvals says: which inbox entries, and how to answer.
+fn waiting_message(ids: &[u64]) -> String {
+    let numbers: Vec<String> = ids.iter().map(u64::to_string).collect();
+    format!(
+        "waiting for approval in the inbox ({} {}): answer with `golem-forge inbox approve N` \
+         or `deny N`",
+        if ids.len() == 1 { "entry" } else { "entries" },
+        numbers.join(", ")
+    )
 }
 
 /// The `actionResult` answering a session action.

@@ -13,6 +13,7 @@ use golem_protocol::{
     ChatMessage, CompactionReason, ContextFill, DisplayEvent, Role, SessionEndReason, TokenUsage,
 };
 
+use crate::inbox::SessionInbox;
 use crate::runner::RunObserver;
 use crate::session::{SessionWriter, TranscriptEntry};
 
@@ -101,6 +102,8 @@ pub(crate) struct HostObserver {
     pub messages: Arc<std::sync::atomic::AtomicU64>,
     /// How full the root worker's context is (for `sessionStatus`).
     pub context: Arc<Mutex<Option<ContextFill>>>,
+    /// Where a settled call's inbox entry, if it had one, is removed.
+    pub inbox: Arc<SessionInbox>,
 }
 
 impl RunObserver for HostObserver {
@@ -118,6 +121,7 @@ impl RunObserver for HostObserver {
     }
     fn tool_call(&self, outcome: &CallOutcome) {
         self.transcript.append(&outcome.into());
+        self.inbox.settled(&outcome.tool_call_id);
     }
     fn usage(&self, usage: &TokenUsage, cost: Option<f64>) {
         let mut counts = self.usage.lock().unwrap_or_else(PoisonError::into_inner);

@@ -65,6 +65,9 @@ pub enum RunStatus {
     Interrupted,
     /// A budget ran out: this worker's, or a caller's (which then stops too).
     BudgetExceeded(BudgetExceeded),
+    /// Calls wait in the approval inbox (approval mode `defer`), under these numbers; the turn
+    /// goes on with [`WorkerRuntime::continue_turn`] once they are answered.
+    WaitingApproval(Vec<u64>),
 }
 
 /// The result of one run.
@@ -277,29 +280,72 @@ impl WorkerRuntime {
         })
     }
 
-    /// Runs the worker on `input` until it answers, fails or is interrupted.
+    /// Runs the worker on `input` until it answers, fails or is interrupted. Calls an
+    /// earlier turn left waiting for an approval are settled first; if one still waits, the
+    /// input is not taken and the run ends waiting again.
     pub async fn run(&mut self, input: &str) -> RunOutcome {
-        let parts = &self.parts;
-        let node = self.start_node();
-        if let Some(observer) = self.root_observer() {
-            observer.input(input);
+        self.run_turn(Some(input)).await
+    }
+
+    /// Continues the turn that ended waiting for an approval
+    /// ([`RunStatus::WaitingApproval`], or a resumed session that was parked): its waiting
+    /// calls go through the gate again (an inbox answer is taken as the user's), then the model
+    /// goes on without new input. A failure when nothing waits.
+    pub async fn continue_turn(&mut self) -> RunOutcome {
+        if self.pending.is_none() {
+            return RunOutcome {
+                status: RunStatus::Failed(format!(
+                    "nothing to continue: no call of {} waits for an approval",
+                    self.parts.worker_name
+                )),
+                response: String::new(),
+                usage: TokenUsage::default(),
+                turns: 0,
+                output: None,
+            };
         }
-        let mut messages = if parts.keeps_history {
+        self.run_turn(None).await
+    }
+
+    /// Whether calls of the last turn wait for an approval.
+    pub fn is_waiting(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    async fn run_turn(&mut self, input: Option<&str>) -> RunOutcome {
+        let node = self.start_node();
+        let mut messages = if self.parts.keeps_history {
             self.history.clone()
         } else {
             Vec::new()
         };
+        let mut parked = None;
         if let Some(pending) = self.pending.take() {
-            let results = self.settle_pending(pending, &node).await;
-            self.record(&mut messages, Message::Tool { results });
+            match self.settle_pending(pending, &node).await {
+                Ok(results) => self.record(&mut messages, Message::Tool { results }),
+                Err((still, ids)) => {
+                    self.pending = Some(still);
+                    let outcome = waiting(ids, TokenUsage::default(), 0);
+                    node.finish(false, Some("waiting for an approval".to_owned()));
+                    return outcome;
+                }
+            }
         }
-        self.record(&mut messages, Message::user(input));
+        if let Some(input) = input {
+            if let Some(observer) = self.root_observer() {
+                observer.input(input);
+            }
+            self.record(&mut messages, Message::user(input));
+        }
         let mut context = if self.parts.keeps_history {
             std::mem::take(&mut self.context)
         } else {
             ContextState::default()
         };
-        let outcome = self.run_loop(&mut messages, &mut context, &node).await;
+        let outcome = self
+            .run_loop(&mut messages, &mut context, &node, &mut parked)
+            .await;
+        self.pending = parked;
         if self.parts.keeps_history {
             self.history = messages;
             self.context = context;
@@ -309,16 +355,20 @@ impl WorkerRuntime {
             RunStatus::Failed(message) => (false, Some(message.clone())),
             RunStatus::Interrupted => (false, Some("interrupted".to_owned())),
             RunStatus::BudgetExceeded(exceeded) => (false, Some(exceeded.to_string())),
+            RunStatus::WaitingApproval(_) => (false, Some("waiting for an approval".to_owned())),
         };
         node.finish(success, error);
         outcome
     }
 
+    /// The model-and-tools loop. Calls parked in the approval inbox end it: they are left in
+    /// `parked` (with the results of the other calls of the same message), for the next run.
     async fn run_loop(
         &self,
         messages: &mut Vec<Message>,
         context: &mut ContextState,
         node: &WorkerNode,
+        parked: &mut Option<PendingCalls>,
     ) -> RunOutcome {
         let parts = &self.parts;
         let tools = parts.orchestrator.registry().llm_definitions();
@@ -524,23 +574,22 @@ impl WorkerRuntime {
                     output: None,
                 };
             }
-            let mut results = Vec::with_capacity(calls.len());
-            for call in &calls {
-                node.set_tool(Some(&call.name));
-                let outcome = parts
-                    .orchestrator
-                    .call(crate::model_calls::tool_call(call), &cancel)
-                    .await;
-                node.set_tool(None);
-                if let Some(observer) = &parts.observer {
-                    observer.tool_call(&outcome);
-                }
-                // Through the gate (decided, whatever the decision) or run: there is work to
-                // summarise if the run is interrupted.
-                tools_ran |= outcome.decided_by.is_some() || outcome.executed_args.is_some();
-                results.push(result_message(&outcome));
+            let (results, waiting_calls) = self.run_calls(&calls, node).await;
+            tools_ran |= results.ran;
+            if !waiting_calls.calls.is_empty() {
+                let ids = waiting_calls.inbox_ids.clone();
+                *parked = Some(PendingCalls {
+                    calls: waiting_calls.calls,
+                    settled: results.results,
+                });
+                return waiting(ids, usage, turns);
             }
-            self.record(messages, Message::Tool { results });
+            self.record(
+                messages,
+                Message::Tool {
+                    results: results.results,
+                },
+            );
             if cancel.is_cancelled() {
                 return self
                     .stopped(messages, context, usage, turns, tools_ran, node)
@@ -562,30 +611,78 @@ impl WorkerRuntime {
     }
 }
 
+/// The results of a message's calls that were settled, in order.
+struct SettledCalls {
+    results: Vec<ToolResultMessage>,
+    /// Whether a call got past the gate (decided, whatever the decision) or ran: there is work
+    /// to summarise if the run is interrupted.
+    ran: bool,
+}
+
+/// Calls parked in the approval inbox, and their numbers there.
+#[derive(Default)]
+struct ParkedCalls {
+    calls: Vec<ModelToolCall>,
+    inbox_ids: Vec<u64>,
+}
+
 impl WorkerRuntime {
-    /// Runs the calls a resumed session left waiting, after the ones settled before the kill,
-    /// and returns every result of that turn in the order of its calls.
-    async fn settle_pending(
+    /// Runs `calls` through the gate one after another; the ones parked in the approval inbox
+    /// are set apart (not recorded: they have no result yet).
+    async fn run_calls(
         &self,
-        pending: PendingCalls,
+        calls: &[ModelToolCall],
         node: &WorkerNode,
-    ) -> Vec<ToolResultMessage> {
+    ) -> (SettledCalls, ParkedCalls) {
         let parts = &self.parts;
         let cancel = node.stop_token();
-        let mut results = pending.settled;
-        for call in &pending.calls {
+        let mut settled = SettledCalls {
+            results: Vec::with_capacity(calls.len()),
+            ran: false,
+        };
+        let mut parked = ParkedCalls::default();
+        for call in calls {
             node.set_tool(Some(&call.name));
             let outcome = parts
                 .orchestrator
                 .call(crate::model_calls::tool_call(call), &cancel)
                 .await;
             node.set_tool(None);
+            if let Some(inbox_id) = outcome.deferred {
+                parked.calls.push(call.clone());
+                parked.inbox_ids.push(inbox_id);
+                continue;
+            }
             if let Some(observer) = &parts.observer {
                 observer.tool_call(&outcome);
             }
-            results.push(result_message(&outcome));
+            settled.ran |= outcome.decided_by.is_some() || outcome.executed_args.is_some();
+            settled.results.push(result_message(&outcome));
         }
-        results
+        (settled, parked)
+    }
+
+    /// Runs the calls an earlier turn (or a killed or parked session) left waiting, after the
+    /// ones settled before, and returns every result of that turn in the order of its calls;
+    /// or, when some are parked again, what still waits and their inbox numbers.
+    async fn settle_pending(
+        &self,
+        pending: PendingCalls,
+        node: &WorkerNode,
+    ) -> Result<Vec<ToolResultMessage>, (PendingCalls, Vec<u64>)> {
+        let (results, parked) = self.run_calls(&pending.calls, node).await;
+        let mut settled = pending.settled;
+        settled.extend(results.results);
+        if parked.calls.is_empty() {
+            return Ok(settled);
+        }
+        Err((
+            PendingCalls {
+                calls: parked.calls,
+                settled,
+            },
+            parked.inbox_ids,
+        ))
     }
 }
 
@@ -643,6 +740,17 @@ fn final_call_results(
             }
         })
         .collect()
+}
+
+/// The outcome of a run that waits for approvals in the inbox (numbers `ids`).
+fn waiting(ids: Vec<u64>, usage: TokenUsage, turns: u32) -> RunOutcome {
+    RunOutcome {
+        status: RunStatus::WaitingApproval(ids),
+        response: String::new(),
+        usage,
+        turns,
+        output: None,
+    }
 }
 
 /// The outcome of a run stopped by a budget.

@@ -83,6 +83,41 @@ pub fn now_rfc3339() -> String {
     UtcTime::now().rfc3339()
 }
 
+/// Seconds since `rfc3339` (as [`now_rfc3339`] writes it, `2026-11-22T02:45:12.345Z`), for
+/// showing an age; `None` when it is not such a time or lies in the future.
+pub fn seconds_since(rfc3339: &str) -> Option<u64> {
+    let then = unix_seconds(rfc3339)?;
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?.as_secs();
+    now.checked_sub(u64::try_from(then).ok()?)
+}
+
+/// The Unix time of a `YYYY-MM-DDTHH:MM:SS[.fff]Z` text.
+fn unix_seconds(text: &str) -> Option<i64> {
+    let text = text.strip_suffix('Z')?;
+    let (date, time) = text.split_once('T')?;
+    let mut date = date.splitn(3, '-').map(str::parse::<i64>);
+    let (year, month, day) = (date.next()?.ok()?, date.next()?.ok()?, date.next()?.ok()?);
+    let time = time.split('.').next()?;
+    let mut time = time.splitn(3, ':').map(str::parse::<i64>);
+    let (hour, minute, second) = (time.next()?.ok()?, time.next()?.ok()?, time.next()?.ok()?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
+        return None;
+    }
+    Some(days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`,
+/// the inverse of [`civil_from_days`]).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400; // [0, 399]
+    let mp = if month > 2 { month - 3 } else { month + 9 }; // [0, 11]
+    let doy = (153 * mp + 2) / 5 + day - 1; // [0, 365]
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy; // [0, 146096]
+    era * 146_097 + doe - 719_468
+}
+
 /// Year, month (1-12) and day (1-31) of a day count since 1970-01-01 (Howard Hinnant's
 /// `civil_from_days`, valid for the proleptic Gregorian calendar).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
@@ -101,7 +136,18 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::UtcTime;
+    use super::{UtcTime, now_rfc3339, seconds_since, unix_seconds};
+
+    #[test]
+    fn reads_back_what_it_writes() {
+        for secs in [0_i64, 951_782_400, 1_795_000_000, 4_102_444_799] {
+            let text = UtcTime::from_unix(secs).rfc3339();
+            assert_eq!(unix_seconds(&text), Some(secs), "{text}");
+        }
+        assert_eq!(unix_seconds("2026-13-01T00:00:00Z"), None);
+        assert_eq!(unix_seconds("yesterday"), None);
+        assert!(seconds_since(&now_rfc3339()).is_some_and(|s| s < 5));
+    }
 
     #[test]
     fn formats_known_instants() {

@@ -244,6 +244,8 @@ pub enum SessionStatus {
     Interrupted,
     /// The root worker's budget ran out.
     BudgetExceeded,
+    /// A call waits for an approval in the inbox; resuming continues it.
+    WaitingApproval,
     /// No end was recorded: the process was killed, or it is still running.
     Unfinished,
 }
@@ -256,6 +258,7 @@ impl SessionStatus {
             SessionStatus::Failed => "failed",
             SessionStatus::Interrupted => "interrupted",
             SessionStatus::BudgetExceeded => "budget exceeded",
+            SessionStatus::WaitingApproval => "waiting for approval",
             SessionStatus::Unfinished => "unfinished",
         }
     }
@@ -274,6 +277,7 @@ impl From<SessionEndReason> for SessionStatus {
             SessionEndReason::Failed => SessionStatus::Failed,
             SessionEndReason::Interrupted => SessionStatus::Interrupted,
             SessionEndReason::BudgetExceeded => SessionStatus::BudgetExceeded,
+            SessionEndReason::WaitingApproval => SessionStatus::WaitingApproval,
         }
     }
 }

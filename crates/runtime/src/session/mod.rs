@@ -20,7 +20,7 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
-pub use clock::{now_rfc3339, time_sortable_id};
+pub use clock::{now_rfc3339, seconds_since, time_sortable_id};
 pub use entry::{ForkedFrom, SessionMeta, SessionStatus, ToolCallRecord, TranscriptEntry};
 pub use error::SessionError;
 pub use resume::{PendingCalls, ResumePoint};

@@ -4,7 +4,9 @@
 //! marked interrupted: the history stops at the assistant message that made them, the calls
 //! settled before the kill keep their recorded results, and the rest run through the gate
 //! again before the new input. A call that was already running when the process died is never
-//! re-run (it may have done part of its work); it is marked interrupted as before.
+//! re-run (it may have done part of its work); it is marked interrupted as before. A session
+//! that ended parked (approval mode `defer`) resumes the same way: its parked calls are the
+//! ones waiting at the gate.
 
 use std::collections::HashSet;
 
@@ -121,11 +123,12 @@ impl Transcript {
 
 static EMPTY: Vec<ModelToolCall> = Vec::new();
 
-/// The call an `approvalRequired` event asks about.
+/// The call an `approvalRequired` event asks about, or an `approvalDeferred` event parked.
 fn asked_call(entry: &TranscriptEntry) -> Option<&str> {
     match entry {
         TranscriptEntry::Event {
-            event: DisplayEvent::ApprovalRequired(request),
+            event:
+                DisplayEvent::ApprovalRequired(request) | DisplayEvent::ApprovalDeferred { request, .. },
         } if request.worker.is_none() => Some(&request.tool_call_id),
         _ => None,
     }

@@ -67,6 +67,7 @@ fn edited_call() -> CallOutcome {
         approved_args: Some(json!({"path": "/out/a.txt", "content": "final"})),
         executed_args: Some(json!({"path": "/out/a.txt", "content": "final"})),
         decided_by: Some(DecidedBy::User),
+        deferred: None,
         duration: Duration::from_millis(12),
     }
 }

@@ -46,6 +46,8 @@ export function SessionMenu({ store, send, ui }) {
           title="The model forgets the conversation; remembered approvals are kept">Clear history</button>
         <button type="button" class="btn" data-testid="compact" onClick=${() => act('compact')}
           title="The model summarises the conversation before its last turns, to free context">Compact</button>
+        <button type="button" class="btn" onClick=${() => act('continueTurn')}
+          title="Go on with a turn that waits for an approval given in the inbox">Continue</button>
         <button type="button" class="btn" data-testid="undo-turn" onClick=${() => act('undo')}
           title="Put back the files the last turn changed; files edited elsewhere since are not overwritten">Undo last turn</button>
       </div>

@@ -203,6 +203,9 @@ export class Store {
         this.tool(ev.toolCallId, ev.toolName, patch);
         break;
       }
+      case 'approvalDeferred':
+        this.notice('warning', `${ev.request?.toolName} waits in the inbox (${ev.inboxId})`);
+        break;
       case 'inputRequired':
         s.inputRequired = {
           requestId: ev.requestId, prompt: String(ev.prompt ?? ''), source: ev.source ? String(ev.source) : null,
@@ -270,6 +273,7 @@ export class Store {
         if (ev.status === 'failed') this.notice('error', 'The turn failed: ' + (ev.error || 'unknown error'));
         else if (ev.status === 'budgetExceeded') this.notice('error', 'Budget exceeded: ' + (ev.error || ''));
         else if (ev.status === 'interrupted') this.notice('warning', 'Interrupted.');
+        else if (ev.status === 'waitingApproval') this.notice('warning', ev.error);
         break;
       }
       case 'actionResult': {

@@ -128,11 +128,11 @@ pub fn cmd_batch(args: BatchArgs) -> Result<ExitCode, CommandError> {
                 "results" => results(&batch),
                 _ => {
                     let items = batch.items().map_err(batch_error)?;
-                    run(&args, batch, &items)
+                    run(&args, batch, &items, &root)
                 }
             }
         }
-        worker => start(&args, worker, &cwd, &store),
+        worker => start(&args, worker, &cwd, &root, &store),
     }
 }
 
@@ -145,6 +145,7 @@ fn start(
     args: &BatchArgs,
     worker: &str,
     cwd: &Path,
+    root: &Path,
     store: &BatchStore,
 ) -> Result<ExitCode, CommandError> {
     if args.id.is_some() {
@@ -176,7 +177,7 @@ fn start(
         }
         None => store.create(meta, &items).map_err(batch_error)?,
     };
-    run(args, batch, &items)
+    run(args, batch, &items, root)
 }
 
 /// The items of the JSONL file `input`; every bad line is reported.
@@ -235,9 +236,14 @@ fn items_of_glob(
     })
 }
 
-/// Runs what `batch` has left: items without a result, interrupted ones, and failed ones with
-/// `--retry-failed`.
-fn run(args: &BatchArgs, batch: Batch, items: &[BatchItem]) -> Result<ExitCode, CommandError> {
+/// Runs what `batch` has left: items without a result, interrupted ones, failed ones with
+/// `--retry-failed`, and parked ones (waiting for an approval), which continue their session.
+fn run(
+    args: &BatchArgs,
+    batch: Batch,
+    items: &[BatchItem],
+    root: &Path,
+) -> Result<ExitCode, CommandError> {
     let _lock = batch.lock().map_err(batch_error)?;
     let latest = batch.latest().map_err(batch_error)?;
     let todo: Vec<(BatchItem, u32)> = items
@@ -270,6 +276,11 @@ fn run(args: &BatchArgs, batch: Batch, items: &[BatchItem]) -> Result<ExitCode, 
         Some(path) => Some(golem_batch::store::ResultWriter::open(path).map_err(batch_error)?),
         None => None,
     };
+    let parked = latest
+        .values()
+        .filter(|result| result.status == ItemStatus::WaitingApproval)
+        .filter_map(|result| Some((result.id.clone(), result.session.clone()?)))
+        .collect();
     let settings = BatchSettings {
         session: HostOptions {
             model: args.model.clone(),
@@ -280,6 +291,9 @@ fn run(args: &BatchArgs, batch: Batch, items: &[BatchItem]) -> Result<ExitCode, 
             ..HostOptions::new(HostWorker::File(batch.meta.worker.clone()))
         },
         worker: batch.meta.worker.clone(),
+        program_root: root.to_owned(),
+        batch_id: batch.id.clone(),
+        parked,
         concurrency: usize::from(args.concurrency),
         retry: args.retry,
         budget: BatchBudget {

@@ -13,7 +13,9 @@ use crate::session::{SessionChoice, open_host};
 /// Continue a recorded session with more input
 ///
 /// The session's worker runs again with the conversation so far; input comes from --input,
-/// then --file, then the words after ID, then stdin.
+/// then --file, then the words after ID, then stdin. A session parked waiting for an approval
+/// (approval mode defer) continues its parked turn when no input is given: the call answered
+/// with `golem-forge inbox` runs, then the worker goes on.
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
     /// The session id, or enough of its start to name one session
@@ -28,10 +30,13 @@ pub struct ResumeArgs {
 
 /// Runs `golem-forge sessions resume` for the session `id`.
 pub fn cmd_resume(args: ResumeArgs, id: &str) -> Result<ExitCode, CommandError> {
-    let input = args.run.read()?;
     block_on(async {
         let choice = SessionChoice::Resume(id);
         let host = open_host(choice, &args.options, args.run.max_iterations, true)?;
-        run_turn(host, &input, &args.run, args.options.trace).await
+        let input = match host.is_waiting() && !args.run.given() {
+            true => None,
+            false => Some(args.run.read()?),
+        };
+        run_turn(host, input.as_deref(), &args.run, args.options.trace).await
     })?
 }

@@ -1,0 +1,395 @@
+//! `golem-forge inbox`: the approvals that wait. A call that would ask is parked there by the
+//! `defer` approval mode (`run`, `batch`, `mcp`, or `approval.mode: defer`); this command lists
+//! the project's parked calls, shows one with its preview, and answers it. The session takes
+//! the answer when it continues: at once with `--resume`, or later with `sessions resume ID`
+//! (no input) or `batch resume ID` for a batch item. Storage is `golem_runtime::inbox`'s.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand, ValueEnum};
+use golem_batch::{BatchSettings, BatchStore, run_items};
+use golem_core::approval::ApprovalMode;
+use golem_protocol::{InboxEntry, RememberScope, Risk, to_jsonl_line};
+use golem_runtime::host::{HostOptions, HostWorker};
+use golem_runtime::inbox::InboxStore;
+use golem_runtime::session::seconds_since;
+use tokio_util::sync::CancellationToken;
+
+use super::common::{ApprovalArg, WorkerOptions};
+use super::run::{RunInput, block_on, run_turn};
+use super::write_stdout;
+use crate::cli_error::CommandError;
+use crate::frontend::approval::render_request_body;
+use crate::frontend::clean::clean_text;
+use crate::frontend::screen::Screen;
+use crate::session::{SessionChoice, open_host};
+
+/// The approvals that wait: list, show and answer calls parked by the defer approval mode
+///
+/// With `--approval defer` (or `approval.mode: defer` in the program config) a call that needs
+/// consent parks its session instead of being asked or denied; it waits here. `inbox` lists
+/// them, `inbox show N` shows one with its preview, `inbox approve N` and `inbox deny N` answer
+/// it. The session takes the answer when it continues: with `--resume` at once, else with
+/// `golem-forge sessions resume ID` (no input) or, for a batch item, `golem-forge batch resume
+/// BATCH`. The answered call runs once.
+#[derive(Debug, Args)]
+pub struct InboxArgs {
+    #[command(subcommand)]
+    action: Option<InboxAction>,
+
+    /// Print the entries as JSON lines
+    #[arg(long)]
+    json: bool,
+}
+
+/// What to do with the inbox.
+#[derive(Debug, Subcommand)]
+enum InboxAction {
+    /// List what waits (the default)
+    List {
+        /// Print the entries as JSON lines
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show entry N: the call, its arguments and what it would change
+    Show {
+        /// The entry's number
+        n: u64,
+        /// Print the entry as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve entry N
+    Approve {
+        /// The entry's number
+        n: u64,
+        /// Also approve identical calls for the rest of the session, or matching calls in the
+        /// project from now on (a rule in .golem-forge/approvals.yaml)
+        #[arg(long, value_enum, value_name = "SCOPE")]
+        remember: Option<RememberArg>,
+        #[command(flatten)]
+        resume: ResumeArgs,
+    },
+    /// Deny entry N; the model is told, with the note if given
+    Deny {
+        /// The entry's number
+        n: u64,
+        /// What the model is told (why, what to do instead)
+        #[arg(long, value_name = "TEXT")]
+        note: Option<String>,
+        #[command(flatten)]
+        resume: ResumeArgs,
+    },
+}
+
+/// How far an approval given in the inbox reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum RememberArg {
+    /// Identical calls, for the rest of the session
+    Session,
+    /// Matching calls in this project, from now on
+    Project,
+}
+
+/// Continuing the session at once.
+#[derive(Debug, Args)]
+struct ResumeArgs {
+    /// Continue the parked session now (a batch item's result goes to its batch)
+    #[arg(long)]
+    resume: bool,
+
+    /// With --resume: how further calls that need consent are decided [default: defer, so a
+    /// second one waits in the inbox too]
+    #[arg(long, value_enum, requires = "resume")]
+    approval: Option<ApprovalArg>,
+
+    /// With --resume: how much progress to show on stderr
+    #[arg(long, value_enum, requires = "resume", default_value = "summary")]
+    trace: super::common::TraceLevel,
+}
+
+/// Runs `golem-forge inbox`.
+pub fn cmd_inbox(args: InboxArgs) -> Result<ExitCode, CommandError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| CommandError::usage(format!("cannot read the current directory: {e}")))?;
+    let root = golem_runtime::config::program_root(&cwd);
+    let store = InboxStore::new(&root);
+    let inbox_error = |e: golem_runtime::inbox::InboxError| CommandError::usage(e.to_string());
+    match args.action.unwrap_or(InboxAction::List { json: args.json }) {
+        InboxAction::List { json } => {
+            let entries = store.list().map_err(inbox_error)?;
+            let text = if json || args.json {
+                json_lines(&entries)?
+            } else {
+                render_list(&entries)
+            };
+            print(&text)
+        }
+        InboxAction::Show { n, json } => {
+            let entry = store.get(n).map_err(inbox_error)?;
+            let text = if json || args.json {
+                json_lines(std::slice::from_ref(&entry))?
+            } else {
+                render_entry(&entry, &Screen::stdout())
+            };
+            print(&text)
+        }
+        InboxAction::Approve {
+            n,
+            remember,
+            resume,
+        } => {
+            let remember = match remember {
+                None => RememberScope::None,
+                Some(RememberArg::Session) => RememberScope::Session,
+                Some(RememberArg::Project) => RememberScope::Project,
+            };
+            let entry = store.answer(n, true, remember, None).map_err(inbox_error)?;
+            answered(&entry, &resume, &root)
+        }
+        InboxAction::Deny { n, note, resume } => {
+            let entry = store
+                .answer(n, false, RememberScope::None, note)
+                .map_err(inbox_error)?;
+            answered(&entry, &resume, &root)
+        }
+    }
+}
+
+fn print(text: &str) -> Result<ExitCode, CommandError> {
+    write_stdout(text).map_err(|e| CommandError::usage(format!("cannot write the output: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn json_lines(entries: &[InboxEntry]) -> Result<String, CommandError> {
+    let mut out = String::new();
+    for entry in entries {
+        let line = to_jsonl_line(entry)
+            .map_err(|e| CommandError::usage(format!("cannot print an entry: {e}")))?;
+        out.push_str(&line);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Where the parked call waits: its batch item, else its session.
+fn waits_in(entry: &InboxEntry) -> String {
+    match &entry.batch {
+        Some(batch) => format!("batch {} item {}", batch.batch, batch.item),
+        None => format!("session {}", entry.session),
+    }
+}
+
+/// `42s`, `5m`, `3h`, `2d`: how long ago `rfc3339` was.
+fn age(rfc3339: &str) -> String {
+    match seconds_since(rfc3339) {
+        None => "?".to_owned(),
+        Some(s) if s < 60 => format!("{s}s"),
+        Some(s) if s < 3600 => format!("{}m", s / 60),
+        Some(s) if s < 86_400 => format!("{}h", s / 3600),
+        Some(s) => format!("{}d", s / 86_400),
+    }
+}
+
+fn risk_name(risk: Risk) -> &'static str {
+    match risk {
+        Risk::Low => "low",
+        Risk::Medium => "medium",
+        Risk::High => "high",
+    }
+}
+
+/// The list `inbox` prints: one line per entry.
+fn render_list(entries: &[InboxEntry]) -> String {
+    if entries.is_empty() {
+        return "nothing waits for an approval\n".to_owned();
+    }
+    let mut text = String::new();
+    for entry in entries {
+        let state = match &entry.answer {
+            None => String::new(),
+            Some(answer) if answer.approved => " [approved; continues when resumed]".to_owned(),
+            Some(_) => " [denied; continues when resumed]".to_owned(),
+        };
+        let description = golem_core::text::fold(&entry.request.description, 80);
+        text.push_str(&format!(
+            "{:>4}  {}  risk {}  {}  {}  {} ago{state}\n      {}\n",
+            entry.id,
+            clean_text(&entry.request.tool_name),
+            risk_name(entry.request.risk),
+            clean_text(&entry.worker),
+            clean_text(&waits_in(entry)),
+            age(&entry.created),
+            clean_text(&description),
+        ));
+    }
+    text.push_str(
+        "answer: golem-forge inbox approve N | deny N [--note TEXT]; see one: inbox show N\n",
+    );
+    text
+}
+
+/// What `inbox show N` prints: the approval box, and where the call waits.
+fn render_entry(entry: &InboxEntry, screen: &Screen) -> String {
+    let mut text = render_request_body(&entry.request, screen);
+    let bar = screen.dim("│");
+    text.push_str(&format!(
+        "{bar} {} of worker {}, parked {} ago\n",
+        clean_text(&waits_in(entry)),
+        clean_text(&entry.worker),
+        age(&entry.created)
+    ));
+    let last = match &entry.answer {
+        None => format!(
+            "answer: golem-forge inbox approve {n} [--remember session|project] | deny {n} \
+             [--note TEXT]",
+            n = entry.id
+        ),
+        Some(answer) => format!(
+            "{} {}; the session takes it when it continues",
+            if answer.approved {
+                "approved"
+            } else {
+                "denied"
+            },
+            answer.answered
+        ),
+    };
+    text.push_str(&format!("└ {}\n", screen.dim(&last)));
+    text
+}
+
+/// After an answer: says so, and with `--resume` continues the session (a batch item through
+/// its batch, so that its result is recorded there).
+fn answered(
+    entry: &InboxEntry,
+    resume: &ResumeArgs,
+    root: &Path,
+) -> Result<ExitCode, CommandError> {
+    let verdict = match &entry.answer {
+        Some(answer) if answer.approved => "approved",
+        Some(_) | None => "denied",
+    };
+    let how = match &entry.batch {
+        Some(batch) => format!("golem-forge batch resume {}", batch.batch),
+        None => format!("golem-forge sessions resume {}", entry.session),
+    };
+    if !resume.resume {
+        eprintln!(
+            "{verdict} {}: {}; it runs when the session continues ({how})",
+            entry.id,
+            clean_text(&entry.request.tool_name)
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "{verdict} {}: {}; continuing {}",
+        entry.id,
+        clean_text(&entry.request.tool_name),
+        waits_in(entry)
+    );
+    let approval = resume
+        .approval
+        .map_or(ApprovalMode::Defer, ApprovalMode::from);
+    match &entry.batch {
+        Some(item) => continue_item(root, &item.batch, &item.item, &entry.session, approval),
+        None => {
+            let options = WorkerOptions {
+                model: None,
+                approval: Some(resume.approval.unwrap_or(ApprovalArg::Defer)),
+                trace: resume.trace,
+                record: None,
+                budget_tokens: None,
+                budget_cost: None,
+                budget_time: None,
+            };
+            let run = RunInput {
+                input: Vec::new(),
+                input_text: None,
+                file: None,
+                json: false,
+                max_iterations: None,
+            };
+            block_on(async {
+                let host = open_host(SessionChoice::Resume(&entry.session), &options, None, true)?;
+                run_turn(host, None, &run, options.trace).await
+            })?
+        }
+    }
+}
+
+/// Continues the parked item `item` of batch `batch_id` (session `session`) as `batch resume`
+/// would, and records its result in the batch.
+fn continue_item(
+    root: &Path,
+    batch_id: &str,
+    item: &str,
+    session: &str,
+    approval: ApprovalMode,
+) -> Result<ExitCode, CommandError> {
+    let batch_error = |e: golem_batch::BatchError| CommandError::usage(e.to_string());
+    let batch = BatchStore::new(root).open(batch_id).map_err(batch_error)?;
+    let _lock = batch.lock().map_err(|e| {
+        CommandError::usage(e.to_string()).with_hint(format!(
+            "the batch is running; its item continues there, or later with `golem-forge batch \
+             resume {batch_id}`"
+        ))
+    })?;
+    let Some(found) = batch
+        .items()
+        .map_err(batch_error)?
+        .into_iter()
+        .find(|i| i.id == item)
+    else {
+        return Err(CommandError::usage(format!(
+            "batch {batch_id} has no item {item}"
+        )));
+    };
+    let attempt = batch
+        .latest()
+        .map_err(batch_error)?
+        .get(item)
+        .map_or(1, |last| last.attempt + 1);
+    let settings = BatchSettings {
+        session: HostOptions {
+            env_model: crate::session::env_model(),
+            approval: Some(approval),
+            jail_helper: std::env::current_exe().ok(),
+            ..HostOptions::new(HostWorker::File(batch.meta.worker.clone()))
+        },
+        worker: batch.meta.worker.clone(),
+        program_root: root.to_owned(),
+        batch_id: batch.id.clone(),
+        parked: [(item.to_owned(), session.to_owned())].into(),
+        concurrency: 1,
+        retry: 0,
+        budget: Default::default(),
+    };
+    let mut writer = batch.results_writer().map_err(batch_error)?;
+    let mut written = Ok(());
+    let mut last = None;
+    block_on(run_items(
+        vec![(found, attempt)],
+        &settings,
+        &CancellationToken::new(),
+        |result, _| {
+            written = writer.append(result);
+            last = Some(result.clone());
+        },
+    ))?;
+    written.map_err(batch_error)?;
+    let Some(result) = last else {
+        return Err(CommandError::usage("the item did not run"));
+    };
+    let line = to_jsonl_line(&result)
+        .map_err(|e| CommandError::usage(format!("cannot print the result: {e}")))?;
+    print(&format!("{line}\n"))?;
+    Ok(ExitCode::from(match result.status {
+        golem_protocol::ItemStatus::Completed => 0,
+        golem_protocol::ItemStatus::WaitingApproval => 4,
+        golem_protocol::ItemStatus::BudgetExceeded => 3,
+        golem_protocol::ItemStatus::Interrupted => 130,
+        golem_protocol::ItemStatus::Failed => 1,
+    }))
+}
