@@ -25,7 +25,7 @@ use crate::frontend::clean::clean_text;
 use crate::frontend::screen::Screen;
 use crate::session::{SessionChoice, open_host};
 
-/// The approvals that wait: list, show and answer calls parked by the defer approval mode
+/// List and answer the approvals that wait (calls parked by --approval defer)
 ///
 /// With `--approval defer` (or `approval.mode: defer` in the program config) a call that needs
 /// consent parks its session instead of being asked or denied; it waits here. `inbox` lists

@@ -68,6 +68,9 @@ pub enum McpApproval {
     ApproveAll,
     /// Deny every call that would ask
     AutoDeny,
+    /// Park a call that would ask in the approval inbox; the call's result says so (answer
+    /// with `golem-forge inbox approve N --resume`)
+    Defer,
 }
 
 impl From<McpApproval> for ApprovalMode {
@@ -76,6 +79,7 @@ impl From<McpApproval> for ApprovalMode {
             McpApproval::Interactive => ApprovalMode::Interactive,
             McpApproval::ApproveAll => ApprovalMode::ApproveAll,
             McpApproval::AutoDeny => ApprovalMode::AutoDeny,
+            McpApproval::Defer => ApprovalMode::Defer,
         }
     }
 }

@@ -322,3 +322,41 @@ fn a_worker_with_an_output_schema_lists_it_and_returns_the_value_as_structured_c
     assert_eq!(result["structuredContent"]["status"], "completed");
     assert_eq!(text_of(result), r#"{"verdict": "bad"}"#);
 }
+
+#[test]
+fn with_defer_a_call_that_would_ask_parks_in_the_inbox_and_the_client_is_told() {
+    let project = Project::new(
+        &[("main.worker", writer(""))],
+        vec![WIRE.tool_calls(&[(
+            "call_1",
+            "write_file",
+            json!({"path": "/out/a.md", "content": "x"}),
+        )])],
+    );
+    let (report, _) = call(
+        &project,
+        (Transport::Stdio, Protocol::Handshake),
+        &["main.worker"],
+        &["--approval", "defer"],
+        json!([{"tool": "main", "arguments": {"input": "write a"}}]),
+        false,
+    );
+    let result = &report["calls"][0]["result"];
+    assert_eq!(result["isError"], true, "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("is parked") && text.contains("inbox"),
+        "the client is told where the call waits: {text}"
+    );
+    assert_eq!(result["structuredContent"]["status"], "waitingApproval");
+    assert_eq!(project.read("out/a.md"), None);
+    assert_eq!(
+        project.model.requests().len(),
+        1,
+        "nothing went back to the model"
+    );
+    let entry = project
+        .read(".golem-forge/inbox/1.json")
+        .expect("one parked call");
+    assert!(entry.contains("\"write_file\""), "{entry}");
+}
