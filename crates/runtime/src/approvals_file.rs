@@ -15,10 +15,9 @@
 //!
 //! What a rule means is `golem_core::approval::ApprovalRule`'s business.
 
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use golem_core::approval::{ApprovalRule, ProjectRules, RuleStore};
 use serde::Deserialize;
@@ -190,26 +189,7 @@ pub fn save(path: &Path, rules: &[ApprovalRule]) -> Result<(), RulesFileError> {
         Some(_) | None => PathBuf::from("."),
     };
     std::fs::create_dir_all(&dir).map_err(write_error)?;
-    static SAVES: AtomicU64 = AtomicU64::new(0);
-    let temp = dir.join(format!(
-        ".approvals.yaml.{}.{}.tmp",
-        std::process::id(),
-        SAVES.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&temp)
-        .and_then(|mut file| {
-            file.write_all(render(rules).as_bytes())?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&temp, path));
-    if let Err(source) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(write_error(source));
-    }
+    crate::replace::replace_file(path, render(rules).as_bytes()).map_err(write_error)?;
     Ok(())
 }
 

@@ -11,9 +11,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use golem_core::approval::ApprovalInbox;
@@ -21,6 +19,7 @@ use golem_protocol::{
     ApprovalRequest, ApprovalResponse, BatchItemRef, InboxAnswer, InboxEntry, RememberScope,
 };
 
+use crate::replace::replace_file;
 use crate::session::now_rfc3339;
 
 /// Why the inbox could not be read or changed.
@@ -257,35 +256,6 @@ impl InboxStore {
         text.push('\n');
         replace_file(&path, text.as_bytes()).map_err(io("write", &path))
     }
-}
-
-/// Writes `bytes` to `path` through a temp file beside it (synced) and a rename, so a reader
-/// sees the old content or the new, never a mix.
-pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static WRITES: AtomicU64 = AtomicU64::new(0);
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        Some(_) | None => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        WRITES.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = File::create(&temp)
-        .and_then(|mut file| {
-            file.write_all(bytes)?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&temp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written
 }
 
 /// The inbox as one session sees it: parks its calls, hands back their answers, and removes

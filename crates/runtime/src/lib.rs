@@ -13,6 +13,7 @@ pub mod model_calls;
 pub mod output;
 pub mod protected;
 pub mod registry;
+pub mod replace;
 pub mod runner;
 pub mod session;
 pub mod toolsets;
