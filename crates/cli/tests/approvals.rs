@@ -154,7 +154,7 @@ fn a_rule_pre_approves_a_matching_write_in_a_run_and_not_another() {
         .unwrap();
     assert!(
         denied.to_string().contains(
-            "approval needed for write_file but no terminal is attached (use --approval approve_all or auto_deny)"
+            "approval needed for write_file but no terminal is attached (use --approval approve_all or auto_deny, or defer to let it wait in the inbox)"
         ),
         "{denied}"
     );

@@ -45,7 +45,7 @@ const LIMIT: Duration = Duration::from_secs(20);
 /// The headless denial (docs/cli.md, Approvals at a terminal).
 fn headless_message(tool: &str) -> String {
     format!(
-        "approval needed for {tool} but no terminal is attached (use --approval approve_all or auto_deny)"
+        "approval needed for {tool} but no terminal is attached (use --approval approve_all or auto_deny, or defer to let it wait in the inbox)"
     )
 }
 

@@ -107,7 +107,7 @@ pub trait ApprovalInbox: Send + Sync {
 pub fn no_terminal_message(tool: &str) -> String {
     format!(
         "approval needed for {tool} but no terminal is attached \
-         (use --approval approve_all or auto_deny)"
+         (use --approval approve_all or auto_deny, or defer to let it wait in the inbox)"
     )
 }
 
@@ -586,7 +586,7 @@ mod tests {
         assert_eq!(
             r.note.as_deref(),
             Some(
-                "approval needed for shell but no terminal is attached (use --approval approve_all or auto_deny)"
+                "approval needed for shell but no terminal is attached (use --approval approve_all or auto_deny, or defer to let it wait in the inbox)"
             )
         );
     }
