@@ -1,7 +1,8 @@
 //! Running a batch's items: each a fresh session of the worker (its own transcript, the
 //! worker's `budget:` per item), at most `concurrency` at a time, headless (a call that would
 //! ask is denied, as in a headless `run`). A failed item is tried again up to `retry` times.
-//! Results are handed back as items finish, for the caller to append. The batch's own budget
+//! The caller hears of each run of an item as it starts, and gets each result as its item
+//! finishes, to append it. The batch's own budget
 //! (tokens, cost) stops new items once it is spent; running ones finish. Cancelling stops new
 //! items and interrupts the running ones. The process's rate gate (`golem_llm::rate`) is
 //! installed for the pool: a rate-limit answer to any item pauses every item's requests and
@@ -62,8 +63,10 @@ pub struct Progress {
     pub completed: usize,
     /// Items that failed (after their retries).
     pub failed: usize,
-    /// Items that ended otherwise: their budget, an approval, an interrupt.
+    /// Items that ended otherwise: their budget, an interrupt.
     pub other: usize,
+    /// Items that wait for an approval.
+    pub waiting_approval: usize,
     /// Items running now.
     pub running: usize,
     /// Tokens used so far.
@@ -75,7 +78,7 @@ pub struct Progress {
 impl Progress {
     /// Items that ended, however they ended.
     pub fn finished(&self) -> usize {
-        self.completed + self.failed + self.other
+        self.completed + self.failed + self.other + self.waiting_approval
     }
 }
 
@@ -92,13 +95,32 @@ pub struct BatchOutcome {
     pub rate_limited: u64,
 }
 
-/// Runs `items` (each with its attempt number) by `settings`; each result goes to `finished`
-/// as its item ends, with the progress after it.
+/// What [`run_items`] tells its caller as the batch runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Report<'a> {
+    /// A run of an item starts (a retry of a failed item is another run, `attempt` one more).
+    Started {
+        /// The item.
+        item: &'a BatchItem,
+        /// Which run of the item this is (1 for the first).
+        attempt: u32,
+    },
+    /// An item ended (its last run, after any retries).
+    Finished {
+        /// Its result, to be appended.
+        result: &'a ItemResult,
+        /// Where the batch stands after it.
+        progress: &'a Progress,
+    },
+}
+
+/// Runs `items` (each with its attempt number) by `settings`, telling `report` as each run of
+/// an item starts and as each item ends.
 pub async fn run_items(
     items: Vec<(BatchItem, u32)>,
     settings: &BatchSettings,
     cancel: &CancellationToken,
-    mut finished: impl FnMut(&ItemResult, &Progress),
+    mut report: impl FnMut(Report<'_>),
 ) -> BatchOutcome {
     let mut queue: VecDeque<(BatchItem, u32)> = items.into();
     let mut progress = Progress {
@@ -132,6 +154,10 @@ pub async fn run_items(
                 keeps_history: parked.is_some(),
                 ..settings.session.clone()
             };
+            report(Report::Started {
+                item: &item,
+                attempt,
+            });
             let cancel = cancel.clone();
             running.spawn(async move {
                 let result = run_item(options, parked.is_some(), &item, attempt, &cancel).await;
@@ -164,13 +190,15 @@ pub async fn run_items(
         match result.status {
             ItemStatus::Completed => progress.completed += 1,
             ItemStatus::Failed => progress.failed += 1,
-            ItemStatus::BudgetExceeded | ItemStatus::WaitingApproval | ItemStatus::Interrupted => {
-                progress.other += 1
-            }
+            ItemStatus::BudgetExceeded | ItemStatus::Interrupted => progress.other += 1,
+            ItemStatus::WaitingApproval => progress.waiting_approval += 1,
         }
         progress.running = running.len();
         outcome.budget_spent |= spent(&settings.budget, &progress);
-        finished(&result, &progress);
+        report(Report::Finished {
+            result: &result,
+            progress: &progress,
+        });
     }
     outcome.cancelled = cancel.is_cancelled();
     outcome.rate_limited = gate.limited_count();

@@ -12,10 +12,10 @@ use serde_json::Value;
 
 use crate::common::{TestEnv, model_for, provider_env, render};
 
-const WIRE: Wire = Wire::OpenAi;
+pub(crate) const WIRE: Wire = Wire::OpenAi;
 
 /// A program with the worker `w` (on the mock's model) and `count` items in `items.jsonl`.
-fn program(env: &TestEnv, count: usize) {
+pub(crate) fn program(env: &TestEnv, count: usize) {
     env.write(
         "proj/golem-forge.config.yaml",
         "delegation:\n  max_depth: 2\n",
@@ -33,7 +33,7 @@ fn program(env: &TestEnv, count: usize) {
     env.write("proj/items.jsonl", &items);
 }
 
-fn batch(env: &TestEnv, server: &MockServer, args: &[&str]) -> std::process::Output {
+pub(crate) fn batch(env: &TestEnv, server: &MockServer, args: &[&str]) -> std::process::Output {
     let mut command = env.command();
     command
         .current_dir(env.path().join("proj"))
@@ -44,7 +44,7 @@ fn batch(env: &TestEnv, server: &MockServer, args: &[&str]) -> std::process::Out
 }
 
 /// The batch's directory (the only one).
-fn batch_dir(env: &TestEnv) -> std::path::PathBuf {
+pub(crate) fn batch_dir(env: &TestEnv) -> std::path::PathBuf {
     let dir = env.path().join("proj/.golem-forge/batches");
     let mut ids: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()

@@ -10,6 +10,7 @@
 mod approvals;
 mod architecture;
 mod batch;
+mod batch_json;
 mod chat;
 mod cli;
 mod common;

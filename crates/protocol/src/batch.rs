@@ -1,5 +1,7 @@
 //! Batches: the result of one item of a `golem-forge batch`, one JSON line each in the batch's
-//! `results.jsonl` (and `--output`), and what `batch results` prints.
+//! `results.jsonl` (and `--output`), and what `batch results` prints; and the events of
+//! `batch --json`, one JSON line each on stdout while a batch runs (docs/protocol.md, "Batch
+//! events").
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -71,6 +73,88 @@ fn first_attempt() -> u32 {
     1
 }
 
+/// What `golem-forge batch --json` prints on stdout while a batch runs, one object per line:
+/// `batchStarted` first, `batchEnded` last, and between them an `itemStarted` for each run of
+/// an item (a retry is a new run) and an `itemFinished` then a `batchProgress` for each item
+/// that ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum BatchEvent {
+    /// First line: the batch is about to run its items.
+    BatchStarted {
+        /// The batch's id: its directory under `.golem-forge/batches/`, and the ID of
+        /// `batch status`, `results` and `resume`.
+        batch_id: String,
+        /// The worker file, as an absolute path.
+        worker: String,
+        /// Items this run will run (on a resumed batch, those not done yet).
+        total: u64,
+        /// Items running at once, at most.
+        concurrency: u64,
+        /// Whether this run continues a batch that ran before (`batch resume`, or the same
+        /// command again).
+        resumed: bool,
+    },
+    /// A run of an item started (again with a higher `attempt` when a failed item is retried).
+    ItemStarted {
+        /// The item's id.
+        id: String,
+        /// Which run of the item this is (1 for the first).
+        attempt: u32,
+    },
+    /// An item ended; `result` is the line appended to the batch's `results.jsonl`. A failed
+    /// run that is retried has no `itemFinished`: only the item's last run has.
+    ItemFinished {
+        /// The item's result.
+        result: ItemResult,
+    },
+    /// Where the batch stands, after each `itemFinished`.
+    BatchProgress {
+        /// Items of this run.
+        total: u64,
+        /// Items that completed.
+        completed: u64,
+        /// Items that failed (after their retries).
+        failed: u64,
+        /// Items that ran out of their own budget or were interrupted.
+        other: u64,
+        /// Items running now.
+        running: u64,
+        /// Items waiting for an approval.
+        waiting_approval: u64,
+        /// Tokens of every kind used so far, all items together.
+        tokens: u64,
+        /// US dollars spent so far, when a model's price is known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
+    },
+    /// Last line: the run is over, with the counts of this run.
+    BatchEnded {
+        /// Items that completed.
+        completed: u64,
+        /// Items that failed (after their retries).
+        failed: u64,
+        /// Items that ran out of their own budget or were interrupted.
+        other: u64,
+        /// Items waiting for an approval.
+        waiting_approval: u64,
+        /// Items of this run that never started (the batch's budget, an interrupt).
+        not_run: u64,
+        /// The process's exit code (0 all completed, 1 some did not, 3 the batch's budget ran
+        /// out, 4 some wait for an approval, 130 interrupted).
+        exit_code: u8,
+        /// Tokens used by this run, all items together.
+        usage: TokenUsage,
+        /// What this run cost in US dollars, when a model's price is known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -104,5 +188,39 @@ mod tests {
         );
         assert_eq!(serde_json::from_value::<ItemResult>(line).unwrap(), result);
         assert_eq!(ItemStatus::WaitingApproval.as_str(), "waitingApproval");
+    }
+
+    #[test]
+    fn batch_events_are_tagged_by_type_in_camel_case() {
+        let started = BatchEvent::BatchStarted {
+            batch_id: "20261127-100000-abcd".into(),
+            worker: "/p/w.worker".into(),
+            total: 3,
+            concurrency: 4,
+            resumed: false,
+        };
+        assert_eq!(
+            serde_json::to_value(&started).unwrap(),
+            json!({"type": "batchStarted", "batchId": "20261127-100000-abcd",
+                   "worker": "/p/w.worker", "total": 3, "concurrency": 4, "resumed": false})
+        );
+        let ended = json!({"type": "batchEnded", "completed": 2, "failed": 1, "other": 0,
+                           "waitingApproval": 0, "notRun": 0, "exitCode": 1,
+                           "usage": {"inputTokens": 30, "outputTokens": 15}});
+        let event: BatchEvent = serde_json::from_value(ended.clone()).unwrap();
+        assert!(matches!(
+            event,
+            BatchEvent::BatchEnded {
+                failed: 1,
+                exit_code: 1,
+                cost: None,
+                ..
+            }
+        ));
+        assert_eq!(serde_json::to_value(&event).unwrap(), ended);
+        let finished = json!({"type": "itemFinished", "result": {"id": "a", "status": "completed",
+            "answer": "Done.", "usage": {"inputTokens": 10, "outputTokens": 5}, "attempt": 1}});
+        let event: BatchEvent = serde_json::from_value(finished.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&event).unwrap(), finished);
     }
 }

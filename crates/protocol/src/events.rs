@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::approval::{ApprovalRequest, ApprovalResolved, ApprovalResponse, InvokedBy};
+use crate::batch::BatchEvent;
 use crate::form::{FormField, ManualToolInfo};
 use crate::result::ToolResultValue;
 use crate::session::{ActionResult, RememberedApproval, SessionStatus, TurnStatus};
@@ -559,4 +560,6 @@ pub enum ProtocolEvent {
     Display(Box<DisplayEvent>),
     /// UI → runtime.
     Action(Box<ActionEvent>),
+    /// `golem-forge batch --json` → its reader.
+    Batch(Box<BatchEvent>),
 }

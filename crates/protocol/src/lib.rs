@@ -25,7 +25,7 @@ pub mod workers;
 pub use approval::{
     ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, InvokedBy, RememberScope, Risk,
 };
-pub use batch::{ItemResult, ItemStatus};
+pub use batch::{BatchEvent, ItemResult, ItemStatus};
 pub use error::{ToolError, ToolErrorCode};
 pub use events::{
     ActionEvent, ChatMessage, DisplayEvent, InputAction, PROTOCOL_VERSION, ProtocolEvent, Role,

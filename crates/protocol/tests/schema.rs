@@ -46,6 +46,11 @@ fn schema_names_every_event_type() {
         "approvalResponse",
         "interrupt",
         "manualToolInvoke",
+        "batchStarted",
+        "itemStarted",
+        "itemFinished",
+        "batchProgress",
+        "batchEnded",
     ] {
         assert!(
             text.contains(&format!("\"{name}\"")),
@@ -88,6 +93,13 @@ fn schema_accepts_real_events_and_rejects_malformed_ones() {
         json!({"type": "inputResponse", "requestId": "i", "action": "accept",
                "values": {"name": "Ada"}}),
         json!({"type": "inputResponse", "requestId": "i", "action": "decline"}),
+        serde_json::to_value(BatchEvent::ItemStarted {
+            id: "a".into(),
+            attempt: 1,
+        })
+        .unwrap(),
+        json!({"type": "batchProgress", "total": 3, "completed": 1, "failed": 0, "other": 0,
+               "running": 2, "waitingApproval": 0, "tokens": 15, "cost": 0.01}),
     ];
     for event in &good {
         assert!(validator.is_valid(event), "schema rejected {event}");
@@ -100,6 +112,8 @@ fn schema_accepts_real_events_and_rejects_malformed_ones() {
         json!({"kind": "text"}),
         json!({"type": "inputResponse", "requestId": "i", "action": "maybe"}),
         json!({"type": "inputResponse", "requestId": "i", "values": ["Ada"]}),
+        json!({"type": "batchEnded", "completed": 1}),
+        json!({"type": "itemFinished", "result": {"id": "a", "status": "done"}}),
     ];
     for event in &bad {
         assert!(!validator.is_valid(event), "schema accepted {event}");

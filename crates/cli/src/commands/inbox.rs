@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
-use golem_batch::{BatchSettings, BatchStore, run_items};
+use golem_batch::{BatchSettings, BatchStore, Report, run_items};
 use golem_core::approval::ApprovalMode;
 use golem_protocol::{InboxEntry, RememberScope, Risk, to_jsonl_line};
 use golem_runtime::host::{HostOptions, HostWorker};
@@ -373,9 +373,11 @@ fn continue_item(
         vec![(found, attempt)],
         &settings,
         &CancellationToken::new(),
-        |result, _| {
-            written = writer.append(result);
-            last = Some(result.clone());
+        |report| {
+            if let Report::Finished { result, .. } = report {
+                written = writer.append(result);
+                last = Some(result.clone());
+            }
         },
     ))?;
     written.map_err(batch_error)?;

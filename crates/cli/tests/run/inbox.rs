@@ -224,6 +224,11 @@ fn a_parked_batch_item_continues_at_batch_resume_and_the_rest_complete() {
         .output()
         .unwrap();
     assert_exit(&output, 4);
+    let told = stderr(&output);
+    assert!(
+        told.contains("1 waiting for approval") && told.contains("golem-forge inbox"),
+        "{told}"
+    );
     let entries = inbox_entries_in(&env, "proj");
     assert_eq!(entries.len(), 1, "{entries:?}");
     assert_eq!(entries[0]["batch"]["item"], "b");

@@ -1,12 +1,14 @@
-//! What `batch` shows on stderr while it runs: at a terminal, a progress bar (done / total,
+//! What `batch` shows while it runs: at a terminal, a progress bar on stderr (done / total,
 //! running, failed, tokens, cost, time left) with a line above it for each item that did not
-//! complete; elsewhere (a log, a pipe), one line per finished item.
+//! complete; elsewhere (a log, a pipe), one line per finished item on stderr; with `--json`,
+//! the batch's events (`golem_protocol::BatchEvent`) as JSON lines on stdout and nothing on
+//! stderr.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use golem_batch::Progress;
-use golem_protocol::{ItemResult, ItemStatus};
+use golem_protocol::{BatchEvent, ItemResult, ItemStatus, to_jsonl_line};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::frontend::clean::clean_text;
@@ -18,11 +20,17 @@ pub enum BatchDisplay {
     Bar(ProgressBar),
     /// A line per item.
     Lines,
+    /// JSON lines on stdout.
+    Json,
 }
 
 impl BatchDisplay {
-    /// A bar for `total` items when stderr is a terminal, else lines.
-    pub fn new(total: usize) -> BatchDisplay {
+    /// JSON lines when `json`, else a bar for `total` items when stderr is a terminal, else
+    /// lines.
+    pub fn new(total: usize, json: bool) -> BatchDisplay {
+        if json {
+            return BatchDisplay::Json;
+        }
         if !std::io::stderr().is_terminal() {
             return BatchDisplay::Lines;
         }
@@ -39,8 +47,26 @@ impl BatchDisplay {
         BatchDisplay::Bar(bar)
     }
 
+    /// A run of the item `id` started.
+    pub fn started(&self, id: &str, attempt: u32) {
+        match self {
+            BatchDisplay::Json => emit(&BatchEvent::ItemStarted {
+                id: id.to_owned(),
+                attempt,
+            }),
+            BatchDisplay::Bar(_) | BatchDisplay::Lines => {}
+        }
+    }
+
     /// An item finished: `result`, and where the batch stands after it.
     pub fn finished(&self, result: &ItemResult, progress: &Progress) {
+        if let BatchDisplay::Json = self {
+            emit(&BatchEvent::ItemFinished {
+                result: result.clone(),
+            });
+            emit(&progress_event(progress));
+            return;
+        }
         let line = clean_text(&item_line(result, progress)).into_owned();
         match self {
             BatchDisplay::Bar(bar) => {
@@ -51,6 +77,7 @@ impl BatchDisplay {
                 bar.set_message(clean_text(&summary(progress)).into_owned());
             }
             BatchDisplay::Lines => eprintln!("{line}"),
+            BatchDisplay::Json => {}
         }
     }
 
@@ -58,8 +85,41 @@ impl BatchDisplay {
     pub fn finish(&self) {
         match self {
             BatchDisplay::Bar(bar) => bar.finish_and_clear(),
-            BatchDisplay::Lines => {}
+            BatchDisplay::Lines | BatchDisplay::Json => {}
         }
+    }
+
+    /// Whether events go to stdout (and nothing for people to stderr).
+    pub fn is_json(&self) -> bool {
+        matches!(self, BatchDisplay::Json)
+    }
+}
+
+/// Prints `event` as one JSON line on stdout. A reader that went away does not stop the batch,
+/// whose results are on disk.
+pub fn emit(event: &BatchEvent) {
+    match to_jsonl_line(event) {
+        Ok(line) => {
+            let mut out = std::io::stdout().lock();
+            if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+                tracing::debug!(error = %e, "cannot print a batch event");
+            }
+        }
+        Err(e) => tracing::error!(error = %e, "cannot serialize a batch event"),
+    }
+}
+
+/// `batchProgress` for `progress`.
+fn progress_event(progress: &Progress) -> BatchEvent {
+    BatchEvent::BatchProgress {
+        total: progress.total as u64,
+        completed: progress.completed as u64,
+        failed: progress.failed as u64,
+        other: progress.other as u64,
+        running: progress.running as u64,
+        waiting_approval: progress.waiting_approval as u64,
+        tokens: golem_runtime::budget::total_tokens(&progress.usage),
+        cost: progress.cost,
     }
 }
 
@@ -94,6 +154,12 @@ pub fn summary(progress: &Progress) -> String {
     if progress.other > 0 {
         parts.push(format!("{} other", progress.other));
     }
+    if progress.waiting_approval > 0 {
+        parts.push(format!(
+            "{} waiting for approval",
+            progress.waiting_approval
+        ));
+    }
     parts.push(format!("{} tokens", human_count(tokens)));
     if let Some(cost) = progress.cost {
         parts.push(human_cost(cost));
@@ -114,6 +180,7 @@ mod tests {
             completed: 10,
             failed: 2,
             other: 0,
+            waiting_approval: 0,
             running: 4,
             usage: TokenUsage {
                 input_tokens: 12_000,

@@ -1,8 +1,10 @@
 //! `golem-forge batch`: a worker over many items (one JSON line each), each a fresh session, a
 //! few at a time, with the results appended as items finish (`golem_batch`). The same command
 //! again, or `batch resume ID`, runs only what is not completed; `batch status`, `results` and
-//! `list` read a batch. Exit codes: 0 every item completed, 1 some failed, 3 the batch's budget
-//! ran out, 130 interrupted, 2 usage or input errors (nothing ran).
+//! `list` read a batch. `--json` prints the batch's events on stdout instead of the progress on
+//! stderr (`golem_protocol::BatchEvent`). Exit codes: 0 every item completed, 1 some failed, 3
+//! the batch's budget ran out, 4 some wait for an approval, 130 interrupted, 2 usage or input
+//! errors (nothing ran).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,10 +12,10 @@ use std::process::ExitCode;
 use clap::Args;
 use golem_batch::{
     Batch, BatchBudget, BatchError, BatchItem, BatchMeta, BatchOutcome, BatchSettings, BatchStore,
-    EachError, ZoneDir, items_for_each, parse_items, run_items,
+    EachError, Report, ZoneDir, items_for_each, parse_items, run_items,
 };
 use golem_core::approval::ApprovalMode;
-use golem_protocol::{ItemStatus, to_jsonl_line};
+use golem_protocol::{BatchEvent, ItemStatus, to_jsonl_line};
 use golem_runtime::config::ProgramConfig;
 use golem_runtime::host::{HostOptions, HostWorker};
 use golem_runtime::registry::resolve_worker_arg;
@@ -102,7 +104,9 @@ pub struct BatchArgs {
     #[arg(long, value_name = "N")]
     max_iterations: Option<u32>,
 
-    /// With status or list: print JSON
+    /// Print JSON: while the batch runs, its events as JSON lines on stdout (batchStarted,
+    /// itemStarted, itemFinished, batchProgress, batchEnded) and no progress on stderr; with
+    /// status or list, the counts
     #[arg(long)]
     json: bool,
 }
@@ -128,7 +132,7 @@ pub fn cmd_batch(args: BatchArgs) -> Result<ExitCode, CommandError> {
                 "results" => results(&batch),
                 _ => {
                     let items = batch.items().map_err(batch_error)?;
-                    run(&args, batch, &items, &root)
+                    run(&args, batch, &items, &root, true)
                 }
             }
         }
@@ -170,14 +174,16 @@ fn start(
         }
     };
     let meta = BatchMeta::new(worker, &items);
-    let batch = match store.unfinished(&meta).map_err(batch_error)? {
+    let (batch, resumed) = match store.unfinished(&meta).map_err(batch_error)? {
         Some(batch) => {
-            eprintln!("batch {}: continuing it (same worker and items)", batch.id);
-            batch
+            if !args.json {
+                eprintln!("batch {}: continuing it (same worker and items)", batch.id);
+            }
+            (batch, true)
         }
-        None => store.create(meta, &items).map_err(batch_error)?,
+        None => (store.create(meta, &items).map_err(batch_error)?, false),
     };
-    run(args, batch, &items, root)
+    run(args, batch, &items, root, resumed)
 }
 
 /// The items of the JSONL file `input`; every bad line is reported.
@@ -238,11 +244,13 @@ fn items_of_glob(
 
 /// Runs what `batch` has left: items without a result, interrupted ones, failed ones with
 /// `--retry-failed`, and parked ones (waiting for an approval), which continue their session.
+/// `resumed`: the batch ran before.
 fn run(
     args: &BatchArgs,
     batch: Batch,
     items: &[BatchItem],
     root: &Path,
+    resumed: bool,
 ) -> Result<ExitCode, CommandError> {
     let _lock = batch.lock().map_err(batch_error)?;
     let latest = batch.latest().map_err(batch_error)?;
@@ -260,17 +268,28 @@ fn run(
             },
         })
         .collect();
-    eprintln!(
-        "batch {}: {} item{}{}",
-        batch.id,
-        todo.len(),
-        if todo.len() == 1 { "" } else { "s" },
-        if todo.len() == items.len() {
-            String::new()
-        } else {
-            format!(" of {} to run", items.len())
-        }
-    );
+    let display = BatchDisplay::new(todo.len(), args.json);
+    if display.is_json() {
+        display::emit(&BatchEvent::BatchStarted {
+            batch_id: batch.id.clone(),
+            worker: batch.meta.worker.display().to_string(),
+            total: todo.len() as u64,
+            concurrency: u64::from(args.concurrency),
+            resumed,
+        });
+    } else {
+        eprintln!(
+            "batch {}: {} item{}{}",
+            batch.id,
+            todo.len(),
+            if todo.len() == 1 { "" } else { "s" },
+            if todo.len() == items.len() {
+                String::new()
+            } else {
+                format!(" of {} to run", items.len())
+            }
+        );
+    }
     let mut writer = batch.results_writer().map_err(batch_error)?;
     let mut output = match &args.output {
         Some(path) => Some(golem_batch::store::ResultWriter::open(path).map_err(batch_error)?),
@@ -302,7 +321,6 @@ fn run(
         },
     };
     let mut write_failed = None;
-    let display = BatchDisplay::new(todo.len());
     let outcome = block_on(async {
         let cancel = CancellationToken::new();
         let on_ctrl_c = cancel.clone();
@@ -312,16 +330,19 @@ fn run(
                 on_ctrl_c.cancel();
             }
         });
-        let outcome = run_items(todo, &settings, &cancel, |result, progress| {
-            if let Err(e) = writer.append(result) {
-                write_failed.get_or_insert(e);
+        let outcome = run_items(todo, &settings, &cancel, |report| match report {
+            Report::Started { item, attempt } => display.started(&item.id, attempt),
+            Report::Finished { result, progress } => {
+                if let Err(e) = writer.append(result) {
+                    write_failed.get_or_insert(e);
+                }
+                if let Some(output) = &mut output
+                    && let Err(e) = output.append(result)
+                {
+                    write_failed.get_or_insert(e);
+                }
+                display.finished(result, progress);
             }
-            if let Some(output) = &mut output
-                && let Err(e) = output.append(result)
-            {
-                write_failed.get_or_insert(e);
-            }
-            display.finished(result, progress);
         })
         .await;
         watcher.abort();
@@ -331,13 +352,33 @@ fn run(
     if let Some(e) = write_failed {
         return Err(CommandError::usage(format!("results were lost: {e}")));
     }
-    eprintln!("{}", clean_text(&summary(&batch, &outcome)));
     let latest = batch.latest().map_err(batch_error)?;
     let statuses: Vec<Option<ItemStatus>> = items
         .iter()
         .map(|item| latest.get(&item.id).map(|r| r.status))
         .collect();
-    Ok(ExitCode::from(exit_code(&outcome, &statuses)))
+    let code = exit_code(&outcome, &statuses);
+    if display.is_json() {
+        display::emit(&ended_event(&outcome, code));
+    } else {
+        eprintln!("{}", clean_text(&summary(&batch, &outcome)));
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// `batchEnded` for a run that ended as `outcome`, the process exiting with `code`.
+fn ended_event(outcome: &BatchOutcome, code: u8) -> BatchEvent {
+    let p = &outcome.progress;
+    BatchEvent::BatchEnded {
+        completed: p.completed as u64,
+        failed: p.failed as u64,
+        other: p.other as u64,
+        waiting_approval: p.waiting_approval as u64,
+        not_run: p.total.saturating_sub(p.finished()) as u64,
+        exit_code: code,
+        usage: p.usage,
+        cost: p.cost,
+    }
 }
 
 fn summary(batch: &Batch, outcome: &BatchOutcome) -> String {
@@ -346,6 +387,9 @@ fn summary(batch: &Batch, outcome: &BatchOutcome) -> String {
         "batch {}: {} completed, {} failed, {} other",
         batch.id, p.completed, p.failed, p.other
     );
+    if p.waiting_approval > 0 {
+        line.push_str(&format!(", {} waiting for approval", p.waiting_approval));
+    }
     let left = p.total - p.finished();
     if left > 0 {
         line.push_str(&format!(", {left} not run"));
@@ -361,7 +405,13 @@ fn summary(batch: &Batch, outcome: &BatchOutcome) -> String {
         ));
     }
     line.push_str(&format!("; results: {}", batch.results_path().display()));
-    if left > 0 || p.failed > 0 || p.other > 0 {
+    if p.waiting_approval > 0 {
+        line.push_str(
+            "\nanswer what waits: golem-forge inbox (then approve N or deny N); parked items \
+             go on at batch resume",
+        );
+    }
+    if left > 0 || p.failed > 0 || p.other > 0 || p.waiting_approval > 0 {
         line.push_str(&format!(
             "\ncontinue it: golem-forge batch resume {}{}",
             batch.id,
