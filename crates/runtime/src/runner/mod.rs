@@ -314,7 +314,10 @@ impl WorkerRuntime {
 
     async fn run_turn(&mut self, input: Option<&str>) -> RunOutcome {
         let node = self.start_node();
-        let mut messages = if self.parts.keeps_history {
+        // A turn left waiting continues its own messages, even in a runtime that keeps none
+        // between runs.
+        let continues = self.parts.keeps_history || self.pending.is_some();
+        let mut messages = if continues {
             self.history.clone()
         } else {
             Vec::new()
@@ -337,7 +340,7 @@ impl WorkerRuntime {
             }
             self.record(&mut messages, Message::user(input));
         }
-        let mut context = if self.parts.keeps_history {
+        let mut context = if continues {
             std::mem::take(&mut self.context)
         } else {
             ContextState::default()
@@ -346,7 +349,7 @@ impl WorkerRuntime {
             .run_loop(&mut messages, &mut context, &node, &mut parked)
             .await;
         self.pending = parked;
-        if self.parts.keeps_history {
+        if self.parts.keeps_history || self.pending.is_some() {
             self.history = messages;
             self.context = context;
         }

@@ -171,6 +171,18 @@ fn setup(
     keeps_history: bool,
     max_iterations: u32,
 ) -> Setup {
+    let controller = ApprovalController::new(ApprovalMode::AutoDeny);
+    setup_with(model, tools, keeps_history, max_iterations, controller)
+}
+
+/// [`setup`] with the approval controller `controller`.
+fn setup_with(
+    model: Arc<ScriptedModel>,
+    tools: Vec<FnTool>,
+    keeps_history: bool,
+    max_iterations: u32,
+    controller: ApprovalController,
+) -> Setup {
     let mut registry = ToolRegistry::new();
     for tool in tools {
         registry.register(Arc::new(tool)).unwrap();
@@ -178,11 +190,7 @@ fn setup(
     let bus = UiEventBus::new();
     let ui = RuntimeUI::new(bus.clone());
     let interrupt = InterruptSignal::new();
-    let orchestrator = ToolCallOrchestrator::new(
-        Arc::new(registry),
-        ApprovalController::new(ApprovalMode::AutoDeny),
-        ui.clone(),
-    );
+    let orchestrator = ToolCallOrchestrator::new(Arc::new(registry), controller, ui.clone());
     let runtime = WorkerRuntime::new(RuntimeParts {
         worker_name: "w".into(),
         instructions: "Be helpful.".into(),
@@ -628,3 +636,60 @@ async fn a_second_interrupt_while_summarising_stops_at_once() {
 
 mod context;
 mod structured;
+
+/// An inbox that parks every call as number 1 and answers with what `answer` holds.
+#[derive(Default)]
+struct OneAnswerInbox {
+    answer: Mutex<Option<golem_protocol::ApprovalResponse>>,
+}
+
+impl golem_core::approval::ApprovalInbox for OneAnswerInbox {
+    fn park(&self, _request: &golem_protocol::ApprovalRequest) -> Result<u64, String> {
+        Ok(1)
+    }
+    fn answer(&self, _tool_call_id: &str) -> Option<golem_protocol::ApprovalResponse> {
+        self.answer.lock().unwrap().clone()
+    }
+}
+
+#[tokio::test]
+async fn a_parked_turn_continues_even_in_a_runtime_that_keeps_no_history() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let asking = echo_tool(runs.clone()).with_static_approval(ApprovalRequirement::Ask);
+    let model = ScriptedModel::new(|_, turn| {
+        Ok(match turn {
+            0 => calls(&[("echo", r#"{"say": "parked"}"#)]),
+            _ => text("done"),
+        })
+    });
+    let inbox = Arc::new(OneAnswerInbox::default());
+    let controller = ApprovalController::new(ApprovalMode::Defer).with_inbox(inbox.clone());
+    let mut s = setup_with(model, vec![asking], false, 5, controller);
+    let outcome = s.runtime.run("go").await;
+    assert_eq!(outcome.status, RunStatus::WaitingApproval(vec![1]));
+    assert!(s.runtime.is_waiting());
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    // Continued before an answer: parked again, no model call.
+    let again = s.runtime.continue_turn().await;
+    assert_eq!(again.status, RunStatus::WaitingApproval(vec![1]));
+    assert_eq!(s.model.requests().len(), 1);
+    *inbox.answer.lock().unwrap() = Some(golem_protocol::ApprovalResponse::approve("x"));
+    let done = s.runtime.continue_turn().await;
+    assert_eq!(done.status, RunStatus::Completed, "{done:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the answered call ran once");
+    // The model got its own call back with the result, after the user's input.
+    let second = &s.model.requests()[1];
+    assert_eq!(second.messages.len(), 3, "{:?}", second.messages);
+    assert_eq!(second.messages[0], Message::user("go"));
+    assert!(
+        matches!(&second.messages[1], Message::Assistant { tool_calls, .. } if tool_calls.len() == 1)
+    );
+    assert!(
+        matches!(&second.messages[2], Message::Tool { results } if results.len() == 1 && !results[0].is_error)
+    );
+    assert!(!s.runtime.is_waiting());
+    assert!(matches!(
+        s.runtime.continue_turn().await.status,
+        RunStatus::Failed(message) if message.contains("nothing to continue")
+    ));
+}
