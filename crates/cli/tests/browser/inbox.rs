@@ -1,7 +1,8 @@
 //! The approval inbox page (`serve --inbox`): a write parked by `run --approval defer` is listed
 //! with its diff preview; Approve on the page continues the session in the background, which
 //! writes the file and settles the entry (gone from the page and from `inbox --json`); Deny
-//! with a note tells the model and writes nothing.
+//! with a note tells the model and writes nothing; a parked batch item goes on through its
+//! batch, which records its result.
 
 use std::process::Output;
 use std::time::{Duration, Instant};
@@ -112,7 +113,10 @@ fn a_parked_write_is_approved_on_the_inbox_page_and_runs_once() {
         "",
         "the entry is settled"
     );
-    assert_eq!(server.requests().len(), 2, "the model finished the turn");
+    // The entry leaves when the call is settled; the model is asked once more after it ran.
+    wait_until("the model asked again", &ui, || {
+        server.requests().len() == 2
+    });
 }
 
 #[test]
@@ -143,4 +147,66 @@ fn a_denial_with_a_note_on_the_inbox_page_reaches_the_model() {
     );
     assert!(env.read("proj/out/a.txt").is_none(), "nothing written");
     assert_eq!(String::from_utf8_lossy(&inbox_json(&env).stdout), "");
+}
+
+#[test]
+fn a_parked_batch_item_approved_on_the_page_is_recorded_in_its_batch() {
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    env.write(
+        "proj/items.jsonl",
+        "{\"id\": \"b\", \"input\": \"write b\"}\n",
+    );
+    let server = MockServer::start_blocking(vec![
+        WIRE.tool_calls(&[("call_b", "write_file", write_args("/out/b.txt", "from b\n"))]),
+        WIRE.text("Wrote b."),
+    ]);
+    let parked = env
+        .std_command()
+        .current_dir(env.path().join("proj"))
+        .args(["batch", "scribe.worker", "--input", "items.jsonl"])
+        .args(["--approval", "defer", "--model", model_for(WIRE)])
+        .envs(provider_env(WIRE, &server))
+        .output()
+        .expect("golem-forge batch runs");
+    assert_eq!(
+        parked.status.code(),
+        Some(4),
+        "the item parks: {}",
+        String::from_utf8_lossy(&parked.stderr)
+    );
+    let ui = open_inbox(
+        "a_parked_batch_item_approved_on_the_page_is_recorded_in_its_batch",
+        &env,
+        &server,
+    );
+    let text = ui.wait_text(&tid("inbox-entry"), "item b");
+    let batch = text
+        .split("batch ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .expect("the entry names its batch")
+        .to_owned();
+    ui.click(&tid("inbox-approve"));
+    ui.wait_gone(&tid("inbox-entry"));
+    // The entry leaves when the call is settled; the result is recorded when the item ends.
+    let latest = || {
+        let results = env
+            .std_command()
+            .current_dir(env.path().join("proj"))
+            .args(["batch", "results", &batch])
+            .output()
+            .expect("golem-forge batch results runs");
+        let results = String::from_utf8_lossy(&results.stdout).into_owned();
+        results
+            .lines()
+            .next()
+            .and_then(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .unwrap_or_default()
+    };
+    wait_until("the item's result recorded", &ui, || {
+        latest()["status"] == "completed"
+    });
+    assert_eq!(latest()["answer"], "Wrote b.");
+    assert_eq!(env.read("proj/out/b.txt").as_deref(), Some("from b\n"));
 }
