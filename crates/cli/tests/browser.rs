@@ -30,6 +30,8 @@ mod flood;
 #[allow(dead_code, reason = "the bench uses parts the tests do not")]
 #[path = "browser/harness.rs"]
 mod harness;
+#[path = "browser/inbox.rs"]
+mod inbox;
 #[path = "browser/security.rs"]
 mod security;
 #[path = "browser/session.rs"]

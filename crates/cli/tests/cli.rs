@@ -46,6 +46,16 @@ fn chat_without_a_terminal_and_serve_without_a_worker_say_why_they_cannot_run() 
         out.starts_with("[stderr]\n"),
         "nothing may go to stdout: {out}"
     );
+    // A worker, or --inbox (the inbox page), never both.
+    let out = env.run(&["serve"]);
+    assert!(out.contains("<WORKER>"), "{out}");
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+    let out = env.run(&["serve", "greeter", "--inbox"]);
+    assert!(out.contains("cannot be used with"), "{out}");
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+    let out = env.run(&["serve", "--inbox", "--model", "test:x"]);
+    assert!(out.contains("only --trace applies"), "{out}");
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
 }
 
 #[test]

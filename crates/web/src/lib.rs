@@ -2,12 +2,15 @@
 //! an embedded page and bridges one WebSocket per tab to a session host. The page is one more
 //! protocol client: display events go out as JSON text frames, action events come back the
 //! same way. `log` keeps the session so far for tabs that connect late; `socket` is one tab's
-//! WebSocket; `assets` are the embedded files. Who may connect and the accept loop are
+//! WebSocket; `assets` are the embedded files. `inbox` serves the project's approval inbox
+//! (`serve --inbox`) on a page of its own. Who may connect and the accept loop are
 //! `golem-http`'s, shared with the MCP server.
 
 pub mod assets;
+pub mod inbox;
 pub mod log;
 pub mod server;
 pub mod socket;
 
+pub use inbox::{Continuation, Continuer, InboxServer};
 pub use server::{ServeError, WebServer};

@@ -54,7 +54,7 @@ pub struct WebServer {
 }
 
 /// A fresh token of 128 random bits, as hex.
-fn new_token() -> String {
+pub(crate) fn new_token() -> String {
     let bytes: [u8; 16] = rand::rng().random();
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -175,7 +175,8 @@ async fn asset(Path(path): Path<String>) -> Response {
     asset_response(&path)
 }
 
-fn asset_response(path: &str) -> Response {
+/// The embedded file at `path`, or `404`.
+pub(crate) fn asset_response(path: &str) -> Response {
     match assets::file(path) {
         Some((body, content_type)) => {
             ([(header::CONTENT_TYPE, content_type)], body).into_response()

@@ -4,26 +4,23 @@
 //! the answer when it continues: at once with `--resume`, or later with `sessions resume ID`
 //! (no input) or `batch resume ID` for a batch item. Storage is `golem_runtime::inbox`'s.
 
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
-use golem_batch::{BatchSettings, BatchStore, Report, run_items};
-use golem_core::approval::ApprovalMode;
 use golem_protocol::{InboxEntry, RememberScope, Risk, to_jsonl_line};
-use golem_runtime::host::{HostOptions, HostWorker};
 use golem_runtime::inbox::InboxStore;
 use golem_runtime::session::seconds_since;
-use tokio_util::sync::CancellationToken;
 
-use super::common::{ApprovalArg, WorkerOptions};
-use super::run::{RunInput, block_on, run_turn};
+use super::common::ApprovalArg;
+use super::parked::{Continued, Resume, continue_entry};
+use super::run::{block_on, print_response, turn_exit};
 use super::write_stdout;
 use crate::cli_error::CommandError;
 use crate::frontend::approval::render_request_body;
 use crate::frontend::clean::clean_text;
 use crate::frontend::screen::Screen;
-use crate::session::{SessionChoice, open_host};
 
 /// List and answer the approvals that wait (calls parked by --approval defer)
 ///
@@ -174,7 +171,7 @@ fn json_lines(entries: &[InboxEntry]) -> Result<String, CommandError> {
 }
 
 /// Where the parked call waits: its batch item, else its session.
-fn waits_in(entry: &InboxEntry) -> String {
+pub(super) fn waits_in(entry: &InboxEntry) -> String {
     match &entry.batch {
         Some(batch) => format!("batch {} item {}", batch.batch, batch.item),
         None => format!("session {}", entry.session),
@@ -289,109 +286,30 @@ fn answered(
         clean_text(&entry.request.tool_name),
         waits_in(entry)
     );
-    let approval = resume
-        .approval
-        .map_or(ApprovalMode::Defer, ApprovalMode::from);
-    match &entry.batch {
-        Some(item) => continue_item(root, &item.batch, &item.item, &entry.session, approval),
-        None => {
-            let options = WorkerOptions {
-                model: None,
-                approval: Some(resume.approval.unwrap_or(ApprovalArg::Defer)),
-                trace: resume.trace,
-                record: None,
-                budget_tokens: None,
-                budget_cost: None,
-                budget_time: None,
-            };
-            let run = RunInput {
-                input: Vec::new(),
-                input_text: None,
-                file: None,
-                json: false,
-                max_iterations: None,
-            };
-            block_on(async {
-                let host = open_host(SessionChoice::Resume(&entry.session), &options, None, true)?;
-                run_turn(host, None, &run, options.trace).await
-            })?
+    let how = Resume {
+        approval: resume.approval.unwrap_or(ApprovalArg::Defer),
+        trace: resume.trace,
+        answers: std::io::stdin().is_terminal(),
+        ctrl_c: true,
+    };
+    match block_on(continue_entry(root, entry, &how))?? {
+        Continued::Turn { session, end } => {
+            if let Some(end) = &end {
+                print_response(end);
+            }
+            turn_exit(end, &session, false)
+        }
+        Continued::Item(result) => {
+            let line = to_jsonl_line(&result)
+                .map_err(|e| CommandError::usage(format!("cannot print the result: {e}")))?;
+            print(&format!("{line}\n"))?;
+            Ok(ExitCode::from(match result.status {
+                golem_protocol::ItemStatus::Completed => 0,
+                golem_protocol::ItemStatus::WaitingApproval => 4,
+                golem_protocol::ItemStatus::BudgetExceeded => 3,
+                golem_protocol::ItemStatus::Interrupted => 130,
+                golem_protocol::ItemStatus::Failed => 1,
+            }))
         }
     }
-}
-
-/// Continues the parked item `item` of batch `batch_id` (session `session`) as `batch resume`
-/// would, and records its result in the batch.
-fn continue_item(
-    root: &Path,
-    batch_id: &str,
-    item: &str,
-    session: &str,
-    approval: ApprovalMode,
-) -> Result<ExitCode, CommandError> {
-    let batch_error = |e: golem_batch::BatchError| CommandError::usage(e.to_string());
-    let batch = BatchStore::new(root).open(batch_id).map_err(batch_error)?;
-    let _lock = batch.lock().map_err(|e| {
-        CommandError::usage(e.to_string()).with_hint(format!(
-            "the batch is running; its item continues there, or later with `golem-forge batch \
-             resume {batch_id}`"
-        ))
-    })?;
-    let Some(found) = batch
-        .items()
-        .map_err(batch_error)?
-        .into_iter()
-        .find(|i| i.id == item)
-    else {
-        return Err(CommandError::usage(format!(
-            "batch {batch_id} has no item {item}"
-        )));
-    };
-    let attempt = batch
-        .latest()
-        .map_err(batch_error)?
-        .get(item)
-        .map_or(1, |last| last.attempt + 1);
-    let settings = BatchSettings {
-        session: HostOptions {
-            env_model: crate::session::env_model(),
-            approval: Some(approval),
-            jail_helper: std::env::current_exe().ok(),
-            ..HostOptions::new(HostWorker::File(batch.meta.worker.clone()))
-        },
-        worker: batch.meta.worker.clone(),
-        program_root: root.to_owned(),
-        batch_id: batch.id.clone(),
-        parked: [(item.to_owned(), session.to_owned())].into(),
-        concurrency: 1,
-        retry: 0,
-        budget: Default::default(),
-    };
-    let mut writer = batch.results_writer().map_err(batch_error)?;
-    let mut written = Ok(());
-    let mut last = None;
-    block_on(run_items(
-        vec![(found, attempt)],
-        &settings,
-        &CancellationToken::new(),
-        |report| {
-            if let Report::Finished { result, .. } = report {
-                written = writer.append(result);
-                last = Some(result.clone());
-            }
-        },
-    ))?;
-    written.map_err(batch_error)?;
-    let Some(result) = last else {
-        return Err(CommandError::usage("the item did not run"));
-    };
-    let line = to_jsonl_line(&result)
-        .map_err(|e| CommandError::usage(format!("cannot print the result: {e}")))?;
-    print(&format!("{line}\n"))?;
-    Ok(ExitCode::from(match result.status {
-        golem_protocol::ItemStatus::Completed => 0,
-        golem_protocol::ItemStatus::WaitingApproval => 4,
-        golem_protocol::ItemStatus::BudgetExceeded => 3,
-        golem_protocol::ItemStatus::Interrupted => 130,
-        golem_protocol::ItemStatus::Failed => 1,
-    }))
 }

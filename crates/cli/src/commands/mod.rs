@@ -9,6 +9,7 @@ mod inbox;
 mod init;
 mod mcp;
 mod mcp_refresh;
+mod parked;
 mod run;
 mod schema;
 mod serve;

@@ -99,10 +99,10 @@ pub fn cmd_run(args: RunArgs) -> Result<ExitCode, CommandError> {
 }
 
 /// How the one turn of a run ended.
-struct TurnEnd {
-    status: TurnStatus,
-    response: String,
-    error: Option<String>,
+pub(super) struct TurnEnd {
+    pub(super) status: TurnStatus,
+    pub(super) response: String,
+    pub(super) error: Option<String>,
 }
 
 /// Runs one turn of the session on `input` (or, with `None`, continues the turn it left
@@ -117,17 +117,50 @@ pub(super) async fn run_turn(
     trace: TraceLevel,
 ) -> Result<ExitCode, CommandError> {
     let json = options.json;
-    let answers = options.prompt_at_terminal();
+    let session = host.session_id();
+    let how = TurnHow {
+        json,
+        answers: options.prompt_at_terminal(),
+        trace,
+        ctrl_c: true,
+    };
+    let end = drive_turn(host, input, &how).await;
+    if !json && let Some(end) = &end {
+        print_response(end);
+    }
+    turn_exit(end, &session, json)
+}
+
+/// How [`drive_turn`] runs a turn.
+pub(super) struct TurnHow {
+    /// `--json`: the events on stdout instead of the stderr trace.
+    pub(super) json: bool,
+    /// Whether approvals and tools' questions are asked at this terminal.
+    pub(super) answers: bool,
+    /// How much of the turn the stderr trace shows.
+    pub(super) trace: TraceLevel,
+    /// Whether Ctrl+C interrupts the turn (off where the caller owns Ctrl+C, as `serve`).
+    pub(super) ctrl_c: bool,
+}
+
+/// Runs the turn of [`run_turn`] and ends the session; `None` when the session ended before
+/// the turn did (a second Ctrl+C).
+pub(super) async fn drive_turn(
+    host: SessionHost,
+    input: Option<&str>,
+    how: &TurnHow,
+) -> Option<TurnEnd> {
+    let answers = how.answers;
     // Front ends attach before anything is emitted. The trace and the prompt share stderr.
     let screen = Arc::new(Mutex::new(Screen::stderr()));
     let (events, ..) = host.attach(false).into_parts();
-    let printer = if json {
+    let printer = if how.json {
         tokio::spawn(frontend::json::print_events(events))
     } else {
         tokio::spawn(frontend::display::print_trace(
             events,
             screen.clone(),
-            trace,
+            how.trace,
         ))
     };
     // A terminal answers approvals and tools' questions; without one, tools decline them.
@@ -141,9 +174,8 @@ pub(super) async fn run_turn(
         keys: None,
         registry: Arc::new(OnceLock::from(host.registry())),
     };
-    let session = host.session_id();
     let running = host.start();
-    let _ctrl_c = interrupt_on_ctrl_c(control.sender());
+    let _ctrl_c = how.ctrl_c.then(|| interrupt_on_ctrl_c(control.sender()));
     control.send(match input {
         Some(input) => ActionEvent::UserInput {
             request_id: None,
@@ -190,14 +222,26 @@ pub(super) async fn run_turn(
     }
     running.closed().await;
     let _ = printer.await;
-    if !json && let Some(end) = &end {
-        match end.status {
-            TurnStatus::Completed | TurnStatus::Interrupted => {
-                println!("{}", clean_text(end.response.trim_end()))
-            }
-            TurnStatus::Failed | TurnStatus::BudgetExceeded | TurnStatus::WaitingApproval => {}
+    end
+}
+
+/// Prints the answer of a turn that completed (or was interrupted) on stdout.
+pub(super) fn print_response(end: &TurnEnd) {
+    match end.status {
+        TurnStatus::Completed | TurnStatus::Interrupted => {
+            println!("{}", clean_text(end.response.trim_end()))
         }
+        TurnStatus::Failed | TurnStatus::BudgetExceeded | TurnStatus::WaitingApproval => {}
     }
+}
+
+/// The exit of a command whose one turn of session `session` ended as `end` (`None`: the
+/// session ended first, by a second Ctrl+C).
+pub(super) fn turn_exit(
+    end: Option<TurnEnd>,
+    session: &str,
+    json: bool,
+) -> Result<ExitCode, CommandError> {
     // Ended before the turn did: a second Ctrl+C.
     let end = end.unwrap_or(TurnEnd {
         status: TurnStatus::Interrupted,

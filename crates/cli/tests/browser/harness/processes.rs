@@ -75,6 +75,12 @@ impl Serve {
     /// `golem-forge ARGS` with `envs` added to `env`'s clean environment; waits for the URL
     /// line on stdout.
     pub fn start_with(env: &TestEnv, envs: &[(&str, String)], args: &[&str]) -> Self {
+        Self::start_in(env, env.path(), envs, args)
+    }
+
+    /// [`Serve::start_with`] in the directory `dir` (`serve --inbox` serves the inbox of the
+    /// project it runs in).
+    pub fn start_in(env: &TestEnv, dir: &Path, envs: &[(&str, String)], args: &[&str]) -> Self {
         let stderr = env.path().join(format!(
             "serve-{}.stderr",
             std::time::SystemTime::now()
@@ -85,6 +91,7 @@ impl Serve {
         let stderr_file = std::fs::File::create(&stderr).expect("serve's stderr file");
         let mut child = env
             .std_command()
+            .current_dir(dir)
             .args(args)
             .envs(envs.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())

@@ -1,0 +1,212 @@
+//! The approval inbox page (`serve --inbox`): a write parked by `run --approval defer` is listed
+//! with its diff preview; Approve on the page continues the session in the background, which
+//! writes the file and settles the entry (gone from the page and from `inbox --json`); Deny
+//! with a note tells the model and writes nothing; a parked batch item goes on through its
+//! batch, which records its result.
+
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use golem_testkit::mock::MockServer;
+
+use crate::common::{TestEnv, model_for, provider_env};
+use crate::harness::{
+    LIMIT, Serve, Ui, WIRE, fs_worker, project, require_browser, tid, write_args,
+};
+
+/// `golem-forge run WORKER write it --approval defer`: parks the write (exit 4).
+fn park_a_write(env: &TestEnv, server: &MockServer, worker: &str) {
+    let output = env
+        .std_command()
+        .args(["run", worker, "write", "it", "--approval", "defer"])
+        .args(["--model", model_for(WIRE)])
+        .envs(provider_env(WIRE, server))
+        .output()
+        .expect("golem-forge runs");
+    assert_eq!(
+        output.status.code(),
+        Some(4),
+        "the run parks: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// `golem-forge inbox --json` in the project: one JSON line per entry.
+fn inbox_json(env: &TestEnv) -> Output {
+    env.std_command()
+        .current_dir(env.path().join("proj"))
+        .args(["inbox", "--json"])
+        .output()
+        .expect("golem-forge inbox runs")
+}
+
+/// `serve --inbox --port 0` in the project, the provider pointed at `server`, opened in a
+/// browser; waits for the list to be read.
+fn open_inbox(name: &str, env: &TestEnv, server: &MockServer) -> Ui {
+    require_browser();
+    let serve = Serve::start_in(
+        env,
+        &env.path().join("proj"),
+        &provider_env(WIRE, server),
+        &["serve", "--inbox", "--port", "0"],
+    );
+    let ui = Ui::attach(name, serve);
+    ui.goto_token_url();
+    ui.wait_element(&format!("{}[data-loaded=\"true\"]", tid("inbox")));
+    ui
+}
+
+/// Waits (polling, up to [`LIMIT`]) for `check`.
+fn wait_until(what: &str, ui: &Ui, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + LIMIT;
+    while !check() {
+        assert!(
+            Instant::now() < deadline,
+            "{what} within {LIMIT:?}\n{}",
+            ui.describe()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_parked_write_is_approved_on_the_inbox_page_and_runs_once() {
+    let env = TestEnv::new();
+    let worker = project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![
+        WIRE.tool_calls(&[(
+            "call_1",
+            "write_file",
+            write_args("/out/a.txt", "hello inbox\n"),
+        )]),
+        WIRE.text("Written."),
+    ]);
+    park_a_write(&env, &server, &worker);
+    let ui = open_inbox(
+        "a_parked_write_is_approved_on_the_inbox_page_and_runs_once",
+        &env,
+        &server,
+    );
+    let entry = format!(
+        "{}[data-tool=\"write_file\"][data-state=\"waiting\"]",
+        tid("inbox-entry")
+    );
+    ui.wait_element(&entry);
+    let text = ui.text(&entry);
+    assert!(
+        text.contains("/out/a.txt") && text.contains("scribe"),
+        "{text}"
+    );
+    // The preview is the session page's diff, the new line added.
+    ui.wait_text(&format!("{entry} .diff-rows .drow.add"), "hello inbox");
+
+    ui.click(&tid("inbox-approve"));
+    wait_until("the file written", &ui, || {
+        env.read("proj/out/a.txt").as_deref() == Some("hello inbox\n")
+    });
+    ui.wait_gone(&tid("inbox-entry"));
+    ui.wait_element(&tid("inbox-empty"));
+    let listed = inbox_json(&env);
+    assert!(listed.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout),
+        "",
+        "the entry is settled"
+    );
+    // The entry leaves when the call is settled; the model is asked once more after it ran.
+    wait_until("the model asked again", &ui, || {
+        server.requests().len() == 2
+    });
+}
+
+#[test]
+fn a_denial_with_a_note_on_the_inbox_page_reaches_the_model() {
+    let env = TestEnv::new();
+    let worker = project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![
+        WIRE.tool_calls(&[("call_1", "write_file", write_args("/out/a.txt", "x\n"))]),
+        WIRE.text("Understood."),
+    ]);
+    park_a_write(&env, &server, &worker);
+    let ui = open_inbox(
+        "a_denial_with_a_note_on_the_inbox_page_reaches_the_model",
+        &env,
+        &server,
+    );
+    ui.click(&tid("inbox-deny"));
+    ui.fill(&tid("inbox-deny-note"), "write b.txt instead");
+    ui.click(&tid("inbox-deny-confirm"));
+    ui.wait_gone(&tid("inbox-entry"));
+    wait_until("the model asked again", &ui, || {
+        server.requests().len() == 2
+    });
+    let sent = server.requests()[1].body.to_string();
+    assert!(
+        sent.contains("write b.txt instead"),
+        "the note reaches the model: {sent}"
+    );
+    assert!(env.read("proj/out/a.txt").is_none(), "nothing written");
+    assert_eq!(String::from_utf8_lossy(&inbox_json(&env).stdout), "");
+}
+
+#[test]
+fn a_parked_batch_item_approved_on_the_page_is_recorded_in_its_batch() {
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    env.write(
+        "proj/items.jsonl",
+        "{\"id\": \"b\", \"input\": \"write b\"}\n",
+    );
+    let server = MockServer::start_blocking(vec![
+        WIRE.tool_calls(&[("call_b", "write_file", write_args("/out/b.txt", "from b\n"))]),
+        WIRE.text("Wrote b."),
+    ]);
+    let parked = env
+        .std_command()
+        .current_dir(env.path().join("proj"))
+        .args(["batch", "scribe.worker", "--input", "items.jsonl"])
+        .args(["--approval", "defer", "--model", model_for(WIRE)])
+        .envs(provider_env(WIRE, &server))
+        .output()
+        .expect("golem-forge batch runs");
+    assert_eq!(
+        parked.status.code(),
+        Some(4),
+        "the item parks: {}",
+        String::from_utf8_lossy(&parked.stderr)
+    );
+    let ui = open_inbox(
+        "a_parked_batch_item_approved_on_the_page_is_recorded_in_its_batch",
+        &env,
+        &server,
+    );
+    let text = ui.wait_text(&tid("inbox-entry"), "item b");
+    let batch = text
+        .split("batch ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .expect("the entry names its batch")
+        .to_owned();
+    ui.click(&tid("inbox-approve"));
+    ui.wait_gone(&tid("inbox-entry"));
+    // The entry leaves when the call is settled; the result is recorded when the item ends.
+    let latest = || {
+        let results = env
+            .std_command()
+            .current_dir(env.path().join("proj"))
+            .args(["batch", "results", &batch])
+            .output()
+            .expect("golem-forge batch results runs");
+        let results = String::from_utf8_lossy(&results.stdout).into_owned();
+        results
+            .lines()
+            .next()
+            .and_then(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .unwrap_or_default()
+    };
+    wait_until("the item's result recorded", &ui, || {
+        latest()["status"] == "completed"
+    });
+    assert_eq!(latest()["answer"], "Wrote b.");
+    assert_eq!(env.read("proj/out/b.txt").as_deref(), Some("from b\n"));
+}
