@@ -4,7 +4,8 @@
 //!
 //! A context limit ([`MockServer::set_context_limit`]) makes it answer a request larger than
 //! the limit with its wire's real overflow error, and count each request's tokens as the input
-//! of the scripted reply's usage.
+//! of the scripted reply's usage. A rate limit ([`MockServer::set_rate_limit`]) makes it answer
+//! requests beyond so many a minute with a 429 and `retry-after`, as a provider does.
 //!
 //! Start it inside a Tokio test with [`MockServer::start`], or from a plain test with
 //! [`MockServer::start_blocking`] (its own thread and runtime), e.g. when the code under test
@@ -111,6 +112,46 @@ struct Script {
     /// Requests whose body holds the text get the reply, every time, without using up a
     /// scripted one.
     rules: Vec<(String, Reply)>,
+    /// Requests beyond this rate get a 429.
+    rate: Option<Bucket>,
+    /// 429 answers of the rate limit so far.
+    limited: u64,
+}
+
+/// A token bucket: `burst` requests at most at once, refilled at `per_second`.
+struct Bucket {
+    per_second: f64,
+    burst: f64,
+    tokens: f64,
+    last: Instant,
+}
+
+impl Bucket {
+    /// Takes a token for a request now; else how long until there is one.
+    fn take(&mut self, now: Instant) -> Result<(), Duration> {
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.tokens = (self.tokens + elapsed * self.per_second).min(self.burst);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64(
+                (1.0 - self.tokens) / self.per_second,
+            ))
+        }
+    }
+}
+
+/// OpenAI's 429 for a request over the rate limit, saying when to come back.
+fn rate_limited(wait: Duration) -> Reply {
+    let ms = wait.as_millis().max(1);
+    Reply::json(
+        429,
+        r#"{"error": {"message": "Rate limit reached for requests", "type": "requests", "param": null, "code": "rate_limit_exceeded"}}"#,
+    )
+    .header("retry-after-ms", &ms.to_string())
+    .header("retry-after", &ms.div_ceil(1000).to_string())
 }
 
 /// What keeps the server running, and stops it on drop.
@@ -139,6 +180,8 @@ fn new_script(replies: Vec<Reply>) -> Arc<Mutex<Script>> {
         requests: Vec::new(),
         context_limit: None,
         rules: Vec::new(),
+        rate: None,
+        limited: 0,
     }))
 }
 
@@ -231,6 +274,26 @@ impl MockServer {
         self.script.lock().unwrap().context_limit = Some(tokens);
     }
 
+    /// From now on, answers any request beyond `per_minute` a minute with OpenAI's 429
+    /// `rate_limit_exceeded` and `retry-after-ms` (and `retry-after`, whole seconds) saying when
+    /// the next one would pass; such a request uses up no scripted reply. The limit is a token
+    /// bucket of `burst` requests (at least 1), refilled evenly, full at the start: a provider's
+    /// requests-per-minute limit, which does not let a whole minute's worth through at once.
+    pub fn set_rate_limit(&self, per_minute: u32, burst: u32) {
+        let burst = f64::from(burst.max(1));
+        self.script.lock().unwrap().rate = Some(Bucket {
+            per_second: f64::from(per_minute.max(1)) / 60.0,
+            burst,
+            tokens: burst,
+            last: Instant::now(),
+        });
+    }
+
+    /// How many requests the rate limit answered with a 429 so far.
+    pub fn rate_limited(&self) -> u64 {
+        self.script.lock().unwrap().limited
+    }
+
     /// The requests received so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.script.lock().unwrap().requests.clone()
@@ -286,6 +349,13 @@ async fn handle(
                 .collect(),
             body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
         });
+        let over = match &mut script.rate {
+            Some(bucket) => bucket.take(Instant::now()).err(),
+            None => None,
+        };
+        if over.is_some() {
+            script.limited += 1;
+        }
         let text = String::from_utf8_lossy(&body);
         let ruled = script
             .rules
@@ -299,6 +369,7 @@ async fn handle(
                 .or_else(|| script.fallback.clone())
         };
         match limit {
+            _ if over.is_some() => over.map(rate_limited),
             Some(limit) if tokens > limit => Some(overflow(uri.path(), tokens, limit)),
             Some(_) => next().map(|reply| counted(reply, tokens)),
             None => next(),
@@ -571,6 +642,36 @@ mod tests {
             .find(|frame| frame.contains("event: response.completed"))
             .unwrap_or_else(|| panic!("{fits}"));
         assert!(completed.contains(r#""input_tokens":50,"#), "{completed}");
+    }
+
+    #[test]
+    fn a_rate_limit_answers_429_past_the_burst_and_lets_requests_through_as_it_refills() {
+        let server = MockServer::start_blocking(vec![]);
+        server.set_fallback(Reply::json(200, "ok"));
+        // 1,200 a minute: one request every 50 ms, two at once.
+        server.set_rate_limit(1200, 2);
+        for _ in 0..2 {
+            let passed = post(&server.base_url, "/v1/chat/completions", "{}");
+            assert!(passed.starts_with("HTTP/1.1 200"), "{passed}");
+        }
+        let limited = post(&server.base_url, "/v1/chat/completions", "{}");
+        assert!(limited.starts_with("HTTP/1.1 429"), "{limited}");
+        assert!(limited.contains("rate_limit_exceeded"), "{limited}");
+        assert!(limited.contains("retry-after: 1\r\n"), "{limited}");
+        let wait: u64 = limited
+            .lines()
+            .find_map(|l| l.strip_prefix("retry-after-ms: "))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!((1..=50).contains(&wait), "{wait}");
+        assert_eq!(server.rate_limited(), 1);
+        std::thread::sleep(Duration::from_millis(60));
+        let passed = post(&server.base_url, "/v1/chat/completions", "{}");
+        assert!(passed.starts_with("HTTP/1.1 200"), "{passed}");
+        assert_eq!(server.rate_limited(), 1);
+        assert_eq!(server.requests().len(), 4);
     }
 
     #[test]
