@@ -147,7 +147,9 @@ impl InboxStore {
     /// the same session (its request refreshed, its answer kept). Returns its number.
     pub fn park(&self, by: &ParkedBy, request: &ApprovalRequest) -> Result<u64, InboxError> {
         let _lock = self.lock()?;
-        let existing = self.list()?.into_iter().find(|entry| {
+        let entries = self.list()?;
+        let highest = entries.iter().map(|e| e.id).max().unwrap_or(0);
+        let existing = entries.into_iter().find(|entry| {
             entry.session == by.session && entry.request.tool_call_id == request.tool_call_id
         });
         let entry = match existing {
@@ -156,7 +158,7 @@ impl InboxStore {
                 ..entry
             },
             None => InboxEntry {
-                id: self.next_id()?,
+                id: self.next_id(highest)?,
                 session: by.session.clone(),
                 worker: by.worker.clone(),
                 created: now_rfc3339(),
@@ -232,8 +234,9 @@ impl InboxStore {
         Ok(file)
     }
 
-    /// The next number, counted in `next-id` (under the lock).
-    fn next_id(&self) -> Result<u64, InboxError> {
+    /// The next number, counted in `next-id` (under the lock), above `highest`, the highest
+    /// number of the entries there are.
+    fn next_id(&self, highest: u64) -> Result<u64, InboxError> {
         let path = self.dir.join("next-id");
         let next = match std::fs::read_to_string(&path) {
             Ok(text) => text.trim().parse::<u64>().unwrap_or(1).max(1),
@@ -241,7 +244,6 @@ impl InboxStore {
             Err(e) => return Err(io("read", &path)(e)),
         };
         // A counter file lost or reset must not hand out a number in use.
-        let highest = self.list()?.iter().map(|e| e.id).max().unwrap_or(0);
         let id = next.max(highest + 1);
         replace_file(&path, format!("{}\n", id + 1).as_bytes()).map_err(io("write", &path))?;
         Ok(id)
