@@ -18,8 +18,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "benchmark setup")]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+#[path = "support/child.rs"]
+mod child;
+
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use golem_protocol::BatchEvent;
@@ -69,12 +71,6 @@ fn env_number(name: &str, default: usize) -> usize {
     }
 }
 
-fn binary() -> PathBuf {
-    std::env::var_os("GOLEM_FORGE_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_golem-forge")))
-}
-
 /// How the batch process ran.
 struct Run {
     code: i32,
@@ -89,40 +85,16 @@ fn run_batch(dir: &Path, concurrency: usize) -> Run {
     let events = std::fs::File::create(dir.join("events.jsonl")).unwrap();
     let stderr = std::fs::File::create(dir.join("stderr.txt")).unwrap();
     let started = Instant::now();
-    let child = Command::new(binary())
-        .current_dir(dir)
+    let child = child::command(dir)
         .args(["batch", "main.worker", "--input", "items.jsonl", "--json"])
         .args(["--concurrency", &concurrency.to_string()])
-        .env("NO_COLOR", "1")
-        .env_remove("GOLEM_FORGE_MODEL")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
         .stdout(events)
         .stderr(stderr)
         .spawn()
         .expect("golem-forge starts");
-    let pid = libc::pid_t::try_from(child.id()).unwrap();
-    let mut status = 0;
-    // SAFETY: `wait4` writes a `c_int` and a `rusage` we own; the child is ours and has not
-    // been waited for (`Child` is dropped without waiting).
-    #[allow(unsafe_code)]
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        let waited = libc::wait4(pid, &mut status, 0, &mut usage);
-        assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
-        usage
-    };
+    let ended = child::wait(child);
     let wall = started.elapsed();
-    drop(child);
-    let time = |t: libc::timeval| {
-        Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
-            + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
-    };
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
+    let code = ended.code;
     if code != 0 {
         let stderr = std::fs::read_to_string(dir.join("stderr.txt")).unwrap_or_default();
         eprintln!("golem-forge batch exited {code}:\n{stderr}");
@@ -130,8 +102,8 @@ fn run_batch(dir: &Path, concurrency: usize) -> Run {
     Run {
         code,
         wall,
-        cpu: time(usage.ru_utime) + time(usage.ru_stime),
-        max_rss_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
+        cpu: ended.cpu,
+        max_rss_kib: ended.max_rss_kib,
     }
 }
 

@@ -22,8 +22,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "benchmark setup")]
 
+#[path = "support/child.rs"]
+mod child;
+
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::LazyLock;
 
@@ -55,12 +58,6 @@ fn main() {
         FIXTURE.custom.path(),
         &["run", "main.worker", "hi"],
     );
-}
-
-fn binary() -> PathBuf {
-    std::env::var_os("GOLEM_FORGE_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_golem-forge")))
 }
 
 /// The mock model and the programs (kept alive for the whole bench).
@@ -117,45 +114,22 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
 /// Runs the binary with `args` in `dir` (no terminal, no colour, no inherited model choice),
 /// waits for it with `wait4` and returns its exit status and peak resident set in KiB.
 fn run_child<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(dir: &Path, args: I) -> (i32, u64) {
-    let child = Command::new(binary())
-        .current_dir(dir)
+    let child = child::command(dir)
         .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("GOLEM_FORGE_MODEL")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("golem-forge starts");
-    let pid = libc::pid_t::try_from(child.id()).unwrap();
-    let mut status = 0;
-    // SAFETY: `wait4` writes a `c_int` and a `rusage` we own; the child is ours and has not
-    // been waited for (`Child` is dropped without waiting).
-    #[allow(unsafe_code)]
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        let waited = libc::wait4(pid, &mut status, 0, &mut usage);
-        assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
-        usage
-    };
-    drop(child);
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    (code, u64::try_from(usage.ru_maxrss).unwrap_or(0))
+    let ended = child::wait(child);
+    (ended.code, ended.max_rss_kib)
 }
 
 /// One `golem-forge run` of the mock worker in `dir`; it must succeed.
 fn run_once(dir: &Path) {
     let (code, _) = run_child(dir, ["run", "main.worker", "hi"]);
     if code != 0 {
-        let output = Command::new(binary())
-            .current_dir(dir)
+        let output = child::command(dir)
             .args(["run", "main.worker", "hi"])
-            .stdin(Stdio::null())
             .output()
             .unwrap();
         panic!(
