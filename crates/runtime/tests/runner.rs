@@ -11,6 +11,7 @@ mod config;
 mod faults;
 mod fixture;
 mod host;
+mod host_inbox;
 mod host_tree;
 mod long_sessions;
 mod models;
