@@ -329,7 +329,7 @@ impl WorkerRuntime {
                 Err((still, ids)) => {
                     self.pending = Some(still);
                     let outcome = waiting(ids, TokenUsage::default(), 0);
-                    node.finish(false, Some("waiting for an approval".to_owned()));
+                    finish_node(node, &outcome.status);
                     return outcome;
                 }
             }
@@ -353,14 +353,7 @@ impl WorkerRuntime {
             self.history = messages;
             self.context = context;
         }
-        let (success, error) = match &outcome.status {
-            RunStatus::Completed => (true, None),
-            RunStatus::Failed(message) => (false, Some(message.clone())),
-            RunStatus::Interrupted => (false, Some("interrupted".to_owned())),
-            RunStatus::BudgetExceeded(exceeded) => (false, Some(exceeded.to_string())),
-            RunStatus::WaitingApproval(_) => (false, Some("waiting for an approval".to_owned())),
-        };
-        node.finish(success, error);
+        finish_node(node, &outcome.status);
         outcome
     }
 
@@ -580,12 +573,11 @@ impl WorkerRuntime {
             let (results, waiting_calls) = self.run_calls(&calls, node).await;
             tools_ran |= results.ran;
             if !waiting_calls.calls.is_empty() {
-                let ids = waiting_calls.inbox_ids.clone();
                 *parked = Some(PendingCalls {
                     calls: waiting_calls.calls,
                     settled: results.results,
                 });
-                return waiting(ids, usage, turns);
+                return waiting(waiting_calls.inbox_ids, usage, turns);
             }
             self.record(
                 messages,
@@ -743,6 +735,18 @@ fn final_call_results(
             }
         })
         .collect()
+}
+
+/// Ends `node`, the run's place in the tree of workers, as `status` says.
+fn finish_node(node: RunningWorker, status: &RunStatus) {
+    let (success, error) = match status {
+        RunStatus::Completed => (true, None),
+        RunStatus::Failed(message) => (false, Some(message.clone())),
+        RunStatus::Interrupted => (false, Some("interrupted".to_owned())),
+        RunStatus::BudgetExceeded(exceeded) => (false, Some(exceeded.to_string())),
+        RunStatus::WaitingApproval(_) => (false, Some("waiting for an approval".to_owned())),
+    };
+    node.finish(success, error);
 }
 
 /// The outcome of a run that waits for approvals in the inbox (numbers `ids`).
