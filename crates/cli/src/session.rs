@@ -89,6 +89,7 @@ pub fn open_host(
         budget: options.budget(),
         instructions: None,
         batch_item: None,
+        mcp_servers: Default::default(),
     })
     .map_err(host_error)
 }

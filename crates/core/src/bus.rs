@@ -62,6 +62,7 @@ pub fn action_type_name(action: &ActionEvent) -> &'static str {
         ActionEvent::Interrupt { .. } => "interrupt",
         ActionEvent::ManualToolInvoke { .. } => "manualToolInvoke",
         ActionEvent::SetModel { .. } => "setModel",
+        ActionEvent::SetApprovalMode { .. } => "setApprovalMode",
         ActionEvent::NewSession { .. } => "newSession",
         ActionEvent::ClearHistory { .. } => "clearHistory",
         ActionEvent::Compact { .. } => "compact",

@@ -187,6 +187,7 @@ impl McpServer {
             budget: settings.budget,
             instructions: None,
             batch_item: None,
+            mcp_servers: Default::default(),
         }
     }
 

@@ -19,6 +19,41 @@ pub enum InvokedBy {
     User,
 }
 
+/// How a session decides the calls that require consent (the `--approval` words, also on the
+/// wire in `setApprovalMode` and `sessionStatus`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalMode {
+    /// Ask the user through the callback.
+    #[default]
+    Interactive,
+    /// Approve everything (tests, trusted contexts).
+    ApproveAll,
+    /// Deny everything that needs consent.
+    AutoDeny,
+    /// Park a call that would be asked in the approval inbox: its session stops there and
+    /// continues once someone answers (`golem-forge inbox`).
+    Defer,
+}
+
+impl ApprovalMode {
+    /// The name used on the command line and in config.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalMode::Interactive => "interactive",
+            ApprovalMode::ApproveAll => "approve_all",
+            ApprovalMode::AutoDeny => "auto_deny",
+            ApprovalMode::Defer => "defer",
+        }
+    }
+}
+
+impl std::fmt::Display for ApprovalMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How risky a call is, as shown to the user.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -6,7 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::approval::{ApprovalRequest, ApprovalResolved, ApprovalResponse, InvokedBy};
+use crate::approval::{
+    ApprovalMode, ApprovalRequest, ApprovalResolved, ApprovalResponse, InvokedBy,
+};
 use crate::batch::BatchEvent;
 use crate::form::{FormField, ManualToolInfo};
 use crate::result::ToolResultValue;
@@ -29,8 +31,9 @@ use crate::workers::{
 /// `compact` action and `sessionStatus.context`; 1.9: `turnEnded.output`, the structured answer
 /// of a worker with an output schema; 1.10: approvals that wait — the `defer` approval mode's
 /// `approvalDeferred`, the `waitingApproval` turn and session endings, the `continueTurn`
-/// action — and the batch events of `golem-forge batch --json`).
-pub const PROTOCOL_VERSION: &str = "1.10";
+/// action — and the batch events of `golem-forge batch --json`; 1.11: `setApprovalMode`, the
+/// approval mode switched during a session, and `sessionStatus.approvalMode`).
+pub const PROTOCOL_VERSION: &str = "1.11";
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -413,6 +416,15 @@ pub enum ActionEvent {
         /// Its arguments.
         args: Value,
     },
+    /// Switch how the session decides calls that need consent, at once (a call already waiting
+    /// for an answer stays asked); answered by `actionResult`.
+    SetApprovalMode {
+        /// Correlates the `actionResult`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        /// The new mode.
+        mode: ApprovalMode,
+    },
     /// Switch the root worker's model (kept for the rest of the session); answered by
     /// `actionResult`.
     SetModel {
@@ -514,6 +526,7 @@ impl ActionEvent {
             ActionEvent::Interrupt { .. }
             | ActionEvent::ManualToolInvoke { .. }
             | ActionEvent::SetModel { .. }
+            | ActionEvent::SetApprovalMode { .. }
             | ActionEvent::NewSession { .. }
             | ActionEvent::ClearHistory { .. }
             | ActionEvent::Compact { .. }

@@ -23,7 +23,8 @@ pub mod tool_definition;
 pub mod workers;
 
 pub use approval::{
-    ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, InvokedBy, RememberScope, Risk,
+    ApprovalMode, ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, InvokedBy,
+    RememberScope, Risk,
 };
 pub use batch::{BatchEvent, ItemResult, ItemStatus};
 pub use error::{ToolError, ToolErrorCode};

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::approval::ApprovalMode;
 use crate::workers::{BudgetStatus, ContextFill, TokenUsage};
 
 /// How a turn ended.
@@ -33,6 +34,8 @@ pub enum TurnStatus {
 pub enum SessionAction {
     /// `setModel`.
     SetModel,
+    /// `setApprovalMode`.
+    SetApprovalMode,
     /// `newSession`.
     NewSession,
     /// `clearHistory`.
@@ -100,6 +103,9 @@ pub struct SessionStatus {
     pub context: Option<ContextFill>,
     /// Approvals remembered for the session.
     pub approvals_remembered: u64,
+    /// How calls that need consent are decided now (absent from hosts before protocol 1.11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_mode: Option<ApprovalMode>,
     /// Whether a turn or a manual tool call is running.
     pub busy: bool,
     /// The root worker's budget per turn and what is left of it, when it has one.

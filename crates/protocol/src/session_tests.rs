@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use crate::approval::ApprovalMode;
 use crate::events::*;
 use crate::roundtrip_tests::check;
 use crate::session::*;
@@ -16,6 +17,13 @@ fn session_actions() {
             model: "openai:gpt-4o".into(),
         },
         json!({"type": "setModel", "requestId": "m1", "model": "openai:gpt-4o"}),
+    );
+    check(
+        ActionEvent::SetApprovalMode {
+            request_id: None,
+            mode: ApprovalMode::Interactive,
+        },
+        json!({"type": "setApprovalMode", "mode": "interactive"}),
     );
     check(
         ActionEvent::NewSession { request_id: None },
@@ -172,6 +180,7 @@ fn session_answers() {
             messages: 4,
             context: None,
             approvals_remembered: 1,
+            approval_mode: None,
             busy: false,
             budget: None,
         }),
@@ -196,6 +205,7 @@ fn session_answers() {
                 window: 100_000,
             }),
             approvals_remembered: 0,
+            approval_mode: Some(ApprovalMode::ApproveAll),
             busy: true,
             budget: None,
         }),
@@ -203,7 +213,17 @@ fn session_answers() {
                "worker": "greeter", "model": "test:default", "zones": [],
                "usage": {"inputTokens": 0, "outputTokens": 0}, "messages": 9,
                "context": {"used": 63000, "window": 100000},
-               "approvalsRemembered": 0, "busy": true}),
+               "approvalsRemembered": 0, "approvalMode": "approve_all", "busy": true}),
+    );
+    check(
+        DisplayEvent::ActionResult(ActionResult {
+            request_id: Some("a1".into()),
+            action: SessionAction::SetApprovalMode,
+            ok: true,
+            message: "approval mode: auto_deny".into(),
+        }),
+        json!({"type": "actionResult", "requestId": "a1", "action": "setApprovalMode",
+               "ok": true, "message": "approval mode: auto_deny"}),
     );
     check(
         DisplayEvent::ContextCompacted {

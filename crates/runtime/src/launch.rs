@@ -77,6 +77,9 @@ pub struct SessionEnv {
     /// The session's undo journal: every change to a zone, by the root worker or one it
     /// delegates to, keeps a before-image there. `None`: nothing is recorded (`check`).
     pub undo: Option<Arc<golem_sandbox::undo::UndoJournal>>,
+    /// MCP servers the front end brought (an editor's, over ACP): one more MCP toolset of the
+    /// root worker only, its tools asked unless a project rule says otherwise.
+    pub client_mcp: Option<golem_mcp_client::McpToolsetConfig>,
 }
 
 impl SessionEnv {

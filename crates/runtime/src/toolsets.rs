@@ -114,8 +114,26 @@ pub fn build_tools(
             env.jail_helper.as_deref(),
         )
     };
+    let mut toolsets = definition.toolsets.configured();
+    if frame.depth == 0
+        && let Some(config) = &env.client_mcp
+    {
+        if let Some(own) = &definition.toolsets.mcp
+            && let Some(name) = config.servers.keys().find(|n| own.servers.contains_key(*n))
+        {
+            return Err(LaunchError::Config(format!(
+                "the client's MCP server `{name}` has the name of one of worker {}'s own \
+                 (toolsets.mcp.servers); rename it in the client",
+                definition.name
+            )));
+        }
+        toolsets.push(Box::new(Configured::<golem_mcp_client::McpToolset> {
+            key: "mcp",
+            config,
+        }));
+    }
     let mut registry = ToolRegistry::new();
-    for toolset in definition.toolsets.configured() {
+    for toolset in toolsets {
         let tools = toolset.build(&cx).map_err(launch_error)?;
         for tool in tools {
             match toolset.schemas() {

@@ -12,6 +12,7 @@ mod faults;
 mod fixture;
 mod host;
 mod host_inbox;
+mod host_mode;
 mod host_tree;
 mod long_sessions;
 mod models;

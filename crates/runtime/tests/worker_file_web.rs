@@ -232,6 +232,7 @@ fn a_worker_with_the_toolset_gets_web_fetch_and_web_search() {
         tree: WorkerTree::new(RuntimeUI::new(UiEventBus::new())),
         budget: BudgetLimits::default(),
         undo: None,
+        client_mcp: None,
     });
     let sandbox = Sandbox::open(dir.path(), &[]).unwrap();
     let tools =

@@ -250,6 +250,7 @@ mod tests {
             messages: 0,
             context: None,
             approvals_remembered: 0,
+            approval_mode: None,
             busy: false,
             budget: None,
         }));

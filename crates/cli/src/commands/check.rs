@@ -292,6 +292,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         tree: WorkerTree::new(RuntimeUI::new(UiEventBus::new())),
         budget: BudgetLimits::default(),
         undo: None,
+        client_mcp: None,
     });
     let frame = WorkerFrame {
         id: String::new(),

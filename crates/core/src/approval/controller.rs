@@ -6,50 +6,14 @@
 //! It never sees pre-approved or blocked calls: the orchestrator settles those by policy.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
+pub use golem_protocol::ApprovalMode;
 use golem_protocol::{ApprovalRequest, ApprovalResponse, DecidedBy, InvokedBy, RememberScope};
-use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::{ApprovalMemory, ApprovalRule, ProjectRules};
-
-/// How calls that require consent are decided.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalMode {
-    /// Ask the user through the callback.
-    #[default]
-    Interactive,
-    /// Approve everything (tests, trusted contexts).
-    ApproveAll,
-    /// Deny everything that needs consent.
-    AutoDeny,
-    /// Park a call that would be asked in the approval inbox: its session stops there and
-    /// continues once someone answers (`golem-forge inbox`).
-    Defer,
-}
-
-impl ApprovalMode {
-    /// The name used on the command line and in config.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApprovalMode::Interactive => "interactive",
-            ApprovalMode::ApproveAll => "approve_all",
-            ApprovalMode::AutoDeny => "auto_deny",
-            ApprovalMode::Defer => "defer",
-        }
-    }
-}
-
-impl fmt::Display for ApprovalMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// Why the callback gave no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -114,7 +78,9 @@ pub fn no_terminal_message(tool: &str) -> String {
 /// Decides calls that require consent.
 #[derive(Clone)]
 pub struct ApprovalController {
-    mode: ApprovalMode,
+    /// Shared by every clone: switching it switches the whole session (delegated workers
+    /// included), in the middle of a turn too.
+    mode: Arc<Mutex<ApprovalMode>>,
     callback: Option<ApprovalCallback>,
     memory: ApprovalMemory,
     rules: ProjectRules,
@@ -124,7 +90,7 @@ pub struct ApprovalController {
 impl fmt::Debug for ApprovalController {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ApprovalController")
-            .field("mode", &self.mode)
+            .field("mode", &self.mode())
             .field("callback", &self.callback.is_some())
             .field("remembered", &self.memory.len())
             .field("rules", &self.rules.len())
@@ -137,7 +103,7 @@ impl ApprovalController {
     /// A controller in `mode` with no callback and an empty memory.
     pub fn new(mode: ApprovalMode) -> Self {
         Self {
-            mode,
+            mode: Arc::new(Mutex::new(mode)),
             callback: None,
             memory: ApprovalMemory::new(),
             rules: ProjectRules::default(),
@@ -177,12 +143,13 @@ impl ApprovalController {
 
     /// The mode.
     pub fn mode(&self) -> ApprovalMode {
-        self.mode
+        *self.mode.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Switches the mode.
-    pub fn set_mode(&mut self, mode: ApprovalMode) {
-        self.mode = mode;
+    /// Switches the mode of this controller and of every clone of it (the session's), for
+    /// the calls decided from now on.
+    pub fn set_mode(&self, mode: ApprovalMode) {
+        *self.mode.lock().unwrap_or_else(PoisonError::into_inner) = mode;
     }
 
     /// The session memory.
@@ -224,7 +191,7 @@ impl ApprovalController {
         request: ApprovalRequest,
         cancel: &CancellationToken,
     ) -> ApprovalOutcome {
-        match self.mode {
+        match self.mode() {
             ApprovalMode::AutoDeny => auto_denied(request),
             ApprovalMode::Defer => self.park_or_take(request, cancel, Keep::Nothing).await,
             ApprovalMode::Interactive | ApprovalMode::ApproveAll => {
@@ -267,7 +234,7 @@ impl ApprovalController {
         cancel: &CancellationToken,
         keep: Keep<'_>,
     ) -> ApprovalOutcome {
-        match self.mode {
+        match self.mode() {
             ApprovalMode::ApproveAll => decided(
                 ApprovalResponse::approve(request.request_id),
                 DecidedBy::Mode,

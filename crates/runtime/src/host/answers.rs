@@ -1,9 +1,10 @@
 //! The host's answers to questions a front end may ask at any time, even while a turn runs:
-//! the session's status, the manual tools, the remembered approvals and project rules (and forgetting them).
+//! the session's status, the manual tools, the remembered approvals and project rules (and
+//! forgetting them), and switching the approval mode.
 
 use std::sync::atomic::Ordering;
 
-use golem_core::approval::{ApprovalController, ApprovalRule};
+use golem_core::approval::{ApprovalController, ApprovalMode, ApprovalRule};
 use golem_core::registry::ToolRegistry;
 use golem_core::ui::RuntimeUI;
 use golem_protocol::{
@@ -67,6 +68,7 @@ impl Context<'_> {
             messages: self.shared.messages.load(Ordering::Relaxed),
             context: self.shared.context(),
             approvals_remembered: self.controller.memory().len() as u64,
+            approval_mode: Some(self.controller.mode()),
             busy: self.shared.busy.load(Ordering::SeqCst),
             budget,
         }));
@@ -124,6 +126,20 @@ impl Context<'_> {
             request_id,
             approvals,
         });
+    }
+
+    /// Switches the session's approval mode at once: calls decided from now on (this turn's
+    /// too, and its delegated workers') follow it; a call already asked stays asked.
+    pub fn set_approval_mode(&self, request_id: Option<String>, mode: ApprovalMode) {
+        let before = self.controller.mode();
+        self.controller.set_mode(mode);
+        tracing::debug!(%before, %mode, "approval mode switched");
+        self.ui.emit(DisplayEvent::ActionResult(ActionResult {
+            request_id,
+            action: SessionAction::SetApprovalMode,
+            ok: true,
+            message: format!("approval mode: {mode}"),
+        }));
     }
 
     /// Forgets approval number `index` (as `approvalsRemembered` numbers them: a session

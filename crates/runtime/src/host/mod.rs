@@ -23,6 +23,7 @@ mod parking;
 mod serve;
 mod transcript;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -39,6 +40,7 @@ use golem_llm::Message;
 use golem_llm::context::ContextWindows;
 use golem_llm::pricing::PriceTable;
 use golem_llm::resolve::ModelResolver;
+use golem_mcp_client::{McpServerConfig, McpToolsetConfig};
 use golem_protocol::{
     ActionEvent, ContextFill, DisplayEvent, PROTOCOL_VERSION, SessionEndReason, StatusLevel,
 };
@@ -101,6 +103,10 @@ pub struct HostOptions {
     pub instructions: Option<String>,
     /// The batch item this session runs, named by the calls it parks in the inbox.
     pub batch_item: Option<BatchItemRef>,
+    /// MCP servers the front end brings (an editor's, over ACP), by name: the root worker gets
+    /// their tools as one more MCP toolset, each asked unless a project rule says otherwise.
+    /// A name the worker's own `toolsets.mcp` uses is an error.
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
 }
 
 impl HostOptions {
@@ -119,6 +125,7 @@ impl HostOptions {
             budget: BudgetLimits::default(),
             instructions: None,
             batch_item: None,
+            mcp_servers: BTreeMap::new(),
         }
     }
 }
@@ -423,6 +430,10 @@ impl SessionHost {
             tree,
             budget: options.budget,
             undo: Some(undo.clone()),
+            client_mcp: (!options.mcp_servers.is_empty()).then(|| McpToolsetConfig {
+                servers: options.mcp_servers.clone(),
+                ..McpToolsetConfig::default()
+            }),
         });
         let (mut runtime, definition, model_name) = build_root(&env, &worker_path)?;
         if let Some(more) = &options.instructions {

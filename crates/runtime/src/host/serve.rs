@@ -218,6 +218,10 @@ async fn dispatch(
                 context.status(request_id);
                 None
             }
+            ActionEvent::SetApprovalMode { request_id, mode } => {
+                context.set_approval_mode(request_id, mode);
+                None
+            }
             // Answers reach their waiter through the bus, never this subscription; one whose
             // request is over is dropped there.
             ActionEvent::ApprovalResponse(_) | ActionEvent::InputResponse { .. } => None,
