@@ -1,6 +1,7 @@
 //! The subcommands: one file each (but `chat`, whose arguments are the chat's own, in
 //! `crate::chat`), one enum, one `match`. Each `…Args` struct's doc comment is its help text.
 
+mod acp;
 mod approvals;
 mod batch;
 mod check;
@@ -58,6 +59,7 @@ enum Command {
     Chat(crate::chat::ChatArgs),
     Serve(serve::ServeArgs),
     Mcp(mcp::McpArgs),
+    Acp(acp::AcpArgs),
     McpRefresh(mcp_refresh::McpRefreshArgs),
     Init(init::InitArgs),
     Check(check::CheckArgs),
@@ -76,6 +78,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
         Command::Chat(args) => crate::chat::cmd_chat(args),
         Command::Serve(args) => serve::cmd_serve(args),
         Command::Mcp(args) => mcp::cmd_mcp(args),
+        Command::Acp(args) => acp::cmd_acp(args),
         Command::McpRefresh(args) => mcp_refresh::cmd_mcp_refresh(args),
         Command::Init(args) => init::cmd_init(args),
         Command::Check(args) => check::cmd_check(args),

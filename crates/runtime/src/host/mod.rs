@@ -550,6 +550,11 @@ impl SessionHost {
         self.runtime.registry().clone()
     }
 
+    /// How calls that need consent are decided when the session starts.
+    pub fn approval_mode(&self) -> ApprovalMode {
+        self.runtime.controller().mode()
+    }
+
     /// Whether calls of the last turn wait for an approval (a parked session, resumed):
     /// `continueTurn` goes on from there.
     pub fn is_waiting(&self) -> bool {
