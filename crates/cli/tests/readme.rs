@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use golem_testkit::parts::{
-    CHROMIUM_INSTALL, MCP_PYTHON_PACKAGE, MCP_SERVER_PACKAGES, SLIRP_INSTALL, TEST_COMMAND,
+    ACP_PYTHON_PACKAGE, CHROMIUM_INSTALL, MCP_PYTHON_PACKAGE, MCP_SERVER_PACKAGES, SLIRP_INSTALL,
+    TEST_COMMAND,
 };
 
 fn root() -> PathBuf {
@@ -80,10 +81,12 @@ fn the_test_command_installs_every_part_then_runs_every_test() {
             .any(|l| l.contains("npm install") && l.contains("target/mcp-servers")),
         "{TEST_COMMAND} does not install the MCP reference servers into target/mcp-servers"
     );
-    assert!(
-        script.contains(&format!("'{MCP_PYTHON_PACKAGE}'")),
-        "{TEST_COMMAND} does not pin {MCP_PYTHON_PACKAGE}"
-    );
+    for package in [MCP_PYTHON_PACKAGE, ACP_PYTHON_PACKAGE] {
+        assert!(
+            script.contains(&format!("'{package}'")),
+            "{TEST_COMMAND} does not pin {package}"
+        );
+    }
     assert!(
         lines.iter().any(|l| l.contains("-m venv target/mcp-venv")),
         "{TEST_COMMAND} does not make target/mcp-venv"

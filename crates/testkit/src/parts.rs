@@ -21,9 +21,13 @@ pub const MCP_SERVERS_INSTALL: &str = "npm install --prefix target/mcp-servers \
 /// The Python MCP client (PyPI) the `golem-forge mcp` tests drive, pinned.
 pub const MCP_PYTHON_PACKAGE: &str = "mcp==2.3.0";
 
-/// The command, from the workspace root, that makes the virtual environment with it.
-pub const MCP_PYTHON_INSTALL: &str =
-    "python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install -q 'mcp==2.3.0'";
+/// The Python ACP client (PyPI) the `golem-forge acp` tests drive as an editor, pinned; it
+/// lives in the same virtual environment.
+pub const ACP_PYTHON_PACKAGE: &str = "agent-client-protocol==0.12.1";
+
+/// The command, from the workspace root, that makes the virtual environment with both.
+pub const MCP_PYTHON_INSTALL: &str = "python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip \
+     install -q 'mcp==2.3.0' 'agent-client-protocol==0.12.1'";
 
 /// Debian's browser and its WebDriver, for the browser tests.
 pub const CHROMIUM_INSTALL: &str = "apt-get install -y chromium chromium-driver";
@@ -50,6 +54,7 @@ mod tests {
             assert!(MCP_SERVERS_INSTALL.contains(package), "{package}");
         }
         assert!(MCP_PYTHON_INSTALL.contains(MCP_PYTHON_PACKAGE));
+        assert!(MCP_PYTHON_INSTALL.contains(ACP_PYTHON_PACKAGE));
     }
 
     #[test]

@@ -27,6 +27,8 @@ fn layers() -> BTreeMap<&'static str, u32> {
         ("golem-mcp-server", 6),
         // Batches: many sessions of one worker, their state on disk.
         ("golem-batch", 6),
+        // `golem-forge acp`: sessions driven by an editor over the Agent Client Protocol.
+        ("golem-acp", 6),
         ("golem-forge", 8),
     ])
 }

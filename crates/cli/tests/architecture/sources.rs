@@ -17,7 +17,13 @@ const FRONT_END_ONLY: &[&str] = &[
 ];
 
 /// The crates that are front ends, and the part both HTTP front ends share (`golem-http`).
-const FRONT_ENDS: &[&str] = &["golem-forge", "golem-web", "golem-mcp-server", "golem-http"];
+const FRONT_ENDS: &[&str] = &[
+    "golem-forge",
+    "golem-web",
+    "golem-mcp-server",
+    "golem-acp",
+    "golem-http",
+];
 
 /// Each library source file below `src/` of every workspace crate that is not a front end or
 /// test support (so a new crate is covered without being listed), with the text before its `#[cfg(test)]` part.

@@ -395,9 +395,16 @@ pub fn run_client_unchecked(
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/mcp/clients")
         .join(script);
+    run_script(&path, config, project)
+}
+
+/// Runs the Python script at `path` with `config` as its argument in `project`'s directory,
+/// whatever becomes of it: its exit status, stdout and stderr (killed after [`SCRIPT_LIMIT`]).
+pub fn run_script(path: &Path, config: Value, project: &Project) -> (ExitStatus, String, String) {
+    let script = path.display();
     let mut child = Command::new(python())
         .arg("-B")
-        .arg(&path)
+        .arg(path)
         .arg(config.to_string())
         .current_dir(project.env.path())
         .env_clear()
