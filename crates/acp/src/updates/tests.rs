@@ -1,1 +1,109 @@
-//! Tests of the translation of display events.
+//! Tests of the translation of display events: a call announced once and updated after, text
+//! streamed once (not again with the message), the turn's end and a command's answer as steps.
+
+use golem_protocol::{ChatMessage, InvokedBy, Risk, ToolResultValue};
+use serde_json::json;
+
+use super::*;
+
+fn kinds(steps: &[Step]) -> Vec<String> {
+    steps
+        .iter()
+        .map(|step| match step {
+            Step::Update(update) => serde_json::to_value(update).unwrap()["sessionUpdate"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+            Step::Ask(_) => "ask".into(),
+            Step::Question { .. } => "question".into(),
+            Step::TurnEnded { .. } => "turnEnded".into(),
+            Step::Answer { .. } => "answer".into(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_call_is_announced_once_then_updated_and_its_end_answers_a_manual_call() {
+    let mut t = Translator::default();
+    let request = ApprovalRequest {
+        request_id: "r1".into(),
+        tool_call_id: "c1".into(),
+        tool_name: "write_file".into(),
+        args: json!({"path": "/out/a.txt", "content": "x"}),
+        description: "write".into(),
+        risk: Risk::Medium,
+        preview: None,
+        invoked_by: InvokedBy::Model,
+        worker: None,
+        fields: Vec::new(),
+        editable: true,
+    };
+    let asked = t.steps(&DisplayEvent::ApprovalRequired(request.clone()));
+    assert_eq!(kinds(&asked), ["tool_call", "ask"]);
+    let started = t.steps(&DisplayEvent::ToolStarted {
+        tool_call_id: "c1".into(),
+        tool_name: "write_file".into(),
+        args: request.args.clone(),
+        invoked_by: InvokedBy::Model,
+        worker: None,
+    });
+    assert_eq!(kinds(&started), ["tool_call_update"]);
+    let ended = t.steps(&DisplayEvent::ToolResult {
+        tool_call_id: "c1".into(),
+        tool_name: "write_file".into(),
+        status: ToolStatus::Error,
+        value: ToolResultValue::text("no space"),
+        duration_ms: 1,
+        invoked_by: InvokedBy::Model,
+        worker: None,
+    });
+    assert_eq!(kinds(&ended), ["tool_call_update", "answer"]);
+    let Step::Update(update) = &ended[0] else {
+        unreachable!()
+    };
+    let json = serde_json::to_value(update).unwrap();
+    assert_eq!(json["status"], "failed");
+    assert_eq!(json["content"][0]["content"]["text"], "no space");
+}
+
+#[test]
+fn streamed_text_is_not_sent_again_with_its_message() {
+    let mut t = Translator::default();
+    let delta = |d: &str| DisplayEvent::Streaming {
+        request_id: "s".into(),
+        delta: d.into(),
+        done: false,
+        worker: None,
+    };
+    let message = DisplayEvent::Message {
+        message: ChatMessage {
+            role: Role::Assistant,
+            content: "Hello".into(),
+        },
+        worker: None,
+    };
+    assert_eq!(kinds(&t.steps(&delta("Hel"))), ["agent_message_chunk"]);
+    assert_eq!(kinds(&t.steps(&delta("lo"))), ["agent_message_chunk"]);
+    assert!(t.steps(&message).is_empty());
+    // A message that was not streamed is sent whole.
+    assert_eq!(kinds(&t.steps(&message)), ["agent_message_chunk"]);
+}
+
+#[test]
+fn a_warning_is_shown_and_the_turn_end_is_a_step() {
+    let mut t = Translator::default();
+    let warning = t.steps(&DisplayEvent::Status {
+        level: StatusLevel::Warning,
+        message: "slow".into(),
+    });
+    assert_eq!(kinds(&warning), ["agent_message_chunk"]);
+    let end = t.steps(&DisplayEvent::TurnEnded {
+        status: TurnStatus::Completed,
+        response: None,
+        error: None,
+        output: None,
+        usage: Default::default(),
+        cost: None,
+    });
+    assert_eq!(kinds(&end), ["turnEnded"]);
+}
