@@ -226,6 +226,34 @@ fn notify(connection: &ConnectionTo<Client>, id: &str, update: SessionUpdate) {
     }
 }
 
+/// Opens a session with `options` and keeps it in the connection's sessions; a failure is a
+/// JSON-RPC error with `code` and the reason.
+async fn open(
+    state: &AgentState,
+    options: HostOptions,
+    connection: &ConnectionTo<Client>,
+    code: ErrorCode,
+) -> Result<Opened, Error> {
+    let opened = AcpSession::open(options, connection.clone())
+        .await
+        .map_err(|e| Error::new(code, e))?;
+    state
+        .sessions()
+        .insert(opened.session.id().to_owned(), opened.session.clone());
+    Ok(opened)
+}
+
+/// Tells the editor the session's commands (after the answer that opened it).
+fn advertise(connection: &ConnectionTo<Client>, session: &AcpSession) {
+    notify(
+        connection,
+        session.id(),
+        SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(available_commands(
+            session.tools(),
+        ))),
+    );
+}
+
 /// Serves the agent on stdin and stdout until the editor closes the connection, then ends
 /// every session (their transcripts closed).
 pub async fn serve_stdio(settings: AcpSettings) -> Result<(), Error> {
@@ -284,27 +312,17 @@ pub async fn serve_stdio(settings: AcpSettings) -> Result<(), Error> {
                         Err(e) => return responder.respond_with_error(e),
                     };
                     connection.clone().spawn(async move {
-                        match AcpSession::open(options, connection.clone()).await {
+                        let opened = open(&state, options, &connection, ErrorCode::INTERNAL_ERROR);
+                        match opened.await {
                             Ok(Opened { session, mode, .. }) => {
-                                let id = session.id().to_owned();
-                                state.sessions().insert(id.clone(), session.clone());
                                 responder.respond(
-                                    NewSessionResponse::new(SessionId::new(id.clone()))
+                                    NewSessionResponse::new(SessionId::new(session.id()))
                                         .modes(modes(mode)),
                                 )?;
-                                notify(
-                                    &connection,
-                                    &id,
-                                    SessionUpdate::AvailableCommandsUpdate(
-                                        AvailableCommandsUpdate::new(available_commands(
-                                            session.tools(),
-                                        )),
-                                    ),
-                                );
+                                advertise(&connection, &session);
                                 Ok(())
                             }
-                            Err(e) => responder
-                                .respond_with_error(Error::new(ErrorCode::INTERNAL_ERROR, e)),
+                            Err(e) => responder.respond_with_error(e),
                         }
                     })
                 },
@@ -340,31 +358,21 @@ pub async fn serve_stdio(settings: AcpSettings) -> Result<(), Error> {
                         Err(e) => return responder.respond_with_error(e),
                     };
                     connection.clone().spawn(async move {
-                        match AcpSession::open(options, connection.clone()).await {
+                        let opened = open(&state, options, &connection, ErrorCode::INVALID_PARAMS);
+                        match opened.await {
                             Ok(Opened {
                                 session,
                                 history,
                                 mode,
                             }) => {
-                                let id = session.id().to_owned();
                                 for update in history {
-                                    notify(&connection, &id, update);
+                                    notify(&connection, session.id(), update);
                                 }
-                                state.sessions().insert(id.clone(), session.clone());
                                 responder.respond(LoadSessionResponse::new().modes(modes(mode)))?;
-                                notify(
-                                    &connection,
-                                    &id,
-                                    SessionUpdate::AvailableCommandsUpdate(
-                                        AvailableCommandsUpdate::new(available_commands(
-                                            session.tools(),
-                                        )),
-                                    ),
-                                );
+                                advertise(&connection, &session);
                                 Ok(())
                             }
-                            Err(e) => responder
-                                .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, e)),
+                            Err(e) => responder.respond_with_error(e),
                         }
                     })
                 },
