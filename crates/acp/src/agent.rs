@@ -131,7 +131,7 @@ fn client_servers(
                     env: stdio
                         .env
                         .iter()
-                        .map(|v| (v.name.clone(), v.value.replace('$', "$$")))
+                        .map(|v| (v.name.clone(), v.value.clone()))
                         .collect(),
                     cwd: Some(cwd.to_string_lossy().into_owned()),
                     jail: None,
@@ -144,7 +144,7 @@ fn client_servers(
                     headers: http
                         .headers
                         .iter()
-                        .map(|h| (h.name.clone(), h.value.replace('$', "$$")))
+                        .map(|h| (h.name.clone(), h.value.clone()))
                         .collect(),
                 },
             ),
