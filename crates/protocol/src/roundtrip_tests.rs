@@ -503,7 +503,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.10", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.11", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(

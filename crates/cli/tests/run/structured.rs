@@ -60,7 +60,7 @@ fn run_json_shows_the_structured_answer_in_turn_ended() {
             }
         }
         let started = of_type(&events, "sessionStarted");
-        assert_eq!(started[0]["protocolVersion"], "1.10");
+        assert_eq!(started[0]["protocolVersion"], "1.11");
     }
 }
 

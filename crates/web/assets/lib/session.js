@@ -3,7 +3,7 @@
 // an error notice), and the approvals remembered for the session and the project
 // (`listApprovals`, answered by `approvalsRemembered`), each with a button to forget it
 // (`forgetApprovals {index}`; without an index, every approval of the session: project rules go
-// one by one).
+// one by one), and the approval mode (`setApprovalMode`).
 import { html, useEffect, useRef, preview, newId } from './view.js';
 import { dialogKeys } from './approval.js';
 
@@ -11,6 +11,7 @@ const SCOPES = [
   ['session', 'For this session'],
   ['project', 'Always in this project (.golem-forge/approvals.yaml)'],
 ];
+const MODES = [['interactive', 'Ask'], ['approve_all', 'Approve all'], ['auto_deny', 'Deny all']];
 
 export function SessionMenu({ store, send, ui }) {
   const box = useRef(null);
@@ -51,6 +52,8 @@ export function SessionMenu({ store, send, ui }) {
         <button type="button" class="btn" data-testid="undo-turn" onClick=${() => act('undo')}
           title="Put back the files the last turn changed; files edited elsewhere since are not overwritten">Undo last turn</button>
       </div>
+      <div class="actions" title="How calls that need consent are decided">${MODES.map(([mode, label]) => html`<button type="button" class="btn"
+        onClick=${() => send({ type: 'setApprovalMode', requestId: newId('mode'), mode }) && ui.close()}>${label}</button>`)}</div>
       <section data-testid="approvals-panel" aria-labelledby="approvals-title">
         <h3 id="approvals-title">Remembered approvals</h3>
         ${list === null ? html`<p class="dim">Loading…</p>` : list.length ? null : html`<p class="dim">None: every call that asks will ask.</p>`}
