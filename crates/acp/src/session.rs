@@ -226,10 +226,11 @@ impl AcpSession {
         }
     }
 
-    /// Wakes the prompt waiting for `step`, if it waits for it.
-    fn settle(&self, step: &Step) {
+    /// Takes the waiter of the prompt that waits for `step` (the turn's end, or the answer to
+    /// its command), leaving any other waiter in place.
+    fn waiter_for(&self, step: &Step) -> Option<Waiter> {
         let mut waiting = self.waiting();
-        let done = match (step, waiting.as_ref()) {
+        let wanted = match (step, waiting.as_ref()) {
             (Step::TurnEnded { .. }, Some(Waiter::Turn(_))) => true,
             (
                 Step::Answer { request_id, .. },
@@ -239,31 +240,7 @@ impl AcpSession {
             ) => request_id == want,
             _ => false,
         };
-        if !done {
-            return;
-        }
-        match (waiting.take(), step) {
-            (Some(Waiter::Turn(tx)), Step::TurnEnded { status, error }) => {
-                let _ = tx.send((*status, error.clone()));
-            }
-            (Some(Waiter::Command { done, .. }), _) => {
-                let _ = done.send(());
-            }
-            (other, _) => *waiting = other,
-        }
-    }
-
-    /// Whether `step` answers the command a prompt waits for.
-    fn answers_command(&self, step: &Step) -> bool {
-        match (step, self.waiting().as_ref()) {
-            (
-                Step::Answer { request_id, .. },
-                Some(Waiter::Command {
-                    request_id: want, ..
-                }),
-            ) => request_id == want,
-            _ => false,
-        }
+        if wanted { waiting.take() } else { None }
     }
 }
 
@@ -352,12 +329,15 @@ async fn pump(
                         notify(message(declined_line(&prompt, source.as_deref(), &fields)));
                     }
                 },
-                Step::Answer { ref text, .. } => {
-                    if session.answers_command(&step) && !text.is_empty() {
-                        notify(message(text.clone()));
+                Step::Answer { ref text, .. } => match session.waiter_for(&step) {
+                    Some(Waiter::Command { done, .. }) => {
+                        if !text.is_empty() {
+                            notify(message(text.clone()));
+                        }
+                        let _ = done.send(());
                     }
-                    session.settle(&step);
-                }
+                    Some(Waiter::Turn(_)) | None => {}
+                },
                 Step::TurnEnded { status, ref error } => {
                     if status == TurnStatus::BudgetExceeded {
                         notify(message(format!(
@@ -368,7 +348,9 @@ async fn pump(
                                 .unwrap_or_default()
                         )));
                     }
-                    session.settle(&step);
+                    if let Some(Waiter::Turn(tx)) = session.waiter_for(&step) {
+                        let _ = tx.send((status, error.clone()));
+                    }
                 }
             }
         }
