@@ -10,5 +10,5 @@ pub mod store;
 
 pub use each::{EachError, ZoneDir, items_for_each};
 pub use input::{BatchItem, LineProblem, parse_items};
-pub use runner::{BatchBudget, BatchOutcome, BatchSettings, Progress, Report, run_items};
+pub use runner::{BatchBudget, BatchOutcome, BatchSettings, Progress, Report, run_item, run_items};
 pub use store::{Batch, BatchError, BatchMeta, BatchStore};

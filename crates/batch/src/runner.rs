@@ -217,8 +217,10 @@ fn spent(budget: &BatchBudget, progress: &Progress) -> bool {
     tokens || cost
 }
 
-/// Runs one item as a session of its own; whatever happens, a result.
-async fn run_item(
+/// Runs one item as a session of its own (`continues`: the session in `options` was parked
+/// and goes on with no new input); whatever happens, a result. The caller installs the
+/// process's rate gate when items run side by side.
+pub async fn run_item(
     options: HostOptions,
     continues: bool,
     item: &BatchItem,

@@ -18,6 +18,20 @@ use clap::Parser;
 
 pub use frontend::{markdown, render};
 
+/// Whether `args` (the program's name first) is a command line `golem-forge` accepts, as its
+/// argument parser sees it; for checking command lines written elsewhere (a container's
+/// command in `deploy/`) against the binary without running it.
+pub fn check_command_line<I, T>(args: I) -> Result<(), String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::Parser;
+    commands::Cli::try_parse_from(args)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 /// Runs `golem-forge` with the process's arguments: the jail helper mode when the first
 /// argument asks for it, otherwise the command line (`commands/`, one file per subcommand).
 pub fn main() -> ExitCode {

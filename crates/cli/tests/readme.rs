@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use golem_testkit::parts::{
-    ACP_PYTHON_PACKAGE, CHROMIUM_INSTALL, MCP_PYTHON_PACKAGE, MCP_SERVER_PACKAGES, SLIRP_INSTALL,
+    ACP_PYTHON_PACKAGE, CHROMIUM_INSTALL, MCP_PYTHON_PACKAGE, MCP_SERVER_PACKAGES, REDIS_INSTALL, SLIRP_INSTALL,
     TEST_COMMAND,
 };
 
@@ -99,6 +99,7 @@ fn the_test_command_installs_every_part_then_runs_every_test() {
         .split(' ')
         .chain(["nodejs", "npm", "python3-venv", "git"])
         .chain(SLIRP_INSTALL.split(' ').skip(3))
+        .chain(REDIS_INSTALL.split(' ').skip(3))
     {
         assert!(
             lines

@@ -9,12 +9,13 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
-use golem_protocol::{InboxEntry, RememberScope, Risk, to_jsonl_line};
+use golem_protocol::{InboxAnswer, InboxEntry, RememberScope, Risk, to_jsonl_line};
 use golem_runtime::inbox::InboxStore;
-use golem_runtime::session::seconds_since;
+use golem_runtime::session::{now_rfc3339, seconds_since};
 
 use super::common::ApprovalArg;
 use super::parked::{Continued, Resume, continue_entry};
+use super::queue::{open_queue, queue_error};
 use super::run::{block_on, print_response, turn_exit};
 use super::write_stdout;
 use crate::cli_error::CommandError;
@@ -38,6 +39,12 @@ pub struct InboxArgs {
     /// Print the entries as JSON lines
     #[arg(long)]
     json: bool,
+
+    /// The inbox of the batches on this Redis queue (redis://… or rediss://…) instead of this
+    /// program's: parked items of `batch-worker`s on any machine; an answered item is
+    /// continued by the next free consumer
+    #[arg(long, global = true, value_name = "URL")]
+    queue: Option<String>,
 }
 
 /// What to do with the inbox.
@@ -111,6 +118,10 @@ pub fn cmd_inbox(args: InboxArgs) -> Result<ExitCode, CommandError> {
     let cwd = std::env::current_dir()
         .map_err(|e| CommandError::usage(format!("cannot read the current directory: {e}")))?;
     let root = golem_runtime::config::program_root(&cwd);
+    if let Some(url) = args.queue.as_deref() {
+        let action = args.action.unwrap_or(InboxAction::List { json: args.json });
+        return block_on(queued(url, action, args.json))?;
+    }
     let store = InboxStore::new(&root);
     let inbox_error = |e: golem_runtime::inbox::InboxError| CommandError::usage(e.to_string());
     match args.action.unwrap_or(InboxAction::List { json: args.json }) {
@@ -119,7 +130,7 @@ pub fn cmd_inbox(args: InboxArgs) -> Result<ExitCode, CommandError> {
             let text = if json || args.json {
                 json_lines(&entries)?
             } else {
-                render_list(&entries)
+                render_list(&entries, "")
             };
             print(&text)
         }
@@ -152,6 +163,83 @@ pub fn cmd_inbox(args: InboxArgs) -> Result<ExitCode, CommandError> {
             answered(&entry, &resume, &root)
         }
     }
+}
+
+/// `inbox --queue URL …`: the queue's inbox.
+async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCode, CommandError> {
+    let queue = open_queue(url).await?;
+    let answer = |approved: bool, remember: RememberScope, note: Option<String>| InboxAnswer {
+        approved,
+        remember,
+        note,
+        answered: now_rfc3339(),
+    };
+    let (n, given) = match action {
+        InboxAction::List { json } => {
+            let entries = golem_queue::inbox::list(&queue).await.map_err(queue_error)?;
+            return print(&if json || json_all {
+                json_lines(&entries)?
+            } else {
+                render_list(&entries, " --queue URL")
+            });
+        }
+        InboxAction::Show { n, json } => {
+            let entry = golem_queue::inbox::get(&queue, n).await.map_err(queue_error)?;
+            return print(&if json || json_all {
+                json_lines(std::slice::from_ref(&entry))?
+            } else {
+                render_entry(&entry, &Screen::stdout())
+            });
+        }
+        InboxAction::Approve {
+            n,
+            remember,
+            resume,
+        } => {
+            queued_resume_refused(&resume)?;
+            let remember = match remember {
+                None => RememberScope::None,
+                Some(RememberArg::Session) => RememberScope::Session,
+                Some(RememberArg::Project) => {
+                    return Err(CommandError::usage(
+                        "--remember project writes a rule on one machine; with --queue, add the \
+                         rule to the program's .golem-forge/approvals.yaml that every consumer has",
+                    ));
+                }
+            };
+            (n, answer(true, remember, None))
+        }
+        InboxAction::Deny { n, note, resume } => {
+            queued_resume_refused(&resume)?;
+            (n, answer(false, RememberScope::None, note))
+        }
+    };
+    let entry = golem_queue::inbox::get(&queue, n).await.map_err(queue_error)?;
+    let done = golem_queue::inbox::answer(&queue, n, &given)
+        .await
+        .map_err(queue_error)?;
+    eprintln!(
+        "{} {n}: {}; {}",
+        if given.approved { "approved" } else { "denied" },
+        clean_text(&entry.request.tool_name),
+        match done {
+            golem_queue::inbox::Answered::Resumed =>
+                format!("{} goes back on the queue; the next free consumer continues it", waits_in(&entry)),
+            golem_queue::inbox::Answered::Waiting =>
+                "other calls of its session wait for an answer too".to_owned(),
+        }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--resume` is this machine's; a queued item is continued by a consumer.
+fn queued_resume_refused(resume: &ResumeArgs) -> Result<(), CommandError> {
+    if resume.resume {
+        return Err(CommandError::usage(
+            "--resume continues a session on this machine; with --queue, a consumer continues it",
+        ));
+    }
+    Ok(())
 }
 
 fn print(text: &str) -> Result<ExitCode, CommandError> {
@@ -198,7 +286,7 @@ fn risk_name(risk: Risk) -> &'static str {
 }
 
 /// The list `inbox` prints: one line per entry.
-fn render_list(entries: &[InboxEntry]) -> String {
+fn render_list(entries: &[InboxEntry], queue: &str) -> String {
     if entries.is_empty() {
         return "nothing waits for an approval\n".to_owned();
     }
@@ -221,9 +309,10 @@ fn render_list(entries: &[InboxEntry]) -> String {
             clean_text(&description),
         ));
     }
-    text.push_str(
-        "answer: golem-forge inbox approve N | deny N [--note TEXT]; see one: inbox show N\n",
-    );
+    text.push_str(&format!(
+        "answer: golem-forge inbox{queue} approve N | deny N [--note TEXT]; see one: inbox{queue} \
+         show N\n"
+    ));
     text
 }
 

@@ -4,6 +4,7 @@
 mod acp;
 mod approvals;
 mod batch;
+mod batch_worker;
 mod check;
 pub mod common;
 mod inbox;
@@ -11,6 +12,7 @@ mod init;
 mod mcp;
 mod mcp_refresh;
 mod parked;
+mod queue;
 mod run;
 mod schema;
 mod serve;
@@ -56,6 +58,7 @@ pub struct Cli {
 enum Command {
     Run(run::RunArgs),
     Batch(batch::BatchArgs),
+    BatchWorker(batch_worker::BatchWorkerArgs),
     Chat(crate::chat::ChatArgs),
     Serve(serve::ServeArgs),
     Mcp(mcp::McpArgs),
@@ -75,6 +78,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
     match cli.command {
         Command::Run(args) => run::cmd_run(args),
         Command::Batch(args) => batch::cmd_batch(args),
+        Command::BatchWorker(args) => batch_worker::cmd_batch_worker(args),
         Command::Chat(args) => crate::chat::cmd_chat(args),
         Command::Serve(args) => serve::cmd_serve(args),
         Command::Mcp(args) => mcp::cmd_mcp(args),

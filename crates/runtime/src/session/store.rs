@@ -203,6 +203,32 @@ impl SessionStore {
             .unwrap_or_else(|| self.dir.join("locks"))
     }
 
+    /// The bytes of session `id`'s transcript, as written (to carry the session to another
+    /// machine, which [`SessionStore::import`]s them).
+    pub fn export(&self, id: &str) -> Result<Vec<u8>, SessionError> {
+        let path = self.path(id)?;
+        std::fs::read(&path).map_err(|e| SessionError::io("read", &path, e))
+    }
+
+    /// Writes `transcript` as session `id`'s (replacing a copy there, through a temporary file
+    /// and a rename), so that the session can be resumed here. The id must be one this program
+    /// gives (letters, digits and `-`): it names a file.
+    pub fn import(&self, id: &str, transcript: &[u8]) -> Result<(), SessionError> {
+        let well_formed = !id.is_empty()
+            && id.len() <= 64
+            && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        if !well_formed {
+            return Err(SessionError::InvalidId {
+                id: id.to_owned(),
+                reason: "a session id is letters, digits and `-`",
+            });
+        }
+        std::fs::create_dir_all(&self.dir).map_err(|e| SessionError::io("create", &self.dir, e))?;
+        let path = self.file_of(id);
+        crate::replace::replace_file(&path, transcript)
+            .map_err(|e| SessionError::io("write", &path, e))
+    }
+
     fn file_of(&self, id: &str) -> PathBuf {
         self.dir.join(format!("{id}.{EXTENSION}"))
     }

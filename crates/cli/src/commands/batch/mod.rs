@@ -23,6 +23,7 @@ use golem_runtime::worker::load_worker;
 use tokio_util::sync::CancellationToken;
 
 use self::display::BatchDisplay;
+use self::queued::{QueuedCommand, run_queued};
 use super::common::ApprovalArg;
 use super::run::block_on;
 use super::write_stdout;
@@ -30,6 +31,7 @@ use crate::cli_error::CommandError;
 use crate::frontend::clean::clean_text;
 
 mod display;
+mod queued;
 
 /// The words that name a command on batches rather than a worker.
 const COMMANDS: [&str; 4] = ["status", "resume", "results", "list"];
@@ -104,6 +106,22 @@ pub struct BatchArgs {
     #[arg(long, value_name = "N")]
     max_iterations: Option<u32>,
 
+    /// Put the batch on a Redis queue for `golem-forge batch-worker` processes on any machine
+    /// instead of running it here (redis://[user:password@]host:port/db, rediss://… for TLS;
+    /// the password may be in GOLEM_FORGE_REDIS_PASSWORD); with status or results, read the
+    /// batch NAME there
+    #[arg(long, value_name = "URL")]
+    queue: Option<String>,
+
+    /// With --queue: the batch's name there, which consumers are given
+    #[arg(long, value_name = "NAME", requires = "queue")]
+    name: Option<String>,
+
+    /// With --queue: deliveries after which an item is given up and dead-lettered
+    #[arg(long, default_value_t = 3, value_name = "N", requires = "queue",
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    max_deliveries: u32,
+
     /// Print JSON: while the batch runs, its events as JSON lines on stdout (batchStarted,
     /// itemStarted, itemFinished, batchProgress, batchEnded) and no progress on stderr; with
     /// status or list, the counts
@@ -117,6 +135,9 @@ pub fn cmd_batch(args: BatchArgs) -> Result<ExitCode, CommandError> {
         .map_err(|e| CommandError::usage(format!("cannot read the current directory: {e}")))?;
     let root = golem_runtime::config::program_root(&cwd);
     let store = BatchStore::new(&root);
+    if let Some(url) = args.queue.as_deref() {
+        return queued(&args, url, &cwd, &root);
+    }
     match args.target.as_str() {
         "list" => list(&store, args.json),
         command @ ("status" | "resume" | "results") => {
@@ -140,6 +161,36 @@ pub fn cmd_batch(args: BatchArgs) -> Result<ExitCode, CommandError> {
     }
 }
 
+/// `batch … --queue URL`: the batch on a queue.
+fn queued(args: &BatchArgs, url: &str, cwd: &Path, root: &Path) -> Result<ExitCode, CommandError> {
+    let named = || {
+        args.id.as_deref().ok_or_else(|| {
+            CommandError::usage(format!("`batch {} --queue URL` needs the batch's name", args.target))
+        })
+    };
+    match args.target.as_str() {
+        "status" => run_queued(args, url, QueuedCommand::Status(named()?)),
+        "results" => run_queued(args, url, QueuedCommand::Results(named()?)),
+        command @ ("resume" | "list") => Err(CommandError::usage(format!(
+            "`batch {command}` is for batches on this machine; a queued batch goes on as long \
+             as consumers run"
+        ))
+        .with_hint("see it with: golem-forge batch status NAME --queue URL")),
+        worker => {
+            let (worker, items) = worker_and_items(args, worker, cwd)?;
+            run_queued(
+                args,
+                url,
+                QueuedCommand::Enqueue {
+                    worker: &worker,
+                    items: &items,
+                    root,
+                },
+            )
+        }
+    }
+}
+
 fn batch_error(err: BatchError) -> CommandError {
     CommandError::usage(err.to_string())
 }
@@ -158,6 +209,26 @@ fn start(
         ))
         .with_hint(format!("Commands on batches are {}", COMMANDS.join(", "))));
     }
+    let (worker, items) = worker_and_items(args, worker, cwd)?;
+    let meta = BatchMeta::new(worker, &items);
+    let (batch, resumed) = match store.unfinished(&meta).map_err(batch_error)? {
+        Some(batch) => {
+            if !args.json {
+                eprintln!("batch {}: continuing it (same worker and items)", batch.id);
+            }
+            (batch, true)
+        }
+        None => (store.create(meta, &items).map_err(batch_error)?, false),
+    };
+    run(args, batch, &items, root, resumed)
+}
+
+/// The worker file (absolute, checked) and the items of `batch WORKER`.
+fn worker_and_items(
+    args: &BatchArgs,
+    worker: &str,
+    cwd: &Path,
+) -> Result<(PathBuf, Vec<BatchItem>), CommandError> {
     let worker = resolve_worker_arg(worker, cwd).map_err(|e| CommandError::usage(e.to_string()))?;
     let worker = std::path::absolute(&worker).unwrap_or(worker);
     // A worker file with mistakes fails here once, not at every item.
@@ -173,17 +244,7 @@ fn start(
             );
         }
     };
-    let meta = BatchMeta::new(worker, &items);
-    let (batch, resumed) = match store.unfinished(&meta).map_err(batch_error)? {
-        Some(batch) => {
-            if !args.json {
-                eprintln!("batch {}: continuing it (same worker and items)", batch.id);
-            }
-            (batch, true)
-        }
-        None => (store.create(meta, &items).map_err(batch_error)?, false),
-    };
-    run(args, batch, &items, root, resumed)
+    Ok((worker, items))
 }
 
 /// The items of the JSONL file `input`; every bad line is reported.

@@ -1,0 +1,28 @@
+//! Batches on Redis Streams: `golem-forge batch --queue` puts a batch's items on a stream,
+//! `batch-worker` processes on any number of machines take them through one consumer group and
+//! run each as a session (`golem_batch::run_item`), and `batch status|results` and `inbox
+//! --queue` read and answer from anywhere. [`connect`] is the connection (URLs, the password,
+//! retrying a lost connection), [`keys`] names what a batch keeps in Redis, [`scripts`] holds
+//! the Lua that makes each step atomic, [`enqueue`] starts a batch, [`consumer`] is the
+//! consumer loop, [`lease`] keeps a claimed item from being taken, [`travel`] carries a parked
+//! session between machines, [`inbox`] is the queue's approval inbox and [`state`] reads where
+//! a batch stands. The contract is docs/queue.md.
+
+pub mod connect;
+pub mod consumer;
+pub mod enqueue;
+pub mod error;
+pub mod inbox;
+pub mod keys;
+pub mod lease;
+pub mod meta;
+pub mod scripts;
+pub mod state;
+pub mod travel;
+
+pub use connect::{Queue, QueueUrl};
+pub use consumer::{ConsumerReport, ConsumerSettings, ConsumerTally, consume};
+pub use enqueue::{Enqueued, enqueue};
+pub use error::QueueError;
+pub use meta::QueueMeta;
+pub use state::{DeadLetter, QueueStatus};

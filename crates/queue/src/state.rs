@@ -1,0 +1,192 @@
+//! Where a queued batch stands, read from any machine: the counts of its items by state (final
+//! results, parked, dead letters, in flight, still queued), its dead letters with their last
+//! errors, and its results in input order as the same JSON lines a local batch prints.
+
+use std::collections::{BTreeMap, HashSet};
+
+use golem_protocol::ItemResult;
+use redis::streams::{StreamInfoGroupsReply, StreamRangeReply};
+use serde::{Deserialize, Serialize};
+
+use crate::connect::Queue;
+use crate::enqueue::{PATIENCE, load_meta};
+use crate::error::QueueError;
+use crate::keys::{BatchKeys, GROUP};
+use crate::meta::QueueMeta;
+use crate::travel::ParkedItem;
+
+/// An item given up after too many deliveries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeadLetter {
+    /// The item.
+    pub id: String,
+    /// How many times it was delivered.
+    pub deliveries: u32,
+    /// Its last run's error.
+    pub error: String,
+}
+
+/// A queued batch's state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueStatus {
+    /// The batch's name.
+    pub name: String,
+    /// Its settings.
+    pub meta: QueueMeta,
+    /// Items with a final result, by status (`completed`, `failed`, …).
+    pub results: BTreeMap<String, usize>,
+    /// Items parked until someone answers in the inbox.
+    pub waiting_approval: usize,
+    /// Items a consumer holds now.
+    pub in_flight: usize,
+    /// Entries no consumer has taken yet.
+    pub queued: usize,
+    /// Items given up.
+    pub dead_letters: Vec<DeadLetter>,
+}
+
+impl QueueStatus {
+    /// Whether no item waits on the stream or runs anywhere (parked ones wait for a person).
+    pub fn is_drained(&self) -> bool {
+        self.in_flight == 0 && self.queued == 0
+    }
+}
+
+/// The pending and undelivered entries of `keys`' stream in the group.
+pub(crate) async fn flow(queue: &Queue, keys: &BatchKeys) -> Result<(usize, usize), QueueError> {
+    let groups: StreamInfoGroupsReply = queue
+        .call("reading the queue", PATIENCE, |mut con| {
+            let key = keys.items();
+            async move { redis::cmd("XINFO").arg("GROUPS").arg(key).query_async(&mut con).await }
+        })
+        .await?;
+    let Some(group) = groups.groups.into_iter().find(|g| g.name == GROUP) else {
+        return Err(QueueError::damaged("items stream", "its consumer group is gone"));
+    };
+    let queued = match group.lag {
+        Some(lag) => lag,
+        // Redis cannot always count the lag; then count the entries after the last delivered.
+        None => {
+            let after: StreamRangeReply = queue
+                .call("reading the queue", PATIENCE, |mut con| {
+                    let key = keys.items();
+                    let start = format!("({}", group.last_delivered_id);
+                    async move {
+                        redis::cmd("XRANGE").arg(key).arg(start).arg("+").query_async(&mut con).await
+                    }
+                })
+                .await?;
+            after.ids.len()
+        }
+    };
+    Ok((group.pending, queued))
+}
+
+/// The state of batch `name`.
+pub async fn status(queue: &Queue, name: &str) -> Result<QueueStatus, QueueError> {
+    let keys = BatchKeys::new(name)?;
+    let meta = load_meta(queue, name).await?;
+    let (results, parked, dead): (Vec<String>, usize, Vec<String>) = queue
+        .call("reading the batch", PATIENCE, |mut con| {
+            let keys = keys.clone();
+            async move {
+                redis::pipe()
+                    .hvals(keys.results())
+                    .hlen(keys.parked())
+                    .lrange(keys.dead(), 0, -1)
+                    .query_async(&mut con)
+                    .await
+            }
+        })
+        .await?;
+    let mut counts = BTreeMap::new();
+    for text in &results {
+        let result: ItemResult =
+            serde_json::from_str(text).map_err(|e| QueueError::damaged("result", e))?;
+        *counts.entry(result.status.as_str().to_owned()).or_insert(0) += 1;
+    }
+    let dead_letters = dead
+        .iter()
+        .map(|text| serde_json::from_str(text).map_err(|e| QueueError::damaged("dead letter", e)))
+        .collect::<Result<Vec<DeadLetter>, _>>()?;
+    let (in_flight, queued) = flow(queue, &keys).await?;
+    Ok(QueueStatus {
+        name: name.to_owned(),
+        meta,
+        results: counts,
+        waiting_approval: parked,
+        in_flight,
+        queued,
+        dead_letters,
+    })
+}
+
+/// Each item's latest result (final, or `waitingApproval` while parked), in input order.
+pub async fn results(queue: &Queue, name: &str) -> Result<Vec<ItemResult>, QueueError> {
+    let keys = BatchKeys::new(name)?;
+    load_meta(queue, name).await?;
+    let mut order = Vec::new();
+    let mut seen = HashSet::new();
+    let mut start = "-".to_owned();
+    loop {
+        let page: StreamRangeReply = queue
+            .call("reading the items", PATIENCE, |mut con| {
+                let key = keys.items();
+                let start = start.clone();
+                async move {
+                    redis::cmd("XRANGE")
+                        .arg(key)
+                        .arg(start)
+                        .arg("+")
+                        .arg("COUNT")
+                        .arg(1000)
+                        .query_async(&mut con)
+                        .await
+                }
+            })
+            .await?;
+        let Some(last) = page.ids.last() else { break };
+        start = format!("({}", last.id);
+        for entry in &page.ids {
+            if entry.map.contains_key("resume") {
+                continue;
+            }
+            if let Some(id) = entry.get::<String>("id")
+                && seen.insert(id.clone())
+            {
+                order.push(id);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for chunk in order.chunks(500) {
+        let (finals, parked): (Vec<Option<String>>, Vec<Option<String>>) = queue
+            .call("reading the results", PATIENCE, |mut con| {
+                let keys = keys.clone();
+                async move {
+                    redis::pipe()
+                        .cmd("HMGET")
+                        .arg(keys.results())
+                        .arg(chunk)
+                        .cmd("HMGET")
+                        .arg(keys.parked())
+                        .arg(chunk)
+                        .query_async(&mut con)
+                        .await
+                }
+            })
+            .await?;
+        for (final_result, parked) in finals.into_iter().zip(parked) {
+            if let Some(text) = final_result {
+                out.push(serde_json::from_str(&text).map_err(|e| QueueError::damaged("result", e))?);
+            } else if let Some(text) = parked {
+                let parked: ParkedItem =
+                    serde_json::from_str(&text).map_err(|e| QueueError::damaged("parked item", e))?;
+                out.push(parked.result);
+            }
+        }
+    }
+    Ok(out)
+}
