@@ -37,9 +37,7 @@ impl QueueUrl {
         if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
             return Err(bad("it must start with redis:// or rediss://".into()));
         }
-        let mut info = url
-            .into_connection_info()
-            .map_err(|e| bad(e.to_string()))?;
+        let mut info = url.into_connection_info().map_err(|e| bad(e.to_string()))?;
         if info.redis_settings().password().is_none()
             && let Some(password) = password.filter(|p| !p.is_empty())
         {
@@ -183,7 +181,11 @@ fn is_transient(error: &RedisError) -> bool {
 
 /// `error` on one line.
 fn one_line(error: &RedisError) -> String {
-    error.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+    error
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -192,8 +194,11 @@ mod tests {
 
     #[test]
     fn passwords_are_hidden_and_taken_from_the_variable_only_when_missing() {
-        let url = QueueUrl::parse("redis://app:s3cret@queue.local:6380/2", Some("other".into()))
-            .unwrap();
+        let url = QueueUrl::parse(
+            "redis://app:s3cret@queue.local:6380/2",
+            Some("other".into()),
+        )
+        .unwrap();
         assert_eq!(url.shown(), "redis://app:***@queue.local:6380/2");
         assert_eq!(url.info.redis_settings().password(), Some("s3cret"));
         assert_eq!(url.info.redis_settings().username(), Some("app"));
@@ -201,7 +206,11 @@ mod tests {
         assert_eq!(url.info.redis_settings().password(), Some("fromenv"));
         assert_eq!(url.shown(), "redis://queue.local/0");
         assert!(!url.is_tls());
-        assert!(QueueUrl::parse("rediss://queue.local:6380/0", None).unwrap().is_tls());
+        assert!(
+            QueueUrl::parse("rediss://queue.local:6380/0", None)
+                .unwrap()
+                .is_tls()
+        );
     }
 
     #[test]

@@ -187,8 +187,8 @@ pub async fn consume(
     let mut running: JoinSet<Vec<ConsumerReport>> = JoinSet::new();
     let mut cursor = "0-0".to_owned();
     let on_done = |joined: Result<Vec<ConsumerReport>, tokio::task::JoinError>,
-                       tally: &mut ConsumerTally,
-                       report: &mut dyn FnMut(&ConsumerReport)| match joined {
+                   tally: &mut ConsumerTally,
+                   report: &mut dyn FnMut(&ConsumerReport)| match joined {
         Ok(reports) => {
             for one in &reports {
                 tally.count(one);
@@ -208,9 +208,7 @@ pub async fn consume(
             }
             continue;
         }
-        let free = concurrency
-            .min(gate.width())
-            .saturating_sub(running.len());
+        let free = concurrency.min(gate.width()).saturating_sub(running.len());
         if free == 0 {
             tokio::select! {
                 Some(joined) = running.join_next() => on_done(joined, &mut tally, &mut report),
@@ -322,7 +320,8 @@ async fn take(
                 .arg(left);
             // Never block while items run here: their leases share the connection.
             if let Some(wait) = wait.filter(|_| deliveries.is_empty()) {
-                cmd.arg("BLOCK").arg(u64::try_from(wait.as_millis()).unwrap_or(500));
+                cmd.arg("BLOCK")
+                    .arg(u64::try_from(wait.as_millis()).unwrap_or(500));
             }
             cmd.arg("STREAMS").arg(keys.items()).arg(">");
             async move { cmd.query_async(&mut con).await }
@@ -455,7 +454,14 @@ async fn settle_held(
             }
         }
     });
-    let result = run_item(options, parked.is_some(), &item, delivery.count, &item_cancel).await;
+    let result = run_item(
+        options,
+        parked.is_some(),
+        &item,
+        delivery.count,
+        &item_cancel,
+    )
+    .await;
     stop_lease.cancel();
     let _ = keeper.await;
     if lost.is_cancelled() {
@@ -492,10 +498,12 @@ async fn settle_held(
     if let Some(parked) = parked {
         // The calls it waited for were settled (or parked again under new numbers).
         inbox::remove(&shared.queue, &parked.entries).await?;
-        if reports
-            .iter()
-            .any(|r| matches!(r, ConsumerReport::Recorded(_) | ConsumerReport::DeadLettered(_)))
-        {
+        if reports.iter().any(|r| {
+            matches!(
+                r,
+                ConsumerReport::Recorded(_) | ConsumerReport::DeadLettered(_)
+            )
+        }) {
             forget_transcript(shared, &parked.session).await?;
         }
     }
@@ -536,13 +544,16 @@ async fn unpack(
     })?;
     let entries = inbox::fetch(&shared.queue, &parked.entries).await?;
     let root = shared.settings.program_root.clone();
+    let worker = shared.settings.worker.clone();
     let owned = session.to_owned();
-    tokio::task::spawn_blocking(move || travel::unpack(&root, &owned, &transcript, &entries))
-        .await
-        .map_err(|e| QueueError::Travel {
-            session: session.to_owned(),
-            reason: e.to_string(),
-        })??;
+    tokio::task::spawn_blocking(move || {
+        travel::unpack(&root, &worker, &owned, &transcript, &entries)
+    })
+    .await
+    .map_err(|e| QueueError::Travel {
+        session: session.to_owned(),
+        reason: e.to_string(),
+    })??;
     Ok(Some(parked))
 }
 
@@ -556,7 +567,9 @@ async fn finish(
     let result_json =
         serde_json::to_string(result).map_err(|e| QueueError::damaged("result", e))?;
     let dead_json = match dead {
-        Some(dead) => serde_json::to_string(dead).map_err(|e| QueueError::damaged("dead letter", e))?,
+        Some(dead) => {
+            serde_json::to_string(dead).map_err(|e| QueueError::damaged("dead letter", e))?
+        }
         None => String::new(),
     };
     let keys = &shared.keys;
@@ -688,8 +701,15 @@ async fn park(
     let luggage = match packed {
         Ok(luggage) => luggage,
         Err(error) => {
-            return give_up(shared, held, item_id, delivery.count, error.to_string(), Some(result))
-                .await;
+            return give_up(
+                shared,
+                held,
+                item_id,
+                delivery.count,
+                error.to_string(),
+                Some(result),
+            )
+            .await;
         }
     };
     let numbers = inbox::take_numbers(&shared.queue, luggage.entries.len()).await?;
@@ -704,7 +724,8 @@ async fn park(
             }),
             ..entry.clone()
         };
-        let json = serde_json::to_string(&entry).map_err(|e| QueueError::damaged("inbox entry", e))?;
+        let json =
+            serde_json::to_string(&entry).map_err(|e| QueueError::damaged("inbox entry", e))?;
         pairs.push((*number, json));
     }
     let parked = ParkedItem {

@@ -4,7 +4,9 @@
 #[derive(Debug, thiserror::Error)]
 pub enum QueueError {
     /// The URL is not a Redis URL this program can use.
-    #[error("`{url}` is not a queue URL ({reason}); expected redis://[user:password@]host:port/db or rediss://… for TLS")]
+    #[error(
+        "`{url}` is not a queue URL ({reason}); expected redis://[user:password@]host:port/db or rediss://… for TLS"
+    )]
     BadUrl {
         /// The URL as given, its password hidden.
         url: String,

@@ -105,7 +105,10 @@ mod tests {
             "golem-forge:batch:nightly-2026.11:items"
         );
         for bad in ["", "a:b", "a b", "*", "x/y", &"n".repeat(65)] {
-            assert!(matches!(BatchKeys::new(bad), Err(QueueError::BadName(_))), "{bad}");
+            assert!(
+                matches!(BatchKeys::new(bad), Err(QueueError::BadName(_))),
+                "{bad}"
+            );
         }
     }
 }

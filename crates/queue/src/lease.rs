@@ -30,7 +30,13 @@ impl Held {
 
     /// Keeps the lease of `lease` on the entry until `stop` is cancelled; cancels `lost` when
     /// the entry is no longer this consumer's.
-    pub async fn keep(self, queue: Queue, lease: Duration, stop: CancellationToken, lost: CancellationToken) {
+    pub async fn keep(
+        self,
+        queue: Queue,
+        lease: Duration,
+        stop: CancellationToken,
+        lost: CancellationToken,
+    ) {
         let every = (lease / 3).max(Duration::from_millis(100));
         loop {
             tokio::select! {

@@ -59,11 +59,20 @@ pub(crate) async fn flow(queue: &Queue, keys: &BatchKeys) -> Result<(usize, usiz
     let groups: StreamInfoGroupsReply = queue
         .call("reading the queue", PATIENCE, |mut con| {
             let key = keys.items();
-            async move { redis::cmd("XINFO").arg("GROUPS").arg(key).query_async(&mut con).await }
+            async move {
+                redis::cmd("XINFO")
+                    .arg("GROUPS")
+                    .arg(key)
+                    .query_async(&mut con)
+                    .await
+            }
         })
         .await?;
     let Some(group) = groups.groups.into_iter().find(|g| g.name == GROUP) else {
-        return Err(QueueError::damaged("items stream", "its consumer group is gone"));
+        return Err(QueueError::damaged(
+            "items stream",
+            "its consumer group is gone",
+        ));
     };
     let queued = match group.lag {
         Some(lag) => lag,
@@ -74,7 +83,12 @@ pub(crate) async fn flow(queue: &Queue, keys: &BatchKeys) -> Result<(usize, usiz
                     let key = keys.items();
                     let start = format!("({}", group.last_delivered_id);
                     async move {
-                        redis::cmd("XRANGE").arg(key).arg(start).arg("+").query_async(&mut con).await
+                        redis::cmd("XRANGE")
+                            .arg(key)
+                            .arg(start)
+                            .arg("+")
+                            .query_async(&mut con)
+                            .await
                     }
                 })
                 .await?;
@@ -180,10 +194,12 @@ pub async fn results(queue: &Queue, name: &str) -> Result<Vec<ItemResult>, Queue
             .await?;
         for (final_result, parked) in finals.into_iter().zip(parked) {
             if let Some(text) = final_result {
-                out.push(serde_json::from_str(&text).map_err(|e| QueueError::damaged("result", e))?);
+                out.push(
+                    serde_json::from_str(&text).map_err(|e| QueueError::damaged("result", e))?,
+                );
             } else if let Some(text) = parked {
-                let parked: ParkedItem =
-                    serde_json::from_str(&text).map_err(|e| QueueError::damaged("parked item", e))?;
+                let parked: ParkedItem = serde_json::from_str(&text)
+                    .map_err(|e| QueueError::damaged("parked item", e))?;
                 out.push(parked.result);
             }
         }

@@ -84,16 +84,18 @@ pub fn forget_local(root: &Path, luggage: &Luggage) {
     }
 }
 
-/// Unpacks parked session `session` into the program at `root`: its transcript, and its
-/// calls filed in the local inbox with their answers.
+/// Unpacks parked session `session` into the program at `root`, whose copy of the batch's
+/// worker is `worker`: its transcript, and its calls filed in the local inbox with their
+/// answers.
 pub fn unpack(
     root: &Path,
+    worker: &Path,
     session: &str,
     transcript: &[u8],
     entries: &[(InboxEntry, Option<InboxAnswer>)],
 ) -> Result<(), QueueError> {
     SessionStore::new(root)
-        .import(session, transcript)
+        .import(session, transcript, worker)
         .map_err(|e| travel(session, e))?;
     let store = InboxStore::new(root);
     for (entry, answer) in entries {

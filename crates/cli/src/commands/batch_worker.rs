@@ -201,7 +201,11 @@ fn describe(report: &ConsumerReport) -> String {
             continues,
         } => format!(
             "item {item}: {}{}",
-            if *continues { "continuing after its approval" } else { "running" },
+            if *continues {
+                "continuing after its approval"
+            } else {
+                "running"
+            },
             if *delivery > 1 {
                 format!(" (delivery {delivery})")
             } else {

@@ -176,7 +176,9 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
     };
     let (n, given) = match action {
         InboxAction::List { json } => {
-            let entries = golem_queue::inbox::list(&queue).await.map_err(queue_error)?;
+            let entries = golem_queue::inbox::list(&queue)
+                .await
+                .map_err(queue_error)?;
             return print(&if json || json_all {
                 json_lines(&entries)?
             } else {
@@ -184,7 +186,9 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
             });
         }
         InboxAction::Show { n, json } => {
-            let entry = golem_queue::inbox::get(&queue, n).await.map_err(queue_error)?;
+            let entry = golem_queue::inbox::get(&queue, n)
+                .await
+                .map_err(queue_error)?;
             return print(&if json || json_all {
                 json_lines(std::slice::from_ref(&entry))?
             } else {
@@ -214,7 +218,9 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
             (n, answer(false, RememberScope::None, note))
         }
     };
-    let entry = golem_queue::inbox::get(&queue, n).await.map_err(queue_error)?;
+    let entry = golem_queue::inbox::get(&queue, n)
+        .await
+        .map_err(queue_error)?;
     let done = golem_queue::inbox::answer(&queue, n, &given)
         .await
         .map_err(queue_error)?;
@@ -223,8 +229,10 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
         if given.approved { "approved" } else { "denied" },
         clean_text(&entry.request.tool_name),
         match done {
-            golem_queue::inbox::Answered::Resumed =>
-                format!("{} goes back on the queue; the next free consumer continues it", waits_in(&entry)),
+            golem_queue::inbox::Answered::Resumed => format!(
+                "{} goes back on the queue; the next free consumer continues it",
+                waits_in(&entry)
+            ),
             golem_queue::inbox::Answered::Waiting =>
                 "other calls of its session wait for an answer too".to_owned(),
         }

@@ -18,7 +18,9 @@ pub(super) async fn open_queue(url: &str) -> Result<Queue, CommandError> {
 pub(super) fn queue_error(error: QueueError) -> CommandError {
     let hint = match &error {
         QueueError::Connect { reason, .. }
-            if reason.contains("WRONGPASS") || reason.contains("NOAUTH") || reason.contains("uthentication") =>
+            if reason.contains("WRONGPASS")
+                || reason.contains("NOAUTH")
+                || reason.contains("uthentication") =>
         {
             Some(format!(
                 "give the password in the URL (redis://user:password@host:port/db) or in {PASSWORD_VAR}"

@@ -210,10 +210,17 @@ impl SessionStore {
         std::fs::read(&path).map_err(|e| SessionError::io("read", &path, e))
     }
 
-    /// Writes `transcript` as session `id`'s (replacing a copy there, through a temporary file
-    /// and a rename), so that the session can be resumed here. The id must be one this program
-    /// gives (letters, digits and `-`): it names a file.
-    pub fn import(&self, id: &str, transcript: &[u8]) -> Result<(), SessionError> {
+    /// Writes `transcript`, made on another machine, as session `id`'s (replacing a copy
+    /// there, through a temporary file and a rename), its root worker now at `worker_path`
+    /// (the meta line is rewritten: the other machine's path means nothing here), so that the
+    /// session can be resumed here. The id must be one this program gives (letters, digits and
+    /// `-`): it names a file.
+    pub fn import(
+        &self,
+        id: &str,
+        transcript: &[u8],
+        worker_path: &Path,
+    ) -> Result<(), SessionError> {
         let well_formed = !id.is_empty()
             && id.len() <= 64
             && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
@@ -223,10 +230,29 @@ impl SessionStore {
                 reason: "a session id is letters, digits and `-`",
             });
         }
-        std::fs::create_dir_all(&self.dir).map_err(|e| SessionError::io("create", &self.dir, e))?;
         let path = self.file_of(id);
-        crate::replace::replace_file(&path, transcript)
-            .map_err(|e| SessionError::io("write", &path, e))
+        let split = transcript
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(transcript.len(), |at| at + 1);
+        let (first, rest) = transcript.split_at(split);
+        let mut meta = match serde_json::from_slice::<TranscriptEntry>(first) {
+            Ok(TranscriptEntry::Meta(meta)) => meta,
+            Ok(_) | Err(_) => {
+                return Err(SessionError::io(
+                    "import",
+                    &path,
+                    std::io::Error::new(ErrorKind::InvalidData, "the transcript has no meta line"),
+                ));
+            }
+        };
+        meta.worker_path = worker_path.to_owned();
+        let mut bytes = serde_json::to_vec(&TranscriptEntry::Meta(meta))
+            .map_err(|e| SessionError::io("import", &path, std::io::Error::other(e)))?;
+        bytes.push(b'\n');
+        bytes.extend_from_slice(rest);
+        std::fs::create_dir_all(&self.dir).map_err(|e| SessionError::io("create", &self.dir, e))?;
+        crate::replace::replace_file(&path, &bytes).map_err(|e| SessionError::io("write", &path, e))
     }
 
     fn file_of(&self, id: &str) -> PathBuf {

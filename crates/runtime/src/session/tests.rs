@@ -992,3 +992,42 @@ mod resume_points {
         assert_eq!(point.history.len(), 3);
     }
 }
+
+#[test]
+fn an_imported_transcript_names_the_local_worker_and_bad_ids_are_refused() {
+    let here = tempfile::tempdir().unwrap();
+    let there = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(here.path());
+    let meta = SessionMeta::new("w", "/elsewhere/w.worker", "test:default", "single");
+    let mut writer = store.create(meta).unwrap();
+    let id = writer.id().to_owned();
+    writer
+        .append(&TranscriptEntry::Input {
+            content: "hello".into(),
+        })
+        .unwrap();
+    drop(writer);
+    let bytes = store.export(&id).unwrap();
+    let local = there.path().join("w.worker");
+    let other = SessionStore::new(there.path());
+    other.import(&id, &bytes, &local).unwrap();
+    let transcript = other.load(&id).unwrap();
+    assert_eq!(transcript.meta.worker_path, local);
+    let text = std::fs::read_to_string(other.path(&id).unwrap()).unwrap();
+    assert!(
+        text.ends_with("{\"kind\":\"input\",\"content\":\"hello\"}\n"),
+        "{text}"
+    );
+    for bad in ["../escape", "a/b", "", "x.jsonl"] {
+        assert!(other.import(bad, &bytes, &local).is_err(), "{bad}");
+    }
+    assert!(
+        other
+            .import(
+                "fine-id",
+                b"{\"kind\":\"input\",\"content\":\"x\"}\n",
+                &local
+            )
+            .is_err()
+    );
+}

@@ -165,7 +165,10 @@ pub fn cmd_batch(args: BatchArgs) -> Result<ExitCode, CommandError> {
 fn queued(args: &BatchArgs, url: &str, cwd: &Path, root: &Path) -> Result<ExitCode, CommandError> {
     let named = || {
         args.id.as_deref().ok_or_else(|| {
-            CommandError::usage(format!("`batch {} --queue URL` needs the batch's name", args.target))
+            CommandError::usage(format!(
+                "`batch {} --queue URL` needs the batch's name",
+                args.target
+            ))
         })
     };
     match args.target.as_str() {

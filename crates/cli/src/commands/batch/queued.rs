@@ -7,9 +7,9 @@ use std::path::{Component, Path};
 use std::process::ExitCode;
 
 use golem_batch::BatchMeta;
-use golem_queue::{Enqueued, QueueMeta, QueueStatus, enqueue, state};
 use golem_core::approval::ApprovalMode;
 use golem_protocol::to_jsonl_line;
+use golem_queue::{Enqueued, QueueMeta, QueueStatus, enqueue, state};
 use golem_runtime::session::now_rfc3339;
 
 use super::super::queue::{open_queue, queue_error};
@@ -85,8 +85,9 @@ pub(super) fn run_queued(
             QueuedCommand::Status(name) => {
                 let status = state::status(&queue, name).await.map_err(queue_error)?;
                 if args.json {
-                    let json = serde_json::to_string(&status)
-                        .map_err(|e| CommandError::usage(format!("cannot print the status: {e}")))?;
+                    let json = serde_json::to_string(&status).map_err(|e| {
+                        CommandError::usage(format!("cannot print the status: {e}"))
+                    })?;
                     return print(&format!("{json}\n"));
                 }
                 print(&clean_text(&render_status(&status, queue.shown())))

@@ -1,0 +1,35 @@
+//! End-to-end tests of batches on a Redis queue: a real `redis-server` (Debian's, started by
+//! the tests on a free port in a temporary directory), `golem-forge batch --queue` to enqueue,
+//! `batch-worker` processes as consumers, the mock model server as their model. What they
+//! hold: every item runs once however many consumers take from the queue; a consumer killed
+//! mid-item loses nothing; a Redis restart is weathered; a poison item is dead-lettered; a
+//! parked item is answered from another process and continued elsewhere; bad credentials are
+//! one line.
+//!
+//! `cargo test -p golem-forge --test queue`. The server is in `queue/redis.rs`, the project
+//! and process helpers in `queue/harness.rs`, the cases in `queue/`, one concern each.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers: a failure is a test failure"
+)]
+
+#[allow(
+    dead_code,
+    reason = "shared with the runner's tests, which use all of it"
+)]
+mod common;
+
+#[path = "queue/approvals.rs"]
+mod approvals;
+#[path = "queue/delivery.rs"]
+mod delivery;
+#[path = "queue/failures.rs"]
+mod failures;
+#[allow(dead_code, reason = "not every case uses every helper")]
+#[path = "queue/harness.rs"]
+mod harness;
+#[allow(dead_code, reason = "not every case uses every helper")]
+#[path = "queue/redis.rs"]
+mod redis_server;
