@@ -23,7 +23,7 @@ use golem_runtime::worker::load_worker;
 use tokio_util::sync::CancellationToken;
 
 use self::display::BatchDisplay;
-use self::queued::{QueuedCommand, run_queued};
+use self::queued::{QueuedCommand, QueuedOptions, run_queued};
 use super::common::ApprovalArg;
 use super::run::block_on;
 use super::write_stdout;
@@ -163,6 +163,14 @@ pub fn cmd_batch(args: BatchArgs) -> Result<ExitCode, CommandError> {
 
 /// `batch … --queue URL`: the batch on a queue.
 fn queued(args: &BatchArgs, url: &str, cwd: &Path, root: &Path) -> Result<ExitCode, CommandError> {
+    let options = QueuedOptions {
+        name: args.name.as_deref(),
+        model: args.model.as_deref(),
+        approval: args.approval.map(ApprovalMode::from),
+        max_iterations: args.max_iterations,
+        max_deliveries: args.max_deliveries,
+        json: args.json,
+    };
     let named = || {
         args.id.as_deref().ok_or_else(|| {
             CommandError::usage(format!(
@@ -172,8 +180,8 @@ fn queued(args: &BatchArgs, url: &str, cwd: &Path, root: &Path) -> Result<ExitCo
         })
     };
     match args.target.as_str() {
-        "status" => run_queued(args, url, QueuedCommand::Status(named()?)),
-        "results" => run_queued(args, url, QueuedCommand::Results(named()?)),
+        "status" => run_queued(&options, url, QueuedCommand::Status(named()?)),
+        "results" => run_queued(&options, url, QueuedCommand::Results(named()?)),
         command @ ("resume" | "list") => Err(CommandError::usage(format!(
             "`batch {command}` is for batches on this machine; a queued batch goes on as long \
              as consumers run"
@@ -182,7 +190,7 @@ fn queued(args: &BatchArgs, url: &str, cwd: &Path, root: &Path) -> Result<ExitCo
         worker => {
             let (worker, items) = worker_and_items(args, worker, cwd)?;
             run_queued(
-                args,
+                &options,
                 url,
                 QueuedCommand::Enqueue {
                     worker: &worker,

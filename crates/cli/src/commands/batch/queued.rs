@@ -14,9 +14,25 @@ use golem_runtime::session::now_rfc3339;
 
 use super::super::queue::{open_queue, queue_error};
 use super::super::run::block_on;
-use super::{BatchArgs, print};
+use super::super::write_stdout;
 use crate::cli_error::CommandError;
 use crate::frontend::clean::clean_text;
+
+/// The `batch` options a queued batch takes.
+pub(super) struct QueuedOptions<'a> {
+    /// `--name`: the batch's name on the queue.
+    pub(super) name: Option<&'a str>,
+    /// `--model` for every item.
+    pub(super) model: Option<&'a str>,
+    /// `--approval` for every item.
+    pub(super) approval: Option<ApprovalMode>,
+    /// `--max-iterations` of every item's run.
+    pub(super) max_iterations: Option<u32>,
+    /// `--max-deliveries`.
+    pub(super) max_deliveries: u32,
+    /// `--json`.
+    pub(super) json: bool,
+}
 
 /// What to do with a queued batch.
 pub(super) enum QueuedCommand<'a> {
@@ -37,7 +53,7 @@ pub(super) enum QueuedCommand<'a> {
 
 /// Runs `command` on the queue `url`.
 pub(super) fn run_queued(
-    args: &BatchArgs,
+    args: &QueuedOptions<'_>,
     url: &str,
     command: QueuedCommand<'_>,
 ) -> Result<ExitCode, CommandError> {
@@ -49,7 +65,7 @@ pub(super) fn run_queued(
                 items,
                 root,
             } => {
-                let Some(name) = args.name.as_deref() else {
+                let Some(name) = args.name else {
                     return Err(CommandError::usage("`batch WORKER --queue URL` needs --name NAME")
                         .with_hint("consumers find the batch by it: golem-forge batch-worker --queue URL --name NAME"));
                 };
@@ -58,8 +74,8 @@ pub(super) fn run_queued(
                     input_hash: BatchMeta::new(worker.to_owned(), items).input_hash,
                     items: items.len(),
                     queued: now_rfc3339(),
-                    model: args.model.clone(),
-                    approval: args.approval.map(ApprovalMode::from),
+                    model: args.model.map(str::to_owned),
+                    approval: args.approval,
                     max_iterations: args.max_iterations,
                     max_deliveries: args.max_deliveries,
                 };
@@ -105,6 +121,11 @@ pub(super) fn run_queued(
             }
         }
     })?
+}
+
+fn print(text: &str) -> Result<ExitCode, CommandError> {
+    write_stdout(text).map_err(|e| CommandError::usage(format!("cannot write to stdout: {e}")))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `worker` as a `/`-separated path under `root`, which every consumer has.
