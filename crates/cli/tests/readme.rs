@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use golem_testkit::parts::{
-    ACP_PYTHON_PACKAGE, CHROMIUM_INSTALL, MCP_PYTHON_PACKAGE, MCP_SERVER_PACKAGES, REDIS_INSTALL,
-    SLIRP_INSTALL, TEST_COMMAND,
+    ACP_PYTHON_PACKAGE, CHROMIUM_INSTALL, KUBERNETES_VALIDATE_PACKAGE, MCP_PYTHON_PACKAGE,
+    MCP_SERVER_PACKAGES, REDIS_INSTALL, SLIRP_INSTALL, TEST_COMMAND,
 };
 
 fn root() -> PathBuf {
@@ -81,10 +81,20 @@ fn the_test_command_installs_every_part_then_runs_every_test() {
             .any(|l| l.contains("npm install") && l.contains("target/mcp-servers")),
         "{TEST_COMMAND} does not install the MCP reference servers into target/mcp-servers"
     );
-    for package in [MCP_PYTHON_PACKAGE, ACP_PYTHON_PACKAGE] {
+    for package in [
+        MCP_PYTHON_PACKAGE,
+        ACP_PYTHON_PACKAGE,
+        KUBERNETES_VALIDATE_PACKAGE,
+    ] {
         assert!(
             script.contains(&format!("'{package}'")),
             "{TEST_COMMAND} does not pin {package}"
+        );
+        // The venv counts as present only when it has this package at this version.
+        let (name, _) = package.split_once("==").expect("a pinned package");
+        assert!(
+            script.contains(&format!("m.version('{name}')")),
+            "{TEST_COMMAND} does not check that target/mcp-venv has {name}"
         );
     }
     assert!(

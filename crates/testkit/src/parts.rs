@@ -25,9 +25,14 @@ pub const MCP_PYTHON_PACKAGE: &str = "mcp==2.3.0";
 /// lives in the same virtual environment.
 pub const ACP_PYTHON_PACKAGE: &str = "agent-client-protocol==0.12.1";
 
-/// The command, from the workspace root, that makes the virtual environment with both.
+/// The Kubernetes manifest validator (PyPI) the deployment test runs on `deploy/kubernetes/`
+/// (it ships the API schemas, so it validates offline), pinned; it lives in the same virtual
+/// environment.
+pub const KUBERNETES_VALIDATE_PACKAGE: &str = "kubernetes-validate==1.37.0";
+
+/// The command, from the workspace root, that makes the virtual environment with all three.
 pub const MCP_PYTHON_INSTALL: &str = "python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip \
-     install -q 'mcp==2.3.0' 'agent-client-protocol==0.12.1'";
+     install -q 'mcp==2.3.0' 'agent-client-protocol==0.12.1' 'kubernetes-validate==1.37.0'";
 
 /// Debian's browser and its WebDriver, for the browser tests.
 pub const CHROMIUM_INSTALL: &str = "apt-get install -y chromium chromium-driver";
@@ -58,6 +63,7 @@ mod tests {
         }
         assert!(MCP_PYTHON_INSTALL.contains(MCP_PYTHON_PACKAGE));
         assert!(MCP_PYTHON_INSTALL.contains(ACP_PYTHON_PACKAGE));
+        assert!(MCP_PYTHON_INSTALL.contains(KUBERNETES_VALIDATE_PACKAGE));
     }
 
     #[test]
