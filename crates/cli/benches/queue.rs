@@ -119,7 +119,11 @@ fn run_consumers(dir: &Path, url: &str, name: &str, consumers: usize, items: usi
     let completed = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().starts_with(&format!("{name}-")))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{name}-"))
+        })
         .map(|e| {
             std::fs::read_to_string(e.path())
                 .unwrap()
@@ -134,7 +138,9 @@ fn run_consumers(dir: &Path, url: &str, name: &str, consumers: usize, items: usi
 
 /// The mean time per item of each Redis step of an item's life.
 async fn overhead(url: &str) -> Vec<(&'static str, Duration)> {
-    let queue = Queue::open(&QueueUrl::parse(url, None).unwrap()).await.unwrap();
+    let queue = Queue::open(&QueueUrl::parse(url, None).unwrap())
+        .await
+        .unwrap();
     let items: Vec<BatchItem> = (1..=OVERHEAD_ITEMS)
         .map(|n| BatchItem {
             id: format!("o-{n}"),
@@ -223,7 +229,14 @@ impl Redis {
             .unwrap()
             .port();
         let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+            ])
             .arg("--dir")
             .arg(dir.path())
             .stdout(Stdio::null())

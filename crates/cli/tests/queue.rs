@@ -4,7 +4,7 @@
 //! hold: every item runs once however many consumers take from the queue; a consumer killed
 //! mid-item loses nothing; a Redis restart is weathered; a poison item is dead-lettered; a
 //! parked item is answered from another process and continued elsewhere; bad credentials are
-//! one line.
+//! one line; `rediss://` works, an untrusted server does not.
 //!
 //! `cargo test -p golem-forge --test queue`. The server is in `queue/redis.rs`, the project
 //! and process helpers in `queue/harness.rs`, the cases in `queue/`, one concern each.
@@ -33,3 +33,5 @@ mod harness;
 #[allow(dead_code, reason = "not every case uses every helper")]
 #[path = "queue/redis.rs"]
 mod redis_server;
+#[path = "queue/tls.rs"]
+mod tls;

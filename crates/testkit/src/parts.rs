@@ -40,8 +40,9 @@ pub const CHROMIUM_INSTALL: &str = "apt-get install -y chromium chromium-driver"
 /// The user-mode network stack a jail with the network on gets its own network through.
 pub const SLIRP_INSTALL: &str = "apt-get install -y slirp4netns";
 
-/// Debian's Redis server, which the queued-batch tests start on free ports.
-pub const REDIS_INSTALL: &str = "apt-get install -y redis-server";
+/// Debian's Redis server, which the queued-batch tests start on free ports, and `openssl`,
+/// which makes the certificate of the one they start with TLS.
+pub const REDIS_INSTALL: &str = "apt-get install -y redis-server openssl";
 
 /// The failure message of a test whose part `what` is missing: how to install it, with the
 /// README's test command or with the part's own `install` command.

@@ -35,6 +35,7 @@ pub struct Ended {
     #[allow(dead_code, reason = "not every bench reports it")]
     pub cpu: Duration,
     /// Peak resident set in KiB (`ru_maxrss`).
+    #[allow(dead_code, reason = "not every bench reports it")]
     pub max_rss_kib: u64,
 }
 

@@ -26,6 +26,16 @@ pub(super) fn queue_error(error: QueueError) -> CommandError {
                 "give the password in the URL (redis://user:password@host:port/db) or in {PASSWORD_VAR}"
             ))
         }
+        QueueError::Connect { reason, .. } if reason.contains("certificate") => Some(
+            "the server's certificate is not trusted here: add its authority to the system's \
+             roots or name its file in SSL_CERT_FILE"
+                .into(),
+        ),
+        QueueError::Connect { url, reason, .. }
+            if url.starts_with("redis://") && reason.contains("reset by peer") =>
+        {
+            Some("if the server speaks TLS, use rediss://".into())
+        }
         QueueError::Connect { .. } => Some("is the server running, and is the URL right?".into()),
         _ => None,
     };

@@ -17,6 +17,8 @@ pub struct RedisServer {
     dir: tempfile::TempDir,
     password: Option<String>,
     append_only: bool,
+    /// TLS only: the server's certificate and key files.
+    tls: Option<(PathBuf, PathBuf)>,
 }
 
 fn binary() -> PathBuf {
@@ -29,6 +31,17 @@ fn binary() -> PathBuf {
         "{}",
         missing("redis-server (Debian's Redis server)", REDIS_INSTALL)
     );
+}
+
+fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("redis-server did not listen on port {port}");
 }
 
 fn free_port() -> u16 {
@@ -53,9 +66,29 @@ impl RedisServer {
             dir: tempfile::tempdir().unwrap(),
             password: password.map(str::to_owned),
             append_only,
+            tls: None,
         };
         server.run();
         server
+    }
+
+    /// A server speaking only TLS, with the certificate `cert` and its key `key`.
+    pub fn start_tls(cert: &Path, key: &Path) -> RedisServer {
+        let mut server = RedisServer {
+            child: None,
+            port: free_port(),
+            dir: tempfile::tempdir().unwrap(),
+            password: None,
+            append_only: false,
+            tls: Some((cert.to_owned(), key.to_owned())),
+        };
+        server.run();
+        server
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     fn run(&mut self) {
@@ -75,7 +108,21 @@ impl RedisServer {
         if let Some(password) = &self.password {
             command.arg("--requirepass").arg(password);
         }
+        if let Some((cert, key)) = &self.tls {
+            command
+                .args(["--port", "0", "--tls-port", &self.port.to_string()])
+                .arg("--tls-cert-file")
+                .arg(cert)
+                .arg("--tls-key-file")
+                .arg(key)
+                .args(["--tls-auth-clients", "no"]);
+        }
         self.child = Some(command.spawn().unwrap());
+        if self.tls.is_some() {
+            // Its certificate is not one this process trusts: a listening port will do.
+            wait_for_port(self.port);
+            return;
+        }
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
             if let Ok(mut connection) = self.client().get_connection()
