@@ -12,22 +12,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use golem_batch::{BatchItem, run_item};
-use golem_protocol::{BatchItemRef, ItemResult, ItemStatus, TokenUsage};
-use golem_runtime::host::{HostOptions, HostWorker};
+use golem_batch::BatchItem;
+use golem_protocol::{ItemResult, ItemStatus};
+use golem_runtime::host::HostOptions;
 use redis::streams::{StreamAutoClaimReply, StreamId, StreamPendingCountReply, StreamReadReply};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::connect::Queue;
-use crate::enqueue::PATIENCE;
 use crate::error::QueueError;
-use crate::inbox;
-use crate::keys::{BatchKeys, GROUP, INBOX};
-use crate::lease::Held;
-use crate::scripts::{FINISH, PARK, RELEASE};
+use crate::keys::{BatchKeys, GROUP};
+use crate::settle::settle;
 use crate::state::{DeadLetter, flow};
-use crate::travel::{self, ParkedItem};
 
 /// How long a read waits for new entries when nothing runs here.
 const IDLE_WAIT: Duration = Duration::from_millis(500);
@@ -140,16 +136,20 @@ impl ConsumerTally {
 
 /// One entry taken from the stream.
 #[derive(Debug, Clone)]
-struct Delivery {
-    entry: String,
-    item_id: String,
-    what: Work,
+pub(crate) struct Delivery {
+    /// The entry's id in the items stream.
+    pub(crate) entry: String,
+    /// The item's id.
+    pub(crate) item_id: String,
+    /// What to do.
+    pub(crate) what: Work,
     /// Which delivery of the entry this is (1 for the first).
-    count: u32,
+    pub(crate) count: u32,
 }
 
+/// What a delivery asks for.
 #[derive(Debug, Clone)]
-enum Work {
+pub(crate) enum Work {
     /// A fresh run of the item.
     Run(BatchItem),
     /// Continue parked session `session`, its calls answered.
@@ -159,11 +159,12 @@ enum Work {
 }
 
 /// What the tasks share.
-struct Shared {
-    queue: Queue,
-    keys: BatchKeys,
-    settings: ConsumerSettings,
-    cancel: CancellationToken,
+pub(crate) struct Shared {
+    pub(crate) queue: Queue,
+    pub(crate) keys: BatchKeys,
+    pub(crate) settings: ConsumerSettings,
+    /// Cancelled when the consumer stops.
+    pub(crate) cancel: CancellationToken,
 }
 
 /// Runs the consumer until `cancel` (its running items are handed back) or, with
@@ -352,438 +353,4 @@ fn delivery_of(entry: &StreamId, count: u32) -> Delivery {
         what,
         count,
     }
-}
-
-/// Runs delivery `delivery` and writes what its run came to.
-async fn settle(shared: &Shared, delivery: Delivery) -> Vec<ConsumerReport> {
-    let held = Held {
-        keys: shared.keys.clone(),
-        entry: delivery.entry.clone(),
-        consumer: shared.settings.consumer.clone(),
-    };
-    match settle_held(shared, &held, &delivery).await {
-        Ok(reports) => reports,
-        Err(error) => {
-            // The entry stays held; its lease runs out and another consumer (or this one)
-            // takes it again.
-            tracing::error!(%error, item = %delivery.item_id, "an item's outcome could not be written");
-            vec![ConsumerReport::Dropped {
-                item: delivery.item_id.clone(),
-                why: error.to_string(),
-            }]
-        }
-    }
-}
-
-async fn settle_held(
-    shared: &Shared,
-    held: &Held,
-    delivery: &Delivery,
-) -> Result<Vec<ConsumerReport>, QueueError> {
-    let settings = &shared.settings;
-    let item_id = &delivery.item_id;
-    if delivery.count > settings.max_deliveries {
-        let last: Option<String> = shared
-            .queue
-            .call("reading an item's last error", None, |mut con| {
-                let cmd = redis::cmd("HGET")
-                    .arg(shared.keys.errors())
-                    .arg(item_id)
-                    .to_owned();
-                async move { cmd.query_async(&mut con).await }
-            })
-            .await?;
-        let error = last.unwrap_or_else(|| {
-            format!(
-                "its consumer stopped before finishing it, {} times",
-                delivery.count - 1
-            )
-        });
-        return give_up(shared, held, item_id, delivery.count - 1, error, None).await;
-    }
-    let (item, parked) = match &delivery.what {
-        Work::Run(item) => (item.clone(), None),
-        Work::Resume(session) => match unpack(shared, item_id, session).await? {
-            Some(parked) => (
-                BatchItem {
-                    id: item_id.clone(),
-                    input: String::new(),
-                    instructions: None,
-                    line: 0,
-                },
-                Some(parked),
-            ),
-            None => {
-                acknowledge(shared, held).await?;
-                return Ok(vec![ConsumerReport::Dropped {
-                    item: item_id.clone(),
-                    why: "it was continued already".into(),
-                }]);
-            }
-        },
-        Work::Damaged(reason) => {
-            return give_up(shared, held, item_id, delivery.count, reason.clone(), None).await;
-        }
-    };
-    let options = HostOptions {
-        worker: match &parked {
-            Some(parked) => HostWorker::Resume {
-                program_root: settings.program_root.clone(),
-                id: parked.session.clone(),
-            },
-            None => HostWorker::File(settings.worker.clone()),
-        },
-        instructions: item.instructions.clone(),
-        batch_item: Some(BatchItemRef {
-            batch: settings.name.clone(),
-            item: item_id.clone(),
-        }),
-        keeps_history: parked.is_some(),
-        ..settings.session.clone()
-    };
-    let item_cancel = shared.cancel.child_token();
-    let stop_lease = CancellationToken::new();
-    let lost = CancellationToken::new();
-    let keeper = tokio::spawn({
-        let (held, queue, lease) = (held.clone(), shared.queue.clone(), settings.lease);
-        let (stop, lost, item_cancel) = (stop_lease.clone(), lost.clone(), item_cancel.clone());
-        async move {
-            held.keep(queue, lease, stop, lost.clone()).await;
-            if lost.is_cancelled() {
-                item_cancel.cancel();
-            }
-        }
-    });
-    let result = run_item(
-        options,
-        parked.is_some(),
-        &item,
-        delivery.count,
-        &item_cancel,
-    )
-    .await;
-    stop_lease.cancel();
-    let _ = keeper.await;
-    if lost.is_cancelled() {
-        return Ok(vec![ConsumerReport::Dropped {
-            item: item_id.clone(),
-            why: "its lease ran out and another consumer took it".into(),
-        }]);
-    }
-    let reports = match result.status {
-        ItemStatus::Interrupted if shared.cancel.is_cancelled() => {
-            release(shared, held, item_id, None).await?;
-            vec![ConsumerReport::Released {
-                item: item_id.clone(),
-            }]
-        }
-        ItemStatus::Failed => {
-            let error = result.error.clone().unwrap_or_else(|| "it failed".into());
-            if delivery.count >= settings.max_deliveries {
-                give_up(shared, held, item_id, delivery.count, error, Some(result)).await?
-            } else {
-                release(shared, held, item_id, Some(&error)).await?;
-                vec![ConsumerReport::Retrying {
-                    item: item_id.clone(),
-                    delivery: delivery.count,
-                    error,
-                }]
-            }
-        }
-        ItemStatus::WaitingApproval => park(shared, held, delivery, result).await?,
-        ItemStatus::Completed | ItemStatus::BudgetExceeded | ItemStatus::Interrupted => {
-            vec![finish(shared, held, &result, None).await?]
-        }
-    };
-    if let Some(parked) = parked {
-        // The calls it waited for were settled (or parked again under new numbers).
-        inbox::remove(&shared.queue, &parked.entries).await?;
-        if reports.iter().any(|r| {
-            matches!(
-                r,
-                ConsumerReport::Recorded(_) | ConsumerReport::DeadLettered(_)
-            )
-        }) {
-            forget_transcript(shared, &parked.session).await?;
-        }
-    }
-    Ok(reports)
-}
-
-/// Reads parked item `item_id`'s session from the queue and unpacks it here; `None` when the
-/// item is not parked (continued already).
-async fn unpack(
-    shared: &Shared,
-    item_id: &str,
-    session: &str,
-) -> Result<Option<ParkedItem>, QueueError> {
-    let (parked, transcript): (Option<String>, Option<Vec<u8>>) = shared
-        .queue
-        .call("reading a parked item", None, |mut con| {
-            let pipe = redis::pipe()
-                .cmd("HGET")
-                .arg(shared.keys.parked())
-                .arg(item_id)
-                .cmd("GET")
-                .arg(shared.keys.transcript(session))
-                .to_owned();
-            async move { pipe.query_async(&mut con).await }
-        })
-        .await?;
-    let Some(parked) = parked else {
-        return Ok(None);
-    };
-    let parked: ParkedItem =
-        serde_json::from_str(&parked).map_err(|e| QueueError::damaged("parked item", e))?;
-    if parked.session != session {
-        return Ok(None);
-    }
-    let transcript = transcript.ok_or_else(|| QueueError::Travel {
-        session: session.to_owned(),
-        reason: "its transcript is not on the queue".into(),
-    })?;
-    let entries = inbox::fetch(&shared.queue, &parked.entries).await?;
-    let root = shared.settings.program_root.clone();
-    let worker = shared.settings.worker.clone();
-    let owned = session.to_owned();
-    tokio::task::spawn_blocking(move || {
-        travel::unpack(&root, &worker, &owned, &transcript, &entries)
-    })
-    .await
-    .map_err(|e| QueueError::Travel {
-        session: session.to_owned(),
-        reason: e.to_string(),
-    })??;
-    Ok(Some(parked))
-}
-
-/// Records `result` as the item's final one (with `dead` when it is given up).
-async fn finish(
-    shared: &Shared,
-    held: &Held,
-    result: &ItemResult,
-    dead: Option<&DeadLetter>,
-) -> Result<ConsumerReport, QueueError> {
-    let result_json =
-        serde_json::to_string(result).map_err(|e| QueueError::damaged("result", e))?;
-    let dead_json = match dead {
-        Some(dead) => {
-            serde_json::to_string(dead).map_err(|e| QueueError::damaged("dead letter", e))?
-        }
-        None => String::new(),
-    };
-    let keys = &shared.keys;
-    let outcome: String = shared
-        .queue
-        .call("recording a result", None, |mut con| {
-            let mut invocation = FINISH.key(keys.items());
-            invocation
-                .key(keys.results())
-                .key(keys.results_stream())
-                .key(keys.dead())
-                .key(keys.parked())
-                .arg(&held.args()[..])
-                .arg(&result.id)
-                .arg(&result_json)
-                .arg(&dead_json);
-            async move { invocation.invoke_async(&mut con).await }
-        })
-        .await?;
-    Ok(match (outcome.as_str(), dead) {
-        ("recorded", Some(dead)) => ConsumerReport::DeadLettered(dead.clone()),
-        ("recorded", None) => ConsumerReport::Recorded(Box::new(result.clone())),
-        ("duplicate", _) => ConsumerReport::Dropped {
-            item: result.id.clone(),
-            why: "it has a result already".into(),
-        },
-        _ => ConsumerReport::Dropped {
-            item: result.id.clone(),
-            why: "its lease ran out and another consumer took it".into(),
-        },
-    })
-}
-
-/// Gives item `item_id` up after `deliveries`: a failed final result and a dead letter.
-async fn give_up(
-    shared: &Shared,
-    held: &Held,
-    item_id: &str,
-    deliveries: u32,
-    error: String,
-    result: Option<ItemResult>,
-) -> Result<Vec<ConsumerReport>, QueueError> {
-    let dead = DeadLetter {
-        id: item_id.to_owned(),
-        deliveries,
-        error: error.clone(),
-    };
-    let result = result.unwrap_or_else(|| ItemResult {
-        id: item_id.to_owned(),
-        status: ItemStatus::Failed,
-        answer: String::new(),
-        output: None,
-        usage: TokenUsage::default(),
-        cost: None,
-        session: None,
-        error: None,
-        attempt: deliveries,
-    });
-    let result = ItemResult {
-        error: Some(format!("given up after {deliveries} deliveries: {error}")),
-        ..result
-    };
-    Ok(vec![finish(shared, held, &result, Some(&dead)).await?])
-}
-
-/// Hands the entry back for any consumer to take at once (`error`: the failed run's).
-async fn release(
-    shared: &Shared,
-    held: &Held,
-    item_id: &str,
-    error: Option<&str>,
-) -> Result<(), QueueError> {
-    let keys = &shared.keys;
-    let outcome: String = shared
-        .queue
-        .call("handing an item back", None, |mut con| {
-            let mut invocation = RELEASE.key(keys.items());
-            invocation
-                .key(keys.errors())
-                .arg(&held.args()[..])
-                .arg(item_id)
-                .arg(error.unwrap_or_default());
-            async move { invocation.invoke_async(&mut con).await }
-        })
-        .await?;
-    if outcome != "released" {
-        tracing::warn!(item = %item_id, "the item was not handed back: another consumer holds it");
-    }
-    Ok(())
-}
-
-/// Acknowledges the entry without writing anything (nothing is left to do for it).
-async fn acknowledge(shared: &Shared, held: &Held) -> Result<(), QueueError> {
-    shared
-        .queue
-        .call("acknowledging an entry", None, |mut con| {
-            let cmd = redis::cmd("XACK")
-                .arg(shared.keys.items())
-                .arg(GROUP)
-                .arg(&held.entry)
-                .to_owned();
-            async move { cmd.query_async::<()>(&mut con).await }
-        })
-        .await
-}
-
-/// Parks the item: its session and calls go to the queue.
-async fn park(
-    shared: &Shared,
-    held: &Held,
-    delivery: &Delivery,
-    result: ItemResult,
-) -> Result<Vec<ConsumerReport>, QueueError> {
-    let item_id = &delivery.item_id;
-    let Some(session) = result.session.clone() else {
-        let error = "it waits for an approval but has no session".to_owned();
-        return give_up(shared, held, item_id, delivery.count, error, Some(result)).await;
-    };
-    let root = shared.settings.program_root.clone();
-    let packed = {
-        let (root, session) = (root.clone(), session.clone());
-        tokio::task::spawn_blocking(move || travel::pack(&root, &session))
-            .await
-            .map_err(|e| QueueError::Travel {
-                session: result.session.clone().unwrap_or_default(),
-                reason: e.to_string(),
-            })?
-    };
-    let luggage = match packed {
-        Ok(luggage) => luggage,
-        Err(error) => {
-            return give_up(
-                shared,
-                held,
-                item_id,
-                delivery.count,
-                error.to_string(),
-                Some(result),
-            )
-            .await;
-        }
-    };
-    let numbers = inbox::take_numbers(&shared.queue, luggage.entries.len()).await?;
-    let mut pairs = Vec::new();
-    for (entry, number) in luggage.entries.iter().zip(&numbers) {
-        let entry = golem_protocol::InboxEntry {
-            id: *number,
-            answer: None,
-            batch: Some(BatchItemRef {
-                batch: shared.settings.name.clone(),
-                item: item_id.clone(),
-            }),
-            ..entry.clone()
-        };
-        let json =
-            serde_json::to_string(&entry).map_err(|e| QueueError::damaged("inbox entry", e))?;
-        pairs.push((*number, json));
-    }
-    let parked = ParkedItem {
-        result: result.clone(),
-        session: session.clone(),
-        entries: numbers.clone(),
-    };
-    let parked_json =
-        serde_json::to_string(&parked).map_err(|e| QueueError::damaged("parked item", e))?;
-    let keys = &shared.keys;
-    let outcome: String = shared
-        .queue
-        .call("parking an item", None, |mut con| {
-            let mut invocation = PARK.key(keys.items());
-            invocation
-                .key(keys.results())
-                .key(keys.parked())
-                .key(INBOX)
-                .key(keys.waits(&session))
-                .key(keys.transcript(&session))
-                .arg(&held.args()[..])
-                .arg(item_id)
-                .arg(&parked_json)
-                .arg(&luggage.transcript[..]);
-            for (number, json) in &pairs {
-                invocation.arg(*number).arg(json);
-            }
-            async move { invocation.invoke_async(&mut con).await }
-        })
-        .await?;
-    match outcome.as_str() {
-        "parked" => {
-            travel::forget_local(&root, &luggage);
-            Ok(vec![ConsumerReport::Parked {
-                item: item_id.clone(),
-                entries: numbers,
-            }])
-        }
-        "duplicate" => Ok(vec![ConsumerReport::Dropped {
-            item: item_id.clone(),
-            why: "it has a result already".into(),
-        }]),
-        _ => Ok(vec![ConsumerReport::Dropped {
-            item: item_id.clone(),
-            why: "its lease ran out and another consumer took it".into(),
-        }]),
-    }
-}
-
-/// Deletes parked session `session`'s transcript from the queue (its item has a final result).
-async fn forget_transcript(shared: &Shared, session: &str) -> Result<(), QueueError> {
-    shared
-        .queue
-        .call("clearing a parked session", PATIENCE, |mut con| {
-            let cmd = redis::cmd("DEL")
-                .arg(shared.keys.transcript(session))
-                .to_owned();
-            async move { cmd.query_async::<()>(&mut con).await }
-        })
-        .await
 }

@@ -4,7 +4,7 @@
 //! --queue` read and answer from anywhere. [`connect`] is the connection (URLs, the password,
 //! retrying a lost connection), [`keys`] names what a batch keeps in Redis, [`scripts`] holds
 //! the Lua that makes each step atomic, [`enqueue`] starts a batch, [`consumer`] is the
-//! consumer loop, [`lease`] keeps a claimed item from being taken, [`travel`] carries a parked
+//! consumer loop (`settle` what becomes of each delivery), [`lease`] keeps a claimed item from being taken, [`travel`] carries a parked
 //! session between machines, [`inbox`] is the queue's approval inbox and [`state`] reads where
 //! a batch stands. The contract is docs/queue.md.
 
@@ -17,6 +17,7 @@ pub mod keys;
 pub mod lease;
 pub mod meta;
 pub mod scripts;
+mod settle;
 pub mod state;
 pub mod travel;
 

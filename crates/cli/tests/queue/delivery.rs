@@ -199,3 +199,66 @@ fn a_late_result_from_a_consumer_that_lost_its_lease_is_dropped_and_logged() {
     assert_eq!(results["stalled"]["answer"], "From the second.");
     assert_eq!(results_stream_len(&redis, "stalls"), 1);
 }
+
+#[test]
+fn a_consumer_stopped_by_sigterm_hands_its_item_back_for_the_next_at_once() {
+    let env = TestEnv::new();
+    program(&env, "proj", &[("long", "take your time")]);
+    let server = MockServer::start_blocking(vec![
+        WIRE.text("Never seen.").delayed(Duration::from_secs(60)),
+        WIRE.text("Done after the hand-back."),
+    ]);
+    let redis = RedisServer::start();
+    enqueue(&env, "proj", &server, &redis, "handback", &[]);
+    let first = spawn_worker(
+        &env,
+        "proj",
+        &server,
+        &redis,
+        "handback",
+        &["--lease", "10m"],
+    );
+    assert!(
+        server.wait_for_requests(1, LIMIT),
+        "the first consumer never asked the model"
+    );
+    std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(first.id().to_string())
+        .status()
+        .unwrap();
+    let first = finish(first);
+    assert_exit(&first, 130);
+    assert!(
+        stderr(&first).contains("item long: handed back unfinished"),
+        "{}",
+        stderr(&first)
+    );
+    // Handed back: idle past any lease, so the next claim takes it without waiting ten minutes.
+    let pending: Vec<(String, String, u64, u64)> = redis::cmd("XPENDING")
+        .arg("golem-forge:batch:handback:items")
+        .arg("golem-forge")
+        .arg("-")
+        .arg("+")
+        .arg(10)
+        .query(&mut redis.connection())
+        .unwrap();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert!(
+        pending[0].2 > 600_000,
+        "not handed back: idle {} ms",
+        pending[0].2
+    );
+    let second = finish(spawn_worker(
+        &env,
+        "proj",
+        &server,
+        &redis,
+        "handback",
+        &["--lease", "10m", "--until-done"],
+    ));
+    assert_exit(&second, 0);
+    assert_eq!(completed_by(&second), ["long"]);
+    let results = results(&env, "proj", &server, &redis, "handback");
+    assert_eq!(results["long"]["answer"], "Done after the hand-back.");
+}
