@@ -227,17 +227,7 @@ pub async fn run_item(
     attempt: u32,
     cancel: &CancellationToken,
 ) -> ItemResult {
-    let mut result = ItemResult {
-        id: item.id.clone(),
-        status: ItemStatus::Failed,
-        answer: String::new(),
-        output: None,
-        usage: TokenUsage::default(),
-        cost: None,
-        session: None,
-        error: None,
-        attempt,
-    };
+    let mut result = ItemResult::failed(&item.id, attempt);
     let host = match SessionHost::open(options) {
         Ok(host) => host,
         Err(e) => {

@@ -69,6 +69,23 @@ pub struct ItemResult {
     pub attempt: u32,
 }
 
+impl ItemResult {
+    /// A failed result of run `attempt` of item `id`, with nothing else known yet.
+    pub fn failed(id: impl Into<String>, attempt: u32) -> ItemResult {
+        ItemResult {
+            id: id.into(),
+            status: ItemStatus::Failed,
+            answer: String::new(),
+            output: None,
+            usage: TokenUsage::default(),
+            cost: None,
+            session: None,
+            error: None,
+            attempt,
+        }
+    }
+}
+
 fn first_attempt() -> u32 {
     1
 }

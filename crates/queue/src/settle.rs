@@ -6,7 +6,7 @@
 //! consumer stopping is handed back; a run whose lease was lost is dropped.
 
 use golem_batch::{BatchItem, run_item};
-use golem_protocol::{BatchItemRef, ItemResult, ItemStatus, TokenUsage};
+use golem_protocol::{BatchItemRef, ItemResult, ItemStatus};
 use golem_runtime::host::{HostOptions, HostWorker};
 use tokio_util::sync::CancellationToken;
 
@@ -283,17 +283,7 @@ async fn give_up(
         deliveries,
         error: error.clone(),
     };
-    let result = result.unwrap_or_else(|| ItemResult {
-        id: item_id.to_owned(),
-        status: ItemStatus::Failed,
-        answer: String::new(),
-        output: None,
-        usage: TokenUsage::default(),
-        cost: None,
-        session: None,
-        error: None,
-        attempt: deliveries,
-    });
+    let result = result.unwrap_or_else(|| ItemResult::failed(item_id, deliveries));
     let result = ItemResult {
         error: Some(format!("given up after {deliveries} deliveries: {error}")),
         ..result

@@ -67,21 +67,43 @@ fn three_consumers_complete_three_hundred_items_each_exactly_once() {
     assert_eq!(status["queued"], 0);
 }
 
-#[test]
-fn a_consumer_killed_mid_item_has_its_item_finished_by_another_once() {
-    let env = TestEnv::new();
-    program(&env, "proj", &[("slow", "take your time")]);
-    // The first run hangs until its consumer is killed; the second answers at once.
+/// One item `item` of batch `name`, taken by a first consumer (started with `first_args`)
+/// whose model request hangs for `hang`; the model's next answer is `then`. Returns once the
+/// first consumer's request is in.
+fn held_by_a_first_consumer(
+    env: &TestEnv,
+    name: &str,
+    item: &str,
+    hang: Duration,
+    then: &str,
+    first_args: &[&str],
+) -> (MockServer, RedisServer, std::process::Child) {
+    program(env, "proj", &[(item, "take your time")]);
     let server = MockServer::start_blocking(vec![
-        WIRE.text("Too late.").delayed(Duration::from_secs(60)),
-        WIRE.text("Done by the second."),
+        WIRE.text("From the first consumer.").delayed(hang),
+        WIRE.text(then),
     ]);
     let redis = RedisServer::start();
-    enqueue(&env, "proj", &server, &redis, "killed", &[]);
-    let mut first = spawn_worker(&env, "proj", &server, &redis, "killed", &["--lease", "2s"]);
+    enqueue(env, "proj", &server, &redis, name, &[]);
+    let first = spawn_worker(env, "proj", &server, &redis, name, first_args);
     assert!(
         server.wait_for_requests(1, LIMIT),
         "the first consumer never asked the model"
+    );
+    (server, redis, first)
+}
+
+#[test]
+fn a_consumer_killed_mid_item_has_its_item_finished_by_another_once() {
+    let env = TestEnv::new();
+    // The first run hangs until its consumer is killed; the second answers at once.
+    let (server, redis, mut first) = held_by_a_first_consumer(
+        &env,
+        "killed",
+        "slow",
+        Duration::from_secs(60),
+        "Done by the second.",
+        &["--lease", "2s"],
     );
     first.kill().unwrap();
     let first = first.wait_with_output().unwrap();
@@ -150,25 +172,13 @@ fn consumers_reconnect_after_a_redis_restart_and_finish_the_batch() {
 #[test]
 fn a_late_result_from_a_consumer_that_lost_its_lease_is_dropped_and_logged() {
     let env = TestEnv::new();
-    program(&env, "proj", &[("stalled", "take your time")]);
-    let server = MockServer::start_blocking(vec![
-        WIRE.text("From the stalled one.")
-            .delayed(Duration::from_secs(4)),
-        WIRE.text("From the second."),
-    ]);
-    let redis = RedisServer::start();
-    enqueue(&env, "proj", &server, &redis, "stalls", &[]);
-    let stalled = spawn_worker(
+    let (server, redis, stalled) = held_by_a_first_consumer(
         &env,
-        "proj",
-        &server,
-        &redis,
         "stalls",
+        "stalled",
+        Duration::from_secs(4),
+        "From the second.",
         &["--lease", "1s", "--until-done"],
-    );
-    assert!(
-        server.wait_for_requests(1, LIMIT),
-        "the first consumer never asked the model"
     );
     // Stopped, it cannot renew its lease: the second consumer takes the item.
     let signal = |name: &str| {
@@ -203,24 +213,13 @@ fn a_late_result_from_a_consumer_that_lost_its_lease_is_dropped_and_logged() {
 #[test]
 fn a_consumer_stopped_by_sigterm_hands_its_item_back_for_the_next_at_once() {
     let env = TestEnv::new();
-    program(&env, "proj", &[("long", "take your time")]);
-    let server = MockServer::start_blocking(vec![
-        WIRE.text("Never seen.").delayed(Duration::from_secs(60)),
-        WIRE.text("Done after the hand-back."),
-    ]);
-    let redis = RedisServer::start();
-    enqueue(&env, "proj", &server, &redis, "handback", &[]);
-    let first = spawn_worker(
+    let (server, redis, first) = held_by_a_first_consumer(
         &env,
-        "proj",
-        &server,
-        &redis,
         "handback",
+        "long",
+        Duration::from_secs(60),
+        "Done after the hand-back.",
         &["--lease", "10m"],
-    );
-    assert!(
-        server.wait_for_requests(1, LIMIT),
-        "the first consumer never asked the model"
     );
     std::process::Command::new("kill")
         .arg("-TERM")

@@ -109,16 +109,7 @@ fn a_wrong_password_or_no_server_is_one_line_and_exit_2_for_every_command() {
         .to_owned();
     let wrong = format!("redis://:staple-guess@127.0.0.1:{port}");
     let commands: Vec<Vec<&str>> = vec![
-        vec![
-            "batch",
-            "w.worker",
-            "--input",
-            "items.jsonl",
-            "--queue",
-            &wrong,
-            "--name",
-            "b",
-        ],
+        enqueue_args(&wrong, "b").to_vec(),
         vec!["batch-worker", "--queue", &wrong, "--name", "b"],
         vec!["batch", "status", "b", "--queue", &wrong],
         vec!["batch", "results", "b", "--queue", &wrong],
@@ -161,16 +152,7 @@ fn a_wrong_password_or_no_server_is_one_line_and_exit_2_for_every_command() {
     let output = env
         .command()
         .current_dir(env.path().join("proj"))
-        .args([
-            "batch",
-            "w.worker",
-            "--input",
-            "items.jsonl",
-            "--queue",
-            &bare,
-            "--name",
-            "b",
-        ])
+        .args(&enqueue_args(&bare, "b"))
         .env("GOLEM_FORGE_REDIS_PASSWORD", "right-horse-battery")
         .output()
         .unwrap();
@@ -204,21 +186,7 @@ fn names_and_urls_that_cannot_work_are_refused_before_anything_is_queued() {
     let server = MockServer::start_blocking(vec![]);
     let redis = RedisServer::start();
     let url = redis.url();
-    let output = golem(
-        &env,
-        "proj",
-        &server,
-        &[
-            "batch",
-            "w.worker",
-            "--input",
-            "items.jsonl",
-            "--queue",
-            &url,
-            "--name",
-            "a:b",
-        ],
-    );
+    let output = golem(&env, "proj", &server, &enqueue_args(&url, "a:b"));
     assert_exit(&output, 2);
     assert!(
         stderr(&output).contains("`a:b` is not a batch name"),
@@ -229,16 +197,7 @@ fn names_and_urls_that_cannot_work_are_refused_before_anything_is_queued() {
         &env,
         "proj",
         &server,
-        &[
-            "batch",
-            "w.worker",
-            "--input",
-            "items.jsonl",
-            "--queue",
-            "http://127.0.0.1:1/0",
-            "--name",
-            "a",
-        ],
+        &enqueue_args("http://127.0.0.1:1/0", "a"),
     );
     assert_exit(&output, 2);
     assert!(
@@ -253,21 +212,7 @@ fn names_and_urls_that_cannot_work_are_refused_before_anything_is_queued() {
         "proj/items.jsonl",
         "{\"id\": \"other\", \"input\": \"x\"}\n",
     );
-    let output = golem(
-        &env,
-        "proj",
-        &server,
-        &[
-            "batch",
-            "w.worker",
-            "--input",
-            "items.jsonl",
-            "--queue",
-            &url,
-            "--name",
-            "named",
-        ],
-    );
+    let output = golem(&env, "proj", &server, &enqueue_args(&url, "named"));
     assert_exit(&output, 2);
     assert!(
         stderr(&output).contains("is on the queue already with other items"),

@@ -67,6 +67,20 @@ pub fn golem(env: &TestEnv, dir: &str, server: &MockServer, args: &[&str]) -> Ou
         .unwrap()
 }
 
+/// The arguments that enqueue the program's items as batch `name` on the queue `url`.
+pub fn enqueue_args<'a>(url: &'a str, name: &'a str) -> [&'a str; 8] {
+    [
+        "batch",
+        "w.worker",
+        "--input",
+        "items.jsonl",
+        "--queue",
+        url,
+        "--name",
+        name,
+    ]
+}
+
 /// Enqueues `dir`'s items as batch `name` on `redis` (with `extra` arguments); must succeed.
 pub fn enqueue(
     env: &TestEnv,
@@ -77,16 +91,7 @@ pub fn enqueue(
     extra: &[&str],
 ) {
     let url = redis.url();
-    let mut args = vec![
-        "batch",
-        "w.worker",
-        "--input",
-        "items.jsonl",
-        "--queue",
-        &url,
-        "--name",
-        name,
-    ];
+    let mut args = enqueue_args(&url, name).to_vec();
     args.extend_from_slice(extra);
     let output = golem(env, dir, server, &args);
     assert_exit(&output, 0);

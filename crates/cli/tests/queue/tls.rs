@@ -97,16 +97,7 @@ fn a_batch_runs_over_tls_and_an_untrusted_or_plain_connection_is_one_line() {
             .output()
             .unwrap()
     };
-    let queued = trusted(&[
-        "batch",
-        "w.worker",
-        "--input",
-        "items.jsonl",
-        "--queue",
-        &url,
-        "--name",
-        "tls",
-    ]);
+    let queued = trusted(&enqueue_args(&url, "tls"));
     assert_exit(&queued, 0);
     let worked = trusted(&[
         "batch-worker",

@@ -194,15 +194,8 @@ mod tests {
             "4 running · 2 failed · 12,345 tokens · $0.12"
         );
         let failed = ItemResult {
-            id: "item-7".into(),
-            status: ItemStatus::Failed,
-            answer: String::new(),
-            output: None,
-            usage: TokenUsage::default(),
-            cost: None,
-            session: None,
             error: Some("openai is unavailable".into()),
-            attempt: 1,
+            ..ItemResult::failed("item-7", 1)
         };
         assert_eq!(
             item_line(&failed, &progress),
