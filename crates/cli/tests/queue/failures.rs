@@ -152,7 +152,7 @@ fn a_wrong_password_or_no_server_is_one_line_and_exit_2_for_every_command() {
     let output = env
         .command()
         .current_dir(env.path().join("proj"))
-        .args(&enqueue_args(&bare, "b"))
+        .args(enqueue_args(&bare, "b"))
         .env("GOLEM_FORGE_REDIS_PASSWORD", "right-horse-battery")
         .output()
         .unwrap();
