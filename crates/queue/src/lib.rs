@@ -25,5 +25,5 @@ pub use connect::{Queue, QueueUrl};
 pub use consumer::{ConsumerReport, ConsumerSettings, ConsumerTally, consume};
 pub use enqueue::{Enqueued, enqueue};
 pub use error::QueueError;
-pub use meta::QueueMeta;
+pub use meta::{QueueMeta, WorkerNotHere};
 pub use state::{DeadLetter, QueueStatus};

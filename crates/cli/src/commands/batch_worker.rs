@@ -13,7 +13,6 @@ use clap::Args;
 use golem_queue::enqueue::load_meta;
 use golem_queue::{ConsumerReport, ConsumerSettings, consume};
 use golem_runtime::host::{HostOptions, HostWorker};
-use golem_runtime::registry::resolve_worker_arg;
 use tokio_util::sync::CancellationToken;
 
 use super::queue::{open_queue, queue_error};
@@ -109,7 +108,7 @@ pub fn cmd_batch_worker(args: BatchWorkerArgs) -> Result<ExitCode, CommandError>
     block_on(async {
         let queue = open_queue(&args.queue).await?;
         let meta = load_meta(&queue, &args.name).await.map_err(queue_error)?;
-        let worker = resolve_worker_arg(&meta.worker, &root).map_err(|e| {
+        let worker = meta.worker_file(&root).map_err(|e| {
             CommandError::usage(format!(
                 "batch {}'s worker `{}` is not in the program at {}: {e}",
                 args.name,

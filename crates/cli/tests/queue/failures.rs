@@ -255,4 +255,30 @@ fn names_and_urls_that_cannot_work_are_refused_before_anything_is_queued() {
         "{}",
         stderr(&output)
     );
+    // Whoever writes the queue cannot point a consumer at a worker outside its program.
+    env.write("outside/evil.worker", "---\nname: evil\n---\nEvil.\n");
+    let key = "golem-forge:batch:named:meta";
+    let meta: String = redis::cmd("GET")
+        .arg(key)
+        .query(&mut redis.connection())
+        .unwrap();
+    let mut meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    meta["worker"] = "../outside/evil.worker".into();
+    let () = redis::cmd("SET")
+        .arg(key)
+        .arg(meta.to_string())
+        .query(&mut redis.connection())
+        .unwrap();
+    let output = golem(
+        &env,
+        "proj",
+        &server,
+        &["batch-worker", "--queue", &url, "--name", "named"],
+    );
+    assert_exit(&output, 2);
+    assert!(
+        stderr(&output).contains("is not a path inside the program"),
+        "{}",
+        stderr(&output)
+    );
 }
