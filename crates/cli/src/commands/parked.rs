@@ -75,6 +75,7 @@ pub(super) async fn continue_entry(
                 answers: resume.answers,
                 trace: resume.trace,
                 ctrl_c: resume.ctrl_c,
+                print_answer: false,
             };
             let end = drive_turn(host, None, &how).await;
             Ok(Continued::Turn { session, end })

@@ -123,11 +123,9 @@ pub(super) async fn run_turn(
         answers: options.prompt_at_terminal(),
         trace,
         ctrl_c: true,
+        print_answer: !json,
     };
     let end = drive_turn(host, input, &how).await;
-    if !json && let Some(end) = &end {
-        print_response(end);
-    }
     turn_exit(end, &session, json)
 }
 
@@ -141,6 +139,9 @@ pub(super) struct TurnHow {
     pub(super) trace: TraceLevel,
     /// Whether Ctrl+C interrupts the turn (off where the caller owns Ctrl+C, as `serve`).
     pub(super) ctrl_c: bool,
+    /// Print the answer on stdout as soon as the turn ends, before the session ends and its
+    /// transcript is synced to disk (every entry is written by then; only the sync waits).
+    pub(super) print_answer: bool,
 }
 
 /// Runs the turn of [`run_turn`] and ends the session; `None` when the session ended before
@@ -209,11 +210,15 @@ pub(super) async fn drive_turn(
                 error,
                 ..
             } => {
-                end = Some(TurnEnd {
+                let ended = TurnEnd {
                     status,
                     response: response.unwrap_or_default(),
                     error,
-                });
+                };
+                if how.print_answer {
+                    print_response(&ended);
+                }
+                end = Some(ended);
                 control.send(ActionEvent::EndSession { reason: None });
             }
             DisplayEvent::SessionEnded { .. } => break,
