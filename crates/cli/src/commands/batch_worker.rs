@@ -118,10 +118,14 @@ pub fn cmd_batch_worker(args: BatchWorkerArgs) -> Result<ExitCode, CommandError>
         })?;
         golem_runtime::worker::load_worker(&worker)
             .map_err(|e| CommandError::usage(e.to_string()))?;
+        // The root the worker's sessions and inbox are in (its own program, found from its
+        // directory, as every session of it finds it).
+        let program_root =
+            golem_runtime::config::program_root(worker.parent().unwrap_or(root.as_path()));
         let settings = ConsumerSettings {
             name: args.name.clone(),
             consumer: args.consumer.clone().unwrap_or_else(default_consumer),
-            program_root: root.clone(),
+            program_root,
             worker: worker.clone(),
             session: HostOptions {
                 model: meta.model.clone(),
