@@ -120,14 +120,9 @@ async fn settle_held(
             }
         }
     });
-    let result = run_item(
-        options,
-        parked.is_some(),
-        &item,
-        delivery.count,
-        &item_cancel,
-    )
-    .await;
+    // A continued item's runs go on counting from its parked one.
+    let attempt = parked.as_ref().map_or(0, |p| p.result.attempt) + delivery.count;
+    let result = run_item(options, parked.is_some(), &item, attempt, &item_cancel).await;
     stop_lease.cancel();
     let _ = keeper.await;
     if lost.is_cancelled() {
