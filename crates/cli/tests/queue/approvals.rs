@@ -146,7 +146,10 @@ fn a_deferred_approval_answered_from_another_process_is_continued_by_a_consumer(
     assert_eq!(results["a"]["answer"], "A.");
     assert_eq!(results["b"]["status"], "completed");
     assert_eq!(results["b"]["answer"], "Wrote b.");
-    assert_eq!(results["b"]["attempt"], 2, "the continued run counts from the parked one");
+    assert_eq!(
+        results["b"]["attempt"], 2,
+        "the continued run counts from the parked one"
+    );
     let listed = inbox(&env, &server, &redis, &[]);
     assert_exit(&listed, 0);
     assert!(
