@@ -205,6 +205,23 @@ fn names_and_urls_that_cannot_work_are_refused_before_anything_is_queued() {
         "{}",
         stderr(&output)
     );
+    // What only a local batch does is refused with --queue (consumers have their own).
+    for flag in [
+        &["--concurrency", "8"][..],
+        &["--retry", "2"],
+        &["--budget-tokens", "100"],
+        &["--output", "r.jsonl"],
+    ] {
+        let mut args = enqueue_args(&url, "flags").to_vec();
+        args.extend_from_slice(flag);
+        let output = golem(&env, "proj", &server, &args);
+        assert_exit(&output, 2);
+        assert!(
+            stderr(&output).contains("the argument '--queue <URL>' cannot be used with"),
+            "{flag:?}: {}",
+            stderr(&output)
+        );
+    }
     // The same name with other items is refused; with the same items, nothing is added.
     enqueue(&env, "proj", &server, &redis, "named", &[]);
     enqueue(&env, "proj", &server, &redis, "named", &[]);

@@ -69,20 +69,20 @@ pub struct BatchArgs {
     prompt: Option<String>,
 
     /// Also append each result, as a JSON line, to FILE
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "queue")]
     output: Option<PathBuf>,
 
     /// Items running at once
-    #[arg(long, default_value_t = 4, value_name = "N",
+    #[arg(long, default_value_t = 4, value_name = "N", conflicts_with = "queue",
           value_parser = clap::value_parser!(u16).range(1..=256))]
     concurrency: u16,
 
     /// Run a failed item up to N more times
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", conflicts_with = "queue")]
     retry: u32,
 
     /// When continuing a batch, run its failed items again too
-    #[arg(long)]
+    #[arg(long, conflicts_with = "queue")]
     retry_failed: bool,
 
     /// Model as provider:model for every item (overrides the worker's)
@@ -95,11 +95,12 @@ pub struct BatchArgs {
     approval: Option<ApprovalArg>,
 
     /// Most tokens the whole batch may use: no new item starts once they are spent
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", conflicts_with = "queue",
+          value_parser = clap::value_parser!(u64).range(1..))]
     budget_tokens: Option<u64>,
 
     /// Most US dollars the whole batch may cost: no new item starts once they are spent
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", conflicts_with = "queue")]
     budget_cost: Option<f64>,
 
     /// Most model turns of each item's run
