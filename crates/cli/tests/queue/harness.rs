@@ -239,3 +239,14 @@ pub fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
     }
     panic!("gave up waiting for {what}");
 }
+
+/// Asserts that `output` is a refusal at start: exit 2 and one line on stderr that says each of
+/// `says`.
+pub fn refused_in_one_line(output: &Output, says: &[&str]) {
+    assert_exit(output, 2);
+    let told = stderr(output);
+    assert_eq!(told.trim_end().lines().count(), 1, "not one line:\n{told}");
+    for words in says {
+        assert!(told.contains(words), "does not say {words:?}: {told}");
+    }
+}
