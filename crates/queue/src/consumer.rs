@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use crate::connect::Queue;
 use crate::error::QueueError;
 use crate::keys::{BatchKeys, GROUP};
-use crate::settle::settle;
+use crate::settle::{hand_back_all, settle};
 use crate::state::{DeadLetter, flow};
 
 /// How long a read waits for new entries when nothing runs here.
@@ -246,6 +246,20 @@ pub async fn consume(
             report(&started);
             let shared = shared.clone();
             running.spawn(async move { settle(&shared, delivery).await });
+        }
+    }
+    if cancel.is_cancelled() {
+        // A read cut short by the stop may have delivered entries no run took: hand them
+        // back too, so that no delivery waits out a lease for nothing.
+        match hand_back_all(&shared).await {
+            Ok(0) => {}
+            Ok(count) => tracing::info!(
+                count,
+                "entries taken as the consumer stopped were handed back"
+            ),
+            Err(error) => {
+                tracing::warn!(%error, "held entries could not be handed back; their leases will run out")
+            }
         }
     }
     Ok(tally)

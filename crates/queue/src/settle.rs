@@ -5,9 +5,12 @@
 //! parked for an approval travels to the queue (`crate::travel`); a run cut off by the
 //! consumer stopping is handed back; a run whose lease was lost is dropped.
 
+use std::time::Duration;
+
 use golem_batch::{BatchItem, run_item};
 use golem_protocol::{BatchItemRef, ItemResult, ItemStatus};
 use golem_runtime::host::{HostOptions, HostWorker};
+use redis::streams::StreamPendingCountReply;
 use tokio_util::sync::CancellationToken;
 
 use crate::consumer::{ConsumerReport, Delivery, Shared, Work};
@@ -293,10 +296,21 @@ async fn release(
     item_id: &str,
     error: Option<&str>,
 ) -> Result<(), QueueError> {
+    release_within(shared, held, item_id, error, None).await
+}
+
+/// [`release`], trying for at most `patience` while the connection is lost.
+async fn release_within(
+    shared: &Shared,
+    held: &Held,
+    item_id: &str,
+    error: Option<&str>,
+    patience: Option<Duration>,
+) -> Result<(), QueueError> {
     let keys = &shared.keys;
     let outcome: String = shared
         .queue
-        .call("handing an item back", None, |mut con| {
+        .call("handing an item back", patience, |mut con| {
             let mut invocation = RELEASE.key(keys.items());
             invocation
                 .key(keys.errors())
@@ -310,6 +324,35 @@ async fn release(
         tracing::warn!(item = %item_id, "the item was not handed back: another consumer holds it");
     }
     Ok(())
+}
+
+/// Hands back every entry this consumer still holds (as it stops): ones whose runs were
+/// handed back already are no longer its, and what remains are entries a read delivered as
+/// the consumer was told to stop, before any run of them started. Returns how many.
+pub(crate) async fn hand_back_all(shared: &Shared) -> Result<usize, QueueError> {
+    let held: StreamPendingCountReply = shared
+        .queue
+        .call("listing held items", PATIENCE, |mut con| {
+            let cmd = redis::cmd("XPENDING")
+                .arg(shared.keys.items())
+                .arg(GROUP)
+                .arg("-")
+                .arg("+")
+                .arg(10_000)
+                .arg(&shared.settings.consumer)
+                .to_owned();
+            async move { cmd.query_async(&mut con).await }
+        })
+        .await?;
+    for pending in &held.ids {
+        let entry = Held {
+            keys: shared.keys.clone(),
+            entry: pending.id.clone(),
+            consumer: shared.settings.consumer.clone(),
+        };
+        release_within(shared, &entry, &pending.id, None, PATIENCE).await?;
+    }
+    Ok(held.ids.len())
 }
 
 /// Acknowledges the entry without writing anything (nothing is left to do for it).

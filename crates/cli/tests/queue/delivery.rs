@@ -261,3 +261,65 @@ fn a_consumer_stopped_by_sigterm_hands_its_item_back_for_the_next_at_once() {
     let results = results(&env, "proj", &server, &redis, "handback");
     assert_eq!(results["long"]["answer"], "Done after the hand-back.");
 }
+
+#[test]
+fn entries_a_stopping_consumer_holds_but_never_ran_are_handed_back_too() {
+    let env = TestEnv::new();
+    program(&env, "proj", &[("stray", "do stray")]);
+    let server = MockServer::start_blocking(vec![]);
+    server.set_fallback(WIRE.text("Done."));
+    let redis = RedisServer::start();
+    enqueue(&env, "proj", &server, &redis, "strays", &[]);
+    let items = "golem-forge:batch:strays:items";
+    // Delivered to the consumer's name as a read cut short by a stop would leave it.
+    let _: redis::Value = redis::cmd("XREADGROUP")
+        .arg(&[
+            "GROUP",
+            "golem-forge",
+            "fixed",
+            "COUNT",
+            "1",
+            "STREAMS",
+            items,
+            ">",
+        ])
+        .query(&mut redis.connection())
+        .unwrap();
+    let idle = || {
+        let pending: Vec<(String, String, u64, u64)> = redis::cmd("XPENDING")
+            .arg(items)
+            .arg(&["golem-forge", "-", "+", "10"])
+            .query(&mut redis.connection())
+            .unwrap();
+        assert_eq!(pending.len(), 1, "{pending:?}");
+        pending[0].2
+    };
+    let consumer = spawn_worker(
+        &env,
+        "proj",
+        &server,
+        &redis,
+        "strays",
+        &["--consumer", "fixed", "--lease", "10m"],
+    );
+    // It runs nothing: the entry is its own, and too fresh to claim.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(server.requests().is_empty());
+    std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(consumer.id().to_string())
+        .status()
+        .unwrap();
+    assert_exit(&finish(consumer), 130);
+    assert!(idle() > 600_000, "not handed back: idle {} ms", idle());
+    let second = finish(spawn_worker(
+        &env,
+        "proj",
+        &server,
+        &redis,
+        "strays",
+        &["--lease", "10m", "--until-done"],
+    ));
+    assert_exit(&second, 0);
+    assert_eq!(completed_by(&second), ["stray"]);
+}
