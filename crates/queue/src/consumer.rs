@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use crate::connect::Queue;
 use crate::error::QueueError;
 use crate::keys::{BatchKeys, GROUP};
+use crate::scripts::LEAVE;
 use crate::settle::{hand_back_all, settle};
 use crate::state::{DeadLetter, flow};
 
@@ -262,7 +263,27 @@ pub async fn consume(
             }
         }
     }
+    leave(queue, &keys, &settings.consumer).await;
     Ok(tally)
+}
+
+/// Leaves the group if this consumer holds nothing, so that `batch status` lists the
+/// consumers that run or hold entries; a failure only leaves its name behind.
+async fn leave(queue: &Queue, keys: &BatchKeys, consumer: &str) {
+    let left: Result<String, _> = queue
+        .call(
+            "leaving the group",
+            Some(Duration::from_secs(5)),
+            |mut con| {
+                let mut invocation = LEAVE.key(keys.items());
+                invocation.arg(GROUP).arg(consumer);
+                async move { invocation.invoke_async(&mut con).await }
+            },
+        )
+        .await;
+    if let Err(error) = left {
+        tracing::debug!(%error, "the consumer's name stays in the group");
+    }
 }
 
 /// Whether no entry of the batch waits or runs anywhere.

@@ -128,3 +128,17 @@ return 'resumed'
 ",
     )
 });
+
+/// Removes a stopping consumer from the group when it holds nothing (removing one that holds
+/// entries would drop them from the pending list, and no one could claim them again): `KEYS[1]`
+/// the items stream; `ARGV[1]` the group, `ARGV[2]` the consumer. Returns `left` or `holds`.
+pub static LEAVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local held = redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', 1, ARGV[2])
+if #held > 0 then return 'holds' end
+redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2])
+return 'left'
+",
+    )
+});

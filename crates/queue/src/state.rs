@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use golem_protocol::ItemResult;
-use redis::streams::{StreamInfoGroupsReply, StreamRangeReply};
+use redis::streams::{StreamInfoConsumersReply, StreamInfoGroupsReply, StreamRangeReply};
 use serde::{Deserialize, Serialize};
 
 use crate::connect::Queue;
@@ -27,6 +27,18 @@ pub struct DeadLetter {
     pub error: String,
 }
 
+/// A consumer the batch's group knows, and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsumerState {
+    /// Its name (`--consumer`, else host name, process id and a random part).
+    pub name: String,
+    /// Entries it holds now.
+    pub holding: usize,
+    /// Milliseconds since it last read or renewed anything.
+    pub idle_ms: usize,
+}
+
 /// A queued batch's state.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -45,6 +57,9 @@ pub struct QueueStatus {
     pub queued: usize,
     /// Items given up.
     pub dead_letters: Vec<DeadLetter>,
+    /// The consumers the group knows: running ones, and stopped ones that still hold entries
+    /// (a consumer that stops holding nothing leaves the group).
+    pub consumers: Vec<ConsumerState>,
 }
 
 impl QueueStatus {
@@ -126,6 +141,28 @@ pub async fn status(queue: &Queue, name: &str) -> Result<QueueStatus, QueueError
         .map(|text| serde_json::from_str(text).map_err(|e| QueueError::damaged("dead letter", e)))
         .collect::<Result<Vec<DeadLetter>, _>>()?;
     let (in_flight, queued) = flow(queue, &keys).await?;
+    let consumers: StreamInfoConsumersReply = queue
+        .call("reading the consumers", PATIENCE, |mut con| {
+            let key = keys.items();
+            async move {
+                redis::cmd("XINFO")
+                    .arg("CONSUMERS")
+                    .arg(key)
+                    .arg(GROUP)
+                    .query_async(&mut con)
+                    .await
+            }
+        })
+        .await?;
+    let consumers = consumers
+        .consumers
+        .into_iter()
+        .map(|c| ConsumerState {
+            name: c.name,
+            holding: c.pending,
+            idle_ms: c.idle,
+        })
+        .collect();
     Ok(QueueStatus {
         name: name.to_owned(),
         meta,
@@ -134,6 +171,7 @@ pub async fn status(queue: &Queue, name: &str) -> Result<QueueStatus, QueueError
         in_flight,
         queued,
         dead_letters,
+        consumers,
     })
 }
 

@@ -65,6 +65,8 @@ fn three_consumers_complete_three_hundred_items_each_exactly_once() {
     assert_eq!(status["results"]["completed"], 300, "{status}");
     assert_eq!(status["inFlight"], 0);
     assert_eq!(status["queued"], 0);
+    // Each consumer left the group as it stopped holding nothing.
+    assert_eq!(status["consumers"], serde_json::json!([]), "{status}");
 }
 
 /// One item `item` of batch `name`, taken by a first consumer (started with `first_args`)
@@ -312,6 +314,10 @@ fn entries_a_stopping_consumer_holds_but_never_ran_are_handed_back_too() {
         .unwrap();
     assert_exit(&finish(consumer), 130);
     assert!(idle() > 600_000, "not handed back: idle {} ms", idle());
+    // Stopped holding an entry, it stays in the group, and `batch status` shows it.
+    let status = status(&env, "proj", &server, &redis, "strays");
+    assert_eq!(status["consumers"][0]["name"], "fixed", "{status}");
+    assert_eq!(status["consumers"][0]["holding"], 1, "{status}");
     let second = finish(spawn_worker(
         &env,
         "proj",

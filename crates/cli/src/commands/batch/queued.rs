@@ -174,5 +174,14 @@ fn render_status(status: &QueueStatus, shown: &str) -> String {
             dead.id, dead.deliveries, dead.error
         ));
     }
+    text.push_str(&format!("  consumers         {}\n", status.consumers.len()));
+    for consumer in &status.consumers {
+        text.push_str(&format!(
+            "    {}  holding {}, last seen {:.1} s ago\n",
+            consumer.name,
+            consumer.holding,
+            consumer.idle_ms as f64 / 1000.0
+        ));
+    }
     text
 }
