@@ -183,14 +183,7 @@ fn a_late_result_from_a_consumer_that_lost_its_lease_is_dropped_and_logged() {
         &["--lease", "1s", "--until-done"],
     );
     // Stopped, it cannot renew its lease: the second consumer takes the item.
-    let signal = |name: &str| {
-        std::process::Command::new("kill")
-            .arg(format!("-{name}"))
-            .arg(stalled.id().to_string())
-            .status()
-            .unwrap()
-    };
-    signal("STOP");
+    signal(stalled.id(), "STOP");
     let second = finish(spawn_worker(
         &env,
         "proj",
@@ -199,7 +192,7 @@ fn a_late_result_from_a_consumer_that_lost_its_lease_is_dropped_and_logged() {
         "stalls",
         &["--lease", "1s", "--until-done"],
     ));
-    signal("CONT");
+    signal(stalled.id(), "CONT");
     let stalled = finish(stalled);
     assert_exit(&second, 0);
     assert_exit(&stalled, 0);
@@ -223,11 +216,7 @@ fn a_consumer_stopped_by_sigterm_hands_its_item_back_for_the_next_at_once() {
         "Done after the hand-back.",
         &["--lease", "10m"],
     );
-    std::process::Command::new("kill")
-        .arg("-TERM")
-        .arg(first.id().to_string())
-        .status()
-        .unwrap();
+    signal(first.id(), "TERM");
     let first = finish(first);
     assert_exit(&first, 130);
     assert!(
@@ -307,11 +296,7 @@ fn entries_a_stopping_consumer_holds_but_never_ran_are_handed_back_too() {
     // It runs nothing: the entry is its own, and too fresh to claim.
     std::thread::sleep(Duration::from_millis(1500));
     assert!(server.requests().is_empty());
-    std::process::Command::new("kill")
-        .arg("-TERM")
-        .arg(consumer.id().to_string())
-        .status()
-        .unwrap();
+    signal(consumer.id(), "TERM");
     assert_exit(&finish(consumer), 130);
     assert!(idle() > 600_000, "not handed back: idle {} ms", idle());
     // Stopped holding an entry, it stays in the group, and `batch status` shows it.

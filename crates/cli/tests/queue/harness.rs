@@ -117,6 +117,14 @@ pub fn spawn_worker(
         .unwrap()
 }
 
+/// Sends signal `name` (`TERM`, `STOP`, `CONT`, `9`) to process `pid`.
+pub fn signal(pid: u32, name: &str) {
+    let _ = std::process::Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status();
+}
+
 /// Waits for `child` (at most [`LIMIT`]) and returns its output.
 pub fn finish(child: Child) -> Output {
     let id = child.id();
@@ -128,10 +136,7 @@ pub fn finish(child: Child) -> Output {
                 return;
             }
         }
-        let _ = std::process::Command::new("kill")
-            .arg("-9")
-            .arg(id.to_string())
-            .status();
+        signal(id, "9");
     });
     let output = child.wait_with_output().unwrap();
     let _ = watchdog.join();
