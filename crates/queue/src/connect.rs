@@ -93,6 +93,7 @@ impl Queue {
         let refused = |e: RedisError| QueueError::Connect {
             url: url.shown.clone(),
             reason: one_line(&e),
+            hint: way_out(&e, url.is_tls()),
         };
         let client = redis::Client::open(url.info.clone()).map_err(refused)?;
         let config = ConnectionManagerConfig::new()
@@ -177,6 +178,28 @@ fn is_transient(error: &RedisError) -> bool {
                 redis::ServerErrorKind::BusyLoading | redis::ServerErrorKind::TryAgain
             )
         )
+}
+
+/// What to do about `error`, a failure to connect (`tls`: the URL asked for TLS).
+fn way_out(error: &RedisError, tls: bool) -> String {
+    let text = error.to_string();
+    let refused_credentials = error.kind() == redis::ErrorKind::AuthenticationFailed
+        || text.contains("WRONGPASS")
+        || text.contains("NOAUTH");
+    if refused_credentials {
+        return format!(
+            "give the password in the URL (redis://user:password@host:port/db) or in {PASSWORD_VAR}"
+        );
+    }
+    let hint = if text.contains("certificate") {
+        "the server's certificate is not trusted here: add its authority to the system's roots \
+         or name its file in SSL_CERT_FILE"
+    } else if !tls && text.contains("reset by peer") {
+        "if the server speaks TLS, use rediss://"
+    } else {
+        "is the server running, and is the URL right?"
+    };
+    hint.to_owned()
 }
 
 /// `error` on one line.

@@ -13,13 +13,16 @@ pub enum QueueError {
         /// What is wrong with it.
         reason: String,
     },
-    /// The server could not be reached, or refused the credentials, at start.
-    #[error("cannot use the queue at {url}: {reason}")]
+    /// The server could not be reached, or refused the credentials, at start. One line, the
+    /// way out included: a consumer's log may keep only that.
+    #[error("cannot use the queue at {url}: {reason}; {hint}")]
     Connect {
         /// The URL, its password hidden.
         url: String,
         /// Why, in one line.
         reason: String,
+        /// What to do about it.
+        hint: String,
     },
     /// A command failed for a reason retrying does not mend (or the retries ran out).
     #[error("the queue at {url} failed while {doing}: {reason}")]
