@@ -34,17 +34,9 @@ pub async fn list(queue: &Queue) -> Result<Vec<InboxEntry>, QueueError> {
         })
         .await?;
     let mut list = Vec::with_capacity(entries.len());
-    for (id, text) in entries {
-        let mut entry: InboxEntry = serde_json::from_str(&text)
-            .map_err(|e| QueueError::damaged(format!("inbox entry {id}"), e))?;
-        entry.answer = match answers.get(&id) {
-            Some(answer) => Some(
-                serde_json::from_str(answer)
-                    .map_err(|e| QueueError::damaged(format!("answer to {id}"), e))?,
-            ),
-            None => None,
-        };
-        list.push(entry);
+    for (id, text) in &entries {
+        let (entry, answer) = decode(*id, text, answers.get(id).map(String::as_str))?;
+        list.push(InboxEntry { answer, ..entry });
     }
     list.sort_by_key(|entry| entry.id);
     Ok(list)
@@ -82,19 +74,26 @@ pub(crate) async fn fetch(
         .await?;
     let mut found = Vec::new();
     for ((id, entry), answer) in ids.iter().zip(entries).zip(answers) {
-        let Some(entry) = entry else { continue };
-        let entry: InboxEntry = serde_json::from_str(&entry)
-            .map_err(|e| QueueError::damaged(format!("inbox entry {id}"), e))?;
-        let answer = match answer {
-            Some(text) => Some(
-                serde_json::from_str(&text)
-                    .map_err(|e| QueueError::damaged(format!("answer to {id}"), e))?,
-            ),
-            None => None,
-        };
-        found.push((entry, answer));
+        if let Some(entry) = entry {
+            found.push(decode(*id, &entry, answer.as_deref())?);
+        }
     }
     Ok(found)
+}
+
+/// Entry `id` and its answer, from their JSON.
+fn decode(
+    id: u64,
+    entry: &str,
+    answer: Option<&str>,
+) -> Result<(InboxEntry, Option<InboxAnswer>), QueueError> {
+    let entry = serde_json::from_str(entry)
+        .map_err(|e| QueueError::damaged(format!("inbox entry {id}"), e))?;
+    let answer = answer
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(|e| QueueError::damaged(format!("answer to {id}"), e))?;
+    Ok((entry, answer))
 }
 
 /// Numbers for `count` new entries.
@@ -112,13 +111,17 @@ pub(crate) async fn take_numbers(queue: &Queue, count: usize) -> Result<Vec<u64>
     Ok((first..=last).collect())
 }
 
-/// Answers entry `id` with `answer`, once.
-pub async fn answer(queue: &Queue, id: u64, answer: &InboxAnswer) -> Result<Answered, QueueError> {
+/// Answers entry `id` with `answer`, once; returns the entry as it was (unanswered).
+pub async fn answer(
+    queue: &Queue,
+    id: u64,
+    answer: &InboxAnswer,
+) -> Result<(InboxEntry, Answered), QueueError> {
     let entry = get(queue, id).await?;
     if entry.answer.is_some() {
         return Err(QueueError::AlreadyAnswered(id));
     }
-    let Some(item) = entry.batch else {
+    let Some(item) = entry.batch.clone() else {
         return Err(QueueError::damaged(
             format!("inbox entry {id}"),
             "it names no batch item",
@@ -142,8 +145,8 @@ pub async fn answer(queue: &Queue, id: u64, answer: &InboxAnswer) -> Result<Answ
         })
         .await?;
     match outcome.as_str() {
-        "resumed" => Ok(Answered::Resumed),
-        "waiting" => Ok(Answered::Waiting),
+        "resumed" => Ok((entry, Answered::Resumed)),
+        "waiting" => Ok((entry, Answered::Waiting)),
         "answered" => Err(QueueError::AlreadyAnswered(id)),
         _ => Err(QueueError::NoEntry(id)),
     }

@@ -218,10 +218,7 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
             (n, answer(false, RememberScope::None, note))
         }
     };
-    let entry = golem_queue::inbox::get(&queue, n)
-        .await
-        .map_err(queue_error)?;
-    let done = golem_queue::inbox::answer(&queue, n, &given)
+    let (entry, done) = golem_queue::inbox::answer(&queue, n, &given)
         .await
         .map_err(queue_error)?;
     eprintln!(
