@@ -62,13 +62,6 @@ pub struct QueueStatus {
     pub consumers: Vec<ConsumerState>,
 }
 
-impl QueueStatus {
-    /// Whether no item waits on the stream or runs anywhere (parked ones wait for a person).
-    pub fn is_drained(&self) -> bool {
-        self.in_flight == 0 && self.queued == 0
-    }
-}
-
 /// The pending and undelivered entries of `keys`' stream in the group.
 pub(crate) async fn flow(queue: &Queue, keys: &BatchKeys) -> Result<(usize, usize), QueueError> {
     let groups: StreamInfoGroupsReply = queue
