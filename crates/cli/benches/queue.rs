@@ -19,10 +19,13 @@
 
 #[path = "support/child.rs"]
 mod child;
+// The queue tests' server: Debian's redis-server on a free port, in a temporary directory.
+#[allow(dead_code, reason = "the bench needs only a plain server")]
+#[path = "../tests/queue/redis.rs"]
+mod redis_server;
 
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use golem_batch::BatchItem;
@@ -42,7 +45,7 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(ITEMS);
-    let redis = Redis::start();
+    let redis = redis_server::RedisServer::start();
     let server = MockServer::start_blocking(Vec::new());
     server.set_fallback(golem_testkit::openai::text("Done.").delayed(LATENCY));
     let (dir, _worker) = golem_testkit::program::mock_program(&server, "");
@@ -211,62 +214,4 @@ async fn overhead(url: &str) -> Vec<(&'static str, Duration)> {
         ("take (XREADGROUP)", per(take_time)),
         ("result + ack (FINISH)", per(finish_time)),
     ]
-}
-
-/// A `redis-server` on a free port, its data in a temporary directory.
-struct Redis {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Redis {
-    fn start() -> Redis {
-        let dir = tempfile::tempdir().unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-            ])
-            .arg("--dir")
-            .arg(dir.path())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server runs (apt-get install -y redis-server)");
-        let redis = Redis {
-            child,
-            port,
-            _dir: dir,
-        };
-        let client = redis::Client::open(redis.url()).unwrap();
-        for _ in 0..200 {
-            if let Ok(mut con) = client.get_connection()
-                && redis::cmd("PING").query::<String>(&mut con).is_ok()
-            {
-                return redis;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("redis-server did not start");
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
