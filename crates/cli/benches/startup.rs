@@ -16,7 +16,9 @@
 //! launcher, whose own few megabytes stay below what is measured. The numbers include the
 //! pages of the binary's code that the run touched, which depend on how the file sits in the
 //! page cache (freshly written by the linker, or read back from disk), so compare builds
-//! measured the same way. `GOLEM_FORGE_BIN` measures another build of the binary (e.g. a copy
+//! measured the same way. Those pages are few because the release link puts the functions a
+//! launch runs first (`crates/cli/startup.order`, docs/decisions/0026-start-up-code-order.md);
+//! the file names this bench's own build of the binary too. `GOLEM_FORGE_BIN` measures another build of the binary (e.g. a copy
 //! from before a change) with the same bench.
 //! `cargo bench -p golem-forge --bench startup`.
 

@@ -19,3 +19,4 @@ mod readme;
 mod run;
 mod scaffold;
 mod sessions;
+mod startup_order;

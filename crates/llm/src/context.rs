@@ -85,6 +85,26 @@ pub fn estimate_text(text: &str) -> u64 {
     (text.len() as u64).div_ceil(BYTES_PER_TOKEN)
 }
 
+/// Tokens of `value` written as compact JSON, estimated by counting the bytes as they are
+/// written rather than building the text (tool schemas are counted twice a turn).
+pub fn estimate_json(value: &serde_json::Value) -> u64 {
+    /// A writer that keeps only how many bytes went through it.
+    struct Counter(u64);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len() as u64;
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // A `Value` always serializes, and the counter never fails a write.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0.div_ceil(BYTES_PER_TOKEN)
+}
+
 /// Tokens of one message, estimated.
 pub fn estimate_message(message: &Message) -> u64 {
     MESSAGE_OVERHEAD
@@ -123,7 +143,7 @@ pub fn estimate_preamble(request: &ModelRequest) -> u64 {
             MESSAGE_OVERHEAD
                 + estimate_text(&tool.name)
                 + estimate_text(&tool.description)
-                + estimate_text(&tool.input_schema.to_string())
+                + estimate_json(&tool.input_schema)
         })
         .sum();
     estimate_text(&request.system) + tools
@@ -195,5 +215,17 @@ mod tests {
         assert_eq!(estimate_message(&big), 10_008);
         let request = ModelRequest::new("abcd", vec![small, big], Vec::new());
         assert_eq!(estimate_request(&request), 1 + 108 + 10_008);
+    }
+
+    #[test]
+    fn a_schema_counts_as_its_compact_text() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": "where \"it\" goes — ünïcode\n"}},
+            "required": ["path"],
+        });
+        let text = schema.to_string();
+        assert_eq!(estimate_json(&schema), estimate_text(&text));
+        assert_eq!(estimate_json(&serde_json::json!({})), 1);
     }
 }
