@@ -1,7 +1,8 @@
 //! A test environment: runs the built binary with a clean, temporary home and no provider keys,
 //! and renders what the user sees (stdout, stderr, exit status) for snapshots. For end-to-end
 //! runs it also writes worker projects into the temp dir and points the binary's provider
-//! clients at a mock model server.
+//! clients at a mock model server. The files of this repository are read through
+//! [`repo_root`] and [`repo_file`].
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -9,6 +10,16 @@ use std::process::Output;
 use assert_cmd::Command;
 use golem_testkit::Wire;
 use golem_testkit::mock::MockServer;
+
+/// The root of this repository (the workspace).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The text of the repository's file at `path` (relative to its root).
+pub fn repo_file(path: &str) -> String {
+    std::fs::read_to_string(repo_root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
 
 /// A temporary home and working directory for one test.
 pub struct TestEnv {

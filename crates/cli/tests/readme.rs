@@ -3,24 +3,16 @@
 //! beyond cargo, at the versions the tests' own failure messages name, before it runs every
 //! test.
 
-use std::path::{Path, PathBuf};
-
 use golem_testkit::parts::{
     ACP_PYTHON_PACKAGE, CHROMIUM_INSTALL, KUBERNETES_VALIDATE_PACKAGE, MCP_PYTHON_PACKAGE,
     MCP_SERVER_PACKAGES, REDIS_INSTALL, SLIRP_INSTALL, TEST_COMMAND,
 };
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn read(path: &str) -> String {
-    std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+use crate::common::{repo_file, repo_root};
 
 /// The lines of the first ```sh block after `heading` in the README.
 fn readme_block(heading: &str) -> Vec<String> {
-    let readme = read("README.md");
+    let readme = repo_file("README.md");
     let section = readme
         .split_once(&format!("\n{heading}\n"))
         .unwrap_or_else(|| panic!("the README has no `{heading}` section"))
@@ -46,7 +38,7 @@ fn commands(script: &str) -> Vec<&str> {
 fn the_readme_names_one_test_command_and_ci_runs_exactly_it() {
     let block = readme_block("## Run every test");
     assert_eq!(block, [TEST_COMMAND], "the README's test command");
-    let ci = read(".ci/run");
+    let ci = repo_file(".ci/run");
     let ci = commands(&ci);
     assert!(
         ci.contains(&TEST_COMMAND),
@@ -60,14 +52,14 @@ fn the_readme_names_one_test_command_and_ci_runs_exactly_it() {
 
 #[test]
 fn the_test_command_installs_every_part_then_runs_every_test() {
-    let path = root().join(TEST_COMMAND);
+    let path = repo_root().join(TEST_COMMAND);
     let mode = std::os::unix::fs::PermissionsExt::mode(
         &std::fs::metadata(&path)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
             .permissions(),
     );
     assert!(mode & 0o111 != 0, "{TEST_COMMAND} is not executable");
-    let script = read(TEST_COMMAND);
+    let script = repo_file(TEST_COMMAND);
     let lines = commands(&script);
     for package in MCP_SERVER_PACKAGES {
         assert!(

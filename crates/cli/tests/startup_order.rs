@@ -4,14 +4,8 @@
 //! (a release build takes too long for the tests).
 
 use std::collections::HashSet;
-use std::path::Path;
 
-fn repo_file(path: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(path);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use crate::common::repo_file;
 
 /// The names of `crates/cli/startup.order`, comments and blank lines left out.
 fn order_names() -> Vec<String> {
