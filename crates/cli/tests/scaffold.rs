@@ -89,6 +89,30 @@ fn check_reports_a_bad_worker_with_file_line_and_key() {
     assert!(out.ends_with("[exit status: 2]\n"), "{out}");
 }
 
+/// YAML 1.2: a bare `n` in a schema is the string, and a boolean key written `yes` is refused
+/// at its line with what to write.
+#[test]
+fn check_reads_worker_files_by_yaml_1_2_rules() {
+    let env = TestEnv::new();
+    env.write(
+        "w.worker",
+        "---\nname: w\noutput:\n  schema: { type: object, properties: { n: { enum: [y, n, yes, no, on, off] } }, required: [n] }\n---\nHi\n",
+    );
+    let out = env.run(&["check", "w.worker", "--model", "test:default"]);
+    assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+    env.write("repo/README.md", "");
+    env.write(
+        "g.worker",
+        "---\nname: g\nsandbox:\n  zones:\n    - { name: repo }\ntoolsets:\n  git:\n    zone: repo\n    hooks: no\n---\nHi\n",
+    );
+    let out = env.run(&["check", "g.worker", "--model", "test:default"]);
+    assert!(
+        out.contains("line 9: `toolsets.git.hooks` must be true or false, found \"no\" (YAML 1.2 reads `yes`, `no`, `on` and `off` as text)"),
+        "{out}"
+    );
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+}
+
 #[test]
 fn check_without_a_model_reports_everything_else_and_the_missing_model() {
     let env = TestEnv::new();

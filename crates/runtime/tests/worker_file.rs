@@ -120,6 +120,46 @@ fn output_schema_is_read_as_json() {
     });
 }
 
+/// YAML 1.2's core schema: `n`, `y`, `yes`, `no`, `on` and `off` are strings wherever an
+/// untyped value is read; only `true` and `false` are booleans.
+#[test]
+fn yaml_1_1_booleans_are_strings_in_untyped_values() {
+    check(
+        r#"
+        name: greeter
+        output:
+          schema: { type: object, properties: { n: { enum: [y, yes, no, on, off, n, Yes, OFF] } }, required: [n] }
+        "#,
+        |w| {
+            w.output = Some(WorkerOutput {
+                schema: serde_json::json!({"type": "object", "properties": {
+                    "n": {"enum": ["y", "yes", "no", "on", "off", "n", "Yes", "OFF"]}},
+                    "required": ["n"]}),
+            });
+        },
+    );
+    check("name: greeter\noutput:\n  schema: TRUE\n", |w| {
+        w.output = Some(WorkerOutput {
+            schema: serde_json::Value::Bool(true),
+        });
+    });
+}
+
+/// A boolean key written the YAML 1.1 way is refused at its line, saying what to write.
+#[test]
+fn a_yaml_1_1_boolean_for_a_boolean_key_says_to_write_true_or_false() {
+    for word in ["yes", "no", "on", "off", "y", "n"] {
+        check_err(
+            &format!(
+                "name: greeter\nsandbox:\n  zones:\n    - {{ name: repo }}\ntoolsets:\n  git:\n    zone: repo\n    hooks: {word}\n"
+            ),
+            &format!(
+                "line 9: `toolsets.git.hooks` must be true or false, found \"{word}\" (YAML 1.2 reads `yes`, `no`, `on` and `off` as text)"
+            ),
+        );
+    }
+}
+
 #[test]
 fn an_invalid_output_schema_names_the_line_and_key() {
     let mut failures = Vec::new();

@@ -5,6 +5,11 @@
 //! serde-saphyr attaches a source location to every error, including errors raised by our own
 //! `deserialize_with` validators; `serde_path_to_error` supplies the key path. Messages written
 //! by validators that start with `must` read as a sentence after the key.
+//!
+//! Scalars follow YAML 1.2's core schema: only `true` and `false` (any case) are booleans, so
+//! a bare `n`, `y`, `yes`, `no`, `on` or `off` is a string wherever an untyped value is read (a
+//! JSON Schema's `required` or `enum`, say), as every YAML 1.2 parser reads it. A boolean key
+//! given a YAML 1.1 spelling is an error at its line that says what to write.
 
 use serde::de::DeserializeOwned;
 use serde_path_to_error::{Segment, Track};
@@ -30,7 +35,7 @@ pub(crate) fn from_yaml<T: DeserializeOwned>(
     first_line: u64,
     document: &str,
 ) -> Result<T, YamlProblem> {
-    let options = serde_saphyr::options! { with_snippet: false };
+    let options = serde_saphyr::options! { with_snippet: false, strict_booleans: true };
     let mut failed_at: Option<serde_path_to_error::Path> = None;
     let result = serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| {
         let mut track = Track::new();
@@ -147,9 +152,11 @@ fn describe(
                 found_scalar()
             )
         }
-        Error::InvalidBooleanStrict { .. } => {
-            format!("{subject} must be true or false, found {}", found_scalar())
-        }
+        Error::InvalidBooleanStrict { .. } => format!(
+            "{subject} must be true or false, found {} (YAML 1.2 reads `yes`, `no`, `on` and \
+             `off` as text)",
+            found_scalar()
+        ),
         Error::NullIntoString { .. } => format!("{subject} must be a string, found nothing"),
         Error::Unexpected { expected, .. } => {
             format!(
