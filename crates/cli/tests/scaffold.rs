@@ -53,6 +53,62 @@ fn init_then_run_and_check_offline() {
     assert_snapshot!(normalized(&env, &env.run(&["check", "proj"])));
 }
 
+/// What golem-forge keeps for itself stays out of the project's repository; the project's
+/// approval rules can be committed.
+#[test]
+fn init_keeps_the_state_folder_out_of_git_but_not_the_rules() {
+    let env = TestEnv::new();
+    let out = env.run(&["init", "proj"]);
+    assert!(out.contains("  .golem-forge/.gitignore\n"), "{out}");
+    let proj = env.path().join("proj");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&proj)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(&["init", "-q"]);
+    let out = env.run(&["run", "proj", "hello"]);
+    assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+    let state = proj.join(".golem-forge");
+    for (file, text) in [
+        ("approvals.yaml", "rules: []\n"),
+        ("inbox/1.json", "{}"),
+        ("batches/b1/batch.json", "{}"),
+        ("undo/s1/journal.jsonl", ""),
+        ("chat-history", "hello\n"),
+        ("a-folder-of-a-later-version/x", ""),
+    ] {
+        let path = state.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    assert!(
+        std::fs::read_dir(state.join("sessions")).unwrap().count() > 0,
+        "the run kept a transcript"
+    );
+    let mut listed: Vec<String> = git(&["status", "--porcelain", "--untracked-files=all"])
+        .lines()
+        .map(|line| line.trim_start_matches("?? ").to_owned())
+        .collect();
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            ".golem-forge/.gitignore",
+            ".golem-forge/approvals.yaml",
+            "golem-forge.config.yaml",
+            "main.worker",
+            "workspace/README.md",
+            // What the worker wrote in its zone is the project's own.
+            "workspace/notes.md",
+        ]
+    );
+}
+
 #[test]
 fn init_never_overwrites() {
     let env = TestEnv::new();

@@ -51,12 +51,24 @@ This folder is the `workspace` zone of main.worker: the only place the worker ca
 write files.
 ";
 
+/// Keeps what golem-forge writes for itself on this machine (sessions, undo images, the inbox,
+/// batches, caches, locks) out of the project's repository, whatever new folder a later
+/// version adds there; the project's rules are meant to be shared, so they stay in.
+const STATE_GITIGNORE: &str = "\
+# What golem-forge keeps for itself on this machine: sessions, undo images, the approval inbox,
+# batches, caches. Only the project's approval rules are meant to be committed.
+*
+!.gitignore
+!approvals.yaml
+";
+
 /// The files a new project gets, relative to its directory.
-fn scaffold() -> [(&'static str, &'static str); 3] {
+fn scaffold() -> [(&'static str, &'static str); 4] {
     [
         ("golem-forge.config.yaml", CONFIG),
         ("main.worker", WORKER),
         ("workspace/README.md", WORKSPACE_README),
+        (".golem-forge/.gitignore", STATE_GITIGNORE),
     ]
 }
 
