@@ -24,6 +24,7 @@ mod mcp_toolset;
 mod processes;
 mod prompt;
 mod protected;
+mod reaped;
 mod structured;
 pub(crate) mod transcript;
 mod undo;

@@ -202,9 +202,10 @@ pub(crate) fn stage1(dir: &Path, mut report: Option<File>) -> i32 {
         Err(err) => return setup_failed(&mut report, format!("starting stage 2: {err}")),
     };
     // With copy-on-write zones the parent reads what the run changed once every process of the
-    // jail is gone; stage 2 (PID 1 of the namespace) ends last, so the parent watches it. Written
+    // jail is gone; stage 2 (PID 1 of the namespace) ends last, so the parent watches it. A
+    // parent that kills this helper first adopts stage 2 and reaps it (`standby.rs`). Written
     // before `go` is passed on, so it is there before anything of the program runs.
-    if overlays && let Some(report) = &mut report {
+    if let Some(report) = &mut report {
         append(report, &ReportLine::Stage2(child.id()));
     }
     if !wait_for_go() {

@@ -233,8 +233,9 @@ struct Monitor {
 
 /// Waits for the helper to end (or kills it), then reports how it ended.
 async fn monitor(mut m: Monitor) {
+    let killer = m.standby.group_killer();
+    let kill_group = || killer.kill();
     let child = &mut m.standby.child;
-    let kill_group = super::standby::group_killer(child);
     // Until `wait` below returns, the helper is not reaped, so its group id is still ours.
     let ended = tokio::select! {
         status = child.wait() => Ok(status),

@@ -292,8 +292,9 @@ async fn run_with(
     // A helper that already failed (it could not join its cgroups) has closed the pipe: its
     // report says why, so a failed `go` is not an error of its own.
     let _ = standby.go();
+    let killer = standby.group_killer();
+    let kill_group = || killer.kill();
     let child = &mut standby.child;
-    let kill_group = super::standby::group_killer(child);
     let cap = limits.output_bytes;
     let mut stdout = tokio::spawn(capture(
         child

@@ -21,17 +21,25 @@
 //! makes, outside the run directory, a private directory holding an upper and a work directory
 //! per `rw` zone (`Layers`), which stage 2 mounts the zone's overlay with; the layers leave
 //! the standby with the run's changeset, so they outlive it.
+//!
+//! Dropping a standby reaps everything its helper started: a helper that never ran is ended
+//! by closing its pipe (it then reaps stage 2 itself); a run that was killed ([`GroupKiller`])
+//! lost its helper before stage 2, which this process, a child subreaper from the first
+//! helper on, adopts and reaps.
 
 use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rustix::fd::OwnedFd;
 use tokio::process::{Child, Command};
 
 use super::cgroup::{Controller, RunCgroups};
 use super::net::NetRoutes;
-use super::spec::{JAIL_SPEC_FILE, JailSpec, SpecLimits, SpecOverlay, SpecZone, human_mib};
+use super::spec::{
+    JAIL_SPEC_FILE, JailSpec, ReportLine, SpecLimits, SpecOverlay, SpecZone, human_mib, read_report,
+};
 use super::{HELPER_ARG, Jail, JailError, JailMode, ZoneWrites};
 use crate::changeset::Layers;
 
@@ -63,6 +71,11 @@ pub(crate) struct Standby {
     pub weakened: Vec<String>,
     /// The helper, in a process group of its own.
     pub child: Child,
+    /// That group's id (the helper's pid), kept for reaping what is left of the group after
+    /// the helper itself is reaped.
+    group: Option<rustix::process::Pid>,
+    /// Whether the run was killed, and stage 2's handle taken then: what drop reaps.
+    killed: Arc<Mutex<Killed>>,
     /// The write end of the helper's stdin: `go` starts the run, closing it ends the helper.
     go: Option<OwnedFd>,
     /// The write end of the program's stdin pipe (see the module's header).
@@ -75,18 +88,57 @@ pub(crate) struct Standby {
     pub layers: Option<Layers>,
 }
 
-/// What kills `child`'s whole process group (the helper's, and with it PID 1 of the jail's
-/// namespace and everything inside). Only to be called while `child` is not yet reaped, so
-/// that the group id cannot belong to a stranger.
-pub(crate) fn group_killer(child: &Child) -> impl Fn() + use<> {
-    let group = child
-        .id()
-        .and_then(|pid| rustix::process::Pid::from_raw(pid as i32));
-    move || {
-        if let Some(group) = group {
-            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+/// What kills a helper's run: its whole process group (the helper, and without a PID
+/// namespace the program with it), after taking a handle on stage 2, which left the group
+/// (`setsid`) and dies when the helper does (its parent-death signal). As the helper's
+/// adopted orphan, stage 2 is then reaped when the standby is dropped. Only to be called while
+/// the helper is not yet reaped, so that the group id cannot belong to a stranger.
+#[derive(Debug, Clone)]
+pub(crate) struct GroupKiller {
+    group: Option<rustix::process::Pid>,
+    report: std::path::PathBuf,
+    killed: Arc<Mutex<Killed>>,
+}
+
+/// What a [`GroupKiller`] leaves for the standby's drop to reap.
+#[derive(Debug, Default)]
+struct Killed {
+    /// Whether the group was killed at all (nothing to reap otherwise).
+    group: bool,
+    /// Stage 2, when it was still the helper's child at the first kill.
+    stage2: Option<OwnedFd>,
+}
+
+impl GroupKiller {
+    /// Kills the group, holding stage 2 first.
+    pub fn kill(&self) {
+        let Some(group) = self.group else {
+            return;
+        };
+        let mut killed = self.killed.lock().unwrap_or_else(PoisonError::into_inner);
+        if !killed.group {
+            killed.group = true;
+            killed.stage2 = stage2_of(group, &self.report);
         }
+        drop(killed);
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
+}
+
+/// A pidfd of the helper `helper`'s stage 2, as its report names it, if that process is still
+/// the helper's child (checked after the pidfd is open, so the handle is of that very
+/// process).
+fn stage2_of(helper: rustix::process::Pid, report: &Path) -> Option<OwnedFd> {
+    let pid = read_report(report).iter().find_map(|line| match line {
+        ReportLine::Stage2(pid) => i32::try_from(*pid).ok(),
+        _ => None,
+    })?;
+    let pid = rustix::process::Pid::from_raw(pid)?;
+    let fd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()?;
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero())).ok()?;
+    // `pid (name) state ppid …`: the name may hold spaces and parentheses.
+    let parent = stat.rsplit_once(") ")?.1.split(' ').nth(1)?;
+    (parent == helper.as_raw_nonzero().to_string()).then_some(fd)
 }
 
 impl Standby {
@@ -178,7 +230,15 @@ impl Standby {
             .process_group(0)
             .kill_on_drop(true);
         pass_as_stdin_fd(&mut command, stdin_read.as_raw_fd());
+        // A helper killed before stage 2 leaves stage 2 (and, without a PID namespace, the
+        // program) orphaned: as a subreaper this process adopts them, and `Drop` reaps them,
+        // rather than leaving them to an init that may never reap (a container's).
+        rustix::process::set_child_subreaper(Some(rustix::process::getpid()))
+            .map_err(|e| io(e.into()))?;
         let child = command.spawn().map_err(io)?;
+        let group = child
+            .id()
+            .and_then(|pid| rustix::process::Pid::from_raw(pid as i32));
         // The helper has its copy; ours would keep the pipe open for nothing.
         drop(stdin_read);
         Ok(Standby {
@@ -187,6 +247,8 @@ impl Standby {
             cgroups,
             weakened,
             child,
+            group,
+            killed: Arc::default(),
             go: Some(go_write),
             stdin: Some(stdin_write),
             runtime: tokio::runtime::Handle::try_current()
@@ -222,21 +284,110 @@ impl Standby {
 }
 
 impl Drop for Standby {
-    /// Ends a helper that never ran (closing its pipe ends it; the kill makes sure) or still
-    /// runs (its owner was dropped with its runtime), and removes the cgroups, once the helper
-    /// is gone from them.
+    /// Ends the helper and waits for it, so that no process it started is left unreaped, and
+    /// removes the cgroups once it is gone from them.
+    ///
+    /// A helper that never ran ends by itself once its `go` pipe closes: it closes stage 2's
+    /// pipe, waits for stage 2 and exits, so stage 2 is reaped by its own parent. Killing the
+    /// helper first would orphan stage 2, handing it to whatever reaps orphans (in a container
+    /// without an init, nothing). Only a helper that does not end within
+    /// [`STANDBY_END_GRACE`] (or one still running a program when its owner was dropped with
+    /// its runtime) is killed with its whole group.
     fn drop(&mut self) {
         let never_ran = self.go.take().is_some();
-        if never_ran || matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.start_kill();
+        if !never_ran || !self.wait_for_exit(STANDBY_END_GRACE) {
+            if matches!(self.child.try_wait(), Ok(None)) {
+                self.group_killer().kill();
+            }
+            self.wait_for_exit(STANDBY_END_GRACE);
         }
-        for _ in 0..200 {
-            match self.child.try_wait() {
-                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(1)),
-                Ok(Some(_)) | Err(_) => break,
+        self.reap_orphans();
+        drop(std::mem::take(&mut self.cgroups));
+    }
+}
+
+/// How long dropping a standby waits for its helper to end, first by itself, then after the
+/// kill. It ends within a few milliseconds; the bound only keeps a wedged helper from holding
+/// up an exit.
+const STANDBY_END_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// How long dropping a standby waits for the adopted members of its group (killed with it) to
+/// end. They were sent `SIGKILL`; the bound only keeps one stuck in the kernel from holding up
+/// an exit.
+const ORPHAN_REAP_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+impl Standby {
+    /// What kills this helper's run (see [`GroupKiller`]).
+    pub fn group_killer(&self) -> GroupKiller {
+        GroupKiller {
+            group: self.group,
+            report: self.spec.report(),
+            killed: Arc::clone(&self.killed),
+        }
+    }
+
+    /// Reaps what was handed to this process when a kill ended the helper before the rest of
+    /// its run: stage 2 (held by the kill) and the group's other members (the program, without
+    /// a PID namespace). Only after a kill, only this process's own children of that group,
+    /// and only once the helper itself is reaped, so no other child's exit is taken from its
+    /// owner.
+    fn reap_orphans(&mut self) {
+        use rustix::process::{WaitId, WaitIdOptions, waitid};
+        let killed =
+            std::mem::take(&mut *self.killed.lock().unwrap_or_else(PoisonError::into_inner));
+        let Some(group) = self.group.filter(|_| killed.group) else {
+            return;
+        };
+        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        let stage2 = killed.stage2;
+        let start = std::time::Instant::now();
+        if let Some(stage2) = &stage2 {
+            use std::os::fd::AsFd as _;
+            loop {
+                match waitid(
+                    WaitId::PidFd(stage2.as_fd()),
+                    WaitIdOptions::EXITED | WaitIdOptions::NOHANG,
+                ) {
+                    Ok(None) if start.elapsed() < ORPHAN_REAP_GRACE => {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                    // Reaped; not ours (`ECHILD`: reaped by the helper, or adopted by another
+                    // reaper); or stuck past the grace.
+                    Ok(_) | Err(_) => break,
+                }
             }
         }
-        drop(std::mem::take(&mut self.cgroups));
+        loop {
+            match waitid(
+                WaitId::Pgid(Some(group)),
+                WaitIdOptions::EXITED | WaitIdOptions::NOHANG,
+            ) {
+                // One reaped: look for the next at once.
+                Ok(Some(_)) => {}
+                // Members of the group that are still alive.
+                Ok(None) if start.elapsed() < ORPHAN_REAP_GRACE => {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                // None left (`ECHILD`), or they outlived the grace.
+                Ok(None) | Err(_) => return,
+            }
+        }
+    }
+
+    /// Polls until the helper has ended and is reaped (true), or `limit` has passed.
+    fn wait_for_exit(&mut self, limit: std::time::Duration) -> bool {
+        let start = std::time::Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(None) if start.elapsed() < limit => {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                Ok(None) => return false,
+                Ok(Some(_)) | Err(_) => return true,
+            }
+        }
     }
 }
 
