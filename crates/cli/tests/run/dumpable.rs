@@ -3,7 +3,8 @@
 //! golem-forge (its grandparent: its parent is the reaper, `golem-forge __jail --reap`, whose
 //! environment is the server's own) and is refused. Run as an ordinary user (`setpriv` to
 //! `nobody` when the tests run as root: a child running as root could read it whatever
-//! golem-forge does).
+//! golem-forge does), from a copy of the binary that nobody can reach wherever the
+//! repository was cloned.
 
 use super::*;
 
@@ -42,7 +43,12 @@ fn a_server_outside_the_jail_cannot_read_our_environment() {
             std::fs::set_permissions(&entry, std::os::unix::fs::PermissionsExt::from_mode(mode))
                 .unwrap();
         }
-        let program = command.get_program().to_owned();
+        // The build directory may sit below a folder only root can enter (a clone in a 0700
+        // home or `mktemp -d`): nobody runs a copy in the test's own directory.
+        let program = env.path().join("golem-forge");
+        std::fs::copy(command.get_program(), &program).unwrap();
+        std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
         let mut as_nobody = std::process::Command::new("setpriv");
         as_nobody
             .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
