@@ -25,6 +25,7 @@ mod processes;
 mod prompt;
 mod protected;
 mod reaped;
+mod small_window;
 mod structured;
 pub(crate) mod transcript;
 mod undo;

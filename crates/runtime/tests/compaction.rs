@@ -2,13 +2,15 @@
 //! history before the last turns becomes a summary written by the model (the mock answers the
 //! summary request by rule), a provider's overflow error makes the runtime compact once and
 //! send the request again, the `compact` action compacts when asked, and a resumed session
-//! sends the compacted history, never what was compacted away.
+//! sends the compacted history, never what was compacted away. One long turn against a small
+//! window completes: what is kept whole is bounded by the window, and each compaction replaces
+//! the previous summary.
 
 use golem_protocol::{ActionEvent, CompactionReason, DisplayEvent, SessionAction, TurnStatus};
 use golem_runtime::host::{HostOptions, HostWorker};
 use golem_testkit::mock::Recorded;
 
-use crate::long_sessions::{WINDOW, Wire, program, run};
+use crate::long_sessions::{WINDOW, Wire, program, program_sized, run};
 
 /// A text only the summary request holds (the start of the runtime's summary prompt).
 const SUMMARY_ASKED: &str = "[The conversation above is about to be replaced";
@@ -236,4 +238,60 @@ async fn the_compact_action_summarises_with_the_focus_and_status_shows_the_fill(
         after.context
     );
     s.end().await;
+}
+
+/// The first line of a summary message.
+const SUMMARY_HEADER: &str = "[The conversation before this point was compacted";
+
+/// One input, then 60 reads of a 4 KB file on `wire`, against a model (and a mock) whose
+/// window is 8000 tokens, a local model's usual size, with the default context settings.
+async fn sixty_reads_in_a_small_window_on(wire: Wire) {
+    const SMALL: u64 = 8_000;
+    let program = program_sized(wire, 60, SMALL, 68, "").await;
+    program
+        .server
+        .answer_when(SUMMARY_ASKED, wire.text(SUMMARY));
+    let (ended, seen) = run(&program, 60).await;
+    assert!(completed(&ended), "{ended:?}");
+    let requests = program.server.requests();
+    let summaries = requests.iter().filter(|r| is_summary_request(r)).count();
+    // Every request fitted (the mock refused none), and a summary call is rare.
+    assert_eq!(requests.len(), 61 + summaries, "every request fitted");
+    assert!(
+        summaries <= 3,
+        "{summaries} summary calls for 60 tool turns"
+    );
+    assert!(
+        compactions(&seen)
+            .iter()
+            .all(|reason| *reason == CompactionReason::Threshold),
+        "{:?}",
+        compactions(&seen)
+    );
+    for request in requests.iter().filter(|r| !is_summary_request(r)) {
+        let body = request.body.to_string();
+        assert!((body.len() as u64).div_ceil(4) <= SMALL);
+        // One summary at most, never one inside another.
+        assert!(body.matches(SUMMARY_HEADER).count() <= 1, "{body}");
+        // The newest result is whole.
+        let results = wire.tool_results(&request.body);
+        if let Some(newest) = results.last() {
+            assert!(newest.content.len() > 4_000, "{}", newest.content);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixty_reads_complete_in_an_8k_window_on_openai_chat() {
+    sixty_reads_in_a_small_window_on(Wire::Chat).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixty_reads_complete_in_an_8k_window_on_openai_responses() {
+    sixty_reads_in_a_small_window_on(Wire::Responses).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixty_reads_complete_in_an_8k_window_on_anthropic() {
+    sixty_reads_in_a_small_window_on(Wire::Anthropic).await;
 }

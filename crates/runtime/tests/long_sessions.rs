@@ -76,7 +76,19 @@ fn replies(wire: Wire, reads: usize) -> Vec<Reply> {
 }
 
 pub(crate) async fn program(wire: Wire, reads: usize, config: &str) -> Program {
-    let config = format!("context_windows:\n  \"mock:*\": {WINDOW}\n{config}");
+    program_sized(wire, reads, WINDOW, 500, config).await
+}
+
+/// Like [`program`], with a `window` (the model's, and the mock's limit) and a
+/// `/out/big.txt` of `lines` lines of 60 bytes.
+pub(crate) async fn program_sized(
+    wire: Wire,
+    reads: usize,
+    window: u64,
+    lines: usize,
+    config: &str,
+) -> Program {
+    let config = format!("context_windows:\n  \"mock:*\": {window}\n{config}");
     let program = Scenario::new(replies(wire, reads))
         .program(move |server| {
             let (dir, worker) = golem_testkit::program::mock_program(server, "");
@@ -89,9 +101,9 @@ pub(crate) async fn program(wire: Wire, reads: usize, config: &str) -> Program {
         })
         .build()
         .await;
-    program.server.set_context_limit(WINDOW);
+    program.server.set_context_limit(window);
     let line = format!("{}\n", "x".repeat(59));
-    std::fs::write(program.path("out/big.txt"), line.repeat(500)).unwrap();
+    std::fs::write(program.path("out/big.txt"), line.repeat(lines)).unwrap();
     program
 }
 

@@ -8,8 +8,16 @@
 //! again), and when the user asks (`/compact [focus]`, the `compact` action). The root
 //! worker's transcript records each compaction, so that a resumed session continues from the
 //! compacted history.
+//!
+//! A compaction replaces the previous summary rather than adding one: the previous summary is
+//! among the messages summarised, the model is asked to fold it in, and the user's last input
+//! it kept word for word is carried into the new one. A threshold compaction that would free
+//! less than 10 % of the window (what the summarised part takes as it is sent, less the
+//! previous summary's size, which the new one is expected to take again) is skipped.
 
-use golem_llm::context::{estimate_messages, estimate_request, estimate_text, window_of};
+use golem_llm::context::{
+    estimate_message, estimate_messages, estimate_request, estimate_text, window_of,
+};
 use golem_llm::{Message, ModelError, ModelRequest};
 use golem_protocol::text::fold;
 use golem_protocol::{
@@ -23,9 +31,9 @@ use super::elide::Elision;
 use super::turn::{self, Echo};
 use crate::tree::WorkerNode;
 
-/// A threshold compaction is skipped when what it would summarise is smaller than this share
-/// of the window: it would free too little to be worth a model call at every turn.
-const LEAST_WORTH_COMPACTING: f64 = 0.1;
+/// A threshold compaction is skipped when what it would free is smaller than this share of
+/// the window: it would be a model call at every turn for next to nothing.
+pub(crate) const LEAST_WORTH_COMPACTING: f64 = 0.1;
 
 /// The request for the summary is kept under this share of the window; past it, every large
 /// tool result of the summarised part is sent as its stub.
@@ -47,9 +55,16 @@ for word.
 5. Open tasks: what remains to be done, and the next step.
 Be specific and complete; leave out only what no longer matters.]";
 
+/// Added to [`SUMMARY_PROMPT`] when the history to summarise starts with an earlier summary.
+const FOLD_PROMPT: &str = "[The conversation above starts with the summary of an earlier part \
+of it. Your summary replaces that one too: fold in what still matters of it.]";
+
 /// The first line of the message that replaces the compacted history.
 const SUMMARY_HEADER: &str = "[The conversation before this point was compacted to fit the \
 context window. This is the summary of it written for you to continue the work:]";
+
+/// Before the user's last input, in the message that replaces the compacted history.
+const INPUT_MARK: &str = "\n\n[The user's last message, word for word:]\n";
 
 /// Why a compaction did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +74,17 @@ pub(crate) enum CompactError {
     NothingToCompact {
         /// The turns that are always kept.
         keep_turns: u32,
+    },
+    /// A threshold compaction would free too little of the window to be worth its call.
+    #[error(
+        "compacting would free about {frees} tokens, less than the {worth} (10 % of the \
+         window) worth a summary call"
+    )]
+    NotWorthIt {
+        /// The estimated tokens it would free.
+        frees: u64,
+        /// The least it must free.
+        worth: u64,
     },
     /// The summary call failed.
     #[error("the summary call failed: {0}")]
@@ -110,9 +136,12 @@ impl WorkerRuntime {
         let nothing = CompactError::NothingToCompact { keep_turns };
         let cut = cut_point(messages, keep_turns as usize).ok_or(nothing)?;
         let summarised = &messages[..cut];
-        let worth = (job.window as f64 * LEAST_WORTH_COMPACTING) as u64;
-        if job.reason == CompactionReason::Threshold && estimate_messages(summarised) < worth {
-            return Err(CompactError::NothingToCompact { keep_turns });
+        if job.reason == CompactionReason::Threshold {
+            let worth = (job.window as f64 * LEAST_WORTH_COMPACTING) as u64;
+            let frees = frees(summarised, &context.elision);
+            if frees < worth {
+                return Err(CompactError::NotWorthIt { frees, worth });
+            }
         }
         parts.ui.emit(DisplayEvent::Status {
             level: StatusLevel::Info,
@@ -122,10 +151,14 @@ impl WorkerRuntime {
                 job.reason.as_str()
             ),
         });
-        let prompt = match job.focus.map(str::trim).filter(|f| !f.is_empty()) {
-            Some(focus) => format!("{SUMMARY_PROMPT}\n[Keep in focus: {focus}]"),
-            None => SUMMARY_PROMPT.to_owned(),
-        };
+        let mut prompt = SUMMARY_PROMPT.to_owned();
+        if summarised.first().is_some_and(is_summary) {
+            prompt.push('\n');
+            prompt.push_str(FOLD_PROMPT);
+        }
+        if let Some(focus) = job.focus.map(str::trim).filter(|f| !f.is_empty()) {
+            prompt.push_str(&format!("\n[Keep in focus: {focus}]"));
+        }
         let request_with = |elision: &Elision| {
             let mut sent = elision.sent(summarised);
             sent.push(Message::user(prompt.as_str()));
@@ -273,7 +306,25 @@ pub(crate) fn cut_point(messages: &[Message], keep_turns: usize) -> Option<usize
     (cut >= 2).then_some(cut)
 }
 
-/// The user's last input, when the summary replaces it (no user message is kept after it).
+/// What a compaction of `summarised` (sent with `elision`) frees, estimated: the tokens the
+/// part takes as it is sent, less those of the summary it starts with (the new summary folds
+/// that one in, so it is expected to take about as much again).
+pub(crate) fn frees(summarised: &[Message], elision: &Elision) -> u64 {
+    let sent = estimate_messages(&elision.sent(summarised));
+    let previous = summarised
+        .first()
+        .filter(|m| is_summary(m))
+        .map_or(0, estimate_message);
+    sent.saturating_sub(previous)
+}
+
+/// Whether `message` is the summary of an earlier compaction.
+fn is_summary(message: &Message) -> bool {
+    matches!(message, Message::User { content } if content.starts_with(SUMMARY_HEADER))
+}
+
+/// The user's last input, when the summary replaces it (no user message is kept after it). An
+/// earlier summary is not an input: the input it kept word for word is carried on.
 fn last_input(messages: &[Message], cut: usize) -> Option<&str> {
     if messages[cut..]
         .iter()
@@ -281,10 +332,16 @@ fn last_input(messages: &[Message], cut: usize) -> Option<&str> {
     {
         return None;
     }
-    messages[..cut].iter().rev().find_map(|m| match m {
+    let content = messages[..cut].iter().rev().find_map(|m| match m {
         Message::User { content } => Some(content.as_str()),
         Message::Assistant { .. } | Message::Tool { .. } => None,
-    })
+    })?;
+    if !content.starts_with(SUMMARY_HEADER) {
+        return Some(content);
+    }
+    content
+        .rfind(INPUT_MARK)
+        .map(|at| &content[at + INPUT_MARK.len()..])
 }
 
 /// The message that replaces the compacted history.
@@ -296,7 +353,7 @@ fn summary_message(summary: &str, last_input: Option<&str>) -> Message {
         } else {
             input.to_owned()
         };
-        content.push_str("\n\n[The user's last message, word for word:]\n");
+        content.push_str(INPUT_MARK);
         content.push_str(&input);
     }
     Message::user(content)
@@ -387,5 +444,58 @@ mod tests {
             Message::assistant("B"),
         ];
         assert_eq!(last_input(&chat, 2), None);
+    }
+
+    #[test]
+    fn an_earlier_summary_is_not_an_input_but_the_input_it_kept_is_carried_on() {
+        let first = summary_message("- read 6 files", Some("read them all"));
+        let mut messages = vec![first.clone()];
+        messages.extend(session(6).into_iter().skip(1));
+        let cut = cut_point(&messages, 2).unwrap();
+        assert_eq!(last_input(&messages, cut), Some("read them all"));
+        let Message::User { content } = summary_message("- read 12 files", Some("read them all"))
+        else {
+            unreachable!()
+        };
+        assert_eq!(content.matches(SUMMARY_HEADER).count(), 1, "{content}");
+        // A summary that kept no input carries none on.
+        messages[0] = summary_message("- read 6 files", None);
+        assert_eq!(last_input(&messages, cut), None);
+        // A user's text that only mentions the mark is an input like any other.
+        messages[0] = Message::user("what does [The user's last message, word for word:] mean?");
+        assert_eq!(
+            last_input(&messages, cut),
+            Some("what does [The user's last message, word for word:] mean?")
+        );
+    }
+
+    #[test]
+    fn what_a_compaction_frees_is_the_part_as_sent_less_the_summary_it_replaces() {
+        let mut messages = vec![summary_message(&"s".repeat(4000), None)];
+        messages.extend(session(3).into_iter().skip(1));
+        let previous = estimate_message(&messages[0]);
+        assert!(previous > 1000, "{previous}");
+        let sent = estimate_messages(&messages);
+        assert_eq!(frees(&messages, &Elision::default()), sent - previous);
+        // Without an earlier summary, all of it.
+        let plain = session(3);
+        assert_eq!(
+            frees(&plain, &Elision::default()),
+            estimate_messages(&plain)
+        );
+        // Elided results free only their stubs.
+        let mut big = vec![Message::user("read")];
+        big.push(call("c0"));
+        big.push(Message::Tool {
+            results: vec![ToolResultMessage {
+                tool_call_id: "c0".into(),
+                tool_name: "read_file".into(),
+                content: "x".repeat(8000),
+                is_error: false,
+            }],
+        });
+        let whole = frees(&big, &Elision::default());
+        let elided = frees(&big, &Elision::everything());
+        assert!(whole > 2000 && elided < 100, "{whole} {elided}");
     }
 }

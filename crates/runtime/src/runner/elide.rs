@@ -3,11 +3,16 @@
 //! short stub (`[read_file /notes/a.md: 41 KB, elided; call it again to see it]`). The history
 //! and the transcript keep everything.
 //!
+//! What is kept whole is bounded by the window, not only by the count: when the last
+//! `keep_turns` turns alone (with the system prompt and the tools) still pass the target, the
+//! results inside them are elided too, oldest first; the newest result is never elided, so the
+//! model always sees what it just asked for.
+//!
 //! Deterministic and stable: results are elided oldest first, and once a result is elided it
 //! stays elided in every later request, so each request's prompt is the previous one's up to
 //! the first newly elided result (and the provider's prompt cache keeps matching that far).
 
-use golem_llm::context::estimate_message;
+use golem_llm::context::{estimate_message, estimate_messages};
 use golem_llm::{Message, ModelToolCall, ToolResultMessage};
 use golem_protocol::text::fold;
 
@@ -69,8 +74,10 @@ impl Elision {
     }
 
     /// Elides more results of `sent` (as [`Self::sent`] made it), oldest first, while the
-    /// request's `estimate` is above `target`; the results of the last `keep_turns` turns
-    /// (messages of tool results) are never elided.
+    /// request's `estimate` is above `target`. The results of the last `keep_turns` turns
+    /// (messages of tool results) are elided only while those turns alone, with the rest of
+    /// the request that is not history (the estimate less the older messages), are above
+    /// `target`; the newest result never is.
     pub(crate) fn extend(
         &mut self,
         sent: &mut [Message],
@@ -78,16 +85,23 @@ impl Elision {
         estimate: u64,
         target: u64,
     ) -> Elided {
-        let tool_messages = sent
+        let tool_messages: Vec<usize> = sent
             .iter()
-            .filter(|m| matches!(m, Message::Tool { .. }))
-            .count();
-        let mut eligible = tool_messages.saturating_sub(keep_turns);
+            .enumerate()
+            .filter_map(|(at, m)| matches!(m, Message::Tool { .. }).then_some(at))
+            .collect();
+        let eligible = tool_messages.len().saturating_sub(keep_turns);
+        // Where the kept turns start: the model call of the first kept tool message.
+        let kept_from = tool_messages
+            .get(eligible)
+            .map_or(sent.len(), |&at| at.saturating_sub(1));
+        let mut kept_alone = estimate.saturating_sub(estimate_messages(&sent[..kept_from]));
+        let newest = tool_messages.last().copied();
         let mut estimate = estimate;
         let mut done = Elided::default();
         let mut seen = 0;
         let mut calls: Vec<ModelToolCall> = Vec::new();
-        for message in sent.iter_mut() {
+        for (at, message) in sent.iter_mut().enumerate() {
             let results = match message {
                 Message::Assistant { tool_calls, .. } => {
                     calls.clone_from(tool_calls);
@@ -96,22 +110,26 @@ impl Elision {
                 Message::User { .. } => continue,
                 Message::Tool { results } => results,
             };
-            if eligible == 0 {
-                break;
-            }
-            eligible -= 1;
-            for result in results {
+            let kept = at >= kept_from;
+            let last = results.len().saturating_sub(1);
+            for (index, result) in results.iter_mut().enumerate() {
                 seen += 1;
                 if seen <= self.through {
                     continue;
                 }
-                if estimate <= target {
+                if estimate <= target || (kept && kept_alone <= target) {
+                    return done;
+                }
+                if Some(at) == newest && index == last {
                     return done;
                 }
                 let before = estimate_result(result);
                 if elide(result, &calls) {
                     let saved = before.saturating_sub(estimate_result(result));
                     estimate = estimate.saturating_sub(saved);
+                    if kept {
+                        kept_alone = kept_alone.saturating_sub(saved);
+                    }
                     done.results += 1;
                     done.tokens += saved;
                 }
@@ -226,13 +244,17 @@ mod tests {
 
     #[test]
     fn the_stub_names_the_tool_its_target_and_the_size() {
-        let mut messages = conversation(1, 41 * 1024);
+        let mut messages = conversation(2, 41 * 1024);
         let mut elision = Elision::default();
         let done = elision.extend(&mut messages, 0, u64::MAX, 0);
         assert_eq!(done.results, 1);
+        // The newest result is never elided, whatever the target.
         assert_eq!(
             contents(&messages),
-            ["[read_file /notes/0.md: 41 KB, elided; call it again to see it]"]
+            [
+                "[read_file /notes/0.md: 41 KB, elided; call it again to see it]".to_owned(),
+                "x".repeat(41 * 1024)
+            ]
         );
         assert!(done.tokens > 10_000, "{done:?}");
     }
@@ -251,14 +273,44 @@ mod tests {
             .map(|c| c.ends_with("call it again to see it]"))
             .collect();
         assert_eq!(elided, [true, true, true, false, false, false]);
-        // However much is needed, the last two turns stay.
-        let done = elision.extend(&mut sent, 2, u64::MAX, 0);
+        // However much the older ones are elided, the last two turns stay while they alone
+        // (about 2000 tokens) are under the target.
+        let estimate = estimate_messages(&sent);
+        let done = elision.extend(&mut sent, 2, estimate, 2_500);
         assert_eq!(done.results, 1);
         let elided: Vec<bool> = contents(&sent)
             .iter()
             .map(|c| c.ends_with("call it again to see it]"))
             .collect();
         assert_eq!(elided, [true, true, true, true, false, false]);
+    }
+
+    #[test]
+    fn kept_turns_that_alone_pass_the_target_are_elided_oldest_first_but_the_newest() {
+        let history = conversation(6, 4000);
+        let mut elision = Elision::default();
+        let mut sent = elision.sent(&history);
+        // Four kept turns take about 4100 tokens, past the target of 1500: the two older
+        // results go, then the kept ones oldest first until the kept part fits.
+        let estimate = estimate_messages(&sent);
+        let done = elision.extend(&mut sent, 4, estimate, 1_500);
+        assert_eq!(done.results, 5);
+        let elided: Vec<bool> = contents(&sent)
+            .iter()
+            .map(|c| c.ends_with("call it again to see it]"))
+            .collect();
+        assert_eq!(elided, [true, true, true, true, true, false]);
+        // Nothing is small enough to make the newest go.
+        let now = estimate_messages(&sent);
+        let done = elision.extend(&mut sent, 4, now, 0);
+        assert_eq!(done.results, 0);
+        assert_eq!(contents(&sent)[5].len(), 4000);
+        // Kept turns that fit (about 4100 tokens) stay whole; the older ones go first.
+        let mut elision = Elision::default();
+        let mut sent = elision.sent(&history);
+        let done = elision.extend(&mut sent, 4, estimate, 4_500);
+        assert_eq!(done.results, 2);
+        assert!(contents(&sent)[2..].iter().all(|c| c.len() == 4000));
     }
 
     #[test]

@@ -412,7 +412,11 @@ impl WorkerRuntime {
                             .stopped(messages, context, usage, turns, tools_ran, node)
                             .await;
                     }
-                    Err(CompactError::NothingToCompact { .. }) => {}
+                    Err(
+                        CompactError::NothingToCompact { .. } | CompactError::NotWorthIt { .. },
+                    ) => {
+                        self.elide_harder(&mut request, context, estimate, window);
+                    }
                     Err(error) => parts.ui.emit(DisplayEvent::Status {
                         level: StatusLevel::Warning,
                         message: format!("the conversation was not compacted: {error}"),

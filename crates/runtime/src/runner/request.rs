@@ -1,5 +1,6 @@
-//! The request of each turn, as it is sent (old tool results elided past `elide_at`), the
-//! accounting of each model call, and what to say when a request does not fit the window.
+//! The request of each turn, as it is sent (old tool results elided past `elide_at`, and
+//! harder when a threshold compaction was skipped), the accounting of each model call, and
+//! what to say when a request does not fit the window.
 
 use golem_llm::context::estimate_request;
 use golem_llm::{Message, ModelError, ModelRequest};
@@ -60,6 +61,46 @@ impl WorkerRuntime {
             });
         }
         (request, estimate.saturating_sub(elided.tokens))
+    }
+
+    /// After a threshold compaction was skipped (nothing before the last turns, or too little
+    /// to be worth a summary call), elides `request`'s large results oldest first, the last
+    /// turns' included, until its `estimate` is under the elision target; the newest result
+    /// stays whole. Nothing when elision is off (`elide_at: never`). Returns the new estimate.
+    pub(super) fn elide_harder(
+        &self,
+        request: &mut ModelRequest,
+        context: &mut ContextState,
+        estimate: u64,
+        window: u64,
+    ) -> u64 {
+        let parts = &self.parts;
+        let Some(threshold) = parts.context.elide_at.tokens(window) else {
+            return estimate;
+        };
+        let headroom = (window as f64 * ELIDE_HEADROOM) as u64;
+        let target = threshold.saturating_sub(headroom);
+        let elided = context
+            .elision
+            .extend(&mut request.messages, 0, estimate, target);
+        if elided.results > 0 {
+            let fill = ContextFill {
+                used: estimate,
+                window,
+            };
+            parts.ui.emit(DisplayEvent::Status {
+                level: StatusLevel::Info,
+                message: format!(
+                    "context {} % full and too little to compact: elided {} more tool result{} \
+                     (about {} tokens)",
+                    fill.percent(),
+                    elided.results,
+                    if elided.results == 1 { "" } else { "s" },
+                    elided.tokens
+                ),
+            });
+        }
+        estimate.saturating_sub(elided.tokens)
     }
 
     /// Counts a model call's tokens `spent`: in the run's `usage`, against the budgets, to the

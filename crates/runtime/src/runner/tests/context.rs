@@ -19,7 +19,20 @@ fn read_tool(bytes: usize) -> FnTool {
 /// is each request's estimated size, as a provider would count it. Asked for a summary of the
 /// history, it writes one; a request above `limit` tokens gets an overflow error.
 fn reader_with_limit(window: u64, reads: usize, limit: Option<u64>) -> Arc<ScriptedModel> {
+    reader_summarising(window, reads, limit, |_| {
+        "SUMMARY: the notes so far say x.".to_owned()
+    })
+}
+
+/// [`reader_with_limit`] whose `n`-th summary (from 1) is `summary(n)`.
+fn reader_summarising(
+    window: u64,
+    reads: usize,
+    limit: Option<u64>,
+    summary: fn(usize) -> String,
+) -> Arc<ScriptedModel> {
     let done = AtomicUsize::new(0);
+    let summaries = AtomicUsize::new(0);
     let mut model = Arc::into_inner(ScriptedModel::new(move |request, _| {
         let size = golem_llm::context::estimate_request(request);
         if let Some(limit) = limit
@@ -31,7 +44,7 @@ fn reader_with_limit(window: u64, reads: usize, limit: Option<u64>) -> Arc<Scrip
             });
         }
         let mut events = if is_summary_request(request) {
-            text("SUMMARY: the notes so far say x.")
+            text(&summary(summaries.fetch_add(1, Ordering::SeqCst) + 1))
         } else {
             match done.fetch_add(1, Ordering::SeqCst) {
                 turn if turn < reads => {
@@ -281,11 +294,12 @@ async fn past_compact_at_the_history_before_the_last_turns_becomes_a_summary() {
 
 #[tokio::test]
 async fn old_results_are_elided_before_anything_is_compacted() {
-    // Three kept turns take 6000 tokens, and the stubs of the elided ones add up past 7000.
-    let mut s = setup(reader(10_000, 30), vec![read_tool(8000)], true, 40);
+    // Three kept turns take 6000 tokens, under the elision target (6500), and the stubs of the
+    // elided ones (about 40 tokens a turn) add up past 8000 after about 55 turns.
+    let mut s = setup(reader(10_000, 70), vec![read_tool(8000)], true, 80);
     s.runtime.set_context_policy(ContextPolicy {
         keep_turns: 3,
-        ..policy(Threshold::Permille(400), Threshold::Permille(700))
+        ..policy(Threshold::Permille(750), Threshold::Permille(800))
     });
     let outcome = s.runtime.run("read the notes").await;
     assert_eq!(outcome.status, RunStatus::Completed);
@@ -411,4 +425,147 @@ async fn a_sub_worker_compacts_within_its_own_run() {
     assert!(origins.iter().all(|depth| *depth == Some(1)), "{origins:?}");
     // A sub-worker's run starts afresh: nothing is kept for the next one.
     assert!(s.runtime.history().is_empty());
+}
+
+/// The first line of a summary message.
+const SUMMARY_HEADER: &str = "[The conversation before this point was compacted";
+
+/// The text of `request`'s user messages, joined.
+fn user_text(request: &ModelRequest) -> String {
+    request
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::User { content } => Some(content.as_str()),
+            Message::Assistant { .. } | Message::Tool { .. } => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn the_kept_turns_are_elided_inside_when_they_alone_pass_the_window() {
+    // Five kept turns of 8000-byte results are about 10 000 tokens, the whole window, which is
+    // also the provider's limit; compacting is off, so only elision can keep the turn going.
+    let model = reader_with_limit(10_000, 10, Some(10_000));
+    let mut s = setup(model, vec![read_tool(8000)], true, 20);
+    s.runtime.set_context_policy(ContextPolicy {
+        elide_at: Threshold::Permille(600),
+        compact_at: Threshold::Never,
+        keep_turns: 5,
+    });
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    let per_request = elided_per_request(&s.model);
+    for (n, request) in per_request.iter().enumerate() {
+        // The newest result is always whole, and the elided ones are the oldest.
+        assert!(
+            request.last().is_none_or(|e| !e),
+            "request {n}: {request:?}"
+        );
+        let elided = request.iter().filter(|e| **e).count();
+        assert!(
+            request[..elided].iter().all(|e| *e),
+            "request {n}: {request:?}"
+        );
+    }
+    // The last request elides inside its five kept turns: only the newest two stay whole.
+    let last = per_request.last().unwrap();
+    assert_eq!(last.len(), 10);
+    assert_eq!(
+        last,
+        &[true, true, true, true, true, true, true, true, false, false]
+    );
+    for request in s.model.requests() {
+        let size = golem_llm::context::estimate_request(&request);
+        assert!(size <= 6_100, "{size}");
+    }
+}
+
+#[tokio::test]
+async fn a_second_compaction_folds_the_previous_summary_in() {
+    let model = reader_summarising(10_000, 8, None, |n| {
+        format!("SUMMARY {n}: the notes so far say x.")
+    });
+    let mut s = setup(model, vec![read_tool(8000)], true, 20);
+    s.runtime
+        .set_context_policy(policy(Threshold::Never, Threshold::Permille(600)));
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    let requests = s.model.requests();
+    let summaries: Vec<&ModelRequest> = requests.iter().filter(|r| is_summary_request(r)).collect();
+    assert!(summaries.len() >= 2, "{} compactions", summaries.len());
+    // The second summary request holds the first summary, and asks for it to be folded in.
+    let Message::User { content } = &summaries[1].messages[0] else {
+        panic!("{:?}", summaries[1].messages[0])
+    };
+    assert!(content.starts_with(SUMMARY_HEADER), "{content}");
+    assert!(content.contains("SUMMARY 1: "), "{content}");
+    let Some(Message::User { content: asked }) = summaries[1].messages.last() else {
+        unreachable!()
+    };
+    assert!(
+        asked.contains("fold in what still matters of it"),
+        "{asked}"
+    );
+    // After every compaction the conversation holds exactly one summary, the newest, which
+    // still ends with the user's input word for word.
+    let conversation: Vec<&ModelRequest> =
+        requests.iter().filter(|r| !is_summary_request(r)).collect();
+    for request in &conversation {
+        let text = user_text(request);
+        assert!(text.matches(SUMMARY_HEADER).count() <= 1, "{text}");
+    }
+    let last = conversation.last().unwrap();
+    let Message::User { content } = &last.messages[0] else {
+        panic!("{:?}", last.messages[0])
+    };
+    let newest = format!("SUMMARY {}: ", summaries.len());
+    assert!(content.contains(&newest), "{content}");
+    assert!(!content.contains("SUMMARY 1: "), "{content}");
+    assert!(
+        content.ends_with("word for word:]\nread the notes"),
+        "{content}"
+    );
+    assert_eq!(user_text(last).matches(SUMMARY_HEADER).count(), 1);
+}
+
+#[tokio::test]
+async fn a_threshold_compaction_that_frees_too_little_is_skipped_and_elides_harder() {
+    // The model writes summaries of about 2500 tokens, a quarter of the window: once one is
+    // in the history, compacting a turn or two more would free less than 10 % of the window.
+    let model = reader_summarising(10_000, 14, None, |n| {
+        format!("SUMMARY {n}: {}", "the notes say x. ".repeat(590))
+    });
+    let mut s = setup(model, vec![read_tool(3600)], true, 30);
+    s.runtime
+        .set_context_policy(policy(Threshold::Permille(600), Threshold::Permille(400)));
+    let mut events = s.bus.subscribe();
+    let outcome = s.runtime.run("read the notes").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    let requests = s.model.requests();
+    let summaries: Vec<&ModelRequest> = requests.iter().filter(|r| is_summary_request(r)).collect();
+    assert!(!summaries.is_empty(), "it compacted");
+    // Every compaction freed at least 10 % of the window: what it summarised, as sent, less
+    // the summary it replaced.
+    for summary in &summaries {
+        let summarised = &summary.messages[..summary.messages.len() - 1];
+        let previous = match &summarised[0] {
+            first @ Message::User { content } if content.starts_with(SUMMARY_HEADER) => {
+                golem_llm::context::estimate_message(first)
+            }
+            _ => 0,
+        };
+        let frees = golem_llm::context::estimate_messages(summarised).saturating_sub(previous);
+        assert!(frees >= 1_000, "{frees} of {} compactions", summaries.len());
+    }
+    // A skipped compaction elided harder instead: the last turns' results too.
+    let statuses = statuses(&mut events);
+    assert!(
+        statuses
+            .iter()
+            .any(|(_, m)| m.contains("too little to compact: elided")),
+        "{statuses:?}"
+    );
+    assert!(summaries.len() < 5, "{} compactions", summaries.len());
 }
