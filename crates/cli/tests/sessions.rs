@@ -1,5 +1,10 @@
 //! `golem-forge sessions`: listing, showing, and the errors around them, over transcripts
-//! written with the store API (fixed ids and times) into a temporary program root.
+//! written with the store API (fixed ids and times) into a temporary program root. Every kind
+//! of entry through every command is `sessions/kinds.rs`; interrupts and undos in the record
+//! are `sessions/happened.rs`.
+
+mod happened;
+mod kinds;
 
 use std::io::Write;
 use std::path::Path;
@@ -580,6 +585,22 @@ fn a_corrupt_line_names_the_file_and_line() {
         std::fs::read_to_string(&path).unwrap()
     );
     assert!(String::from_utf8_lossy(&raw.stderr).starts_with("Warning: "));
+    // The list does not hide it: it is there as far as it reads, and the warning names the
+    // line and where to look.
+    let listed = run(&env, &["sessions"]);
+    assert!(
+        listed.contains("20261122-031500-0b1c  2026-11-22 03:15:00  summarizer"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains(
+            "Warning: [ROOT]/.golem-forge/sessions/20261122-031500-0b1c.jsonl line 2: not a \
+             transcript entry: invalid type: integer `7`, expected a string (session \
+             20261122-031500-0b1c is listed as far as it can be read; `sessions show \
+             20261122-031500-0b1c --json` prints its lines)\n"
+        ),
+        "{listed}"
+    );
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use comfy_table::{Table, presets};
 use golem_runtime::config::{find_program_root, holds_program};
-use golem_runtime::session::{SessionError, SessionStore, SessionSummary};
+use golem_runtime::session::{SessionError, SessionScan, SessionStore, SessionSummary};
 
 use crate::cli_error::{CommandError, ErrorKind};
 use crate::frontend::clean::{clean_line, clean_text};
@@ -114,17 +114,33 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
 }
 
 /// Loads session `id`; a damaged transcript's error points at `sessions show ID --json`.
+/// Lines of kinds this version does not know are skipped with one warning on stderr.
 fn load(
     store: &SessionStore,
     id: &str,
 ) -> Result<golem_runtime::session::Transcript, CommandError> {
-    store.load(id).map_err(|err| match err {
+    let transcript = store.load(id).map_err(|err| match err {
         SessionError::Corrupt { .. } | SessionError::NotATranscript { .. } => session_error(err)
             .with_hint(format!(
                 "Run `golem-forge sessions show {id} --json` to print the stored lines"
             )),
         other => session_error(other),
-    })
+    })?;
+    if let Some(warning) = transcript.unknown_lines_warning() {
+        eprintln!("{}", clean_text(&format!("Warning: {warning}")));
+    }
+    Ok(transcript)
+}
+
+/// Prints the warnings of a scan: files skipped, then lines of listed sessions passed over.
+fn warn_scan(scan: &SessionScan) {
+    for skipped in &scan.skipped {
+        let warning = format!("Warning: skipped {}: {}", skipped.name, skipped.reason);
+        eprintln!("{}", clean_text(&warning));
+    }
+    for warning in scan.warnings() {
+        eprintln!("{}", clean_text(&format!("Warning: {warning}")));
+    }
 }
 
 /// How deep below the current folder `sessions` looks for programs that recorded sessions.
@@ -188,6 +204,7 @@ fn several_programs(
             let mut text = String::new();
             for root in roots {
                 let scan = SessionStore::new(root).scan().map_err(session_error)?;
+                warn_scan(&scan);
                 text.push_str(&clean_text(&format!("{}:\n", relative(root, cwd))));
                 if scan.sessions.is_empty() {
                     text.push_str("No sessions yet\n");
@@ -237,10 +254,7 @@ fn several_programs(
 
 fn list(store: &SessionStore) -> Result<ExitCode, CommandError> {
     let scan = store.scan().map_err(session_error)?;
-    for skipped in &scan.skipped {
-        let warning = format!("Warning: skipped {}: {}", skipped.name, skipped.reason);
-        eprintln!("{}", clean_text(&warning));
-    }
+    warn_scan(&scan);
     if scan.sessions.is_empty() {
         let text = format!(
             "No sessions yet in {}\nSessions are recorded in the program's folder (the one with \

@@ -1,5 +1,7 @@
 //! After an interrupt or a budget that ran out: the run stops, and the root worker asks its
-//! model once, without tools and for a bounded time, to summarise what was done.
+//! model once, without tools and for a bounded time, to summarise what was done. An
+//! interrupt is in the root's conversation (and so in the transcript): the answer as far as it
+//! streamed, then a note saying the user interrupted, or the request for the summary.
 
 use std::time::Duration;
 
@@ -15,6 +17,13 @@ use crate::tree::WorkerNode;
 /// The note appended when asking the model to summarise after an interrupt.
 const INTERRUPT_NOTE: &str = "[The user interrupted this run. Do not call tools. In a few \
 sentences, summarise what was done so far and what remains.]";
+
+/// What the model is told after the partial answer it was giving when the user interrupted
+/// (the next request has it, so the model knows the answer was cut off there).
+pub const INTERRUPTED_ANSWER_NOTE: &str = "[The user interrupted your answer here.]";
+
+/// What the model is told when the user interrupted a turn before any answer or tool work.
+pub const INTERRUPTED_TURN_NOTE: &str = "[The user interrupted this turn before you answered.]";
 
 /// The response of a run interrupted without a summary.
 const INTERRUPTED: &str = "[Interrupted]";
@@ -73,6 +82,15 @@ impl WorkerRuntime {
         }
         parts.interrupt.reset();
         if !tools_ran {
+            // The conversation says where the turn stopped, so the next request does not read
+            // as if the input was never answered.
+            let note = match messages.last() {
+                Some(Message::Assistant { tool_calls, .. }) if tool_calls.is_empty() => {
+                    INTERRUPTED_ANSWER_NOTE
+                }
+                Some(_) | None => INTERRUPTED_TURN_NOTE,
+            };
+            self.record(messages, Message::user(note));
             return stopped(usage);
         }
         self.record(messages, Message::user(INTERRUPT_NOTE));
@@ -114,6 +132,26 @@ impl WorkerRuntime {
                 stopped(usage)
             }
         }
+    }
+}
+
+impl WorkerRuntime {
+    /// After a model turn of the root worker was cancelled by an interrupt (not a budget):
+    /// keeps the answer as far as it streamed, `partial`, as the model's message (its tool
+    /// calls, never complete, are dropped), so that the conversation and the transcript hold
+    /// it. Nothing when nothing but blanks came.
+    pub(super) fn keep_partial(
+        &self,
+        messages: &mut Vec<Message>,
+        partial: &str,
+        node: &WorkerNode,
+    ) {
+        if self.parts.depth > 0 || node.exceeded().is_some() || partial.trim().is_empty() {
+            return;
+        }
+        // Cut off mid-answer: what trails is not part of it (and Anthropic refuses an
+        // assistant message that ends in blanks).
+        self.record(messages, Message::assistant(partial.trim_end()));
     }
 }
 

@@ -11,7 +11,9 @@ mod manual;
 mod request;
 mod turn;
 
-pub use self::interrupt::{SUMMARISING, SUMMARY_TIMEOUT};
+pub use self::interrupt::{
+    INTERRUPTED_ANSWER_NOTE, INTERRUPTED_TURN_NOTE, SUMMARISING, SUMMARY_TIMEOUT,
+};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -423,18 +425,22 @@ impl WorkerRuntime {
                     }),
                 }
             }
-            let response = match turn::model_turn(
+            // The answer as far as it streamed, kept if the user interrupts it.
+            let mut partial = String::new();
+            let response = match turn::model_turn_keeping(
                 parts.model.as_ref(),
                 &request,
                 &parts.ui,
                 origin.as_ref(),
                 &cancel,
                 Echo::Stream,
+                &mut partial,
             )
             .await
             {
                 Ok(response) => response,
                 Err(ModelError::Cancelled) => {
+                    self.keep_partial(messages, &partial, node);
                     return self
                         .stopped(messages, context, usage, turns, tools_ran, node)
                         .await;

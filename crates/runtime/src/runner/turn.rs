@@ -2,7 +2,8 @@
 //! response. A stream that breaks off (cut, idle, an error event) is retried from the start,
 //! since nothing of it has been acted on yet, while the turn's one [`RetryBudget`] allows:
 //! the HTTP retries of its requests spend from the same budget, and every retry is shown once,
-//! as a `status` warning.
+//! as a `status` warning. The text an interrupted attempt streamed is kept for the caller
+//! ([`model_turn_keeping`]), so that the answer as far as it came is not lost.
 
 use std::sync::Arc;
 
@@ -33,6 +34,21 @@ pub(crate) async fn model_turn(
     cancel: &CancellationToken,
     echo: Echo,
 ) -> Result<ModelResponse, ModelError> {
+    let mut partial = String::new();
+    model_turn_keeping(model, request, ui, worker, cancel, echo, &mut partial).await
+}
+
+/// Like [`model_turn`], leaving in `partial` the text the last attempt streamed before it
+/// ended: after an interrupt ([`ModelError::Cancelled`]), the answer as far as it came.
+pub(crate) async fn model_turn_keeping(
+    model: &dyn Model,
+    request: &ModelRequest,
+    ui: &RuntimeUI,
+    worker: Option<&WorkerOrigin>,
+    cancel: &CancellationToken,
+    echo: Echo,
+    partial: &mut String,
+) -> Result<ModelResponse, ModelError> {
     let notify_ui = ui.clone();
     let budget = RetryBudget::new(None).with_notifier(Arc::new(move |notice: &RetryNotice| {
         notify_ui.emit(DisplayEvent::Status {
@@ -41,10 +57,9 @@ pub(crate) async fn model_turn(
         });
     }));
     loop {
-        let stream_id = ui.bus().next_request_id("stream");
         let result = budget
             .scope(stream_once(
-                model, request, ui, worker, cancel, &stream_id, echo,
+                model, request, ui, worker, cancel, echo, partial,
             ))
             .await;
         let error = match result {
@@ -67,9 +82,13 @@ async fn stream_once(
     ui: &RuntimeUI,
     worker: Option<&WorkerOrigin>,
     cancel: &CancellationToken,
-    stream_id: &str,
     echo: Echo,
+    partial: &mut String,
 ) -> Result<ModelResponse, ModelError> {
+    // An attempt starts the answer afresh, under a request id of its own.
+    partial.clear();
+    let stream_id = ui.bus().next_request_id("stream");
+    let stream_id = stream_id.as_str();
     let mut stream = model.stream(request, cancel.clone()).await?;
     let mut assembler = ResponseAssembler::new();
     let mut streamed_text = false;
@@ -90,6 +109,9 @@ async fn stream_once(
             None => break Ok(()),
             Some(Err(error)) => break Err(error),
             Some(Ok(event)) => {
+                if let StreamEvent::TextDelta { text } = &event {
+                    partial.push_str(text);
+                }
                 match &event {
                     StreamEvent::TextDelta { text } if !text.is_empty() && echo == Echo::Stream => {
                         streamed_text = true;

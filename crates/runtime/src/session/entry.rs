@@ -164,15 +164,69 @@ pub enum TranscriptEntry {
 impl TranscriptEntry {
     /// The `kind` tag of this entry, as written.
     pub fn kind(&self) -> &'static str {
+        self.entry_kind().as_str()
+    }
+
+    /// Which kind of entry this is.
+    pub fn entry_kind(&self) -> EntryKind {
         match self {
-            TranscriptEntry::Meta(_) => "meta",
-            TranscriptEntry::Event { .. } => "event",
-            TranscriptEntry::Message { .. } => "message",
-            TranscriptEntry::ToolCall(_) => "toolCall",
-            TranscriptEntry::Compacted { .. } => "compacted",
-            TranscriptEntry::Cleared => "cleared",
-            TranscriptEntry::Input { .. } => "input",
-            TranscriptEntry::Ended { .. } => "ended",
+            TranscriptEntry::Meta(_) => EntryKind::Meta,
+            TranscriptEntry::Event { .. } => EntryKind::Event,
+            TranscriptEntry::Message { .. } => EntryKind::Message,
+            TranscriptEntry::ToolCall(_) => EntryKind::ToolCall,
+            TranscriptEntry::Compacted { .. } => EntryKind::Compacted,
+            TranscriptEntry::Cleared => EntryKind::Cleared,
+            TranscriptEntry::Input { .. } => EntryKind::Input,
+            TranscriptEntry::Ended { .. } => EntryKind::Ended,
+        }
+    }
+}
+
+/// The kinds of [`TranscriptEntry`], one per variant (the exhaustive match of
+/// [`TranscriptEntry::entry_kind`] keeps them in step): what the reader decodes from a line's
+/// `kind` tag before anything else, so that a kind this version does not know is told apart
+/// from a damaged line. Its serde names are the entry's tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EntryKind {
+    /// `meta`.
+    Meta,
+    /// `event`.
+    Event,
+    /// `message`.
+    Message,
+    /// `toolCall`.
+    ToolCall,
+    /// `compacted`.
+    Compacted,
+    /// `cleared`.
+    Cleared,
+    /// `input`.
+    Input,
+    /// `ended`.
+    Ended,
+}
+
+impl EntryKind {
+    /// The kind named by a line's `kind` tag, if this version knows it.
+    pub fn from_tag(tag: &str) -> Option<Self> {
+        use serde::de::IntoDeserializer;
+        let tag: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+            tag.into_deserializer();
+        EntryKind::deserialize(tag).ok()
+    }
+
+    /// The tag, as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Meta => "meta",
+            EntryKind::Event => "event",
+            EntryKind::Message => "message",
+            EntryKind::ToolCall => "toolCall",
+            EntryKind::Compacted => "compacted",
+            EntryKind::Cleared => "cleared",
+            EntryKind::Input => "input",
+            EntryKind::Ended => "ended",
         }
     }
 }

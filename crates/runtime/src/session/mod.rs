@@ -4,6 +4,9 @@
 //! loses at most the entry being written. Sessions are listed, loaded and reopened to resume;
 //! one process at a time writes a transcript (`lock.rs`).
 //!
+//! Every command reads transcripts through one reader (`parse.rs`): a line of a kind this
+//! version does not know is skipped with a warning, never hiding the session.
+//!
 //! This module only stores and reads transcripts; it does not decide what a run records (the
 //! worker runtime does), and it never prints: problems are returned or logged.
 
@@ -21,8 +24,11 @@ mod writer;
 mod tests;
 
 pub use clock::{now_rfc3339, seconds_since, time_sortable_id};
-pub use entry::{ForkedFrom, SessionMeta, SessionStatus, ToolCallRecord, TranscriptEntry};
+pub use entry::{
+    EntryKind, ForkedFrom, SessionMeta, SessionStatus, ToolCallRecord, TranscriptEntry,
+};
 pub use error::SessionError;
+pub use parse::{UnknownLine, unknown_lines_warning};
 pub use resume::{PendingCalls, ResumePoint};
 pub use store::{SessionScan, SessionStore, SkippedFile};
 pub use transcript::{FIRST_INPUT_CHARS, SessionSummary, Transcript};

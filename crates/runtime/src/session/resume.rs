@@ -43,8 +43,13 @@ impl PendingCalls {
 }
 
 impl Transcript {
-    /// Where a resumed session picks up (see the module header).
+    /// Where a resumed session picks up (see the module header). Lines skipped as unknown
+    /// (a newer version wrote them) are logged as one warning: the session resumes without
+    /// them.
     pub fn resume_point(&self) -> ResumePoint {
+        if let Some(warning) = self.unknown_lines_warning() {
+            tracing::warn!("{warning}");
+        }
         match self.waiting_calls() {
             Some((last_assistant, pending)) => ResumePoint {
                 history: self.messages_through(last_assistant),

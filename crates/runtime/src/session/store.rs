@@ -7,8 +7,9 @@ use std::io::{ErrorKind, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::clock::time_sortable_id;
-use super::entry::{SessionMeta, TranscriptEntry};
+use super::entry::{EntryKind, SessionMeta, TranscriptEntry};
 use super::error::SessionError;
+use super::parse::{Line, read_lines, unknown_lines_warning};
 use super::transcript::{SessionSummary, Transcript};
 use super::writer::SessionWriter;
 
@@ -34,6 +35,27 @@ pub struct SessionScan {
     pub sessions: Vec<SessionSummary>,
     /// Files in the directory that are not readable sessions, by file name, with why.
     pub skipped: Vec<SkippedFile>,
+}
+
+impl SessionScan {
+    /// What a user should be told about the sessions listed, in order: lines of kinds this
+    /// version does not know that were skipped (one warning per file), and corrupt lines (the
+    /// session is listed as far as it could be read; loading it fails).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for session in &self.sessions {
+            let file = format!("{}.{EXTENSION}", session.id);
+            warnings.extend(unknown_lines_warning(&file, &session.unknown_lines));
+            if let Some(corrupt) = &session.corrupt {
+                warnings.push(format!(
+                    "{corrupt} (session {} is listed as far as it can be read; `sessions show \
+                     {} --json` prints its lines)",
+                    session.id, session.id
+                ));
+            }
+        }
+        warnings
+    }
 }
 
 /// A file `list` passed over.
@@ -102,6 +124,9 @@ impl SessionStore {
                 reason = %skipped.reason,
                 "skipped a file in the sessions directory"
             );
+        }
+        for warning in scan.warnings() {
+            tracing::warn!("{warning}");
         }
         Ok(scan.sessions)
     }
@@ -231,15 +256,28 @@ impl SessionStore {
             .position(|&b| b == b'\n')
             .map_or(transcript.len(), |at| at + 1);
         let (first, rest) = transcript.split_at(split);
-        let mut meta = match serde_json::from_slice::<TranscriptEntry>(first) {
-            Ok(TranscriptEntry::Meta(meta)) => meta,
-            Ok(_) | Err(_) => {
-                return Err(SessionError::io(
-                    "import",
-                    &path,
-                    std::io::Error::new(ErrorKind::InvalidData, "the transcript has no meta line"),
-                ));
-            }
+        // The meta line through the reader every command uses; the rest is kept as written
+        // (lines this version does not know included: a newer one may read them).
+        let mut meta = None;
+        read_lines(
+            &path,
+            first,
+            |kind| kind == EntryKind::Meta,
+            |_, line| {
+                if let Line::Entry(entry) = line
+                    && let TranscriptEntry::Meta(found) = *entry
+                {
+                    meta = Some(found);
+                }
+                Ok(())
+            },
+        )?;
+        let Some(mut meta) = meta else {
+            return Err(SessionError::io(
+                "import",
+                &path,
+                std::io::Error::new(ErrorKind::InvalidData, "the transcript has no meta line"),
+            ));
         };
         meta.worker_path = worker_path.to_owned();
         let mut bytes = serde_json::to_vec(&TranscriptEntry::Meta(meta))

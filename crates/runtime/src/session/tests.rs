@@ -114,11 +114,104 @@ fn every_kind() -> Vec<TranscriptEntry> {
             }],
         }
         .into(),
+        TranscriptEntry::Compacted {
+            reason: golem_protocol::CompactionReason::Threshold,
+            summary: Message::user("[compacted] SUMMARY: a.txt was written."),
+            kept: 1,
+        },
+        input("start again"),
+        TranscriptEntry::Cleared,
         TranscriptEntry::Ended {
             reason: SessionEndReason::Completed,
             message: Some("Done.".into()),
         },
     ]
+}
+
+/// Every kind of entry is in [`every_kind`] (and the meta line the store writes).
+#[test]
+fn every_kind_holds_each_kind_of_entry() {
+    let mut kinds: Vec<EntryKind> = every_kind().iter().map(|e| e.entry_kind()).collect();
+    kinds.push(EntryKind::Meta);
+    for entry in every_kind() {
+        let line = serde_json::to_value(&entry).unwrap();
+        assert_eq!(
+            EntryKind::from_tag(line["kind"].as_str().unwrap()),
+            Some(entry.entry_kind()),
+            "the tag as written names the kind: {line}"
+        );
+        assert_eq!(entry.kind(), entry.entry_kind().as_str());
+    }
+    // A new variant of `TranscriptEntry` must be added here (and to `every_kind`).
+    let all = |kind: EntryKind| match kind {
+        EntryKind::Meta
+        | EntryKind::Event
+        | EntryKind::Message
+        | EntryKind::ToolCall
+        | EntryKind::Compacted
+        | EntryKind::Cleared
+        | EntryKind::Input
+        | EntryKind::Ended => kind,
+    };
+    for kind in [
+        EntryKind::Meta,
+        EntryKind::Event,
+        EntryKind::Message,
+        EntryKind::ToolCall,
+        EntryKind::Compacted,
+        EntryKind::Cleared,
+        EntryKind::Input,
+        EntryKind::Ended,
+    ] {
+        assert!(kinds.contains(&all(kind)), "every_kind() lacks {kind:?}");
+    }
+    assert_eq!(EntryKind::from_tag("mystery"), None);
+}
+
+/// The listing reads what loading reads: a session holding every kind is listed, with its
+/// inputs and status, and a line of a kind this version does not know is skipped by both,
+/// with one warning naming it.
+#[test]
+fn every_kind_is_listed_as_it_loads_and_unknown_kinds_are_skipped() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    write(&store, "s1", &every_kind());
+    append_raw(
+        &store.dir().join("s1.jsonl"),
+        b"{\"kind\":\"bookmark\",\"at\":3}\n{\"kind\":\"input\",\"content\":\"later\"}\n",
+    );
+    let loaded = store.load("s1").unwrap();
+    let mut expected = every_kind();
+    expected.push(input("later"));
+    assert_eq!(loaded.entries, expected);
+    let line = every_kind().len() + 2;
+    assert_eq!(
+        loaded.unknown_lines,
+        [UnknownLine {
+            line,
+            kind: "bookmark".into(),
+            event_type: None
+        }]
+    );
+    let scan = store.scan().unwrap();
+    assert!(scan.skipped.is_empty(), "{:?}", scan.skipped);
+    let [summary] = scan.sessions.as_slice() else {
+        panic!("{:?}", scan.sessions)
+    };
+    assert_eq!(summary.inputs, loaded.turns());
+    assert_eq!(summary.status, loaded.status());
+    assert_eq!(summary.unknown_lines, loaded.unknown_lines);
+    assert_eq!(
+        scan.warnings(),
+        [format!(
+            "skipped line {line} of s1.jsonl: an entry of kind `bookmark`, which this version \
+             does not know (a newer golem-forge wrote it)"
+        )]
+    );
+    assert_eq!(
+        loaded.unknown_lines_warning(),
+        Some(scan.warnings()[0].clone())
+    );
 }
 
 #[test]
@@ -140,7 +233,11 @@ fn every_entry_kind_round_trips() {
     assert_eq!(transcript.entries, every_kind());
     assert!(!transcript.partial_tail);
     assert_eq!(transcript.status(), SessionStatus::Completed);
-    assert_eq!(transcript.inputs().collect::<Vec<_>>(), ["hello"]);
+    assert_eq!(
+        transcript.inputs().collect::<Vec<_>>(),
+        ["hello", "start again"]
+    );
+    assert!(transcript.unknown_lines.is_empty());
 }
 
 #[test]
@@ -292,9 +389,17 @@ fn corrupt_and_foreign_files_are_skipped_not_fatal() {
     assert_eq!(
         scan.sessions
             .iter()
-            .map(|s| s.id.as_str())
+            .map(|s| (s.id.as_str(), s.inputs))
             .collect::<Vec<_>>(),
-        ["good"]
+        [("newer", 2), ("good", 1)],
+        "a line of a kind this version does not know is skipped, not the session"
+    );
+    assert_eq!(
+        scan.warnings(),
+        [
+            "skipped line 3 of newer.jsonl: an entry of kind `mystery`, which this version does \
+          not know (a newer golem-forge wrote it)"
+        ]
     );
     let skipped: Vec<String> = scan
         .skipped
@@ -315,12 +420,11 @@ fn corrupt_and_foreign_files_are_skipped_not_fatal() {
             "empty.jsonl: DIR/empty.jsonl is not a session transcript: it is empty",
             "garbage.jsonl: DIR/garbage.jsonl line 1: invalid JSON at column 2: expected ident",
             "headless.jsonl: DIR/headless.jsonl is not a session transcript: line 1 is an entry of kind `input`, not the session's meta",
-            "newer.jsonl: DIR/newer.jsonl line 3: not a transcript entry: unknown variant `mystery`, expected one of `meta`, `event`, `message`, `toolCall`, `input`, `ended`",
             "notes.txt: not a session transcript (`<id>.jsonl`)",
             "sub.jsonl: not a session transcript (`<id>.jsonl`)",
         ]
     );
-    assert_eq!(store.list().unwrap().len(), 1);
+    assert_eq!(store.list().unwrap().len(), 2);
 }
 
 #[test]
@@ -449,12 +553,24 @@ fn a_corrupt_middle_line_names_the_file_and_line() {
         matches!(err, SessionError::Corrupt { line: 3, .. }),
         "{err:?}"
     );
+    let message = format!(
+        "{} line 3: not a transcript entry: invalid type: integer `42`, expected a string",
+        path.display()
+    );
+    assert_eq!(err.to_string(), message);
+    // Listed all the same, as far as it can be read, with the same words.
+    let scan = store.scan().unwrap();
+    let [summary] = scan.sessions.as_slice() else {
+        panic!("{:?}", scan.skipped)
+    };
+    assert_eq!(summary.inputs, 2);
+    assert_eq!(summary.corrupt.as_deref(), Some(message.as_str()));
     assert_eq!(
-        err.to_string(),
-        format!(
-            "{} line 3: not a transcript entry: invalid type: integer `42`, expected a string",
-            path.display()
-        )
+        scan.warnings(),
+        [format!(
+            "{message} (session s1 is listed as far as it can be read; `sessions show s1 \
+             --json` prints its lines)"
+        )]
     );
 }
 
@@ -638,6 +754,7 @@ fn messages_resume_the_conversation_and_answer_cut_tool_calls() {
             .collect(),
         partial_tail: false,
         skipped_lines: Vec::new(),
+        unknown_lines: Vec::new(),
     };
 
     let whole = vec![
@@ -696,6 +813,7 @@ fn resume_continues_from_the_last_compaction_and_after_a_clear() {
         entries: lines,
         partial_tail: false,
         skipped_lines: Vec::new(),
+        unknown_lines: Vec::new(),
     };
     let summary = Message::user("[summary] read a and b");
     let compacted = |kept| TranscriptEntry::Compacted {

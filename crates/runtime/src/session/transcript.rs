@@ -4,13 +4,11 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use super::entry::{EntryKind, SessionMeta, SessionStatus, StatusTracker, TranscriptEntry};
+use super::error::SessionError;
+use super::parse::{Line, UnknownLine, read_lines, unknown_lines_warning};
 use golem_llm::{Message, ToolResultMessage};
 use golem_protocol::SessionEndReason;
-use serde::Deserialize;
-
-use super::entry::{SessionMeta, SessionStatus, StatusTracker, TranscriptEntry};
-use super::error::SessionError;
-use super::parse::parse_lines;
 
 /// How many characters of the first input a summary keeps.
 pub const FIRST_INPUT_CHARS: usize = 60;
@@ -30,22 +28,37 @@ pub struct Transcript {
     pub partial_tail: bool,
     /// Line numbers of entries that were cut mid-write and skipped (the partial tail included).
     pub skipped_lines: Vec<usize>,
+    /// Lines of kinds (or event types) this version does not know, skipped: a newer version
+    /// wrote them. They stay in the file.
+    pub unknown_lines: Vec<UnknownLine>,
 }
 
 impl Transcript {
-    /// Reads the transcript of session `id` from `path`.
+    /// Reads the transcript of session `id` from `path`: every entry decoded, lines of kinds
+    /// this version does not know skipped (in `unknown_lines`), a corrupt line an error.
     pub(crate) fn read(id: &str, path: &Path) -> Result<Self, SessionError> {
         let bytes = std::fs::read(path).map_err(|e| SessionError::io("read", path, e))?;
         let mut meta = None;
         let mut entries = Vec::new();
-        let skipped = parse_lines::<TranscriptEntry>(path, &bytes, |line, entry| {
-            match (&meta, entry) {
-                (None, TranscriptEntry::Meta(m)) => meta = Some(m),
-                (None, other) => return Err(not_meta(path, line, other.kind())),
-                (Some(_), entry) => entries.push(entry),
-            }
-            Ok(())
-        })?;
+        let skipped = read_lines(
+            path,
+            &bytes,
+            |_| true,
+            |line, read| {
+                let entry = match read {
+                    Line::Entry(entry) => *entry,
+                    Line::Corrupt(err) => return Err(err),
+                    // Every kind is decoded here.
+                    Line::Skimmed(_) => return Ok(()),
+                };
+                match (&meta, entry) {
+                    (None, TranscriptEntry::Meta(m)) => meta = Some(m),
+                    (None, other) => return Err(not_meta(path, line, other.kind())),
+                    (Some(_), entry) => entries.push(entry),
+                }
+                Ok(())
+            },
+        )?;
         let meta = meta.ok_or_else(|| no_meta(path, skipped.partial_tail))?;
         Ok(Self {
             id: id.to_owned(),
@@ -54,7 +67,18 @@ impl Transcript {
             entries,
             partial_tail: skipped.partial_tail,
             skipped_lines: skipped.lines,
+            unknown_lines: skipped.unknown,
         })
+    }
+
+    /// The warning about the lines skipped as unknown, if any (see
+    /// [`unknown_lines_warning`]).
+    pub fn unknown_lines_warning(&self) -> Option<String> {
+        let file = self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        unknown_lines_warning(&file, &self.unknown_lines)
     }
 
     /// How the session ended, as far as the transcript tells.
@@ -236,39 +260,39 @@ pub struct SessionSummary {
     pub inputs: usize,
     /// The first input on one line, at most [`FIRST_INPUT_CHARS`] characters.
     pub first_input: Option<String>,
-}
-
-/// A line as a summary needs it: the kind checked, only inputs and ends decoded.
-#[derive(Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-enum SummaryLine {
-    Meta(SessionMeta),
-    Event {},
-    Message {},
-    ToolCall {},
-    Input { content: String },
-    Ended { reason: SessionEndReason },
+    /// Lines of kinds this version does not know, skipped (see [`Transcript::unknown_lines`]).
+    pub unknown_lines: Vec<UnknownLine>,
+    /// The first line after the meta that is not a transcript entry, if any (the error that
+    /// loading the session gives): the session is listed as far as it can be read.
+    pub corrupt: Option<String>,
 }
 
 impl SessionSummary {
-    /// Summarises session `id` from `path`, with the same rules as [`Transcript::read`].
+    /// Summarises session `id` from `path` with the reader of [`Transcript::read`], decoding
+    /// only the meta, inputs and ends. A corrupt line after the meta does not hide the session:
+    /// it is noted in `corrupt`.
     pub(crate) fn read(id: &str, path: &Path) -> Result<Self, SessionError> {
         let bytes = std::fs::read(path).map_err(|e| SessionError::io("read", path, e))?;
         let mut meta = None;
         let mut tracker = StatusTracker::default();
-        let skipped = parse_lines::<SummaryLine>(path, &bytes, |line, entry| {
+        let mut corrupt = None;
+        let summarised =
+            |kind| matches!(kind, EntryKind::Meta | EntryKind::Input | EntryKind::Ended);
+        let skipped = read_lines(path, &bytes, summarised, |line, read| {
+            let entry = match (&meta, read) {
+                (_, Line::Entry(entry)) => *entry,
+                (None, Line::Corrupt(err)) => return Err(err),
+                (Some(_), Line::Corrupt(err)) => {
+                    corrupt.get_or_insert_with(|| err.to_string());
+                    return Ok(());
+                }
+                (None, Line::Skimmed(kind)) => return Err(not_meta(path, line, kind.as_str())),
+                (Some(_), Line::Skimmed(_)) => return Ok(()),
+            };
             match (&meta, entry) {
-                (None, SummaryLine::Meta(m)) => meta = Some(m),
+                (None, TranscriptEntry::Meta(m)) => meta = Some(m),
                 (None, other) => return Err(not_meta(path, line, other.kind())),
-                (Some(_), SummaryLine::Input { content }) => tracker.input(&content),
-                (Some(_), SummaryLine::Ended { reason }) => tracker.ended(reason),
-                (
-                    Some(_),
-                    SummaryLine::Meta(_)
-                    | SummaryLine::Event {}
-                    | SummaryLine::Message {}
-                    | SummaryLine::ToolCall {},
-                ) => {}
+                (Some(_), entry) => tracker.entry(&entry),
             }
             Ok(())
         })?;
@@ -284,20 +308,9 @@ impl SessionSummary {
             status,
             inputs,
             first_input: tracker.into_first_input().map(|s| one_line(&s)),
+            unknown_lines: skipped.unknown,
+            corrupt,
         })
-    }
-}
-
-impl SummaryLine {
-    fn kind(&self) -> &'static str {
-        match self {
-            SummaryLine::Meta(_) => "meta",
-            SummaryLine::Event {} => "event",
-            SummaryLine::Message {} => "message",
-            SummaryLine::ToolCall {} => "toolCall",
-            SummaryLine::Input { .. } => "input",
-            SummaryLine::Ended { .. } => "ended",
-        }
     }
 }
 

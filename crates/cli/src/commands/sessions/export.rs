@@ -1,6 +1,7 @@
 //! `golem-forge sessions export`: a transcript as a Markdown report (a header, then each user
 //! input, assistant answer, tool call with its status, who decided, its arguments and its
-//! result's summary, and the end) or as one JSON document (`{id, status, meta, entries}`) whose
+//! result's summary, a turn the user interrupted, an undo with the files it put back, and the
+//! end) or as one JSON document (`{id, status, meta, entries}`) whose
 //! `meta` and `entries` read back into the same transcript entries. The Markdown is the
 //! transcript's text as it is: the caller cleans it before it reaches a terminal.
 
@@ -15,7 +16,7 @@ use golem_runtime::session::{
 use serde::Serialize;
 use serde_json::Value;
 
-use super::show::{arg_stages, cost, display_time_utc, json_name, tool_results};
+use super::show::{arg_stages, cost, display_time_utc, happened, json_name, tool_results};
 
 /// How many characters of a tool result the report keeps.
 const RESULT_CHARS: usize = 1000;
@@ -114,6 +115,16 @@ pub fn markdown(transcript: &Transcript) -> String {
                 }
                 StatusLevel::Info => {}
             },
+            TranscriptEntry::Event { event } => {
+                if let Some((title, body)) = happened(event, last_text) {
+                    let title = title[..1].to_uppercase() + &title[1..];
+                    let _ = writeln!(out, "\n### {title}");
+                    if !body.is_empty() {
+                        out.push('\n');
+                        quote(&mut out, &body);
+                    }
+                }
+            }
             TranscriptEntry::Ended { reason, message } => {
                 let status = SessionStatus::from(*reason);
                 let _ = writeln!(out, "\n## Ended: {status}");
@@ -129,9 +140,7 @@ pub fn markdown(transcript: &Transcript) -> String {
                     quote(&mut out, text);
                 }
             }
-            TranscriptEntry::Meta(_)
-            | TranscriptEntry::Event { .. }
-            | TranscriptEntry::Message { .. } => {}
+            TranscriptEntry::Meta(_) | TranscriptEntry::Message { .. } => {}
         }
     }
     notes(&mut out, transcript);

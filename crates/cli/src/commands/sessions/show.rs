@@ -1,6 +1,7 @@
 //! `golem-forge sessions show`: a transcript as text a person reads — a header, then blocks
 //! for user inputs, assistant messages, tool calls (status, who decided, the proposed,
-//! approved and executed arguments, the result) and the end. The text is the transcript's as
+//! approved and executed arguments, the result), what happened besides (a turn the user
+//! interrupted, an undo and the files it put back) and the end. The text is the transcript's as
 //! it is: the caller cleans it before it reaches a terminal.
 
 use std::collections::HashMap;
@@ -8,7 +9,7 @@ use std::fmt::Write;
 
 use golem_core::text::fold;
 use golem_llm::Message;
-use golem_protocol::{DisplayEvent, InvokedBy, StatusLevel};
+use golem_protocol::{DisplayEvent, InvokedBy, SessionAction, StatusLevel, TurnStatus};
 use golem_runtime::session::{SessionStatus, ToolCallRecord, Transcript, TranscriptEntry};
 use serde_json::Value;
 
@@ -61,6 +62,11 @@ pub fn render(transcript: &Transcript) -> String {
                 StatusLevel::Error => block(&mut out, "error", message),
                 StatusLevel::Info => {}
             },
+            TranscriptEntry::Event { event } => {
+                if let Some((title, body)) = happened(event, last_text) {
+                    block(&mut out, title, &body);
+                }
+            }
             TranscriptEntry::Ended { reason, message } => {
                 // The final answer was just shown as the assistant's message.
                 let message = message.as_deref().filter(|m| *m != last_text);
@@ -72,14 +78,76 @@ pub fn render(transcript: &Transcript) -> String {
                     block(&mut out, &title, text);
                 }
             }
-            TranscriptEntry::Meta(_)
-            | TranscriptEntry::Event { .. }
-            | TranscriptEntry::Message { .. } => {}
+            TranscriptEntry::Meta(_) | TranscriptEntry::Message { .. } => {}
         }
     }
     notes(&mut out, transcript);
     out
 }
+
+/// For an event that changed the session outside the conversation, a title and the text under
+/// it: a turn the user interrupted (its answer so far is the assistant message before it), and
+/// an undo with the files it put back. `last_text` is the assistant's last message shown.
+pub(super) fn happened(event: &DisplayEvent, last_text: &str) -> Option<(&'static str, String)> {
+    match event {
+        DisplayEvent::TurnEnded {
+            status, response, ..
+        } => match status {
+            TurnStatus::Interrupted => {
+                let body = match response.as_deref() {
+                    Some(summary) if !summary.trim().is_empty() && summary == last_text => {
+                        "The answer above is the model's summary of what was done.".to_owned()
+                    }
+                    Some(text) if !text.trim().is_empty() && text != INTERRUPTED_RESPONSE => {
+                        text.to_owned()
+                    }
+                    Some(_) | None => String::new(),
+                };
+                Some(("interrupted by the user", body))
+            }
+            TurnStatus::Completed
+            | TurnStatus::Failed
+            | TurnStatus::BudgetExceeded
+            | TurnStatus::WaitingApproval => None,
+        },
+        DisplayEvent::ActionResult(result) => match result.action {
+            SessionAction::Undo if result.ok => Some(("undo", result.message.clone())),
+            SessionAction::Undo
+            | SessionAction::SetModel
+            | SessionAction::SetApprovalMode
+            | SessionAction::NewSession
+            | SessionAction::ClearHistory
+            | SessionAction::Compact
+            | SessionAction::ForgetApprovals
+            | SessionAction::Refused => None,
+        },
+        // The conversation, the calls and the context changes have entries of their own;
+        // statuses are shown by the callers; the rest is live state.
+        DisplayEvent::SessionStarted { .. }
+        | DisplayEvent::Message { .. }
+        | DisplayEvent::Streaming { .. }
+        | DisplayEvent::ToolStarted { .. }
+        | DisplayEvent::ToolResult { .. }
+        | DisplayEvent::ApprovalRequired(_)
+        | DisplayEvent::ApprovalResolved(_)
+        | DisplayEvent::ApprovalDeferred { .. }
+        | DisplayEvent::InputRequired { .. }
+        | DisplayEvent::InputResolved { .. }
+        | DisplayEvent::Status { .. }
+        | DisplayEvent::ManualToolsAvailable { .. }
+        | DisplayEvent::WorkerStarted { .. }
+        | DisplayEvent::WorkerProgress(_)
+        | DisplayEvent::WorkerFinished { .. }
+        | DisplayEvent::Usage { .. }
+        | DisplayEvent::ContextCompacted { .. }
+        | DisplayEvent::SessionStatus(_)
+        | DisplayEvent::ApprovalsRemembered { .. }
+        | DisplayEvent::SessionEnded { .. } => None,
+    }
+}
+
+/// The response of a turn interrupted without a summary.
+const INTERRUPTED_RESPONSE: &str = "[Interrupted]";
 
 /// `2026-11-22T02:45:12Z` (or with fractions of a second) as `2026-11-22 02:45:12`; anything
 /// else as it is.

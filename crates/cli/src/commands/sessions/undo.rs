@@ -1,13 +1,14 @@
 //! `golem-forge sessions undo`: puts back the zone files a recorded session's turns changed,
 //! from its undo journal (`.golem-forge/undo/<id>/`), while the session is not running (its
 //! transcript's lock is taken for the time), and notes in its transcript, so that a resumed
-//! session's model is told. A file changed outside the session since is a conflict: nothing
-//! is changed unless `--force`.
+//! session's model is told and `sessions show` lists what was put back. A file changed
+//! outside the session since is a conflict: nothing is changed unless `--force`.
 
 use std::process::ExitCode;
 
 use clap::Args;
 use golem_llm::Message;
+use golem_protocol::{ActionResult, DisplayEvent, SessionAction};
 use golem_runtime::session::{SessionStore, TranscriptEntry};
 use golem_sandbox::undo::{DEFAULT_UNDO_CAP, UndoError, UndoJournal, UndoScope};
 
@@ -63,11 +64,22 @@ pub fn cmd_undo(store: &SessionStore, args: UndoArgs) -> Result<ExitCode, Comman
         }
         UndoError::Journal(_) | UndoError::Stopped { .. } => failed(err.to_string()),
     })?;
+    // The model's note, then the same `actionResult` a chat's `/undo` records, which `sessions
+    // show` and `export` display where the undo happened.
     let note = TranscriptEntry::Message {
         message: Message::user(report.model_note()),
     };
+    let done = TranscriptEntry::Event {
+        event: DisplayEvent::ActionResult(ActionResult {
+            request_id: None,
+            action: SessionAction::Undo,
+            ok: true,
+            message: report.summary(),
+        }),
+    };
     writer
         .append(&note)
+        .and_then(|()| writer.append(&done))
         .and_then(|()| writer.finish())
         .map_err(|e| {
             failed(format!(

@@ -538,9 +538,19 @@ async fn interrupt_during_the_model_turn_with_no_tool_run_ends_at_once_without_a
         "no second request to the model"
     );
     assert_eq!(statuses(&mut events), []);
-    // The session stays usable, and the conversation holds only what was said.
+    // The session stays usable, and the conversation holds the answer as far as it came and
+    // says that the user interrupted it there; the next request sends exactly that.
     assert!(!s.interrupt.is_interrupted());
-    assert_eq!(s.runtime.history(), [Message::user("tell me a story")]);
+    let interrupted = [
+        Message::user("tell me a story"),
+        Message::assistant("Once upon"),
+        Message::user(crate::runner::INTERRUPTED_ANSWER_NOTE),
+    ];
+    assert_eq!(s.runtime.history(), interrupted);
+    s.runtime.run("go on").await;
+    let next = &s.model.requests()[1].messages;
+    assert_eq!(next[..3], interrupted);
+    assert_eq!(next[3], Message::user("go on"));
 }
 
 #[tokio::test]
