@@ -47,8 +47,11 @@ fn a_server_outside_the_jail_cannot_read_our_environment() {
         // home or `mktemp -d`): nobody runs a copy in the test's own directory.
         let program = env.path().join("golem-forge");
         std::fs::copy(command.get_program(), &program).unwrap();
-        std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .unwrap();
+        std::fs::set_permissions(
+            &program,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
         let mut as_nobody = std::process::Command::new("setpriv");
         as_nobody
             .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])

@@ -54,7 +54,9 @@ fn assert_runs_leave_nothing(shell: &str, command: &str) {
             "main.worker",
             worker(
                 "main",
-                &format!("sandbox:\n  zones:\n    - name: out\n      mode: rw\ntoolsets:\n  shell:\n{shell}"),
+                &format!(
+                    "sandbox:\n  zones:\n    - name: out\n      mode: rw\ntoolsets:\n  shell:\n{shell}"
+                ),
             ),
         )],
     );
@@ -71,7 +73,11 @@ fn assert_runs_leave_nothing(shell: &str, command: &str) {
             .args(["run", "proj/main.worker", "go", "--model", model_for(wire)])
             .current_dir(env.path())
             .env_clear()
-            .envs(env.std_command().get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .envs(
+                env.std_command()
+                    .get_envs()
+                    .filter_map(|(k, v)| Some((k, v?))),
+            )
             .envs(provider_env(wire, &server))
             .output()
             .expect("python3 runs the subreaper");
