@@ -1,14 +1,17 @@
 //! `golem-forge batch`: a pile of items, each run as a fresh session of one worker, a few at a
 //! time. [`input`] reads the items (or [`each`] makes one per matching file), [`store`] keeps
 //! a batch's state on disk (its items and the results appended as items finish, so a batch cut
-//! off by Ctrl+C or `kill -9` resumes with what is not done), and [`runner`] runs them.
+//! off by Ctrl+C or `kill -9` resumes with what is not done) with the [`options`] every run
+//! of it shares, and [`runner`] runs them.
 
 pub mod each;
 pub mod input;
+pub mod options;
 pub mod runner;
 pub mod store;
 
 pub use each::{EachError, ZoneDir, items_for_each};
 pub use input::{BatchItem, LineProblem, parse_items};
+pub use options::{BatchOptions, Difference, FixedOption, GivenOptions};
 pub use runner::{BatchBudget, BatchOutcome, BatchSettings, Progress, Report, run_item, run_items};
-pub use store::{Batch, BatchError, BatchMeta, BatchStore};
+pub use store::{Batch, BatchError, BatchMeta, BatchStore, Spent};

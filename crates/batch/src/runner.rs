@@ -3,7 +3,8 @@
 //! ask is denied, as in a headless `run`). A failed item is tried again up to `retry` times.
 //! The caller hears of each run of an item as it starts, and gets each result as its item
 //! finishes, to append it. The batch's own budget
-//! (tokens, cost) stops new items once it is spent; running ones finish. Cancelling stops new
+//! (tokens, cost, counting what earlier runs of the batch spent) stops new items once it is
+//! spent; running ones finish. Cancelling stops new
 //! items and interrupts the running ones. The process's rate gate (`golem_llm::rate`) is
 //! installed for the pool: a rate-limit answer to any item pauses every item's requests and
 //! narrows how many items run at once, which climbs back as requests get through.
@@ -21,6 +22,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::input::BatchItem;
+use crate::store::Spent;
 
 /// Limits of the whole batch; absent ones have none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -47,6 +49,8 @@ pub struct BatchSettings {
     pub retry: u32,
     /// The batch's own limits.
     pub budget: BatchBudget,
+    /// What earlier runs of the batch spent, counted against `budget`.
+    pub spent_before: Spent,
     /// The batch's id, named by the calls its items park in the approval inbox.
     pub batch_id: String,
     /// Items parked waiting for an approval, by id, with their session: these continue that
@@ -127,7 +131,10 @@ pub async fn run_items(
         total: queue.len(),
         ..Progress::default()
     };
-    let mut outcome = BatchOutcome::default();
+    let mut outcome = BatchOutcome {
+        budget_spent: spent(&settings.budget, &settings.spent_before, &progress),
+        ..BatchOutcome::default()
+    };
     let mut running: JoinSet<(BatchItem, u32, ItemResult)> = JoinSet::new();
     let concurrency = settings.concurrency.max(1);
     let gate = golem_llm::rate::install(concurrency);
@@ -194,7 +201,7 @@ pub async fn run_items(
             ItemStatus::WaitingApproval => progress.waiting_approval += 1,
         }
         progress.running = running.len();
-        outcome.budget_spent |= spent(&settings.budget, &progress);
+        outcome.budget_spent |= spent(&settings.budget, &settings.spent_before, &progress);
         report(Report::Finished {
             result: &result,
             progress: &progress,
@@ -206,14 +213,14 @@ pub async fn run_items(
     outcome
 }
 
-/// Whether `progress` has used up `budget`.
-fn spent(budget: &BatchBudget, progress: &Progress) -> bool {
+/// Whether `before` and `progress` together have used up `budget`.
+fn spent(budget: &BatchBudget, before: &Spent, progress: &Progress) -> bool {
     let tokens = budget
         .tokens
-        .is_some_and(|limit| total_tokens(&progress.usage) >= limit);
+        .is_some_and(|limit| total_tokens(&before.usage) + total_tokens(&progress.usage) >= limit);
     let cost = budget
         .cost_usd
-        .is_some_and(|limit| progress.cost.unwrap_or(0.0) >= limit);
+        .is_some_and(|limit| before.cost.unwrap_or(0.0) + progress.cost.unwrap_or(0.0) >= limit);
     tokens || cost
 }
 

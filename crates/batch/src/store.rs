@@ -1,21 +1,22 @@
 //! A batch on disk: `<program root>/.golem-forge/batches/<id>/` holds `batch.json` (the worker,
-//! the input's hash, when it started), `items.jsonl` (the items, so a resume needs no input
-//! file) and `results.jsonl`, where each finished item's result is appended as one line with
-//! one write and synced. A reader never trusts a last line without its newline (a write cut
-//! by a kill); the next append starts on a fresh line. One process at a time runs a batch
-//! (`lock`, held while it runs).
+//! the input's hash, when it started, the options it was started with), `items.jsonl` (the
+//! items, so a resume needs no input file) and `results.jsonl`, where each finished item's
+//! result is appended as one line with one write and synced. A reader never trusts a last line
+//! without its newline (a write cut by a kill); the next append starts on a fresh line. One
+//! process at a time runs a batch (`lock`, held while it runs).
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use golem_protocol::{ItemResult, to_jsonl_line};
+use golem_protocol::{ItemResult, TokenUsage, to_jsonl_line};
 use golem_runtime::session::{now_rfc3339, time_sortable_id};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::input::BatchItem;
+use crate::options::BatchOptions;
 
 /// Why a batch could not be stored or read.
 #[derive(Debug, thiserror::Error)]
@@ -55,7 +56,7 @@ fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Batch
 }
 
 /// What a batch runs: `batch.json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BatchMeta {
     /// The worker file (absolute).
@@ -66,16 +67,40 @@ pub struct BatchMeta {
     pub items: usize,
     /// When the batch started, RFC 3339 in UTC.
     pub started: String,
+    /// The options every run of it uses; `None` in a batch written before they were recorded
+    /// (not recorded: a run uses what it is given, and records that).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<BatchOptions>,
 }
 
 impl BatchMeta {
-    /// The meta of a batch of `items` of `worker`, starting now.
+    /// The meta of a batch of `items` of `worker`, starting now, its options not yet set.
     pub fn new(worker: PathBuf, items: &[BatchItem]) -> BatchMeta {
         BatchMeta {
             worker,
             input_hash: hash_items(items),
             items: items.len(),
             started: now_rfc3339(),
+            options: None,
+        }
+    }
+}
+
+/// What the runs of a batch have spent so far, all items together.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spent {
+    /// Tokens of every kind.
+    pub usage: TokenUsage,
+    /// US dollars, when any item's model has a price.
+    pub cost: Option<f64>,
+}
+
+impl Spent {
+    /// Adds what `result` spent.
+    pub fn add(&mut self, result: &ItemResult) {
+        self.usage.add(&result.usage);
+        if let Some(cost) = result.cost {
+            self.cost = Some(self.cost.unwrap_or(0.0) + cost);
         }
     }
 }
@@ -132,12 +157,8 @@ impl BatchStore {
             lines.push('\n');
         }
         write_whole(&dir.join("items.jsonl"), lines.as_bytes())?;
-        let meta_text = serde_json::to_string_pretty(&meta).map_err(|e| BatchError::Damaged {
-            path: dir.join("batch.json"),
-            reason: e.to_string(),
-        })?;
         // Written last: a batch directory without it was never started.
-        write_whole(&dir.join("batch.json"), meta_text.as_bytes())?;
+        write_meta(&dir, &meta)?;
         Ok(Batch { id, dir, meta })
     }
 
@@ -217,6 +238,18 @@ impl BatchStore {
     }
 }
 
+/// Writes `meta` as `dir`'s `batch.json`, whole or not at all (a temporary file renamed).
+fn write_meta(dir: &Path, meta: &BatchMeta) -> Result<(), BatchError> {
+    let path = dir.join("batch.json");
+    let text = serde_json::to_string_pretty(meta).map_err(|e| BatchError::Damaged {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    let temporary = dir.join("batch.json.tmp");
+    write_whole(&temporary, text.as_bytes())?;
+    std::fs::rename(&temporary, &path).map_err(io("replace", &path))
+}
+
 /// Writes `bytes` as the whole of a new file at `path`, synced.
 fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), BatchError> {
     let mut file = File::create(path).map_err(io("create", path))?;
@@ -237,6 +270,27 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// Records `options` as the ones every later run of the batch uses.
+    pub fn record_options(&mut self, options: BatchOptions) -> Result<(), BatchError> {
+        let meta = BatchMeta {
+            options: Some(options),
+            ..self.meta.clone()
+        };
+        write_meta(&self.dir, &meta)?;
+        self.meta = meta;
+        Ok(())
+    }
+
+    /// What every run of the batch has spent: the usage and cost of each result line (each
+    /// is one run of an item, and a line is written for every item that ran).
+    pub fn spent(&self) -> Result<Spent, BatchError> {
+        let mut spent = Spent::default();
+        for result in self.results()? {
+            spent.add(&result);
+        }
+        Ok(spent)
+    }
+
     /// Where the results are appended.
     pub fn results_path(&self) -> PathBuf {
         self.dir.join("results.jsonl")
@@ -452,6 +506,48 @@ mod tests {
             .unwrap();
         let ids: Vec<String> = batch.results().unwrap().into_iter().map(|r| r.id).collect();
         assert_eq!(ids, ["a", "b"]);
+    }
+
+    #[test]
+    fn an_old_batch_reads_without_options_and_records_them_whole() {
+        let root = tempfile::tempdir().unwrap();
+        let store = BatchStore::new(root.path());
+        let items = [item("a"), item("b")];
+        let mut batch = store
+            .create(BatchMeta::new("/w/x.worker".into(), &items), &items)
+            .unwrap();
+        let text = std::fs::read_to_string(batch.dir.join("batch.json")).unwrap();
+        assert!(!text.contains("options"), "{text}");
+        assert_eq!(store.open(&batch.id).unwrap().meta.options, None);
+        let options = crate::GivenOptions {
+            model: Some("openai:gpt-4o-mini".into()),
+            ..Default::default()
+        }
+        .to_options();
+        batch.record_options(options.clone()).unwrap();
+        assert_eq!(store.open(&batch.id).unwrap().meta.options, Some(options));
+        assert!(!batch.dir.join("batch.json.tmp").exists());
+        let mut writer = batch.results_writer().unwrap();
+        let spent = |tokens: u64, cost: Option<f64>| ItemResult {
+            usage: TokenUsage {
+                input_tokens: tokens,
+                ..TokenUsage::default()
+            },
+            cost,
+            ..result("a", ItemStatus::Failed)
+        };
+        writer.append(&spent(10, Some(0.25))).unwrap();
+        writer.append(&spent(5, None)).unwrap();
+        assert_eq!(
+            batch.spent().unwrap(),
+            Spent {
+                usage: TokenUsage {
+                    input_tokens: 15,
+                    ..TokenUsage::default()
+                },
+                cost: Some(0.25),
+            }
+        );
     }
 
     #[test]

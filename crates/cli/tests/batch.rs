@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use crate::common::{TestEnv, model_for, provider_env, render};
 
+mod options;
+
 pub(crate) const WIRE: Wire = Wire::OpenAi;
 
 /// A program with the worker `w` (on the mock's model) and `count` items in `items.jsonl`.
@@ -55,7 +57,7 @@ pub(crate) fn batch_dir(env: &TestEnv) -> std::path::PathBuf {
 }
 
 /// The parsed result lines of a results file, by id: how many lines each has and the last.
-fn lines_by_id(path: &std::path::Path) -> BTreeMap<String, (usize, Value)> {
+pub(crate) fn lines_by_id(path: &std::path::Path) -> BTreeMap<String, (usize, Value)> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut by_id: BTreeMap<String, (usize, Value)> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.is_empty()) {
@@ -92,7 +94,7 @@ fn two_hundred_items_at_concurrency_8_give_one_result_each() {
     assert!(output.status.success(), "{}", render(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains(": 200 items\n"), "{stderr}");
-    assert!(stderr.contains("200 completed, 0 failed"), "{stderr}");
+    assert!(stderr.contains("200/200 completed, 0 failed"), "{stderr}");
     let results = lines_by_id(&batch_dir(&env).join("results.jsonl"));
     assert_eq!(results.len(), 200);
     for (id, (count, last)) in &results {
@@ -255,7 +257,7 @@ fn the_batch_token_budget_stops_new_items() {
     assert_eq!(output.status.code(), Some(3), "{}", render(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("3 not run (the batch's budget is spent)"),
+        stderr.contains("3 not run (the batch's budget is spent: 30 of 30 tokens)"),
         "{stderr}"
     );
     assert_eq!(server.requests().len(), 2);
@@ -295,7 +297,7 @@ fn rate_limit_answers_pause_the_pool_and_no_item_fails_because_of_them() {
     );
     assert!(output.status.success(), "{}", render(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("30 completed, 0 failed"), "{stderr}");
+    assert!(stderr.contains("30/30 completed, 0 failed"), "{stderr}");
     assert!(stderr.contains("rate limited 15 times"), "{stderr}");
     assert_eq!(server.requests().len(), 45);
 }

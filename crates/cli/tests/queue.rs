@@ -4,7 +4,8 @@
 //! hold: every item runs once however many consumers take from the queue; a consumer killed
 //! mid-item loses nothing; a Redis restart is weathered; a poison item is dead-lettered; a
 //! parked item is answered from another process and continued elsewhere; bad credentials are
-//! one line; `rediss://` works, an untrusted server does not.
+//! one line; `rediss://` works, an untrusted server does not; each item is counted once, and
+//! every hint printed can be pasted.
 //!
 //! `cargo test -p golem-forge --test queue`. The server is in `queue/redis.rs`, the project
 //! and process helpers in `queue/harness.rs`, the cases in `queue/`, one concern each.
@@ -23,6 +24,8 @@ mod common;
 
 #[path = "queue/approvals.rs"]
 mod approvals;
+#[path = "queue/counts.rs"]
+mod counts;
 #[path = "queue/delivery.rs"]
 mod delivery;
 #[path = "queue/failures.rs"]

@@ -3,7 +3,8 @@
 //! connects and checks the credentials at once, so that a wrong password or an unreachable
 //! server is one clear error at start; after that, a lost connection is retried with backoff
 //! ([`Queue::call`]) while the connection manager reconnects. The URL is only ever shown with
-//! its password hidden.
+//! its password hidden, and given in commands to paste without it ([`QueueUrl::for_commands`]:
+//! the password then comes from the variable).
 
 use std::future::Future;
 use std::time::Duration;
@@ -24,12 +25,14 @@ const LONGEST_BACKOFF: Duration = Duration::from_secs(5);
 pub struct QueueUrl {
     info: redis::ConnectionInfo,
     shown: String,
+    for_commands: String,
 }
 
 impl QueueUrl {
     /// Parses `url`; `password` (from [`PASSWORD_VAR`]) is used when the URL has none.
     pub fn parse(url: &str, password: Option<String>) -> Result<QueueUrl, QueueError> {
         let shown = hide_password(url);
+        let for_commands = drop_password(url);
         let bad = |reason: String| QueueError::BadUrl {
             url: shown.clone(),
             reason,
@@ -44,12 +47,27 @@ impl QueueUrl {
             let settings = info.redis_settings().clone().set_password(password);
             info = info.set_redis_settings(settings);
         }
-        Ok(QueueUrl { info, shown })
+        Ok(QueueUrl {
+            info,
+            shown,
+            for_commands,
+        })
     }
 
     /// The URL with its password hidden, for messages.
     pub fn shown(&self) -> &str {
         &self.shown
+    }
+
+    /// The URL without its password, for commands printed to be pasted: given it, a command
+    /// takes the password from [`PASSWORD_VAR`].
+    pub fn for_commands(&self) -> &str {
+        &self.for_commands
+    }
+
+    /// Whether the connection uses a password (from the URL or [`PASSWORD_VAR`]).
+    pub fn has_password(&self) -> bool {
+        self.info.redis_settings().password().is_some()
     }
 
     /// Whether the connection is encrypted.
@@ -74,11 +92,30 @@ fn hide_password(url: &str) -> String {
     }
 }
 
+/// `url` without the password of its authority (`redis://user@host/0`, `redis://host/0`).
+fn drop_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((credentials, host)) => match credentials.split_once(':') {
+            Some(("", _)) => format!("{scheme}://{host}{path}"),
+            Some((user, _)) => format!("{scheme}://{user}@{host}{path}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
 /// A connection to the queue, shared by the tasks of one process (cheap to clone).
 #[derive(Clone)]
 pub struct Queue {
     connection: ConnectionManager,
     shown: String,
+    for_commands: String,
+    has_password: bool,
 }
 
 impl std::fmt::Debug for Queue {
@@ -112,12 +149,25 @@ impl Queue {
         Ok(Queue {
             connection,
             shown: url.shown.clone(),
+            for_commands: url.for_commands.clone(),
+            has_password: url.has_password(),
         })
     }
 
     /// The URL, its password hidden.
     pub fn shown(&self) -> &str {
         &self.shown
+    }
+
+    /// The URL without its password, for commands to paste ([`QueueUrl::for_commands`]).
+    pub fn for_commands(&self) -> &str {
+        &self.for_commands
+    }
+
+    /// Whether the connection uses a password, which a pasted command takes from
+    /// [`PASSWORD_VAR`].
+    pub fn has_password(&self) -> bool {
+        self.has_password
     }
 
     /// Runs `command` on the connection, trying again with growing pauses while the failure
@@ -223,6 +273,18 @@ mod tests {
         )
         .unwrap();
         assert_eq!(url.shown(), "redis://app:***@queue.local:6380/2");
+        assert_eq!(url.for_commands(), "redis://app@queue.local:6380/2");
+        assert!(url.has_password());
+        let pasted = QueueUrl::parse(url.for_commands(), Some("s3cret".into())).unwrap();
+        assert_eq!(pasted.info.redis_settings().password(), Some("s3cret"));
+        assert_eq!(pasted.info.redis_settings().username(), Some("app"));
+        let bare = QueueUrl::parse("redis://:pw@queue.local/0", None).unwrap();
+        assert_eq!(bare.for_commands(), "redis://queue.local/0");
+        assert!(
+            !QueueUrl::parse("redis://queue.local/0", None)
+                .unwrap()
+                .has_password()
+        );
         assert_eq!(url.info.redis_settings().password(), Some("s3cret"));
         assert_eq!(url.info.redis_settings().username(), Some("app"));
         let url = QueueUrl::parse("redis://queue.local/0", Some("fromenv".into())).unwrap();

@@ -57,7 +57,7 @@ pub enum QueueError {
         reason: String,
     },
     /// The inbox has no entry of this number.
-    #[error("no approval {0} waits in the queue's inbox (see `golem-forge inbox --queue …`)")]
+    #[error("no approval {0} waits in the queue's inbox")]
     NoEntry(u64),
     /// The entry was answered before.
     #[error("approval {0} was already answered; a consumer continues its item")]

@@ -137,6 +137,7 @@ pub async fn answer(
                 .key(INBOX_ANSWERS)
                 .key(keys.waits(&entry.session))
                 .key(keys.items())
+                .key(keys.resuming())
                 .arg(id)
                 .arg(&answer_json)
                 .arg(&item.item)

@@ -83,6 +83,12 @@ impl BatchKeys {
         self.key("parked")
     }
 
+    /// The parked items whose calls are all answered and whose `resume` entry is on the
+    /// stream, until a consumer settles it (they wait for a consumer, not for an answer).
+    pub fn resuming(&self) -> String {
+        self.key("resuming")
+    }
+
     /// The unanswered inbox entries of parked session `session`.
     pub fn waits(&self, session: &str) -> String {
         self.key(&format!("waits:{session}"))

@@ -64,7 +64,8 @@ return 'released'
 });
 
 /// Records a held item's final result once and acknowledges its entry. `KEYS[2]` results
-/// hash, `KEYS[3]` results stream, `KEYS[4]` dead-letter list, `KEYS[5]` parked hash;
+/// hash, `KEYS[3]` results stream, `KEYS[4]` dead-letter list, `KEYS[5]` parked hash,
+/// `KEYS[6]` resuming set;
 /// `ARGV[4]` item id, `ARGV[5]` result JSON, `ARGV[6]` dead-letter JSON (empty: not dead).
 /// Returns `recorded`, `duplicate` (the item had a result; the entry is acknowledged) or
 /// `lost`.
@@ -79,6 +80,7 @@ redis.call('HSET', KEYS[2], ARGV[4], ARGV[5])
 redis.call('XADD', KEYS[3], '*', 'id', ARGV[4], 'result', ARGV[5])
 if ARGV[6] ~= '' then redis.call('RPUSH', KEYS[4], ARGV[6]) end
 redis.call('HDEL', KEYS[5], ARGV[4])
+redis.call('SREM', KEYS[6], ARGV[4])
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 return 'recorded'
 ",
@@ -88,7 +90,8 @@ return 'recorded'
 /// Parks a held item waiting for approvals: its session's transcript, its inbox entries and
 /// its waiting result are stored and its entry acknowledged (an answer adds a `resume` entry).
 /// `KEYS[2]` results hash, `KEYS[3]` parked hash, `KEYS[4]` inbox hash, `KEYS[5]` the
-/// session's waits set, `KEYS[6]` its transcript; `ARGV[4]` item id, `ARGV[5]` `ParkedItem`
+/// session's waits set, `KEYS[6]` its transcript, `KEYS[7]` the resuming set (a continued item
+/// parked again waits for an answer again); `ARGV[4]` item id, `ARGV[5]` `ParkedItem`
 /// JSON, `ARGV[6]` the transcript, then pairs of inbox number and entry JSON. Returns
 /// `parked`, `duplicate` or `lost`.
 pub static PARK: LazyLock<Script> = LazyLock::new(|| {
@@ -105,6 +108,7 @@ for i = 7, #ARGV, 2 do
 end
 redis.call('SET', KEYS[6], ARGV[6])
 redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
+redis.call('SREM', KEYS[7], ARGV[4])
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 return 'parked'
 ",
@@ -112,9 +116,10 @@ return 'parked'
 });
 
 /// Answers inbox entry `ARGV[1]` once: `KEYS[1]` inbox hash, `KEYS[2]` answers hash,
-/// `KEYS[3]` the session's waits set, `KEYS[4]` the batch's items stream; `ARGV[2]` the
-/// answer JSON, `ARGV[3]` the item id, `ARGV[4]` the session. When it was the session's last
-/// unanswered entry, the item goes back on the stream to be continued. Returns `missing`,
+/// `KEYS[3]` the session's waits set, `KEYS[4]` the batch's items stream, `KEYS[5]` its
+/// resuming set; `ARGV[2]` the answer JSON, `ARGV[3]` the item id, `ARGV[4]` the session. When
+/// it was the session's last unanswered entry, the item goes back on the stream to be
+/// continued, and into the resuming set (it no longer waits for an answer). Returns `missing`,
 /// `answered` (before), `waiting` (other entries of the session wait) or `resumed`.
 pub static ANSWER: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
@@ -124,6 +129,7 @@ if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 'answered' e
 redis.call('SREM', KEYS[3], ARGV[1])
 if redis.call('SCARD', KEYS[3]) > 0 then return 'waiting' end
 redis.call('XADD', KEYS[4], '*', 'id', ARGV[3], 'resume', ARGV[4])
+redis.call('SADD', KEYS[5], ARGV[3])
 return 'resumed'
 ",
     )

@@ -1,6 +1,9 @@
-//! Where a queued batch stands, read from any machine: the counts of its items by state (final
-//! results, parked, dead letters, in flight, still queued), its dead letters with their last
-//! errors, and its results in input order as the same JSON lines a local batch prints.
+//! Where a queued batch stands, read from any machine: the counts of its items by state, each
+//! item in exactly one (a final result, waiting for an answer in the inbox, held by a consumer,
+//! waiting for one), its dead letters with their last errors (among the failed results), and
+//! its results in input order as the same JSON lines a local batch prints. A parked item whose
+//! calls are all answered waits for a consumer, not for an answer: its `resume` entry counts
+//! it (`BatchKeys::resuming`).
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -49,13 +52,14 @@ pub struct QueueStatus {
     pub meta: QueueMeta,
     /// Items with a final result, by status (`completed`, `failed`, …).
     pub results: BTreeMap<String, usize>,
-    /// Items parked until someone answers in the inbox.
+    /// Items parked until someone answers in the inbox (an answered one waits for a consumer
+    /// and is counted in `in_flight` or `queued`).
     pub waiting_approval: usize,
-    /// Items a consumer holds now.
+    /// Items a consumer holds now (a run, or the continuing of an answered parked item).
     pub in_flight: usize,
-    /// Entries no consumer has taken yet.
+    /// Items no consumer has taken yet (new ones, and answered parked ones).
     pub queued: usize,
-    /// Items given up.
+    /// Items given up: they are among the `failed` results.
     pub dead_letters: Vec<DeadLetter>,
     /// The consumers the group knows: running ones, and stopped ones that still hold entries
     /// (a consumer that stops holding nothing leaves the group).
@@ -76,6 +80,16 @@ pub(crate) async fn flow(queue: &Queue, keys: &BatchKeys) -> Result<(usize, usiz
             }
         })
         .await?;
+    flow_of(queue, keys, groups).await
+}
+
+/// The pending and undelivered entries of `keys`' stream, from its groups as `XINFO GROUPS`
+/// gave them.
+async fn flow_of(
+    queue: &Queue,
+    keys: &BatchKeys,
+    groups: StreamInfoGroupsReply,
+) -> Result<(usize, usize), QueueError> {
     let Some(group) = groups.groups.into_iter().find(|g| g.name == GROUP) else {
         return Err(QueueError::damaged(
             "items stream",
@@ -106,18 +120,58 @@ pub(crate) async fn flow(queue: &Queue, keys: &BatchKeys) -> Result<(usize, usiz
     Ok((group.pending, queued))
 }
 
-/// The state of batch `name`.
+/// The parked items of `parked` that wait for an answer: the ones not in `resuming`.
+fn unanswered(parked: &[String], resuming: &[String]) -> usize {
+    let resuming: HashSet<&String> = resuming.iter().collect();
+    parked
+        .iter()
+        .filter(|item| !resuming.contains(item))
+        .count()
+}
+
+/// How many items of batch `name` wait for an answer in the queue's inbox.
+pub async fn waiting_for_approval(queue: &Queue, name: &str) -> Result<usize, QueueError> {
+    let keys = BatchKeys::new(name)?;
+    let (parked, resuming): (Vec<String>, Vec<String>) = queue
+        .call("reading the parked items", PATIENCE, |mut con| {
+            let keys = keys.clone();
+            async move {
+                redis::pipe()
+                    .atomic()
+                    .hkeys(keys.parked())
+                    .smembers(keys.resuming())
+                    .query_async(&mut con)
+                    .await
+            }
+        })
+        .await?;
+    Ok(unanswered(&parked, &resuming))
+}
+
+/// The state of batch `name`, every count read at one instant.
 pub async fn status(queue: &Queue, name: &str) -> Result<QueueStatus, QueueError> {
     let keys = BatchKeys::new(name)?;
     let meta = load_meta(queue, name).await?;
-    let (results, parked, dead): (Vec<String>, usize, Vec<String>) = queue
+    type Read = (
+        Vec<String>,
+        Vec<String>,
+        Vec<String>,
+        Vec<String>,
+        StreamInfoGroupsReply,
+    );
+    let (results, parked, resuming, dead, groups): Read = queue
         .call("reading the batch", PATIENCE, |mut con| {
             let keys = keys.clone();
             async move {
                 redis::pipe()
+                    .atomic()
                     .hvals(keys.results())
-                    .hlen(keys.parked())
+                    .hkeys(keys.parked())
+                    .smembers(keys.resuming())
                     .lrange(keys.dead(), 0, -1)
+                    .cmd("XINFO")
+                    .arg("GROUPS")
+                    .arg(keys.items())
                     .query_async(&mut con)
                     .await
             }
@@ -133,7 +187,7 @@ pub async fn status(queue: &Queue, name: &str) -> Result<QueueStatus, QueueError
         .iter()
         .map(|text| serde_json::from_str(text).map_err(|e| QueueError::damaged("dead letter", e)))
         .collect::<Result<Vec<DeadLetter>, _>>()?;
-    let (in_flight, queued) = flow(queue, &keys).await?;
+    let (in_flight, queued) = flow_of(queue, &keys, groups).await?;
     let consumers: StreamInfoConsumersReply = queue
         .call("reading the consumers", PATIENCE, |mut con| {
             let key = keys.items();
@@ -160,7 +214,7 @@ pub async fn status(queue: &Queue, name: &str) -> Result<QueueStatus, QueueError
         name: name.to_owned(),
         meta,
         results: counts,
-        waiting_approval: parked,
+        waiting_approval: unanswered(&parked, &resuming),
         in_flight,
         queued,
         dead_letters,

@@ -1,9 +1,10 @@
 //! `golem-forge batch-worker`: one consumer of a batch on a Redis queue (`golem_queue`). Any
 //! number run at once, on any machines that have the program (its worker files and config)
 //! under `--root`; each takes items, runs them as sessions with its own API keys, and records
-//! their results on the queue. Exit codes: 0 when `--until-done` found the batch drained, 130
-//! when stopped by Ctrl+C or SIGTERM (its running items are handed back), 2 when the queue or
-//! the batch cannot be used at start, 1 when the queue failed later.
+//! their results on the queue. Exit codes: 0 when `--until-done` found the batch drained, 4
+//! when it did but some items wait for an approval in the queue's inbox, 130 when stopped by
+//! Ctrl+C or SIGTERM (its running items are handed back), 2 when the queue or the batch cannot
+//! be used at start, 1 when the queue failed later.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,11 +12,11 @@ use std::time::Duration;
 
 use clap::Args;
 use golem_queue::enqueue::load_meta;
-use golem_queue::{ConsumerReport, ConsumerSettings, consume};
+use golem_queue::{ConsumerReport, ConsumerSettings, consume, state};
 use golem_runtime::host::{HostOptions, HostWorker};
 use tokio_util::sync::CancellationToken;
 
-use super::queue::{open_queue, queue_error};
+use super::queue::{open_queue, password_note, queue_error, queue_words};
 use super::run::block_on;
 use crate::cli_error::{CommandError, ErrorKind};
 use crate::frontend::clean::clean_text;
@@ -51,8 +52,8 @@ pub struct BatchWorkerArgs {
     #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = parse_lease)]
     lease: Duration,
 
-    /// Exit once no item waits or runs anywhere (for a Kubernetes Job), instead of waiting
-    /// for new items
+    /// Exit once no item waits to run or runs anywhere (for a Kubernetes Job), instead of
+    /// waiting for new items; exit 4 if some then wait for an approval (`inbox --queue URL`)
     #[arg(long)]
     until_done: bool,
 
@@ -149,8 +150,9 @@ pub fn cmd_batch_worker(args: BatchWorkerArgs) -> Result<ExitCode, CommandError>
         );
         let cancel = CancellationToken::new();
         let watcher = tokio::spawn(stop_on_signal(cancel.clone()));
+        let words = queue_words(&queue);
         let tally = consume(&queue, &settings, &cancel, |report| {
-            eprintln!("{}", clean_text(&describe(report)));
+            eprintln!("{}", clean_text(&describe(report, &words)));
         })
         .await;
         watcher.abort();
@@ -158,22 +160,50 @@ pub fn cmd_batch_worker(args: BatchWorkerArgs) -> Result<ExitCode, CommandError>
             kind: ErrorKind::Failed,
             ..queue_error(e)
         })?;
+        // Drained: what is left waits for a person, which a Job should not mistake for done.
+        let waiting = if cancel.is_cancelled() {
+            0
+        } else {
+            state::waiting_for_approval(&queue, &args.name)
+                .await
+                .map_err(|e| CommandError {
+                    kind: ErrorKind::Failed,
+                    ..queue_error(e)
+                })?
+        };
+        let end = if cancel.is_cancelled() {
+            format!("; stopped, {} handed back", tally.released)
+        } else if waiting > 0 {
+            format!(
+                "; nothing runs or waits to run anywhere, but {waiting} item{} wait{} for an \
+                 approval: golem-forge inbox {words}{}",
+                if waiting == 1 { "" } else { "s" },
+                if waiting == 1 { "s" } else { "" },
+                password_note(&queue)
+            )
+        } else {
+            "; nothing waits or runs anywhere".to_owned()
+        };
         eprintln!(
-            "batch-worker {}: {} completed, {} other results, {} parked for approval, {} tried \
-             again, {} dropped here{}",
-            args.name,
-            tally.completed,
-            tally.not_completed,
-            tally.parked,
-            tally.retried,
-            tally.dropped,
-            if cancel.is_cancelled() {
-                format!("; stopped, {} handed back", tally.released)
-            } else {
-                "; nothing waits or runs anywhere".to_owned()
-            }
+            "{}",
+            clean_text(&format!(
+                "batch-worker {}: {} completed, {} other results, {} parked for approval, {} \
+                 tried again, {} dropped here{end}",
+                args.name,
+                tally.completed,
+                tally.not_completed,
+                tally.parked,
+                tally.retried,
+                tally.dropped,
+            ))
         );
-        Ok(ExitCode::from(if cancel.is_cancelled() { 130 } else { 0 }))
+        Ok(ExitCode::from(if cancel.is_cancelled() {
+            130
+        } else if waiting > 0 {
+            4
+        } else {
+            0
+        }))
     })?
 }
 
@@ -195,8 +225,8 @@ async fn stop_on_signal(cancel: CancellationToken) {
     cancel.cancel();
 }
 
-/// One line for `report`.
-fn describe(report: &ConsumerReport) -> String {
+/// One line for `report`; `queue` is the ` --queue URL` of the commands it names.
+fn describe(report: &ConsumerReport, queue: &str) -> String {
     match report {
         ConsumerReport::Started {
             item,
@@ -226,12 +256,13 @@ fn describe(report: &ConsumerReport) -> String {
                 .unwrap_or_default()
         ),
         ConsumerReport::Parked { item, entries } => format!(
-            "item {item}: waits for approval (inbox {}); answer with golem-forge inbox --queue …",
+            "item {item}: waits for approval (inbox {}); see it: golem-forge inbox {queue} show {}",
             entries
                 .iter()
                 .map(u64::to_string)
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            entries.first().copied().unwrap_or_default()
         ),
         ConsumerReport::Retrying {
             item,

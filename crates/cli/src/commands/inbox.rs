@@ -15,7 +15,7 @@ use golem_runtime::session::{now_rfc3339, seconds_since};
 
 use super::common::ApprovalArg;
 use super::parked::{Continued, Resume, continue_entry};
-use super::queue::{open_queue, queue_error};
+use super::queue::{open_queue, password_note, queue_error, queue_words};
 use super::run::{block_on, print_response, turn_exit};
 use super::write_stdout;
 use crate::cli_error::CommandError;
@@ -130,7 +130,7 @@ pub fn cmd_inbox(args: InboxArgs) -> Result<ExitCode, CommandError> {
             let text = if json || args.json {
                 json_lines(&entries)?
             } else {
-                render_list(&entries, "")
+                render_list(&entries, "", "")
             };
             print(&text)
         }
@@ -139,7 +139,7 @@ pub fn cmd_inbox(args: InboxArgs) -> Result<ExitCode, CommandError> {
             let text = if json || args.json {
                 json_lines(std::slice::from_ref(&entry))?
             } else {
-                render_entry(&entry, &Screen::stdout())
+                render_entry(&entry, &Screen::stdout(), "")
             };
             print(&text)
         }
@@ -168,6 +168,18 @@ pub fn cmd_inbox(args: InboxArgs) -> Result<ExitCode, CommandError> {
 /// `inbox --queue URL …`: the queue's inbox.
 async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCode, CommandError> {
     let queue = open_queue(url).await?;
+    // Every command a hint prints names this queue, so that it is pasted as it stands.
+    let words = format!(" {}", queue_words(&queue));
+    let note = password_note(&queue);
+    let queue_error = |e: golem_queue::QueueError| {
+        let missing = matches!(e, golem_queue::QueueError::NoEntry(_));
+        let error = queue_error(e);
+        if missing {
+            error.with_hint(format!("list what waits: golem-forge inbox{words}{note}"))
+        } else {
+            error
+        }
+    };
     let answer = |approved: bool, remember: RememberScope, note: Option<String>| InboxAnswer {
         approved,
         remember,
@@ -182,7 +194,7 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
             return print(&if json || json_all {
                 json_lines(&entries)?
             } else {
-                render_list(&entries, " --queue URL")
+                render_list(&entries, &words, &note)
             });
         }
         InboxAction::Show { n, json } => {
@@ -192,7 +204,7 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
             return print(&if json || json_all {
                 json_lines(std::slice::from_ref(&entry))?
             } else {
-                render_entry(&entry, &Screen::stdout())
+                render_entry(&entry, &Screen::stdout(), &words)
             });
         }
         InboxAction::Approve {
@@ -226,10 +238,18 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
         if given.approved { "approved" } else { "denied" },
         clean_text(&entry.request.tool_name),
         match done {
-            golem_queue::inbox::Answered::Resumed => format!(
-                "{} goes back on the queue; the next free consumer continues it",
-                waits_in(&entry)
-            ),
+            golem_queue::inbox::Answered::Resumed => match &entry.batch {
+                Some(item) => format!(
+                    "{} goes back on the queue; the next free consumer continues it (start \
+                     one: golem-forge batch-worker{words} --name {}{note})",
+                    waits_in(&entry),
+                    item.batch
+                ),
+                None => format!(
+                    "{} goes back on the queue; the next free consumer continues it",
+                    waits_in(&entry)
+                ),
+            },
             golem_queue::inbox::Answered::Waiting =>
                 "other calls of its session wait for an answer too".to_owned(),
         }
@@ -290,8 +310,9 @@ fn risk_name(risk: Risk) -> &'static str {
     }
 }
 
-/// The list `inbox` prints: one line per entry.
-fn render_list(entries: &[InboxEntry], queue: &str) -> String {
+/// The list `inbox` prints: one line per entry, then the commands that see and answer the
+/// first unanswered one (`queue`: the ` --queue URL` each names, `note` what it needs).
+fn render_list(entries: &[InboxEntry], queue: &str, note: &str) -> String {
     if entries.is_empty() {
         return "nothing waits for an approval\n".to_owned();
     }
@@ -314,15 +335,20 @@ fn render_list(entries: &[InboxEntry], queue: &str) -> String {
             clean_text(&description),
         ));
     }
-    text.push_str(&format!(
-        "answer: golem-forge inbox{queue} approve N | deny N [--note TEXT]; see one: inbox{queue} \
-         show N\n"
-    ));
+    if let Some(first) = entries.iter().find(|entry| entry.answer.is_none()) {
+        let n = first.id;
+        text.push_str(&format!(
+            "see one:  golem-forge inbox{queue} show {n}{note}\napprove:  golem-forge \
+             inbox{queue} approve {n}\ndeny:     golem-forge inbox{queue} deny {n}   (--note \
+             TEXT tells the model why)\n"
+        ));
+    }
     text
 }
 
-/// What `inbox show N` prints: the approval box, and where the call waits.
-fn render_entry(entry: &InboxEntry, screen: &Screen) -> String {
+/// What `inbox show N` prints: the approval box, where the call waits, and the commands that
+/// answer it (`queue`: the ` --queue URL` they name).
+fn render_entry(entry: &InboxEntry, screen: &Screen, queue: &str) -> String {
     let mut text = render_request_body(&entry.request, screen);
     let bar = screen.dim("│");
     text.push_str(&format!(
@@ -333,9 +359,15 @@ fn render_entry(entry: &InboxEntry, screen: &Screen) -> String {
     ));
     let last = match &entry.answer {
         None => format!(
-            "answer: golem-forge inbox approve {n} [--remember session|project] | deny {n} \
-             [--note TEXT]",
-            n = entry.id
+            "approve: golem-forge inbox{queue} approve {n}   (--remember {scopes} approves \
+             alike calls too)\n  deny:    golem-forge inbox{queue} deny {n}   (--note TEXT tells \
+             the model why)",
+            n = entry.id,
+            scopes = if queue.is_empty() {
+                "session|project"
+            } else {
+                "session"
+            },
         ),
         Some(answer) => format!(
             "{} {}; the session takes it when it continues",

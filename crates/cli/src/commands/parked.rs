@@ -1,14 +1,15 @@
 //! Continuing a parked session once its inbox entry is answered, the one way both
 //! `golem-forge inbox approve|deny --resume` and the inbox page (`serve --inbox`) do it: a plain
 //! session is resumed with no input (`continueTurn`), a batch item goes on through its batch
-//! (under the batch's lock, as `batch resume` would) so that its result is recorded there.
+//! (under the batch's lock and with the options it was started with, as `batch resume` would)
+//! so that its result is recorded there, and in its `--output` file.
 
 use std::path::Path;
 
+use golem_batch::store::ResultWriter;
 use golem_batch::{BatchSettings, BatchStore, Report, run_items};
 use golem_core::approval::ApprovalMode;
 use golem_protocol::{InboxEntry, ItemResult};
-use golem_runtime::host::{HostOptions, HostWorker};
 use tokio_util::sync::CancellationToken;
 
 use super::common::{ApprovalArg, TraceLevel, WorkerOptions};
@@ -84,7 +85,8 @@ pub(super) async fn continue_entry(
 }
 
 /// Continues the parked item `item` of batch `batch_id` (session `session`) as `batch resume`
-/// would, and records its result in the batch.
+/// would, with the batch's options (`approval` where the batch recorded none), and records its
+/// result in the batch.
 async fn continue_item(
     root: &Path,
     batch_id: &str,
@@ -115,36 +117,49 @@ async fn continue_item(
         .map_err(batch_error)?
         .get(item)
         .map_or(1, |last| last.attempt + 1);
-    let settings = BatchSettings {
-        session: HostOptions {
-            env_model: crate::session::env_model(),
+    // A batch of an older golem-forge recorded no options: it goes on as it always did.
+    let options = batch.meta.options.clone().unwrap_or_else(|| {
+        golem_batch::GivenOptions {
             approval: Some(approval),
-            jail_helper: std::env::current_exe().ok(),
-            ..HostOptions::new(HostWorker::File(batch.meta.worker.clone()))
-        },
-        worker: batch.meta.worker.clone(),
-        program_root: root.to_owned(),
-        batch_id: batch.id.clone(),
+            ..Default::default()
+        }
+        .to_options()
+    });
+    let mut settings = BatchSettings {
         parked: [(item.to_owned(), session.to_owned())].into(),
         concurrency: 1,
         retry: 0,
-        budget: Default::default(),
+        ..super::batch::settings(&batch, &options, root)?
     };
+    settings.session.approval = Some(options.approval.unwrap_or(approval));
     let mut writer = batch.results_writer().map_err(batch_error)?;
+    let mut output = match &options.output {
+        Some(path) => Some(ResultWriter::open(path).map_err(batch_error)?),
+        None => None,
+    };
     let mut written = Ok(());
     let mut last = None;
-    run_items(
+    let outcome = run_items(
         vec![(found, attempt)],
         &settings,
         &CancellationToken::new(),
         |report| {
             if let Report::Finished { result, .. } = report {
-                written = writer.append(result);
+                written = writer.append(result).and_then(|()| match &mut output {
+                    Some(output) => output.append(result),
+                    None => Ok(()),
+                });
                 last = Some(result.clone());
             }
         },
     )
     .await;
     written.map_err(batch_error)?;
-    last.ok_or_else(|| CommandError::usage("the item did not run"))
+    last.ok_or_else(|| {
+        CommandError::usage(if outcome.budget_spent {
+            format!("batch {batch_id}'s budget is spent, so its item {item} does not run")
+        } else {
+            "the item did not run".to_owned()
+        })
+    })
 }

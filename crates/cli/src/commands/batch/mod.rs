@@ -1,9 +1,10 @@
 //! `golem-forge batch`: a worker over many items (one JSON line each), each a fresh session, a
 //! few at a time, with the results appended as items finish (`golem_batch`). The same command
-//! again, or `batch resume ID`, runs only what is not completed; `batch status`, `results` and
-//! `list` read a batch. `--json` prints the batch's events on stdout instead of the progress on
-//! stderr (`golem_protocol::BatchEvent`). Exit codes: 0 every item completed, 1 some failed, 3
-//! the batch's budget ran out, 4 some wait for an approval, 130 interrupted, 2 usage or input
+//! again, or `batch resume ID`, runs only what is not completed, with the options the batch
+//! was started with (`options`); `batch status`, `results` and `list` read a batch. `--json`
+//! prints the batch's events on stdout instead of the progress on stderr
+//! (`golem_protocol::BatchEvent`). Exit codes: 0 every item completed, 1 some failed, 3 the
+//! batch's budget ran out, 4 some wait for an approval, 130 interrupted, 2 usage or input
 //! errors (nothing ran).
 
 use std::path::{Path, PathBuf};
@@ -11,8 +12,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use golem_batch::{
-    Batch, BatchBudget, BatchError, BatchItem, BatchMeta, BatchOutcome, BatchSettings, BatchStore,
-    EachError, Report, ZoneDir, items_for_each, parse_items, run_items,
+    Batch, BatchBudget, BatchError, BatchItem, BatchMeta, BatchOptions, BatchOutcome,
+    BatchSettings, BatchStore, EachError, GivenOptions, Report, ZoneDir, items_for_each,
+    parse_items, run_items,
 };
 use golem_core::approval::ApprovalMode;
 use golem_protocol::{BatchEvent, ItemStatus, to_jsonl_line};
@@ -31,6 +33,7 @@ use crate::cli_error::CommandError;
 use crate::frontend::clean::clean_text;
 
 mod display;
+mod options;
 mod queued;
 
 /// The words that name a command on batches rather than a worker.
@@ -41,7 +44,8 @@ const COMMANDS: [&str; 4] = ["status", "resume", "results", "list"];
 /// `golem-forge batch WORKER --input items.jsonl` runs each line of the file (a string, or
 /// {"id": …, "input": …, "instructions": …}) as a session of WORKER and appends each result to
 /// .golem-forge/batches/ID/results.jsonl. Running the same command again, or `batch resume ID`,
-/// runs only the items not completed. `batch status ID`, `batch results ID` and `batch list`
+/// runs only the items not completed, with the options the batch was started with (only
+/// --concurrency may change). `batch status ID`, `batch results ID` and `batch list`
 /// read batches. (A worker called status, resume, results or list is given as a path.)
 #[derive(Debug, Args)]
 pub struct BatchArgs {
@@ -72,14 +76,15 @@ pub struct BatchArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "queue")]
     output: Option<PathBuf>,
 
-    /// Items running at once
-    #[arg(long, default_value_t = 4, value_name = "N", conflicts_with = "queue",
+    /// Items running at once [default: 4, or what the batch was started with]; may change
+    /// from run to run of a batch
+    #[arg(long, value_name = "N", conflicts_with = "queue",
           value_parser = clap::value_parser!(u16).range(1..=256))]
-    concurrency: u16,
+    concurrency: Option<u16>,
 
-    /// Run a failed item up to N more times
-    #[arg(long, default_value_t = 0, value_name = "N", conflicts_with = "queue")]
-    retry: u32,
+    /// Run a failed item up to N more times [default: 0]
+    #[arg(long, value_name = "N", conflicts_with = "queue")]
+    retry: Option<u32>,
 
     /// When continuing a batch, run its failed items again too
     #[arg(long, conflicts_with = "queue")]
@@ -154,7 +159,7 @@ pub fn cmd_batch(args: BatchArgs) -> Result<ExitCode, CommandError> {
                 "results" => results(&batch),
                 _ => {
                     let items = batch.items().map_err(batch_error)?;
-                    run(&args, batch, &items, &root, true)
+                    run(&args, &given(&args, &cwd), batch, &items, &root, true)
                 }
             }
         }
@@ -183,11 +188,19 @@ fn queued(args: &BatchArgs, url: &str, cwd: &Path, root: &Path) -> Result<ExitCo
     match args.target.as_str() {
         "status" => run_queued(&options, url, QueuedCommand::Status(named()?)),
         "results" => run_queued(&options, url, QueuedCommand::Results(named()?)),
-        command @ ("resume" | "list") => Err(CommandError::usage(format!(
-            "`batch {command}` is for batches on this machine; a queued batch goes on as long \
-             as consumers run"
-        ))
-        .with_hint("see it with: golem-forge batch status NAME --queue URL")),
+        command @ ("resume" | "list") => {
+            let refused = CommandError::usage(format!(
+                "`batch {command}` is for batches on this machine; a queued batch goes on as \
+                 long as consumers run, and `batch status NAME --queue URL` shows one"
+            ));
+            // A hint to paste: the batch named, the URL without its password.
+            Err(match (args.id.as_deref(), super::queue::url_words(url)) {
+                (Some(name), Some(words)) => refused.with_hint(format!(
+                    "see it with: golem-forge batch status {name} {words}"
+                )),
+                _ => refused,
+            })
+        }
         worker => {
             let (worker, items) = worker_and_items(args, worker, cwd)?;
             run_queued(
@@ -222,6 +235,7 @@ fn start(
         .with_hint(format!("Commands on batches are {}", COMMANDS.join(", "))));
     }
     let (worker, items) = worker_and_items(args, worker, cwd)?;
+    let given = given(args, cwd);
     let meta = BatchMeta::new(worker, &items);
     let (batch, resumed) = match store.unfinished(&meta).map_err(batch_error)? {
         Some(batch) => {
@@ -230,9 +244,32 @@ fn start(
             }
             (batch, true)
         }
-        None => (store.create(meta, &items).map_err(batch_error)?, false),
+        None => {
+            let meta = BatchMeta {
+                options: Some(given.to_options()),
+                ..meta
+            };
+            (store.create(meta, &items).map_err(batch_error)?, false)
+        }
     };
-    run(args, batch, &items, root, resumed)
+    run(args, &given, batch, &items, root, resumed)
+}
+
+/// The options `args` give a run of a local batch (`--output` made absolute from `cwd`).
+fn given(args: &BatchArgs, cwd: &Path) -> GivenOptions {
+    GivenOptions {
+        model: args.model.clone(),
+        approval: args.approval.map(ApprovalMode::from),
+        max_iterations: args.max_iterations,
+        output: args
+            .output
+            .as_deref()
+            .map(|path| options::absolute_from(cwd, path)),
+        retry: args.retry,
+        budget_tokens: args.budget_tokens,
+        budget_cost: args.budget_cost,
+        concurrency: args.concurrency,
+    }
 }
 
 /// The worker file (absolute, checked) and the items of `batch WORKER`.
@@ -316,16 +353,19 @@ fn items_of_glob(
 }
 
 /// Runs what `batch` has left: items without a result, interrupted ones, failed ones with
-/// `--retry-failed`, and parked ones (waiting for an approval), which continue their session.
-/// `resumed`: the batch ran before.
+/// `--retry-failed`, and parked ones (waiting for an approval), which continue their session;
+/// with the batch's options (`given` may change only what may change). `resumed`: the batch
+/// ran before.
 fn run(
     args: &BatchArgs,
-    batch: Batch,
+    given: &GivenOptions,
+    mut batch: Batch,
     items: &[BatchItem],
     root: &Path,
     resumed: bool,
 ) -> Result<ExitCode, CommandError> {
     let _lock = batch.lock().map_err(batch_error)?;
+    let options = options::choose(&mut batch, given, args.json)?;
     let latest = batch.latest().map_err(batch_error)?;
     let todo: Vec<(BatchItem, u32)> = items
         .iter()
@@ -347,7 +387,7 @@ fn run(
             batch_id: batch.id.clone(),
             worker: batch.meta.worker.display().to_string(),
             total: todo.len() as u64,
-            concurrency: u64::from(args.concurrency),
+            concurrency: u64::from(options.concurrency),
             resumed,
         });
     } else {
@@ -364,7 +404,7 @@ fn run(
         );
     }
     let mut writer = batch.results_writer().map_err(batch_error)?;
-    let mut output = match &args.output {
+    let mut output = match &options.output {
         Some(path) => Some(golem_batch::store::ResultWriter::open(path).map_err(batch_error)?),
         None => None,
     };
@@ -374,24 +414,8 @@ fn run(
         .filter_map(|result| Some((result.id.clone(), result.session.clone()?)))
         .collect();
     let settings = BatchSettings {
-        session: HostOptions {
-            model: args.model.clone(),
-            env_model: crate::session::env_model(),
-            approval: args.approval.map(ApprovalMode::from),
-            max_iterations: args.max_iterations,
-            jail_helper: std::env::current_exe().ok(),
-            ..HostOptions::new(HostWorker::File(batch.meta.worker.clone()))
-        },
-        worker: batch.meta.worker.clone(),
-        program_root: root.to_owned(),
-        batch_id: batch.id.clone(),
         parked,
-        concurrency: usize::from(args.concurrency),
-        retry: args.retry,
-        budget: BatchBudget {
-            tokens: args.budget_tokens,
-            cost_usd: args.budget_cost,
-        },
+        ..settings(&batch, &options, root)?
     };
     let mut write_failed = None;
     let outcome = block_on(async {
@@ -434,9 +458,41 @@ fn run(
     if display.is_json() {
         display::emit(&ended_event(&outcome, code));
     } else {
-        eprintln!("{}", clean_text(&summary(&batch, &outcome)));
+        let spent = batch.spent().map_err(batch_error)?;
+        let text = summary(&batch, &outcome, &statuses, &options, &spent, resumed);
+        eprintln!("{}", clean_text(&text));
     }
     Ok(ExitCode::from(code))
+}
+
+/// How `batch`'s items run by `options`, with what its earlier runs spent counted against its
+/// budget; no item is parked yet (the caller says which are).
+pub(super) fn settings(
+    batch: &Batch,
+    options: &BatchOptions,
+    root: &Path,
+) -> Result<BatchSettings, CommandError> {
+    Ok(BatchSettings {
+        session: HostOptions {
+            model: options.model.clone(),
+            env_model: crate::session::env_model(),
+            approval: options.approval,
+            max_iterations: options.max_iterations,
+            jail_helper: std::env::current_exe().ok(),
+            ..HostOptions::new(HostWorker::File(batch.meta.worker.clone()))
+        },
+        worker: batch.meta.worker.clone(),
+        program_root: root.to_owned(),
+        batch_id: batch.id.clone(),
+        parked: Default::default(),
+        concurrency: usize::from(options.concurrency),
+        retry: options.retry,
+        budget: BatchBudget {
+            tokens: options.budget_tokens,
+            cost_usd: options.budget_cost,
+        },
+        spent_before: batch.spent().map_err(batch_error)?,
+    })
 }
 
 /// `batchEnded` for a run that ended as `outcome`, the process exiting with `code`.
@@ -454,21 +510,51 @@ fn ended_event(outcome: &BatchOutcome, code: u8) -> BatchEvent {
     }
 }
 
-fn summary(batch: &Batch, outcome: &BatchOutcome) -> String {
+/// The line a run ends with: the whole batch's counts by each item's latest status
+/// (`statuses`, `None`: never run), what this run completed when the batch ran before, and how
+/// to go on.
+fn summary(
+    batch: &Batch,
+    outcome: &BatchOutcome,
+    statuses: &[Option<ItemStatus>],
+    options: &BatchOptions,
+    spent: &golem_batch::Spent,
+    resumed: bool,
+) -> String {
     let p = &outcome.progress;
+    let count = |wanted: &[ItemStatus]| {
+        statuses
+            .iter()
+            .flatten()
+            .filter(|s| wanted.contains(s))
+            .count()
+    };
+    let completed = count(&[ItemStatus::Completed]);
+    let failed = count(&[ItemStatus::Failed]);
+    let other = count(&[ItemStatus::BudgetExceeded, ItemStatus::Interrupted]);
+    let waiting = count(&[ItemStatus::WaitingApproval]);
+    let left = statuses.iter().filter(|s| s.is_none()).count();
     let mut line = format!(
-        "batch {}: {} completed, {} failed, {} other",
-        batch.id, p.completed, p.failed, p.other
+        "batch {}: {completed}/{} completed{}, {failed} failed, {other} other",
+        batch.id,
+        statuses.len(),
+        if resumed {
+            format!(", {} in this run", p.completed)
+        } else {
+            String::new()
+        }
     );
-    if p.waiting_approval > 0 {
-        line.push_str(&format!(", {} waiting for approval", p.waiting_approval));
+    if waiting > 0 {
+        line.push_str(&format!(", {waiting} waiting for approval"));
     }
-    let left = p.total - p.finished();
     if left > 0 {
         line.push_str(&format!(", {left} not run"));
     }
     if outcome.budget_spent {
-        line.push_str(" (the batch's budget is spent)");
+        line.push_str(&format!(
+            " (the batch's budget is spent: {})",
+            budget_words(options, spent)
+        ));
     }
     if outcome.rate_limited > 0 {
         line.push_str(&format!(
@@ -478,20 +564,39 @@ fn summary(batch: &Batch, outcome: &BatchOutcome) -> String {
         ));
     }
     line.push_str(&format!("; results: {}", batch.results_path().display()));
-    if p.waiting_approval > 0 {
+    if outcome.budget_spent {
+        // Its budget is one of its options: no later run of it starts an item either.
+        return line;
+    }
+    if waiting > 0 {
         line.push_str(
             "\nanswer what waits: golem-forge inbox (then approve N or deny N); parked items \
              go on at batch resume",
         );
     }
-    if left > 0 || p.failed > 0 || p.other > 0 || p.waiting_approval > 0 {
+    if left > 0 || failed > 0 || other > 0 || waiting > 0 {
         line.push_str(&format!(
             "\ncontinue it: golem-forge batch resume {}{}",
             batch.id,
-            if p.failed > 0 { " --retry-failed" } else { "" }
+            if failed > 0 { " --retry-failed" } else { "" }
         ));
     }
     line
+}
+
+/// `30 of 30 tokens`, `$0.51 of $0.50`: each budget of `options` and what `spent` used of it.
+fn budget_words(options: &BatchOptions, spent: &golem_batch::Spent) -> String {
+    let mut parts = Vec::new();
+    if let Some(limit) = options.budget_tokens {
+        parts.push(format!(
+            "{} of {limit} tokens",
+            golem_runtime::budget::total_tokens(&spent.usage)
+        ));
+    }
+    if let Some(limit) = options.budget_cost {
+        parts.push(format!("${:.2} of ${limit:.2}", spent.cost.unwrap_or(0.0)));
+    }
+    parts.join(", ")
 }
 
 /// The process's exit code for how a run of a batch ended, given each item's latest status
@@ -550,11 +655,17 @@ fn counts(batch: &Batch) -> Result<serde_json::Value, CommandError> {
         }
     }
     counts.insert("pending".into(), pending.into());
+    let spent = batch.spent().map_err(batch_error)?;
     Ok(serde_json::json!({
         "id": batch.id,
         "worker": batch.meta.worker,
         "started": batch.meta.started,
         "items": items.len(),
+        "options": batch.meta.options,
+        "spent": {
+            "tokens": golem_runtime::budget::total_tokens(&spent.usage),
+            "cost": spent.cost,
+        },
         "counts": counts,
     }))
 }
@@ -566,12 +677,25 @@ fn status(batch: &Batch, json: bool) -> Result<ExitCode, CommandError> {
         return print(&format!("{status}\n"));
     }
     let mut text = format!(
-        "batch {}\n  worker   {}\n  started  {}\n  items    {}\n",
+        "batch {}\n  worker   {}\n  started  {}\n  items    {}\n  options  {}\n",
         batch.id,
         batch.meta.worker.display(),
         batch.meta.started,
-        batch.meta.items
+        batch.meta.items,
+        match &batch.meta.options {
+            Some(recorded) => options::words(recorded),
+            None => "not recorded (the next run records its own)".to_owned(),
+        }
     );
+    if let Some(recorded) = &batch.meta.options
+        && (recorded.budget_tokens.is_some() || recorded.budget_cost.is_some())
+    {
+        let spent = batch.spent().map_err(batch_error)?;
+        text.push_str(&format!(
+            "  budget   {} spent\n",
+            budget_words(recorded, &spent)
+        ));
+    }
     if let Some(counts) = status["counts"].as_object() {
         for (name, count) in counts {
             text.push_str(&format!("  {name:<16} {count}\n"));

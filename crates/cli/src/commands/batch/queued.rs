@@ -12,7 +12,7 @@ use golem_protocol::to_jsonl_line;
 use golem_queue::{Enqueued, QueueMeta, QueueStatus, enqueue, state};
 use golem_runtime::session::now_rfc3339;
 
-use super::super::queue::{open_queue, queue_error};
+use super::super::queue::{open_queue, password_note, queue_error, queue_words};
 use super::super::run::block_on;
 use super::super::write_stdout;
 use crate::cli_error::CommandError;
@@ -66,8 +66,13 @@ pub(super) fn run_queued(
                 root,
             } => {
                 let Some(name) = args.name else {
-                    return Err(CommandError::usage("`batch WORKER --queue URL` needs --name NAME")
-                        .with_hint("consumers find the batch by it: golem-forge batch-worker --queue URL --name NAME"));
+                    return Err(CommandError::usage(
+                        "`batch WORKER --queue URL` needs --name NAME",
+                    )
+                    .with_hint(
+                        "add --name and a name of your choosing (letters, digits, `.`, `_`, \
+                             `-`): consumers find the batch by it",
+                    ));
                 };
                 let meta = QueueMeta {
                     worker: worker_in_root(worker, root)?,
@@ -84,11 +89,13 @@ pub(super) fn run_queued(
                     .map_err(queue_error)?;
                 let line = match done {
                     Enqueued::Added => format!(
-                        "batch {name}: {} item{} queued on {}; run consumers with golem-forge \
-                         batch-worker --queue URL --name {name}",
+                        "batch {name}: {} item{} queued on {}; run consumers with: golem-forge \
+                         batch-worker {} --name {name}{}",
                         items.len(),
                         if items.len() == 1 { "" } else { "s" },
-                        queue.shown()
+                        queue.shown(),
+                        queue_words(&queue),
+                        password_note(&queue)
                     ),
                     Enqueued::AlreadyThere(_) => format!(
                         "batch {name} is on {} already with these items; nothing was added",
@@ -149,7 +156,8 @@ fn worker_in_root(worker: &Path, root: &Path) -> Result<String, CommandError> {
     Ok(parts.join("/"))
 }
 
-/// What `batch status NAME --queue URL` prints.
+/// What `batch status NAME --queue URL` prints: a row per state, each item counted in one (the
+/// dead letters are failed results, listed under them).
 fn render_status(status: &QueueStatus, shown: &str) -> String {
     let meta = &status.meta;
     let mut text = format!(
@@ -163,10 +171,12 @@ fn render_status(status: &QueueStatus, shown: &str) -> String {
         ("waitingApproval", status.waiting_approval),
         ("running", status.in_flight),
         ("waiting", status.queued),
-        ("deadLetters", status.dead_letters.len()),
     ];
     for (name, count) in rows {
         text.push_str(&format!("  {name:<17} {count}\n"));
+    }
+    if !status.dead_letters.is_empty() {
+        text.push_str("  dead letters (failed, given up):\n");
     }
     for dead in &status.dead_letters {
         text.push_str(&format!(
