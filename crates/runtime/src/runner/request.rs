@@ -13,6 +13,26 @@ use super::elide::ELIDE_HEADROOM;
 use crate::context::Threshold;
 use crate::tree::WorkerNode;
 
+/// How an elision's status words it: after the fill, why (if not only the fill), and which
+/// results it elided.
+#[derive(Clone, Copy)]
+struct Elided {
+    why: &'static str,
+    which: &'static str,
+}
+
+/// Past `elide_at` before a request.
+const ELIDED: Elided = Elided {
+    why: "",
+    which: "old",
+};
+
+/// After a threshold compaction was skipped.
+const ELIDED_HARDER: Elided = Elided {
+    why: " and too little to compact",
+    which: "more",
+};
+
 impl WorkerRuntime {
     /// The next request: the conversation as it is sent, with the old tool results elided so
     /// far, and more of them elided (oldest first) when its estimate passes `elide_at`; and
@@ -37,30 +57,9 @@ impl WorkerRuntime {
         if estimate <= threshold {
             return (request, estimate);
         }
-        let headroom = (window as f64 * ELIDE_HEADROOM) as u64;
-        let elided = context.elision.extend(
-            &mut request.messages,
-            parts.context.keep_turns as usize,
-            estimate,
-            threshold.saturating_sub(headroom),
-        );
-        if elided.results > 0 {
-            let fill = ContextFill {
-                used: estimate,
-                window,
-            };
-            parts.ui.emit(DisplayEvent::Status {
-                level: StatusLevel::Info,
-                message: format!(
-                    "context {} % full: elided {} old tool result{} (about {} tokens)",
-                    fill.percent(),
-                    elided.results,
-                    if elided.results == 1 { "" } else { "s" },
-                    elided.tokens
-                ),
-            });
-        }
-        (request, estimate.saturating_sub(elided.tokens))
+        let keep_turns = parts.context.keep_turns as usize;
+        let estimate = self.elide_down(&mut request, context, keep_turns, estimate, window, ELIDED);
+        (request, estimate)
     }
 
     /// After a threshold compaction was skipped (nothing before the last turns, or too little
@@ -74,15 +73,32 @@ impl WorkerRuntime {
         estimate: u64,
         window: u64,
     ) -> u64 {
+        self.elide_down(request, context, 0, estimate, window, ELIDED_HARDER)
+    }
+
+    /// Elides `request`'s large results, outside its last `keep_turns` turns, down to the
+    /// elision target (`elide_at` less the headroom) and says so as an `info` status worded by
+    /// `said`. Returns the new estimate; nothing happens when elision is off.
+    fn elide_down(
+        &self,
+        request: &mut ModelRequest,
+        context: &mut ContextState,
+        keep_turns: usize,
+        estimate: u64,
+        window: u64,
+        said: Elided,
+    ) -> u64 {
         let parts = &self.parts;
         let Some(threshold) = parts.context.elide_at.tokens(window) else {
             return estimate;
         };
         let headroom = (window as f64 * ELIDE_HEADROOM) as u64;
-        let target = threshold.saturating_sub(headroom);
-        let elided = context
-            .elision
-            .extend(&mut request.messages, 0, estimate, target);
+        let elided = context.elision.extend(
+            &mut request.messages,
+            keep_turns,
+            estimate,
+            threshold.saturating_sub(headroom),
+        );
         if elided.results > 0 {
             let fill = ContextFill {
                 used: estimate,
@@ -91,10 +107,11 @@ impl WorkerRuntime {
             parts.ui.emit(DisplayEvent::Status {
                 level: StatusLevel::Info,
                 message: format!(
-                    "context {} % full and too little to compact: elided {} more tool result{} \
-                     (about {} tokens)",
+                    "context {} % full{}: elided {} {} tool result{} (about {} tokens)",
                     fill.percent(),
+                    said.why,
                     elided.results,
+                    said.which,
                     if elided.results == 1 { "" } else { "s" },
                     elided.tokens
                 ),
