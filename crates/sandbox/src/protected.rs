@@ -9,8 +9,9 @@
 //! matching *built-in* entries into a question only a person may answer
 //! ([`Protection::Unprotected`] → [`ApprovalRequirement::AskUser`]).
 //!
-//! How a path is judged: by name, ASCII case folded (a case-insensitive file system would
-//! otherwise let `.GIT/CONFIG` through). The built-in list is matched against the zone's real
+//! How a path is judged: by name, each name compared under the key a case-insensitive file
+//! system would take it for (`fold`: Unicode canonical caseless form, so neither `.GIT/CONFIG`
+//! nor `.git/hoo\u{212A}s`, with a KELVIN SIGN, gets through). The built-in list is matched against the zone's real
 //! host directory followed by the zone-relative path, so a zone opened inside a `.git`
 //! directory is protected as a whole; `protected:` and `unprotect:` patterns and host paths are
 //! zone-relative. A path counts as protected when it, or one of its parent directories, matches
@@ -41,6 +42,10 @@ use golem_protocol::{ToolError, ToolErrorCode};
 use crate::sandbox::{Sandbox, Zone};
 use crate::zone_path::ZonePath;
 
+mod fold;
+
+use fold::name_key;
+
 /// The built-in list, as `check` and the docs show it (matched by [`is_builtin`]).
 pub const BUILT_IN: &[&str] = &[
     "**/.git (a repository's directory, or a gitdir file)",
@@ -58,39 +63,56 @@ pub const BUILT_IN: &[&str] = &[
     "**/.idea/**",
     "**/.devcontainer/**",
     "**/.devcontainer.json",
+    "**/.zed/**",
+    "**/rust-toolchain",
+    "**/rust-toolchain.toml",
+    "**/.pre-commit-config.yaml",
+    "**/{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}",
+    "**/.overcommit.yml",
+    "**/.husky/**",
 ];
 
 /// The built-in list in one short line (for `check`).
 pub const BUILT_IN_SHORT: &str = ".git (config, hooks, info, commondir, gitdir, alternates, \
      modules, worktrees), .golem-forge/, golem-forge.config.yaml, *.worker, .envrc, .vscode/, \
-     .idea/, .devcontainer/";
+     .idea/, .devcontainer/, .zed/, rust-toolchain(.toml), .pre-commit-config.yaml, \
+     lefthook.yml (and its variants), .overcommit.yml, .husky/";
 
 /// Whether the path made of `components` (file names, outermost first, from the file system's
-/// root or from any directory above the zone) is on the built-in list. Names are compared with
-/// ASCII case folded.
+/// root or from any directory above the zone) is on the built-in list. Names are compared as a
+/// case-insensitive file system compares them (Unicode case folded, see `fold`).
 pub fn is_builtin<S: AsRef<str>>(components: &[S]) -> bool {
-    let names: Vec<String> = components
-        .iter()
-        .map(|c| c.as_ref().to_ascii_lowercase())
-        .collect();
+    let names: Vec<String> = components.iter().map(|c| name_key(c.as_ref())).collect();
     builtin(&names)
 }
 
+/// [`is_builtin`] of names already folded by [`name_key`].
 fn builtin(names: &[String]) -> bool {
     let Some(last) = names.last() else {
         return false;
     };
     if matches!(
         last.as_str(),
-        ".git" | ".envrc" | "golem-forge.config.yaml" | ".devcontainer.json"
+        ".git"
+            | ".envrc"
+            | "golem-forge.config.yaml"
+            | ".devcontainer.json"
+            // rustup runs the toolchain these name (`path = "tc"` is a directory of programs)
+            // for every `cargo`/`rustc` in the directory or below.
+            | "rust-toolchain"
+            | "rust-toolchain.toml"
+            // Git hook managers: their hooks run what these say on every commit.
+            | ".pre-commit-config.yaml"
+            | ".overcommit.yml"
     ) || last.ends_with(".worker")
+        || is_lefthook_config(last)
     {
         return true;
     }
     if names.iter().any(|name| {
         matches!(
             name.as_str(),
-            ".golem-forge" | ".vscode" | ".idea" | ".devcontainer"
+            ".golem-forge" | ".vscode" | ".idea" | ".devcontainer" | ".zed" | ".husky"
         )
     }) {
         return true;
@@ -100,6 +122,17 @@ fn builtin(names: &[String]) -> bool {
         .enumerate()
         .filter(|(_, name)| *name == ".git")
         .any(|(at, _)| in_git_dir(&names[at + 1..]))
+}
+
+/// Whether `name` (folded) is one of lefthook's configuration files: `lefthook.yml`,
+/// `.lefthook.yaml`, `lefthook-local.toml`, … (its hook runs the commands they list).
+fn is_lefthook_config(name: &str) -> bool {
+    let base = name.strip_prefix('.').unwrap_or(name);
+    let Some(rest) = base.strip_prefix("lefthook") else {
+        return false;
+    };
+    let rest = rest.strip_prefix("-local").unwrap_or(rest);
+    matches!(rest, ".yml" | ".yaml" | ".toml" | ".json" | ".jsonc")
 }
 
 /// Whether `rest`, a path inside a git directory, is something git reads as configuration or
@@ -280,9 +313,10 @@ impl<'de> serde::Deserialize<'de> for PathPattern {
     }
 }
 
-/// A pattern as written → an anchored, lower-case glob for [`glob_matches`].
+/// A pattern as written → an anchored glob of folded names ([`name_key`]) for
+/// [`glob_matches`].
 fn anchored(pattern: &str) -> String {
-    let lower = pattern.to_ascii_lowercase();
+    let lower = name_key(pattern);
     let trimmed = lower.trim_end_matches('/');
     if let Some(rooted) = trimmed.strip_prefix('/') {
         format!("/{rooted}")
@@ -421,12 +455,12 @@ impl ZoneGuard {
             let Some(rel) = self.relative(path) else {
                 continue;
             };
-            let rel = rel.to_string_lossy().to_ascii_lowercase();
+            let rel = name_key(&rel.to_string_lossy());
             let glob = match files {
                 None if rel.is_empty() => "/**".to_owned(),
                 None => format!("/{rel}"),
-                Some(pattern) if rel.is_empty() => format!("/{}", pattern.to_ascii_lowercase()),
-                Some(pattern) => format!("/{rel}/{}", pattern.to_ascii_lowercase()),
+                Some(pattern) if rel.is_empty() => format!("/{}", name_key(pattern)),
+                Some(pattern) => format!("/{rel}/{}", name_key(pattern)),
             };
             let shown = glob.trim_start_matches('/').to_owned();
             if !guard.shown_extra.contains(&shown) {
@@ -459,7 +493,7 @@ impl ZoneGuard {
         let names: Vec<String> = rel
             .components()
             .filter_map(|c| match c {
-                Component::Normal(name) => Some(name.to_string_lossy().to_ascii_lowercase()),
+                Component::Normal(name) => Some(name_key(&name.to_string_lossy())),
                 Component::CurDir
                 | Component::ParentDir
                 | Component::RootDir
@@ -477,7 +511,7 @@ impl ZoneGuard {
             .iter()
             .flat_map(|root| root.components())
             .filter_map(|c| match c {
-                Component::Normal(name) => Some(name.to_string_lossy().to_ascii_lowercase()),
+                Component::Normal(name) => Some(name_key(&name.to_string_lossy())),
                 Component::CurDir
                 | Component::ParentDir
                 | Component::RootDir
@@ -768,7 +802,7 @@ fn fd_path(dir: &Dir) -> Option<PathBuf> {
     std::fs::read_link(format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd())).ok()
 }
 
-/// Whether the path `names` (lower case), or one of its parents, matches `pattern`.
+/// Whether the path `names` (folded by [`name_key`]), or one of its parents, matches `pattern`.
 fn matches_with_parents(pattern: &str, names: &[String]) -> bool {
     (1..=names.len()).any(|len| glob_matches(pattern, &format!("/{}", names[..len].join("/"))))
 }
@@ -837,6 +871,41 @@ mod tests {
             ".devcontainer.json",
             ".GIT/CONFIG",
             "home/u/.git/hooks/x",
+            ".zed",
+            ".zed/settings.json",
+            "sub/.zed/tasks.json",
+            "rust-toolchain",
+            "rust-toolchain.toml",
+            "crates/x/Rust-Toolchain.TOML",
+            ".pre-commit-config.yaml",
+            "sub/.pre-commit-config.yaml",
+            "lefthook.yml",
+            "lefthook.yaml",
+            ".lefthook.yml",
+            ".lefthook.yaml",
+            "lefthook-local.yml",
+            "lefthook-local.yaml",
+            ".lefthook-local.yml",
+            ".lefthook-local.yaml",
+            "lefthook.toml",
+            "lefthook.json",
+            ".config/lefthook.yml",
+            ".overcommit.yml",
+            ".husky",
+            ".husky/pre-commit",
+            ".husky/_/h",
+            "web/.husky/pre-push",
+            // Spellings a case-insensitive file system takes for protected names.
+            ".git/hoo\u{212a}s/pre-commit",
+            ".git/HOO\u{212a}S",
+            ".v\u{17f}code/settings.json",
+            ".git/con\u{fb01}g",
+            ".g\u{200c}it/config",
+            "GOLEM-FORGE.CONFIG.YAML",
+            "a.wor\u{212a}er",
+            "ru\u{17f}t-toolchain.toml",
+            "lefthoo\u{212a}.yml",
+            ".hu\u{17f}ky/pre-commit",
         ] {
             assert!(protected(path), "{path} must be protected");
         }
@@ -861,6 +930,26 @@ mod tests {
             "envrc",
             "vscode/x",
             "src/main.rs",
+            "build.rs",
+            "Makefile",
+            "package.json",
+            "zed/settings.json",
+            "husky/pre-commit",
+            "rust-toolchain.txt",
+            "my-rust-toolchain.toml",
+            ".pre-commit-hooks.yaml",
+            "lefthook.yml.bak",
+            "lefthook-remote.yml",
+            ".overcommit.yaml",
+            ".git/hooks.txt",
+            // Names that merely hold non-ASCII letters.
+            "caf\u{e9}/notes.md",
+            ".git/h\u{f6}oks/pre-commit",
+            ".v\u{15b}code/settings.json",
+            "\u{430}.worker.txt",
+            "\u{65e5}\u{672c}/.gitignore",
+            // A compatibility look-alike is another name to every file system.
+            "golem-forge.config.y\u{1d43}ml",
         ] {
             assert!(!protected(path), "{path} must not be protected");
         }
@@ -872,6 +961,8 @@ mod tests {
         assert_eq!(anchored("Secrets/**"), "/secrets/**");
         assert_eq!(anchored("/Makefile"), "/makefile");
         assert_eq!(anchored("build/"), "/**/build");
+        assert_eq!(anchored("Kit/\u{212a}eys"), "/kit/keys");
+        assert_eq!(anchored("/S\u{e9}CRETS"), "/se\u{301}crets");
         check_pattern("*.pem").unwrap();
         check_pattern("/x/**/y").unwrap();
         assert!(check_pattern("").is_err());
@@ -892,6 +983,11 @@ mod tests {
         assert_eq!(verdict("sub/.git/config"), Verdict::Protected);
         assert_eq!(verdict(".envrc"), Verdict::Protected);
         assert_eq!(verdict("src/a.rs"), Verdict::Open);
+        // Extra patterns and `unprotect` are matched after the same folding.
+        assert_eq!(verdict("a/\u{17f}ecrets/key"), Verdict::Protected);
+        assert_eq!(verdict(".GIT/CON\u{fb01}G"), Verdict::Unprotected);
+        assert_eq!(verdict("sub/.git/hoo\u{212a}s/x"), Verdict::Protected);
+        assert_eq!(verdict("s\u{e9}crets/key"), Verdict::Open);
         // A sub-worker's zone that does not unprotect keeps everything protected.
         let child = guard.narrowed(&[]);
         assert_eq!(child.verdict(Path::new(".git/config")), Verdict::Protected);

@@ -235,3 +235,79 @@ fn a_zone_inside_a_git_directory_is_protected_whole() {
         "/hooks/pre-commit",
     );
 }
+
+/// Every file a host program runs or obeys on its own (issue 45), as a worker would plant it.
+const RUN_ON_THEIR_OWN: &[&str] = &[
+    "/w/rust-toolchain",
+    "/w/rust-toolchain.toml",
+    "/w/crates/x/rust-toolchain.toml",
+    "/w/.zed/settings.json",
+    "/w/.zed/tasks.json",
+    "/w/.pre-commit-config.yaml",
+    "/w/lefthook.yml",
+    "/w/lefthook.yaml",
+    "/w/.lefthook.yml",
+    "/w/.lefthook.yaml",
+    "/w/lefthook-local.yml",
+    "/w/lefthook-local.yaml",
+    "/w/.overcommit.yml",
+    "/w/.husky/pre-commit",
+    "/w/.husky/_/pre-commit",
+];
+
+#[test]
+fn files_host_programs_run_on_their_own_cannot_be_planted() {
+    let (tmp, sandbox) = repo(rw());
+    let before = snapshot(tmp.path());
+    let p = |path: &str| sandbox.resolve(path).unwrap();
+    for path in RUN_ON_THEIR_OWN {
+        assert!(sandbox.protection(&p(path)).is_protected(), "{path}");
+        // Inside the sandbox too, whatever the caller checked.
+        blocked(sandbox.write_new(&p(path), b"path = \"tc\"\n", true), path);
+        blocked(
+            sandbox.write_atomic(&p(path), b"path = \"tc\"\n", true),
+            path,
+        );
+    }
+    blocked(sandbox.create_dir_all(&p("/w/.husky")), "/w/.husky");
+    blocked(sandbox.create_dir_all(&p("/w/.zed")), "/w/.zed");
+    // What is simply the project's code stays writable.
+    for path in ["/w/build.rs", "/w/Makefile", "/w/package.json"] {
+        assert_eq!(sandbox.protection(&p(path)), Protection::Open, "{path}");
+    }
+    assert_eq!(snapshot(tmp.path()), before);
+    sandbox
+        .write_new(&p("/w/build.rs"), b"fn main() {}\n", false)
+        .unwrap();
+}
+
+#[test]
+fn names_a_case_insensitive_file_system_folds_together_are_refused() {
+    let (tmp, sandbox) = repo(rw());
+    let sandbox = sandbox.protect(&ProtectedPaths::new().with_pattern("secrets/**").unwrap());
+    let before = snapshot(tmp.path());
+    let p = |path: &str| sandbox.resolve(path).unwrap();
+    for path in [
+        // KELVIN SIGN folds to `k`, LONG S to `s`, the `fi` ligature to `fi`.
+        "/w/.git/hoo\u{212a}s/pre-commit",
+        "/w/.v\u{17f}code/settings.json",
+        "/w/.git/con\u{fb01}g",
+        "/w/GOLEM-FORGE.CONFIG.YAML",
+        "/w/RUST-TOOLCHAIN.TOML",
+        "/w/.hu\u{17f}ky/pre-commit",
+        // A pattern of the program config.
+        "/w/\u{17f}ecrets/key",
+    ] {
+        blocked(sandbox.write_atomic(&p(path), b"evil", true), path);
+    }
+    assert_eq!(snapshot(tmp.path()), before);
+    // Names that merely hold non-ASCII letters are ordinary files.
+    for path in [
+        "/w/caf\u{e9}/notes.md",
+        "/w/.git/h\u{f6}oks",
+        "/w/.v\u{15b}code/settings.json",
+        "/w/\u{65e5}\u{672c}.md",
+    ] {
+        sandbox.write_atomic(&p(path), b"ok", true).unwrap();
+    }
+}

@@ -142,3 +142,85 @@ fn check_lists_the_protected_set_of_each_zone() {
         "{out}"
     );
 }
+
+#[test]
+fn files_host_programs_run_on_their_own_and_folded_spellings_cannot_be_planted() {
+    let planted = [
+        "/work/rust-toolchain.toml",
+        "/work/rust-toolchain",
+        "/work/.zed/tasks.json",
+        "/work/.pre-commit-config.yaml",
+        "/work/lefthook.yml",
+        "/work/.overcommit.yml",
+        "/work/.husky/pre-commit",
+        // Spellings a case-insensitive file system takes for protected names.
+        "/work/.git/hoo\u{212a}s/pre-commit",
+        "/work/.v\u{17f}code/settings.json",
+        "/work/GOLEM-FORGE.CONFIG.YAML",
+    ];
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", root_worker())]);
+        env.write("proj/.git/config", "[core]\n\tbare = false\n");
+        let mut calls: Vec<(String, &str, Value)> = planted
+            .iter()
+            .enumerate()
+            .map(|(at, path)| {
+                (
+                    format!("call_{at}"),
+                    "write_file",
+                    json!({"path": path, "content": "[toolchain]\npath = \"tc\"\n",
+                           "createDirs": true}),
+                )
+            })
+            .collect();
+        calls.push((
+            "call_ok".to_owned(),
+            "write_file",
+            json!({"path": "/work/caf\u{e9}.md", "content": "fine\n"}),
+        ));
+        let calls: Vec<(&str, &str, Value)> = calls
+            .iter()
+            .map(|(id, tool, args)| (id.as_str(), *tool, args.clone()))
+            .collect();
+        let server = MockServer::start_blocking(vec![wire.tool_calls(&calls), wire.text("Done.")]);
+        let output = run(
+            &env,
+            wire,
+            &server,
+            &["proj/main.worker", "go", "--approval", "approve_all"],
+        );
+        assert_exit(&output, 0);
+        let results = results_sent(wire, &server, 1);
+        assert_eq!(results.len(), planted.len() + 1, "{wire:?}: {results:?}");
+        for (result, path) in results.iter().zip(planted) {
+            assert!(
+                result
+                    .content
+                    .contains(&format!("protected: {path} is read outside the sandbox")),
+                "{wire:?}: {path}: {result:?}"
+            );
+            assert!(wire.is_error(result), "{wire:?}: {result:?}");
+        }
+        for path in [
+            "proj/rust-toolchain.toml",
+            "proj/rust-toolchain",
+            "proj/.zed",
+            "proj/.pre-commit-config.yaml",
+            "proj/lefthook.yml",
+            "proj/.overcommit.yml",
+            "proj/.husky",
+            "proj/.git/hoo\u{212a}s",
+            "proj/.v\u{17f}code",
+            "proj/GOLEM-FORGE.CONFIG.YAML",
+        ] {
+            assert!(!env.path().join(path).exists(), "{wire:?}: {path} planted");
+        }
+        assert!(!wire.is_error(&results[planted.len()]), "{wire:?}");
+        assert_eq!(
+            env.read("proj/caf\u{e9}.md").as_deref(),
+            Some("fine\n"),
+            "{wire:?}"
+        );
+    }
+}
