@@ -2,8 +2,11 @@
 //! header (so a DNS-rebinding page cannot reach it by another name), come from the page's own
 //! origin when it says where it comes from (`Origin`), and carry the run's token — in the query
 //! on the first load (`?token=…`, traded for an `HttpOnly; SameSite=Strict` cookie and a
-//! redirect that drops it from the address bar), in the cookie afterwards. Every response
-//! carries a strict Content-Security-Policy, `nosniff`, no referrer and no caching.
+//! redirect that drops it from the address bar), in the cookie afterwards. The cookie's name
+//! ends with the server's port: a browser keeps cookies by host, not by port, so two servers
+//! on one machine (`serve` and `serve --inbox`) with one name would overwrite each other's.
+//! Every response carries a strict Content-Security-Policy, `nosniff`, no referrer and no
+//! caching.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -13,8 +16,17 @@ use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 
-/// The cookie that carries the token after the first load.
-pub const COOKIE: &str = "golem_forge_token";
+/// The start of the name of the cookie that carries the token after the first load; the
+/// name is this, `_` and the port (see [`cookie_name`]).
+const COOKIE: &str = "golem_forge_token";
+
+/// The name of the token cookie of a server on `port`: `golem_forge_token_PORT`. Browsers send
+/// a cookie of 127.0.0.1 to every port of it and let a later `Set-Cookie` of the same name
+/// replace it whatever the port, so each server names its own; the value still reaches any
+/// other local server the browser visits, where the token (fresh per server) grants nothing.
+pub fn cookie_name(port: u16) -> String {
+    format!("{COOKIE}_{port}")
+}
 
 /// The Content-Security-Policy of every response: nothing but the server's own files, no
 /// inline script or style, images also from the `data:` and `blob:` URLs the page makes of
@@ -118,6 +130,8 @@ pub fn token_matches(expected: &str, offered: &str) -> bool {
 pub struct Access {
     token: String,
     address: BoundAddress,
+    /// The token cookie's name, [`cookie_name`] of the port.
+    cookie: String,
 }
 
 impl Access {
@@ -126,6 +140,7 @@ impl Access {
         Access {
             token,
             address: BoundAddress::new(addr),
+            cookie: cookie_name(addr.port()),
         }
     }
 
@@ -137,6 +152,11 @@ impl Access {
     /// The run's token.
     pub fn token(&self) -> &str {
         &self.token
+    }
+
+    /// The name of the cookie this server sets and reads.
+    pub fn cookie_name(&self) -> &str {
+        &self.cookie
     }
 
     /// The address to open, with the token: `http://127.0.0.1:PORT/?token=…`.
@@ -167,8 +187,9 @@ impl Access {
             .iter()
             .filter_map(|h| h.to_str().ok())
             .flat_map(|h| h.split(';'))
-            .filter_map(|pair| pair.trim().strip_prefix(COOKIE)?.strip_prefix('='))
-            .any(|t| self.token_matches(t));
+            .filter_map(|pair| pair.trim().split_once('='))
+            .filter(|(name, _)| *name == self.cookie)
+            .any(|(_, t)| self.token_matches(t));
         if cookie_ok {
             Ok(false)
         } else {
@@ -200,8 +221,8 @@ pub async fn guard(
         Ok(false) => next.run(request).await,
         Ok(true) => {
             let cookie = format!(
-                "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
-                access.token
+                "{}={}; HttpOnly; SameSite=Strict; Path=/",
+                access.cookie, access.token
             );
             // A page load drops the token from the address bar; other requests go through.
             let mut response = if request.method() == Method::GET && request.uri().path() == "/" {
@@ -285,14 +306,14 @@ mod tests {
         let own = headers(&[
             ("host", "127.0.0.1:4777"),
             ("origin", "http://127.0.0.1:4777"),
-            ("cookie", "golem_forge_token=abc123"),
+            ("cookie", "golem_forge_token_4777=abc123"),
         ]);
         assert_eq!(a.check(&own, None), Ok(false));
         for origin in ["http://evil.example", "https://127.0.0.1:4777", "null"] {
             let foreign = headers(&[
                 ("host", "127.0.0.1:4777"),
                 ("origin", origin),
-                ("cookie", "golem_forge_token=abc123"),
+                ("cookie", "golem_forge_token_4777=abc123"),
             ]);
             assert_eq!(
                 a.check(&foreign, None),
@@ -324,25 +345,56 @@ mod tests {
         ));
         assert!(matches!(
             a.check(
-                &headers(&[host, ("cookie", "a=b; golem_forge_token=abc123")]),
+                &headers(&[host, ("cookie", "a=b; golem_forge_token_4777=abc123")]),
                 None
             ),
             Ok(false)
         ));
         assert!(matches!(
             a.check(
-                &headers(&[host, ("cookie", "golem_forge_token=nope")]),
+                &headers(&[host, ("cookie", "golem_forge_token_4777=nope")]),
                 None
             ),
             Err((StatusCode::UNAUTHORIZED, _))
         ));
         assert!(matches!(
             a.check(
-                &headers(&[host, ("cookie", "xgolem_forge_token=abc123")]),
+                &headers(&[host, ("cookie", "xgolem_forge_token_4777=abc123")]),
                 None
             ),
             Err((StatusCode::UNAUTHORIZED, _))
         ));
+        // Another port's cookie, the old unported name, or a name that only starts like ours
+        // is not ours, even with our token.
+        for other in [
+            "golem_forge_token_4778=abc123",
+            "golem_forge_token=abc123",
+            "golem_forge_token_47770=abc123",
+            "golem_forge_token_477=abc123",
+        ] {
+            assert!(
+                matches!(
+                    a.check(&headers(&[host, ("cookie", other)]), None),
+                    Err((StatusCode::UNAUTHORIZED, _))
+                ),
+                "{other}"
+            );
+        }
+        // A browser sends every port's cookie of the host: ours among them lets us in.
+        assert_eq!(
+            a.check(
+                &headers(&[
+                    host,
+                    (
+                        "cookie",
+                        "golem_forge_token_4778=zzz; golem_forge_token_4777=abc123"
+                    )
+                ]),
+                None
+            ),
+            Ok(false)
+        );
+        assert_eq!(a.cookie_name(), "golem_forge_token_4777");
     }
 
     #[test]

@@ -75,6 +75,11 @@ async fn serve(root: &Path, problem: Option<&str>) -> (SocketAddr, String, Conti
     (addr, token, continued)
 }
 
+/// The `Cookie` header a browser sends the inbox at `addr` after the token visit.
+fn cookie(addr: SocketAddr, token: &str) -> String {
+    format!("{}={token}", golem_http::guard::cookie_name(addr.port()))
+}
+
 fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -86,7 +91,7 @@ fn client() -> reqwest::Client {
 async fn post_answer(addr: SocketAddr, token: &str, n: &str, body: &str) -> (u16, Value) {
     let response = client()
         .post(format!("http://{addr}/api/inbox/{n}/answer"))
-        .header("cookie", format!("golem_forge_token={token}"))
+        .header("cookie", cookie(addr, token))
         .header("origin", format!("http://{addr}"))
         .header("content-type", "application/json")
         .body(body.to_owned())
@@ -100,7 +105,7 @@ async fn post_answer(addr: SocketAddr, token: &str, n: &str, body: &str) -> (u16
 async fn list(addr: SocketAddr, token: &str) -> Vec<Value> {
     let response = client()
         .get(format!("http://{addr}/api/inbox"))
-        .header("cookie", format!("golem_forge_token={token}"))
+        .header("cookie", cookie(addr, token))
         .send()
         .await
         .unwrap();
@@ -153,7 +158,7 @@ async fn every_request_needs_the_token_and_the_page_is_the_inbox() {
     // A page of another origin cannot answer, even with the cookie.
     let response = client
         .post(format!("http://{addr}/api/inbox/1/answer"))
-        .header("cookie", format!("golem_forge_token={token}"))
+        .header("cookie", cookie(addr, &token))
         .header("origin", "http://evil.example")
         .header("content-type", "application/json")
         .body(r#"{"approved": true}"#)
@@ -178,7 +183,7 @@ async fn every_request_needs_the_token_and_the_page_is_the_inbox() {
     assert_eq!(first.status().as_u16(), 303);
     let page = client
         .get(format!("http://{addr}/"))
-        .header("cookie", format!("golem_forge_token={token}"))
+        .header("cookie", cookie(addr, &token))
         .send()
         .await
         .unwrap();
@@ -282,7 +287,7 @@ async fn refusals_say_why() {
     }
     let response = client()
         .post(format!("http://{addr}/api/inbox/1/answer"))
-        .header("cookie", format!("golem_forge_token={token}"))
+        .header("cookie", cookie(addr, &token))
         .body(r#"{"approved": true}"#)
         .send()
         .await

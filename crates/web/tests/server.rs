@@ -54,13 +54,18 @@ async fn serve(worker: &Path) -> (SocketAddr, String, tokio::task::JoinHandle<()
     (addr, token, task)
 }
 
+/// The `Cookie` header a browser sends the server at `addr` after the token visit.
+fn cookie(addr: SocketAddr, token: &str) -> String {
+    format!("{}={token}", golem_http::guard::cookie_name(addr.port()))
+}
+
 /// Opens `/ws` as the page does: the cookie, the page's own `Origin`.
 async fn tab(addr: SocketAddr, token: &str) -> Socket {
     let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
     let headers = request.headers_mut();
     headers.insert(
         "cookie",
-        HeaderValue::from_str(&format!("golem_forge_token={token}")).unwrap(),
+        HeaderValue::from_str(&cookie(addr, token)).unwrap(),
     );
     headers.insert(
         "origin",
@@ -277,14 +282,16 @@ async fn the_guard_refuses_foreign_origins_other_hosts_and_missing_tokens() {
     };
     let own = format!("http://{addr}");
     let host = addr.to_string();
-    let cookie = format!("golem_forge_token={token}");
+    let own_cookie = cookie(addr, &token);
     let refused = [
-        (ws("http://evil.example", &host, &cookie), 403),
+        (ws("http://evil.example", &host, &own_cookie), 403),
         (
-            ws(&own, &format!("evil.example:{}", addr.port()), &cookie),
+            ws(&own, &format!("evil.example:{}", addr.port()), &own_cookie),
             403,
         ),
-        (ws(&own, &host, "golem_forge_token=wrong"), 401),
+        (ws(&own, &host, &cookie(addr, "wrong")), 401),
+        // The old name, shared by every port, is no longer read.
+        (ws(&own, &host, &format!("golem_forge_token={token}")), 401),
         (ws(&own, &host, "other=1"), 401),
     ];
     for (request, status) in refused {
@@ -309,14 +316,17 @@ async fn the_guard_refuses_foreign_origins_other_hosts_and_missing_tokens() {
         .await
         .unwrap();
     assert_eq!(page.status().as_u16(), 303);
-    let cookie = page.headers()["set-cookie"].to_str().unwrap();
+    let set_cookie = page.headers()["set-cookie"].to_str().unwrap();
     assert!(
-        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
-        "{cookie}"
+        set_cookie.starts_with(&format!("{own_cookie};"))
+            && set_cookie.contains("HttpOnly")
+            && set_cookie.contains("SameSite=Strict")
+            && set_cookie.contains("Path=/"),
+        "{set_cookie}"
     );
     let index = client
         .get(format!("http://{addr}/"))
-        .header("cookie", format!("golem_forge_token={token}"))
+        .header("cookie", cookie(addr, &token))
         .send()
         .await
         .unwrap();
@@ -330,4 +340,85 @@ async fn the_guard_refuses_foreign_origins_other_hosts_and_missing_tokens() {
         .await
         .unwrap();
     assert_eq!(missing.status().as_u16(), 401);
+}
+
+/// The token visit `GET /?token=…` to `addr`: the `name=value` of the cookie it sets.
+async fn visit(client: &reqwest::Client, addr: SocketAddr, token: &str) -> (String, String) {
+    let page = client
+        .get(format!("http://{addr}/?token={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status().as_u16(), 303);
+    let set_cookie = page.headers()["set-cookie"].to_str().unwrap();
+    let (name, value) = set_cookie
+        .split(';')
+        .next()
+        .and_then(|pair| pair.split_once('='))
+        .unwrap_or_else(|| panic!("not a cookie: {set_cookie}"));
+    (name.to_owned(), value.to_owned())
+}
+
+/// `GET /` to `addr` with `cookie` as the `Cookie` header: the status.
+async fn index_status(client: &reqwest::Client, addr: SocketAddr, cookie: &str) -> u16 {
+    client
+        .get(format!("http://{addr}/"))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_serve_and_an_inbox_on_one_machine_keep_their_cookies_apart() {
+    let model = MockServer::start(vec![]).await;
+    let (_dir, worker) = mock_program(&model, "");
+    let (page, page_token, _task) = serve(&worker).await;
+    let root = tempfile::tempdir().unwrap();
+    let continuer: golem_web::Continuer =
+        std::sync::Arc::new(|_| Box::pin(async { Err("not in this test".to_owned()) }));
+    let inbox =
+        golem_web::InboxServer::bind(root.path(), "127.0.0.1:0".parse().unwrap(), continuer)
+            .await
+            .unwrap();
+    let inbox_addr = inbox.local_addr().unwrap();
+    let inbox_token = inbox.token().to_owned();
+    tokio::spawn(async move { inbox.run(std::future::pending()).await.unwrap() });
+
+    // A browser keeps one cookie per name for 127.0.0.1, whatever the port: the second visit
+    // replaces the first's cookie only if the names are the same.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let page_cookie = visit(&client, page, &page_token).await;
+    let inbox_cookie = visit(&client, inbox_addr, &inbox_token).await;
+    assert_ne!(page_cookie.0, inbox_cookie.0, "one name for two servers");
+    let mut jar = std::collections::BTreeMap::new();
+    for (name, value) in [page_cookie.clone(), inbox_cookie.clone()] {
+        jar.insert(name, value);
+    }
+    let sent: Vec<String> = jar.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    for order in [
+        sent.join("; "),
+        sent.iter().rev().cloned().collect::<Vec<_>>().join("; "),
+    ] {
+        assert_eq!(index_status(&client, page, &order).await, 200, "{order}");
+        assert_eq!(
+            index_status(&client, inbox_addr, &order).await,
+            200,
+            "{order}"
+        );
+    }
+
+    // Each server reads its own cookie only: the other's, alone, is refused, and so is the
+    // other's token under this server's name's place.
+    let only_inbox = format!("{}={}", inbox_cookie.0, inbox_cookie.1);
+    let only_page = format!("{}={}", page_cookie.0, page_cookie.1);
+    assert_eq!(index_status(&client, page, &only_inbox).await, 401);
+    assert_eq!(index_status(&client, inbox_addr, &only_page).await, 401);
+    let swapped = format!("{}={}", page_cookie.0, inbox_cookie.1);
+    assert_eq!(index_status(&client, page, &swapped).await, 401);
 }

@@ -2,7 +2,8 @@
 //! with its diff preview; Approve on the page continues the session in the background, which
 //! writes the file and settles the entry (gone from the page and from `inbox --json`); Deny
 //! with a note tells the model and writes nothing; a parked batch item goes on through its
-//! batch, which records its result.
+//! batch, which records its result. A `serve` page and an inbox page open in one browser
+//! each keep their own token cookie: visiting the second does not log the first out.
 
 use std::process::Output;
 use std::time::{Duration, Instant};
@@ -209,4 +210,29 @@ fn a_parked_batch_item_approved_on_the_page_is_recorded_in_its_batch() {
     });
     assert_eq!(latest()["answer"], "Wrote b.");
     assert_eq!(env.read("proj/out/b.txt").as_deref(), Some("from b\n"));
+}
+
+#[test]
+fn a_serve_page_and_the_inbox_page_in_one_browser_keep_their_cookies() {
+    let env = TestEnv::new();
+    let worker = project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![]);
+    server.set_fallback(WIRE.text("unused"));
+    let ui = Ui::open("both_cookies", &env, &server, &worker, &[]);
+    let inbox = Serve::start_in(
+        &env,
+        &env.path().join("proj"),
+        &provider_env(WIRE, &server),
+        &["serve", "--inbox", "--port", "0"],
+    );
+    assert_ne!(inbox.addr.port(), ui.serve.addr.port());
+    let loaded = format!("{}[data-loaded=\"true\"]", tid("inbox"));
+    ui.goto_url(&inbox.url);
+    ui.wait_element(&loaded);
+    // Back on the session page, without the token: its own cookie is still there.
+    ui.goto("/");
+    ui.wait_connected();
+    // And the inbox's too.
+    ui.goto_url(&format!("{}/", inbox.origin));
+    ui.wait_element(&loaded);
 }

@@ -23,6 +23,7 @@ use crate::flood::{
 };
 use crate::harness::{LIMIT, Serve, WIRE, fs_worker, project};
 
+/// The token cookie's name starts so; each server's ends with `_PORT`.
 const COOKIE: &str = "golem_forge_token";
 
 /// A `serve` on a fresh project (the mock model is never asked).
@@ -110,9 +111,9 @@ const UPGRADE: [(&str, &str); 4] = [
     ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
 ];
 
-/// `Cookie: golem_forge_token=TOKEN`.
-fn cookie(token: &str) -> String {
-    format!("{COOKIE}={token}")
+/// `Cookie: golem_forge_token_PORT=TOKEN`, the cookie a browser sends `serve` on PORT.
+fn cookie(serve: &Serve, token: &str) -> String {
+    format!("{COOKIE}_{}={token}", serve.addr.port())
 }
 
 /// Opens `/ws` with tungstenite with the `Cookie`, `Origin` and `Host` given (the host
@@ -205,10 +206,10 @@ fn a_wrong_token_is_401() {
     for (path, headers) in [
         (format!("/?token={wrong}"), vec![]),
         ("/?token=".to_owned(), vec![]),
-        ("/".to_owned(), vec![("Cookie", cookie(&wrong))]),
+        ("/".to_owned(), vec![("Cookie", cookie(&serve, &wrong))]),
         (
             format!("/assets/app.js?token={wrong}"),
-            vec![("Cookie", cookie(""))],
+            vec![("Cookie", cookie(&serve, ""))],
         ),
     ] {
         let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
@@ -220,7 +221,13 @@ fn a_wrong_token_is_401() {
         );
     }
     assert_eq!(
-        websocket(&serve, Some(&cookie(&wrong)), Some(&serve.origin), None).err(),
+        websocket(
+            &serve,
+            Some(&cookie(&serve, &wrong)),
+            Some(&serve.origin),
+            None
+        )
+        .err(),
         Some(401)
     );
 }
@@ -237,7 +244,7 @@ fn the_token_sets_a_strict_cookie_and_redirects() {
     let attributes: Vec<&str> = set_cookie.split(';').map(str::trim).collect();
     assert_eq!(
         attributes[0],
-        cookie(&serve.token),
+        cookie(&serve, &serve.token),
         "the cookie holds the token: {set_cookie}"
     );
     for wanted in ["HttpOnly", "SameSite=Strict", "Path=/"] {
@@ -248,7 +255,7 @@ fn the_token_sets_a_strict_cookie_and_redirects() {
     }
 
     // With the cookie: the page, with a strict policy.
-    let page = get(&serve, "/", &[("Cookie", &cookie(&serve.token))]);
+    let page = get(&serve, "/", &[("Cookie", &cookie(&serve, &serve.token))]);
     assert_eq!(page.status, 200, "{page:?}");
     assert!(
         page.header("content-type")
@@ -274,7 +281,7 @@ fn the_token_sets_a_strict_cookie_and_redirects() {
 #[test]
 fn a_websocket_from_a_foreign_origin_is_refused() {
     let (_env, _server, serve) = serve(&[]);
-    let cookie = cookie(&serve.token);
+    let cookie = cookie(&serve, &serve.token);
     for origin in [
         "http://evil.example",
         "http://127.0.0.1.evil.example",
@@ -298,7 +305,7 @@ fn a_websocket_from_a_foreign_origin_is_refused() {
 #[test]
 fn a_host_header_naming_another_name_is_refused() {
     let (_env, _server, serve) = serve(&[]);
-    let cookie = cookie(&serve.token);
+    let cookie = cookie(&serve, &serve.token);
     let port = serve.addr.port();
     let token_path = format!("/?token={}", serve.token);
     for host in [
@@ -361,7 +368,7 @@ fn it_listens_on_the_chosen_address_only() {
         !accepts(SocketAddr::from(([127, 0, 0, 1], port))),
         "nothing listens on 127.0.0.1:{port}"
     );
-    let page = get(&serve2, "/", &[("Cookie", &cookie(&serve2.token))]);
+    let page = get(&serve2, "/", &[("Cookie", &cookie(&serve2, &serve2.token))]);
     assert_eq!(page.status, 200, "{page:?}");
 }
 
@@ -406,7 +413,7 @@ fn idle_half_sent_connections_do_not_lock_the_token_holder_out() {
         serve.stderr_tail()
     );
     // The page is served too, on a fresh connection with the cookie.
-    let page = get(&serve, "/", &[("Cookie", &cookie(&serve.token))]);
+    let page = get(&serve, "/", &[("Cookie", &cookie(&serve, &serve.token))]);
     assert_eq!(page.status, 200, "{page:?}");
     drop(idle);
 }

@@ -143,6 +143,12 @@ impl Ui {
         self.call("open the token URL", |c| async move { c.goto(&url).await });
     }
 
+    /// Opens `url`, which may be another server's (the browser keeps its cookies).
+    pub fn goto_url(&self, url: &str) {
+        let url = url.to_owned();
+        self.call("navigate", |c| async move { c.goto(&url).await });
+    }
+
     /// Opens `path` on the server (the cookie is already set).
     pub fn goto(&self, path: &str) {
         let url = format!("{}{path}", self.serve.origin);
