@@ -541,6 +541,94 @@ async fn the_write_cap_watches_the_layer() {
     run.changeset.unwrap().discard().unwrap();
 }
 
+/// Issue 45: a sparse file in the layer would occupy its whole size in the zone once applied,
+/// so the cap counts its apparent size, and nothing of the run lands in the zone.
+#[tokio::test]
+async fn the_write_cap_counts_sparse_files_in_the_layer() {
+    let env = Env::new();
+    let policy = JailPolicy {
+        limits: JailLimits {
+            zone_write_bytes: 256 << 20,
+            ..JailLimits::default()
+        },
+        ..JailPolicy::default()
+    };
+    let before = snapshot(&env.zone());
+    let run = env
+        .run_with(
+            policy,
+            "for i in $(seq 1 20); do truncate -s 200M f$i; sleep 0.2; done; echo FINISHED",
+            Duration::from_secs(60),
+        )
+        .await;
+    assert!(
+        matches!(&run.output.exit, JailExit::LimitExceeded(why) if why.contains("/output")),
+        "{:?}",
+        run.output.exit
+    );
+    assert!(!run.output.stdout.text.contains("FINISHED"));
+    assert_eq!(snapshot(&env.zone()), before);
+    run.changeset.unwrap().discard().unwrap();
+}
+
+/// Hard links made in the layer are applied as separate files, so each counts.
+#[tokio::test]
+async fn the_write_cap_counts_each_hard_link_in_the_layer() {
+    let env = Env::new();
+    let policy = JailPolicy {
+        limits: JailLimits {
+            zone_write_bytes: 256 << 20,
+            ..JailLimits::default()
+        },
+        ..JailPolicy::default()
+    };
+    let before = snapshot(&env.zone());
+    let run = env
+        .run_with(
+            policy,
+            "truncate -s 200M one; \
+             for i in $(seq 1 20); do ln one link$i; sleep 0.2; done; echo FINISHED",
+            Duration::from_secs(60),
+        )
+        .await;
+    assert!(
+        matches!(&run.output.exit, JailExit::LimitExceeded(why) if why.contains("/output")),
+        "{:?}\n{}",
+        run.output.exit,
+        run.output.stderr.text
+    );
+    assert!(!run.output.stdout.text.contains("FINISHED"));
+    assert_eq!(snapshot(&env.zone()), before);
+    run.changeset.unwrap().discard().unwrap();
+}
+
+#[tokio::test]
+async fn a_small_sparse_file_in_the_layer_is_not_stopped() {
+    let env = Env::new();
+    let policy = JailPolicy {
+        limits: JailLimits {
+            zone_write_bytes: 256 << 20,
+            ..JailLimits::default()
+        },
+        ..JailPolicy::default()
+    };
+    let run = env
+        .run_with(
+            policy,
+            "truncate -s 1M sparse; head -c 100000 /dev/urandom > data; sleep 1; echo FINISHED",
+            Duration::from_secs(60),
+        )
+        .await;
+    assert_eq!(
+        run.output.exit,
+        JailExit::Code(0),
+        "{}",
+        run.output.stderr.text
+    );
+    assert!(run.output.stdout.text.contains("FINISHED"));
+    run.changeset.unwrap().discard().unwrap();
+}
+
 #[tokio::test]
 async fn after_a_timeout_nothing_of_the_run_writes_any_more() {
     let env = Env::new();
