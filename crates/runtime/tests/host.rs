@@ -610,8 +610,18 @@ async fn a_notify_command_that_cannot_start_is_a_warning_and_the_approval_still_
     program.append_config("notify: { command: [/nonexistent/notifier], after_seconds: 0 }\n");
     let mut s = program.start();
     s.input("write");
-    let request = s.approval().await;
-    let (warning, _) = s.until(|e| matches!(e, DisplayEvent::Status { .. })).await;
+    let is_status = |e: &DisplayEvent| matches!(e, DisplayEvent::Status { .. });
+    // With `after_seconds: 0` the warning may come before the approval's event or after it.
+    let (asked, before) = s
+        .until(|e| matches!(e, DisplayEvent::ApprovalRequired(_)))
+        .await;
+    let DisplayEvent::ApprovalRequired(request) = asked else {
+        unreachable!()
+    };
+    let warning = match before.into_iter().find(is_status) {
+        Some(warning) => warning,
+        None => s.until(is_status).await.0,
+    };
     assert!(
         matches!(&warning, DisplayEvent::Status { message, .. } if message.contains("`/nonexistent/notifier` could not start")),
         "{warning:?}"
