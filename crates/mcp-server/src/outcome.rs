@@ -235,7 +235,7 @@ impl Collector {
             TurnStatus::Completed => CallToolResult::success(vec![ContentBlock::text(answer)]),
             TurnStatus::Interrupted => {
                 let text = if answer.is_empty() {
-                    "[Interrupted]".to_owned()
+                    golem_runtime::runner::INTERRUPTED_RESPONSE.to_owned()
                 } else {
                     answer
                 };

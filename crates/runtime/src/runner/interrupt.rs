@@ -25,8 +25,9 @@ pub const INTERRUPTED_ANSWER_NOTE: &str = "[The user interrupted your answer her
 /// What the model is told when the user interrupted a turn before any answer or tool work.
 pub const INTERRUPTED_TURN_NOTE: &str = "[The user interrupted this turn before you answered.]";
 
-/// The response of a run interrupted without a summary.
-const INTERRUPTED: &str = "[Interrupted]";
+/// The response of a run interrupted without a summary (what `sessions show` and the MCP
+/// server recognise as "no answer").
+pub const INTERRUPTED_RESPONSE: &str = "[Interrupted]";
 
 /// The status shown while the summary after an interrupt is asked for.
 pub const SUMMARISING: &str = "summarising… (Ctrl+C again to stop)";
@@ -72,7 +73,7 @@ impl WorkerRuntime {
         let parts = &self.parts;
         let stopped = |usage| RunOutcome {
             status: RunStatus::Interrupted,
-            response: INTERRUPTED.to_owned(),
+            response: INTERRUPTED_RESPONSE.to_owned(),
             usage,
             turns,
             output: None,

@@ -10,6 +10,7 @@ use std::fmt::Write;
 use golem_core::text::fold;
 use golem_llm::Message;
 use golem_protocol::{DisplayEvent, InvokedBy, SessionAction, StatusLevel, TurnStatus};
+use golem_runtime::runner::INTERRUPTED_RESPONSE;
 use golem_runtime::session::{SessionStatus, ToolCallRecord, Transcript, TranscriptEntry};
 use serde_json::Value;
 
@@ -145,9 +146,6 @@ pub(super) fn happened(event: &DisplayEvent, last_text: &str) -> Option<(&'stati
         | DisplayEvent::SessionEnded { .. } => None,
     }
 }
-
-/// The response of a turn interrupted without a summary.
-const INTERRUPTED_RESPONSE: &str = "[Interrupted]";
 
 /// `2026-11-22T02:45:12Z` (or with fractions of a second) as `2026-11-22 02:45:12`; anything
 /// else as it is.
