@@ -245,9 +245,7 @@ fn write_meta(dir: &Path, meta: &BatchMeta) -> Result<(), BatchError> {
         path: path.clone(),
         reason: e.to_string(),
     })?;
-    let temporary = dir.join("batch.json.tmp");
-    write_whole(&temporary, text.as_bytes())?;
-    std::fs::rename(&temporary, &path).map_err(io("replace", &path))
+    golem_runtime::replace::replace_file(&path, text.as_bytes()).map_err(io("replace", &path))
 }
 
 /// Writes `bytes` as the whole of a new file at `path`, synced.
@@ -526,7 +524,13 @@ mod tests {
         .to_options();
         batch.record_options(options.clone()).unwrap();
         assert_eq!(store.open(&batch.id).unwrap().meta.options, Some(options));
-        assert!(!batch.dir.join("batch.json.tmp").exists());
+        let left: Vec<_> = std::fs::read_dir(&batch.dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name())
+            .filter(|name| name.to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
         let mut writer = batch.results_writer().unwrap();
         let spent = |tokens: u64, cost: Option<f64>| ItemResult {
             usage: TokenUsage {
