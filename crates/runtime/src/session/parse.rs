@@ -13,6 +13,7 @@
 //! anyway, while what replays or renders it refuses it.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::Path;
 
 use golem_protocol::DisplayEvent;
@@ -123,6 +124,7 @@ pub(crate) fn read_lines(
     mut each: impl FnMut(usize, Line) -> Result<(), SessionError>,
 ) -> Result<Skipped, SessionError> {
     let mut skipped = Skipped::default();
+    let mut event_types = EventTypes::default();
     let ends_with_newline = bytes.last() == Some(&b'\n');
     let body = if ends_with_newline {
         &bytes[..bytes.len() - 1]
@@ -174,7 +176,7 @@ pub(crate) fn read_lines(
         };
         if !decode(kind) {
             // Told apart all the same, so that every reader warns about the same lines.
-            match unknown_event_type(kind, line) {
+            match event_types.unknown(kind, line) {
                 Some(event_type) => skipped.unknown.push(UnknownLine {
                     line: number,
                     kind: kind.as_str().to_owned(),
@@ -186,7 +188,7 @@ pub(crate) fn read_lines(
         }
         match serde_json::from_slice::<TranscriptEntry>(line) {
             Ok(entry) => each(number, Line::Entry(Box::new(entry)))?,
-            Err(err) => match unknown_event_type(kind, line) {
+            Err(err) => match event_types.unknown(kind, line) {
                 Some(event_type) => skipped.unknown.push(UnknownLine {
                     line: number,
                     kind: kind.as_str().to_owned(),
@@ -199,14 +201,29 @@ pub(crate) fn read_lines(
     Ok(skipped)
 }
 
-/// The event type of an `event` line, when this version does not know it.
-fn unknown_event_type(kind: EntryKind, line: &[u8]) -> Option<String> {
-    if kind != EntryKind::Event {
-        return None;
+/// Which event types this version knows, found out once per type for one file: a transcript
+/// holds thousands of events of a few dozen types, and a listing skims every one.
+#[derive(Default)]
+struct EventTypes(HashMap<String, bool>);
+
+impl EventTypes {
+    /// The event type of an `event` line, when this version does not know it.
+    fn unknown(&mut self, kind: EntryKind, line: &[u8]) -> Option<String> {
+        if kind != EntryKind::Event {
+            return None;
+        }
+        let head = serde_json::from_slice::<EventHead<'_>>(line).ok()?;
+        let event_type = head.event.event_type;
+        let known = match self.0.get(event_type.as_ref()) {
+            Some(known) => *known,
+            None => {
+                let known = knows_event_type(&event_type);
+                self.0.insert(event_type.clone().into_owned(), known);
+                known
+            }
+        };
+        (!known).then(|| event_type.into_owned())
     }
-    let head = serde_json::from_slice::<EventHead<'_>>(line).ok()?;
-    let event_type = head.event.event_type;
-    (!knows_event_type(&event_type)).then(|| event_type.into_owned())
 }
 
 /// Whether `event_type` names a display event of this version: an object holding only that
