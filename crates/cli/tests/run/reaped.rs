@@ -80,7 +80,9 @@ fn assert_runs_leave_nothing(shell: &str, command: &str) {
             )
             .envs(provider_env(wire, &server))
             .output()
-            .expect("python3 runs the subreaper");
+            .expect(
+                "python3 runs the subreaper (scripts/test installs it: apt-get install -y python3)",
+            );
         assert!(
             output.status.success(),
             "{}",
