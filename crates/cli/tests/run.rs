@@ -13,6 +13,7 @@ mod delegation;
 mod dumpable;
 mod ending;
 pub(crate) mod git;
+mod git_rules;
 mod inbox;
 mod interrupt;
 mod leftovers;

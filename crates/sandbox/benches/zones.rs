@@ -1,6 +1,8 @@
 //! Zone benchmarks, compared in the same run with the tools a user would reach for: a
 //! recursive walk of 100,000 files against `find <dir> | wc -l`, and atomic write / read
-//! throughput for 1 MB and 100 MB files. Run with `cargo bench -p golem-sandbox`; set
+//! throughput for 1 MB and 100 MB files; and the protected-files judgement with git's own
+//! rules (issue 45): the first check of a zone (which walks it for repositories), one check
+//! after that, and the removal check of a 1,000-file directory. Run with `cargo bench -p golem-sandbox`; set
 //! `GOLEM_BENCH_FILES` to change the tree size.
 
 #![allow(
@@ -55,6 +57,7 @@ fn main() {
     let sandbox = Sandbox::open(tmp.path(), &[ZoneConfig::new("big", ZoneMode::Rw)]).unwrap();
     build_tree(&tmp.path().join("big"), files);
     let root = sandbox.resolve("/big").unwrap();
+    judge_protection(tmp.path(), files);
 
     let dir = tmp.path().join("big");
     let (find_time, find_count) = best(5, || {
@@ -97,4 +100,43 @@ fn main() {
             mb / read_time.as_secs_f64()
         );
     }
+}
+
+/// The protected-files judgement in a repository of `files` files with `core.hooksPath` set:
+/// the first check (the zone is walked for repositories), a steady one, and the removal check
+/// of a 1,000-file directory.
+fn judge_protection(base: &Path, files: usize) {
+    let repo = base.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    build_tree(&repo, files);
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["config", "core.hooksPath", ".githooks"]);
+    let start = Instant::now();
+    let sandbox = Sandbox::open(base, &[ZoneConfig::new("repo", ZoneMode::Rw)]).unwrap();
+    let hook = sandbox.resolve("/repo/.githooks/pre-commit").unwrap();
+    assert!(sandbox.protection(&hook).is_protected());
+    let first = start.elapsed();
+    let file = sandbox.resolve("/repo/d005/s3/file042.txt").unwrap();
+    let (steady, verdict) = best(200, || sandbox.protection(&file));
+    assert!(!verdict.is_protected());
+    let dir = sandbox.resolve("/repo/d001").unwrap();
+    let (removal, verdict) = best(5, || sandbox.removal_protection(&dir));
+    assert!(!verdict.is_protected());
+    println!(
+        "protection with git's rules, {files} files: first check (walks the zone) {:.1} ms; \
+         one path {:.1} µs; removing a 1,000-file directory {:.1} ms",
+        first.as_secs_f64() * 1e3,
+        steady.as_secs_f64() * 1e6,
+        removal.as_secs_f64() * 1e3
+    );
 }

@@ -26,7 +26,8 @@
 //! symbolic links to absolute paths, or whose relative target, resolved over the zone as it
 //! would be after the changes (following the links on the way), leaves the zone; names that
 //! cannot be a virtual path (not UTF-8, control characters, backslashes); and protected paths
-//! (`crate::Sandbox::protection`). Hard links the run made between files are kept as separate
+//! (`crate::Sandbox::protection`), including a directory the changes would turn into a git
+//! directory (`git_dirs.rs`, judged against the zone as it would be after them). Hard links the run made between files are kept as separate
 //! files (each file's content is applied on its own). A directory the run renamed does not
 //! show as a rename: the overlay refuses to rename a directory of the zone (`EXDEV`), and
 //! programs then copy and delete (`mv` does).
@@ -40,6 +41,7 @@
 //! blocking file I/O: call them off the async threads (`spawn_blocking`).
 
 mod apply;
+mod git_dirs;
 mod ops;
 mod preview;
 mod scan;

@@ -21,9 +21,10 @@
 //! Removing or moving a directory judges every entry in it (without following links), and a
 //! move judges every entry again under its new name.
 //!
-//! What the names cannot tell: a git directory reached only through a `.git` symbolic link, or a
-//! `gitdir:` file pointing at a directory not named `.git`, is judged by the names of its own
-//! path. Creating either needs a `.git` entry, which is protected.
+//! What the names cannot tell — hooks directories `core.hooksPath` names, git directories not
+//! named `.git` (a `gitdir:` file's target, a bare repository), files a git configuration
+//! includes — comes from git's own configuration, read as git reads it (`git.rs`) and judged
+//! with the built-in list (so `unprotect` lifts it the same way).
 //!
 //! `Sandbox` uses this in `prepare` (the tools ask it before approval) and again inside every
 //! changing operation, where the directory actually written to is judged through its open
@@ -33,6 +34,7 @@ use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::{AsFd, AsRawFd};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
@@ -43,8 +45,11 @@ use crate::sandbox::{Sandbox, Zone};
 use crate::zone_path::ZonePath;
 
 mod fold;
+mod git;
+mod git_config;
 
 use fold::name_key;
+use git::GitRules;
 
 /// The built-in list, as `check` and the docs show it (matched by [`is_builtin`]).
 pub const BUILT_IN: &[&str] = &[
@@ -70,13 +75,15 @@ pub const BUILT_IN: &[&str] = &[
     "**/{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}",
     "**/.overcommit.yml",
     "**/.husky/**",
+    "**/.lefthook{,-local}/**",
 ];
 
 /// The built-in list in one short line (for `check`).
 pub const BUILT_IN_SHORT: &str = ".git (config, hooks, info, commondir, gitdir, alternates, \
      modules, worktrees), .golem-forge/, golem-forge.config.yaml, *.worker, .envrc, .vscode/, \
      .idea/, .devcontainer/, .zed/, rust-toolchain(.toml), .pre-commit-config.yaml, \
-     lefthook.yml (and its variants), .overcommit.yml, .husky/";
+     lefthook.yml (and its variants), .lefthook/, .overcommit.yml, .husky/; and what git's own \
+     configuration names (hooks directories, git directories, included files)";
 
 /// Whether the path made of `components` (file names, outermost first, from the file system's
 /// root or from any directory above the zone) is on the built-in list. Names are compared as a
@@ -112,7 +119,15 @@ fn builtin(names: &[String]) -> bool {
     if names.iter().any(|name| {
         matches!(
             name.as_str(),
-            ".golem-forge" | ".vscode" | ".idea" | ".devcontainer" | ".zed" | ".husky"
+            ".golem-forge"
+                | ".vscode"
+                | ".idea"
+                | ".devcontainer"
+                | ".zed"
+                | ".husky"
+                // lefthook's `source_dir` and `source_dir_local`: the scripts its hooks run.
+                | ".lefthook"
+                | ".lefthook-local"
         )
     }) {
         return true;
@@ -401,6 +416,8 @@ pub(crate) struct ZoneGuard {
     unprotect: Vec<Vec<String>>,
     /// The last layer as written, for `check`.
     shown_unprotect: Vec<String>,
+    /// What git's own configuration protects in the zone (`git.rs`), shared by every clone.
+    git: Option<Arc<GitRules>>,
 }
 
 /// How a zone-relative path is judged.
@@ -415,11 +432,14 @@ impl ZoneGuard {
     /// The guard of a zone whose real directory is `root`, with its `unprotect` patterns.
     pub(crate) fn new(root: Option<PathBuf>, unprotect: &[String]) -> ZoneGuard {
         ZoneGuard {
-            root,
             extra: Vec::new(),
             shown_extra: Vec::new(),
             unprotect: vec![unprotect.iter().map(|p| anchored(p)).collect()],
             shown_unprotect: unprotect.to_vec(),
+            git: root
+                .as_ref()
+                .map(|root| Arc::new(GitRules::new(root.clone()))),
+            root,
         }
     }
 
@@ -490,36 +510,16 @@ impl ZoneGuard {
 
     /// How the zone-relative path `rel` is judged.
     pub(crate) fn verdict(&self, rel: &Path) -> Verdict {
-        let names: Vec<String> = rel
-            .components()
-            .filter_map(|c| match c {
-                Component::Normal(name) => Some(name_key(&name.to_string_lossy())),
-                Component::CurDir
-                | Component::ParentDir
-                | Component::RootDir
-                | Component::Prefix(_) => None,
-            })
-            .collect();
+        let names = git::folded(rel);
         if names.is_empty() {
             return Verdict::Open;
         }
         if self.matches_extra(&names) {
             return Verdict::Protected;
         }
-        let mut full: Vec<String> = self
-            .root
-            .iter()
-            .flat_map(|root| root.components())
-            .filter_map(|c| match c {
-                Component::Normal(name) => Some(name_key(&name.to_string_lossy())),
-                Component::CurDir
-                | Component::ParentDir
-                | Component::RootDir
-                | Component::Prefix(_) => None,
-            })
-            .collect();
+        let mut full: Vec<String> = self.root.as_deref().map(git::folded).unwrap_or_default();
         full.extend(names.iter().cloned());
-        if !builtin(&full) {
+        if !builtin(&full) && !self.git_protects(rel) {
             return Verdict::Open;
         }
         // No layer at all (a guard made by default) lifts nothing.
@@ -534,6 +534,19 @@ impl ZoneGuard {
         } else {
             Verdict::Protected
         }
+    }
+
+    /// Whether git's own rules protect the zone-relative path `rel` (`git.rs`).
+    fn git_protects(&self, rel: &Path) -> bool {
+        match (&self.root, &self.git) {
+            (Some(root), Some(git)) => git.protects(&root.join(rel)),
+            (None, _) | (_, None) => false,
+        }
+    }
+
+    /// What git's own rules protect in the zone now, zone-relative, for `check`.
+    pub(crate) fn shown_git(&self) -> Vec<String> {
+        self.git.as_ref().map(|git| git.shown()).unwrap_or_default()
     }
 
     fn matches_extra(&self, names: &[String]) -> bool {
@@ -607,6 +620,14 @@ impl Sandbox {
             guard.shown_extra().to_vec(),
             guard.shown_unprotect().to_vec(),
         ))
+    }
+
+    /// What git's own configuration protects in zone `name` now (`git.rs`): each git
+    /// directory, included file and hooks directory, zone-relative with why (`.githooks/**
+    /// (core.hooksPath)`), for `check`; `None` for an unknown zone.
+    pub fn git_protected(&self, name: &str) -> Option<Vec<String>> {
+        let index = self.zones().iter().position(|zone| zone.name() == name)?;
+        Some(self.guards().get(index)?.shown_git())
     }
 
     /// Refuses (`BLOCKED`) a change of the entry `name` in the directory `parent`, opened
@@ -895,6 +916,8 @@ mod tests {
             ".husky/pre-commit",
             ".husky/_/h",
             "web/.husky/pre-push",
+            ".lefthook/pre-commit/lint.sh",
+            ".lefthook-local/pre-push/x",
             // Spellings a case-insensitive file system takes for protected names.
             ".git/hoo\u{212a}s/pre-commit",
             ".git/HOO\u{212a}S",

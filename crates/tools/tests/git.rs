@@ -74,6 +74,10 @@ const TESTS: &[(&str, Test)] = &[
         protected_files_are_never_written_by_checkout_or_pull,
     ),
     (
+        "a_branch_that_brings_hooks_where_core_hooks_path_points_is_refused",
+        a_branch_that_brings_hooks_where_core_hooks_path_points_is_refused,
+    ),
+    (
         "a_read_only_zone_gets_the_read_only_tools",
         a_read_only_zone_gets_the_read_only_tools,
     ),
@@ -756,6 +760,31 @@ fn values_git_would_read_as_options_and_paths_outside_are_refused() {
         assert!(env.asked().is_empty(), "nothing was put to the user");
         assert_eq!(env.remote_head("main"), None);
         assert!(!env.repo().join("x").exists());
+    });
+}
+
+/// With `core.hooksPath=.githooks` (issue 45), a branch that brings `.githooks/pre-commit` is
+/// refused by `git_checkout` before anything changes: the hooks directory is judged from the
+/// repository's configuration, not from its name.
+fn a_branch_that_brings_hooks_where_core_hooks_path_points_is_refused() {
+    block_on(async {
+        let env = Env::new();
+        host_git(&env.repo(), &["switch", "-q", "-c", "hooks"]);
+        env.write(".githooks/pre-commit", "#!/bin/sh\ntouch /tmp/pwned\n");
+        host_git(&env.repo(), &["add", "."]);
+        host_git(&env.repo(), &["commit", "-q", "-m", "Hooks"]);
+        host_git(&env.repo(), &["switch", "-q", "main"]);
+        host_git(&env.repo(), &["config", "core.hooksPath", ".githooks"]);
+        let head = env.local_head();
+        let outcome = env.model("git_checkout", json!({"branch": "hooks"})).await;
+        assert_eq!(outcome.status, ToolStatus::Blocked, "{:?}", outcome.error);
+        let message = outcome.error.unwrap().message;
+        assert!(
+            message.starts_with("protected: /repo/.githooks/pre-commit is read outside"),
+            "{message}"
+        );
+        assert!(!env.repo().join(".githooks").exists());
+        assert_eq!(env.local_head(), head);
     });
 }
 

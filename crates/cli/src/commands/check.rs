@@ -114,6 +114,14 @@ fn print_protected(sandbox: &Sandbox) {
         let Some((extra, unprotect)) = sandbox.protected_patterns(zone.name()) else {
             continue;
         };
+        let git = sandbox.git_protected(zone.name()).unwrap_or_default();
+        if !git.is_empty() {
+            say(&clean_line(&format!(
+                "  /{}: by git's configuration: {}",
+                zone.name(),
+                git.join(", ")
+            )));
+        }
         if extra.is_empty() && unprotect.is_empty() {
             continue;
         }

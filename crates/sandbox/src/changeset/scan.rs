@@ -58,6 +58,7 @@ pub(crate) fn scan(sandbox: &Sandbox, layers: Layers) -> Result<Changeset, Chang
         .run()?;
         uppers.push((name.to_owned(), upper));
     }
+    super::git_dirs::refuse_new_git_dirs(sandbox, &changes)?;
     Ok(Changeset {
         changes,
         uppers,
