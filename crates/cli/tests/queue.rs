@@ -5,7 +5,8 @@
 //! mid-item loses nothing; a Redis restart is weathered; a poison item is dead-lettered; a
 //! parked item is answered from another process and continued elsewhere; bad credentials are
 //! one line; `rediss://` works, an untrusted server does not; each item is counted once, and
-//! every hint printed can be pasted.
+//! every hint printed can be pasted; nothing on the queue gives more consent than the consumer's
+//! own configuration, and an approval is bound to the call it showed.
 //!
 //! `cargo test -p golem-forge --test queue`. The server is in `queue/redis.rs`, the project
 //! and process helpers in `queue/harness.rs`, the cases in `queue/`, one concern each.
@@ -24,6 +25,8 @@ mod common;
 
 #[path = "queue/approvals.rs"]
 mod approvals;
+#[path = "queue/consent.rs"]
+mod consent;
 #[path = "queue/counts.rs"]
 mod counts;
 #[path = "queue/delivery.rs"]

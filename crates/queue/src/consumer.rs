@@ -6,7 +6,10 @@
 //! be tried again until its deliveries reach the batch's `maxDeliveries`, then it becomes a dead
 //! letter with its last error; a run parked for an approval travels to the queue's inbox
 //! (`crate::travel`); a run cut off by the consumer stopping is handed back at once; and a run
-//! whose lease was lost is dropped, since another consumer has the item.
+//! whose lease was lost is dropped, since another consumer has the item. The consumer's own
+//! approval mode is the ceiling of what the queue may decide about consent
+//! (`crate::consent`): a batch asking for more is refused before anything is taken, and a
+//! parked item whose approvals are not bound to the call it would run is not continued.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,6 +23,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::connect::Queue;
+use crate::consent::Ceiling;
 use crate::error::QueueError;
 use crate::keys::{BatchKeys, GROUP};
 use crate::scripts::LEAVE;
@@ -40,8 +44,11 @@ pub struct ConsumerSettings {
     pub program_root: PathBuf,
     /// The worker file, found in the program root.
     pub worker: PathBuf,
-    /// Each item's session (model, approval mode, … from the batch's settings).
+    /// Each item's session (model, approval mode, … from the batch's settings). Its approval
+    /// mode must be within `ceiling` (none: the ceiling's).
     pub session: HostOptions,
+    /// This consumer's own approval mode: the most consent the queue may give its sessions.
+    pub ceiling: Ceiling,
     /// Items running at once here.
     pub concurrency: usize,
     /// How long an entry may go without renewal before another consumer claims it.
@@ -96,6 +103,16 @@ pub enum ConsumerReport {
         /// The item.
         item: String,
     },
+    /// Its continuing was refused (`crate::consent::check_continuation`): nothing ran, and
+    /// these inbox entries wait for a person again.
+    Refused {
+        /// The item.
+        item: String,
+        /// Its entries whose answers were withdrawn.
+        entries: Vec<u64>,
+        /// Why.
+        why: String,
+    },
 }
 
 /// Counts of what this consumer did.
@@ -113,6 +130,8 @@ pub struct ConsumerTally {
     pub dropped: usize,
     /// Runs handed back because this consumer stopped.
     pub released: usize,
+    /// Parked items whose continuing was refused here (they wait for an answer again).
+    pub refused: usize,
 }
 
 impl ConsumerTally {
@@ -131,6 +150,7 @@ impl ConsumerTally {
             ConsumerReport::DeadLettered(_) => {}
             ConsumerReport::Dropped { .. } => self.dropped += 1,
             ConsumerReport::Released { .. } => self.released += 1,
+            ConsumerReport::Refused { .. } => self.refused += 1,
         }
     }
 }
@@ -177,6 +197,12 @@ pub async fn consume(
     mut report: impl FnMut(&ConsumerReport),
 ) -> Result<ConsumerTally, QueueError> {
     let keys = BatchKeys::new(&settings.name)?;
+    // Nothing is taken for a session the ceiling does not allow.
+    let mode =
+        crate::consent::session_mode(&settings.name, settings.session.approval, &settings.ceiling)?;
+    let mut settings = settings.clone();
+    settings.session.approval = Some(mode);
+    let settings = &settings;
     let concurrency = settings.concurrency.max(1);
     let gate = golem_llm::rate::install(concurrency);
     let shared = Arc::new(Shared {

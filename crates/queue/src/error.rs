@@ -62,6 +62,46 @@ pub enum QueueError {
     /// The entry was answered before.
     #[error("approval {0} was already answered; a consumer continues its item")]
     AlreadyAnswered(u64),
+    /// A batch asks for an approval mode that lets more through without a person than the
+    /// consumer's own (`crate::consent`). Nothing was taken from the queue.
+    #[error(
+        "batch `{batch}` asks for approval mode {asked}, which lets more through without a \
+         person than this consumer's {ceiling} ({set_by}); nothing was taken, its items stay \
+         queued: to allow it, run this consumer with --approval {asked}; else queue the items \
+         under a new name with --approval {within}"
+    )]
+    WiderConsent {
+        /// The batch.
+        batch: String,
+        /// The mode its settings on the queue ask for.
+        asked: golem_protocol::ApprovalMode,
+        /// The consumer's own mode.
+        ceiling: golem_protocol::ApprovalMode,
+        /// Where the consumer's mode was set.
+        set_by: String,
+        /// The modes the consumer would take, in words.
+        within: String,
+    },
+    /// An approval cannot be given: the call the entry shows is not the one its parked
+    /// session would run (`crate::consent::binding`).
+    #[error("approval {id} cannot be given: {reason}; nothing was answered and it still waits")]
+    NotBound {
+        /// The entry.
+        id: u64,
+        /// Why.
+        reason: String,
+    },
+    /// The call of an entry is not the one `inbox --queue show` showed (`--call`).
+    #[error(
+        "the parked session of approval {id} changed since it was shown: {reason}; nothing \
+         was answered and it still waits (show it again before answering)"
+    )]
+    ChangedSinceShown {
+        /// The entry.
+        id: u64,
+        /// What differs.
+        reason: String,
+    },
     /// A parked session could not be carried (too big, unreadable here, not writable there).
     #[error("the parked session {session} cannot travel: {reason}")]
     Travel {

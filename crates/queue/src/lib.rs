@@ -2,13 +2,16 @@
 //! `batch-worker` processes on any number of machines take them through one consumer group and
 //! run each as a session (`golem_batch::run_item`), and `batch status|results` and `inbox
 //! --queue` read and answer from anywhere. [`connect`] is the connection (URLs, the password,
-//! retrying a lost connection), [`keys`] names what a batch keeps in Redis, [`scripts`] holds
+//! retrying a lost connection), [`consent`] bounds what the queue may decide about consent
+//! (the consumer's own approval mode is the ceiling; an approval is bound to the call it
+//! showed), [`keys`] names what a batch keeps in Redis, [`scripts`] holds
 //! the Lua that makes each step atomic, [`enqueue`] starts a batch, [`consumer`] is the
 //! consumer loop (`settle` what becomes of each delivery), [`lease`] keeps a claimed item from being taken, [`travel`] carries a parked
 //! session between machines, [`inbox`] is the queue's approval inbox and [`state`] reads where
 //! a batch stands. The contract is docs/queue.md.
 
 pub mod connect;
+pub mod consent;
 pub mod consumer;
 pub mod enqueue;
 pub mod error;
@@ -22,6 +25,7 @@ pub mod state;
 pub mod travel;
 
 pub use connect::{Queue, QueueUrl};
+pub use consent::Ceiling;
 pub use consumer::{ConsumerReport, ConsumerSettings, ConsumerTally, consume};
 pub use enqueue::{Enqueued, enqueue};
 pub use error::QueueError;

@@ -135,6 +135,26 @@ return 'resumed'
     )
 });
 
+/// Refuses to continue a held parked item (`crate::consent::check_continuation`): the refused
+/// answers are withdrawn, their entries wait for a person again, the item leaves the resuming
+/// set (it waits for an answer, not for a consumer) and its `resume` entry is acknowledged; the
+/// item stays parked with its transcript. `KEYS[2]` the inbox's answers hash, `KEYS[3]` the
+/// session's waits set, `KEYS[4]` the resuming set; `ARGV[4]` item id, then the entry numbers.
+/// Returns `withdrawn` or `lost`.
+pub static WITHDRAW: LazyLock<Script> = LazyLock::new(|| {
+    with_holds(
+        r"
+for i = 5, #ARGV do
+  redis.call('HDEL', KEYS[2], ARGV[i])
+  redis.call('SADD', KEYS[3], ARGV[i])
+end
+redis.call('SREM', KEYS[4], ARGV[4])
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+return 'withdrawn'
+",
+    )
+});
+
 /// Removes a stopping consumer from the group when it holds nothing (removing one that holds
 /// entries would drop them from the pending list, and no one could claim them again): `KEYS[1]`
 /// the items stream; `ARGV[1]` the group, `ARGV[2]` the consumer. Returns `left` or `holds`.

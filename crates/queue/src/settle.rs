@@ -3,7 +3,10 @@
 //! first checks the entry is still this consumer's (`crate::scripts`). A final result is
 //! recorded once; a failed run is handed back or, at its last delivery, dead-lettered; a run
 //! parked for an approval travels to the queue (`crate::travel`); a run cut off by the
-//! consumer stopping is handed back; a run whose lease was lost is dropped.
+//! consumer stopping is handed back; a run whose lease was lost is dropped. A parked item is
+//! continued only when every approval it carries is bound to the call its transcript would run
+//! and this consumer takes approvals at all (`crate::consent`); else nothing runs, and the
+//! refused approvals wait for a person again.
 
 use std::time::Duration;
 
@@ -13,13 +16,14 @@ use golem_runtime::host::{HostOptions, HostWorker};
 use redis::streams::StreamPendingCountReply;
 use tokio_util::sync::CancellationToken;
 
+use crate::consent::{self, Refusal};
 use crate::consumer::{ConsumerReport, Delivery, Shared, Work};
 use crate::enqueue::PATIENCE;
 use crate::error::QueueError;
 use crate::inbox;
-use crate::keys::{GROUP, INBOX};
+use crate::keys::{GROUP, INBOX, INBOX_ANSWERS};
 use crate::lease::Held;
-use crate::scripts::{FINISH, PARK, RELEASE};
+use crate::scripts::{FINISH, PARK, RELEASE, WITHDRAW};
 use crate::state::DeadLetter;
 use crate::travel::{self, ParkedItem};
 
@@ -73,16 +77,19 @@ async fn settle_held(
     let (item, parked) = match &delivery.what {
         Work::Run(item) => (item.clone(), None),
         Work::Resume(session) => match unpack(shared, item_id, session).await? {
-            Some(parked) => (
+            Unpacked::Refused(refusal) => {
+                return withdraw(shared, held, item_id, session, refusal).await;
+            }
+            Unpacked::Parked(parked) => (
                 BatchItem {
                     id: item_id.clone(),
                     input: String::new(),
                     instructions: None,
                     line: 0,
                 },
-                Some(parked),
+                Some(*parked),
             ),
-            None => {
+            Unpacked::Gone => {
                 acknowledge(shared, held).await?;
                 return Ok(vec![ConsumerReport::Dropped {
                     item: item_id.clone(),
@@ -174,13 +181,19 @@ async fn settle_held(
     Ok(reports)
 }
 
-/// Reads parked item `item_id`'s session from the queue and unpacks it here; `None` when the
-/// item is not parked (continued already).
-async fn unpack(
-    shared: &Shared,
-    item_id: &str,
-    session: &str,
-) -> Result<Option<ParkedItem>, QueueError> {
+/// What reading a parked item for its continuing found.
+enum Unpacked {
+    /// Its session is unpacked here, ready to resume.
+    Parked(Box<ParkedItem>),
+    /// It is not parked (continued already).
+    Gone,
+    /// Its answers are not taken here: nothing was unpacked.
+    Refused(Refusal),
+}
+
+/// Reads parked item `item_id`'s session from the queue, checks its answers against its
+/// transcript and this consumer's ceiling, and unpacks it here.
+async fn unpack(shared: &Shared, item_id: &str, session: &str) -> Result<Unpacked, QueueError> {
     let (parked, transcript): (Option<String>, Option<Vec<u8>>) = shared
         .queue
         .call("reading a parked item", None, |mut con| {
@@ -195,12 +208,12 @@ async fn unpack(
         })
         .await?;
     let Some(parked) = parked else {
-        return Ok(None);
+        return Ok(Unpacked::Gone);
     };
     let parked: ParkedItem =
         serde_json::from_str(&parked).map_err(|e| QueueError::damaged("parked item", e))?;
     if parked.session != session {
-        return Ok(None);
+        return Ok(Unpacked::Gone);
     }
     let transcript = transcript.ok_or_else(|| QueueError::Travel {
         session: session.to_owned(),
@@ -209,16 +222,64 @@ async fn unpack(
     let entries = inbox::fetch(&shared.queue, &parked.entries).await?;
     let root = shared.settings.program_root.clone();
     let worker = shared.settings.worker.clone();
+    let ceiling = shared.settings.ceiling.clone();
     let owned = session.to_owned();
-    tokio::task::spawn_blocking(move || {
-        travel::unpack(&root, &worker, &owned, &transcript, &entries)
+    let checked = tokio::task::spawn_blocking(move || {
+        // What the session would run first, read from the very bytes unpacked below.
+        let pending = consent::pending_calls(&owned, &transcript)?;
+        if let Err(refusal) = consent::check_continuation(&ceiling, &owned, &entries, &pending) {
+            return Ok(Err(refusal));
+        }
+        travel::unpack(&root, &worker, &owned, &transcript, &entries).map(Ok)
     })
     .await
     .map_err(|e| QueueError::Travel {
         session: session.to_owned(),
         reason: e.to_string(),
     })??;
-    Ok(Some(parked))
+    Ok(match checked {
+        Ok(()) => Unpacked::Parked(Box::new(parked)),
+        Err(refusal) => Unpacked::Refused(refusal),
+    })
+}
+
+/// Refuses to continue parked item `item_id` (its session `session`): `refusal`'s answers are
+/// withdrawn and their entries wait for a person again; nothing ran.
+async fn withdraw(
+    shared: &Shared,
+    held: &Held,
+    item_id: &str,
+    session: &str,
+    refusal: Refusal,
+) -> Result<Vec<ConsumerReport>, QueueError> {
+    let keys = &shared.keys;
+    let outcome: String = shared
+        .queue
+        .call("withdrawing refused answers", None, |mut con| {
+            let mut invocation = WITHDRAW.key(keys.items());
+            invocation
+                .key(INBOX_ANSWERS)
+                .key(keys.waits(session))
+                .key(keys.resuming())
+                .arg(&held.args()[..])
+                .arg(item_id);
+            for entry in &refusal.entries {
+                invocation.arg(*entry);
+            }
+            async move { invocation.invoke_async(&mut con).await }
+        })
+        .await?;
+    if outcome != "withdrawn" {
+        return Ok(vec![ConsumerReport::Dropped {
+            item: item_id.to_owned(),
+            why: "its lease ran out and another consumer took it".into(),
+        }]);
+    }
+    Ok(vec![ConsumerReport::Refused {
+        item: item_id.to_owned(),
+        entries: refusal.entries,
+        why: refusal.reason,
+    }])
 }
 
 /// Records `result` as the item's final one (with `dead` when it is given up).

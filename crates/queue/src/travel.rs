@@ -4,16 +4,18 @@
 //! the queue's inbox. A consumer continuing the item writes the transcript into its own
 //! program's sessions, files the answered calls in its own inbox with their answers, and
 //! resumes the session with no new input, as `batch resume` does locally: the answered call
-//! is decided by the answer and runs once. What the session left on the first machine (its
+//! is decided by the answer and runs once, if the answer is bound to that very call
+//! (`crate::consent`). What the session left on the first machine (its
 //! undo snapshots, files in its zones) does not travel.
 
 use std::path::Path;
 
-use golem_protocol::{InboxAnswer, InboxEntry, ItemResult};
+use golem_protocol::{InboxEntry, ItemResult};
 use golem_runtime::inbox::{InboxStore, ParkedBy};
 use golem_runtime::session::SessionStore;
 use serde::{Deserialize, Serialize};
 
+use crate::consent::QueueAnswer;
 use crate::error::QueueError;
 
 /// The largest transcript a parked item may carry.
@@ -86,13 +88,13 @@ pub fn forget_local(root: &Path, luggage: &Luggage) {
 
 /// Unpacks parked session `session` into the program at `root`, whose copy of the batch's
 /// worker is `worker`: its transcript, and its calls filed in the local inbox with their
-/// answers.
+/// answers (checked before, `crate::consent::check_continuation`).
 pub fn unpack(
     root: &Path,
     worker: &Path,
     session: &str,
     transcript: &[u8],
-    entries: &[(InboxEntry, Option<InboxAnswer>)],
+    entries: &[(InboxEntry, Option<QueueAnswer>)],
 ) -> Result<(), QueueError> {
     SessionStore::new(root)
         .import(session, transcript, worker)
@@ -107,7 +109,7 @@ pub fn unpack(
         let id = store
             .park(&by, &entry.request)
             .map_err(|e| travel(session, e))?;
-        if let Some(answer) = answer {
+        if let Some(QueueAnswer { answer, .. }) = answer {
             match store.answer(id, answer.approved, answer.remember, answer.note.clone()) {
                 Ok(_) | Err(golem_runtime::inbox::InboxError::AlreadyAnswered { .. }) => {}
                 Err(e) => return Err(travel(session, e)),

@@ -4,7 +4,8 @@
 //! their results on the queue. Exit codes: 0 when `--until-done` found the batch drained, 4
 //! when it did but some items wait for an approval in the queue's inbox, 130 when stopped by
 //! Ctrl+C or SIGTERM (its running items are handed back), 2 when the queue or the batch cannot
-//! be used at start, 1 when the queue failed later.
+//! be used at start (a batch asking for more consent than this consumer's own approval mode
+//! included: nothing is taken then), 1 when the queue failed later.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,10 +13,11 @@ use std::time::Duration;
 
 use clap::Args;
 use golem_queue::enqueue::load_meta;
-use golem_queue::{ConsumerReport, ConsumerSettings, consume, state};
+use golem_queue::{Ceiling, ConsumerReport, ConsumerSettings, consume, state};
 use golem_runtime::host::{HostOptions, HostWorker};
 use tokio_util::sync::CancellationToken;
 
+use super::common::ApprovalArg;
 use super::queue::{open_queue, password_note, queue_error, queue_words};
 use super::run::block_on;
 use crate::cli_error::{CommandError, ErrorKind};
@@ -27,6 +29,11 @@ use crate::frontend::clean::clean_text;
 /// and runs each as a session of the batch's worker, found under --root, with this machine's
 /// API keys and config. An item whose consumer dies is taken by another once its lease runs
 /// out; a failed item is tried again until the batch's max deliveries, then dead-lettered.
+///
+/// This consumer's approval mode (--approval, else the program config's approval.mode, else
+/// interactive) is the most consent anything on the queue may ask for: a batch whose
+/// --approval lets more through without a person (approve_all over auto_deny, interactive or
+/// defer; anything over auto_deny) is refused and nothing is taken.
 #[derive(Debug, Args)]
 pub struct BatchWorkerArgs {
     /// The queue: redis://[user:password@]host:port/db, or rediss://… for TLS (the password
@@ -60,6 +67,12 @@ pub struct BatchWorkerArgs {
     /// This consumer's name in the queue [default: host name, process id and a random part]
     #[arg(long, value_name = "NAME")]
     consumer: Option<String>,
+
+    /// This consumer's approval mode, the most a batch may ask for: a batch's own --approval
+    /// may narrow it, never widen it [default: the program config's approval.mode, else
+    /// interactive]
+    #[arg(long, value_enum, value_name = "MODE")]
+    approval: Option<ApprovalArg>,
 }
 
 /// `30s`, `2m`, `500ms`, `1h`: at least a second, at most a day.
@@ -119,6 +132,10 @@ pub fn cmd_batch_worker(args: BatchWorkerArgs) -> Result<ExitCode, CommandError>
         })?;
         golem_runtime::worker::load_worker(&worker)
             .map_err(|e| CommandError::usage(e.to_string()))?;
+        let ceiling = ceiling(args.approval, &worker)?;
+        // Refused here, before anything is taken: the items stay queued.
+        let approval = golem_queue::consent::session_mode(&args.name, meta.approval, &ceiling)
+            .map_err(queue_error)?;
         // The root the worker's sessions and inbox are in (its own program, found from its
         // directory, as every session of it finds it).
         let program_root =
@@ -131,22 +148,24 @@ pub fn cmd_batch_worker(args: BatchWorkerArgs) -> Result<ExitCode, CommandError>
             session: HostOptions {
                 model: meta.model.clone(),
                 env_model: crate::session::env_model(),
-                approval: meta.approval,
+                approval: Some(approval),
                 max_iterations: meta.max_iterations,
                 jail_helper: std::env::current_exe().ok(),
                 ..HostOptions::new(HostWorker::File(worker))
             },
+            ceiling,
             concurrency: usize::from(args.concurrency),
             lease: args.lease,
             until_done: args.until_done,
             max_deliveries: meta.max_deliveries,
         };
         eprintln!(
-            "batch-worker {} on {}: consumer {}, {} at a time",
+            "batch-worker {} on {}: consumer {}, {} at a time, approval {}",
             args.name,
             queue.shown(),
             settings.consumer,
-            settings.concurrency
+            settings.concurrency,
+            approval
         );
         let cancel = CancellationToken::new();
         let watcher = tokio::spawn(stop_on_signal(cancel.clone()));
@@ -188,13 +207,18 @@ pub fn cmd_batch_worker(args: BatchWorkerArgs) -> Result<ExitCode, CommandError>
             "{}",
             clean_text(&format!(
                 "batch-worker {}: {} completed, {} other results, {} parked for approval, {} \
-                 tried again, {} dropped here{end}",
+                 tried again, {} dropped here{}{end}",
                 args.name,
                 tally.completed,
                 tally.not_completed,
                 tally.parked,
                 tally.retried,
                 tally.dropped,
+                if tally.refused > 0 {
+                    format!(", {} not continued (approvals refused)", tally.refused)
+                } else {
+                    String::new()
+                },
             ))
         );
         Ok(ExitCode::from(if cancel.is_cancelled() {
@@ -205,6 +229,36 @@ pub fn cmd_batch_worker(args: BatchWorkerArgs) -> Result<ExitCode, CommandError>
             0
         }))
     })?
+}
+
+/// This consumer's own approval mode and where it was set: `--approval`, else the program
+/// config's `approval.mode` (the one the worker's sessions read), else `interactive`.
+fn ceiling(
+    approval: Option<ApprovalArg>,
+    worker: &std::path::Path,
+) -> Result<Ceiling, CommandError> {
+    if let Some(approval) = approval {
+        return Ok(Ceiling {
+            mode: approval.into(),
+            source: "its --approval".into(),
+        });
+    }
+    let config = golem_runtime::config::ProgramConfig::for_worker(worker)
+        .map_err(|e| CommandError::usage(e.to_string()))?;
+    Ok(match (config.approval.mode, &config.file) {
+        (Some(mode), Some(file)) => Ceiling {
+            mode,
+            source: format!("approval.mode in {}", file.display()),
+        },
+        (Some(mode), None) => Ceiling {
+            mode,
+            source: "approval.mode in its program config".into(),
+        },
+        (None, _) => Ceiling {
+            mode: golem_core::approval::ApprovalMode::Interactive,
+            source: "the default: neither --approval nor approval.mode sets one".into(),
+        },
+    })
 }
 
 /// Cancels `cancel` on Ctrl+C or SIGTERM (how Kubernetes stops a pod).
@@ -275,6 +329,16 @@ fn describe(report: &ConsumerReport, queue: &str) -> String {
         ),
         ConsumerReport::Dropped { item, why } => format!("item {item}: result dropped: {why}"),
         ConsumerReport::Released { item } => format!("item {item}: handed back unfinished"),
+        ConsumerReport::Refused { item, entries, why } => format!(
+            "item {item}: not continued, nothing ran: {why}; its approval waits in the inbox \
+             again (inbox {}): golem-forge inbox {queue} show {}",
+            entries
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            entries.first().copied().unwrap_or_default()
+        ),
     }
 }
 

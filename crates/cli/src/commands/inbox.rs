@@ -3,6 +3,10 @@
 //! the project's parked calls, shows one with its preview, and answers it. The session takes
 //! the answer when it continues: at once with `--resume`, or later with `sessions resume ID`
 //! (no input) or `batch resume ID` for a batch item. Storage is `golem_runtime::inbox`'s.
+//! With `--queue` it is the queue's inbox (`golem_queue::inbox`), where an approval is bound to
+//! the call it approves: `show` prints the call's digest, `approve N --call DIGEST` answers
+//! only while the parked session would still run that call, and the consumer that continues
+//! the item checks it again.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -72,6 +76,10 @@ enum InboxAction {
         /// project from now on (a rule in .golem-forge/approvals.yaml)
         #[arg(long, value_enum, value_name = "SCOPE")]
         remember: Option<RememberArg>,
+        /// With --queue: approve only if the parked session would still run the call `inbox
+        /// --queue show N` showed, named by the digest it printed
+        #[arg(long, value_name = "DIGEST")]
+        call: Option<String>,
         #[command(flatten)]
         resume: ResumeArgs,
     },
@@ -139,15 +147,21 @@ pub fn cmd_inbox(args: InboxArgs) -> Result<ExitCode, CommandError> {
             let text = if json || args.json {
                 json_lines(std::slice::from_ref(&entry))?
             } else {
-                render_entry(&entry, &Screen::stdout(), "")
+                render_entry(&entry, &Screen::stdout(), "", None)
             };
             print(&text)
         }
         InboxAction::Approve {
             n,
             remember,
+            call,
             resume,
         } => {
+            if call.is_some() {
+                return Err(CommandError::usage(
+                    "--call binds an approval on a queue: it goes with --queue URL",
+                ));
+            }
             let remember = match remember {
                 None => RememberScope::None,
                 Some(RememberArg::Session) => RememberScope::Session,
@@ -186,7 +200,7 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
         note,
         answered: now_rfc3339(),
     };
-    let (n, given) = match action {
+    let (n, given, shown) = match action {
         InboxAction::List { json } => {
             let entries = golem_queue::inbox::list(&queue)
                 .await
@@ -201,15 +215,19 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
             let entry = golem_queue::inbox::get(&queue, n)
                 .await
                 .map_err(queue_error)?;
+            let binding = golem_queue::inbox::binding_of(&queue, &entry)
+                .await
+                .map_err(queue_error)?;
             return print(&if json || json_all {
-                json_lines(std::slice::from_ref(&entry))?
+                bound_json(&entry, &binding)?
             } else {
-                render_entry(&entry, &Screen::stdout(), &words)
+                render_entry(&entry, &Screen::stdout(), &words, Some(&binding))
             });
         }
         InboxAction::Approve {
             n,
             remember,
+            call,
             resume,
         } => {
             queued_resume_refused(&resume)?;
@@ -223,20 +241,39 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
                     ));
                 }
             };
-            (n, answer(true, remember, None))
+            (n, answer(true, remember, None), call)
         }
         InboxAction::Deny { n, note, resume } => {
             queued_resume_refused(&resume)?;
-            (n, answer(false, RememberScope::None, note))
+            (n, answer(false, RememberScope::None, note), None)
         }
     };
-    let (entry, done) = golem_queue::inbox::answer(&queue, n, &given)
+    let shown_again = |e: golem_queue::QueueError| {
+        let unbound = matches!(
+            e,
+            golem_queue::QueueError::NotBound { .. }
+                | golem_queue::QueueError::ChangedSinceShown { .. }
+        );
+        let error = queue_error(e);
+        if unbound {
+            error.with_hint(format!(
+                "see what it would run now: golem-forge inbox{words} show {n}{note}; deny it: \
+                 golem-forge inbox{words} deny {n}"
+            ))
+        } else {
+            error
+        }
+    };
+    let (entry, done, call) = golem_queue::inbox::answer(&queue, n, &given, shown.as_deref())
         .await
-        .map_err(queue_error)?;
+        .map_err(shown_again)?;
     eprintln!(
         "{} {n}: {}; {}",
         if given.approved { "approved" } else { "denied" },
-        clean_text(&entry.request.tool_name),
+        clean_text(&match &call {
+            Some(call) => format!("{} (call {call})", the_call(&entry)),
+            None => entry.request.tool_name.clone(),
+        }),
         match done {
             golem_queue::inbox::Answered::Resumed => match &entry.batch {
                 Some(item) => format!(
@@ -255,6 +292,35 @@ async fn queued(url: &str, action: InboxAction, json_all: bool) -> Result<ExitCo
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The call an entry shows, in one line: its tool and its arguments as JSON, cut short.
+fn the_call(entry: &InboxEntry) -> String {
+    let args = serde_json::to_string(&entry.request.args).unwrap_or_default();
+    format!(
+        "{}({})",
+        entry.request.tool_name,
+        golem_core::text::fold(&args, 160)
+    )
+}
+
+/// `inbox --queue show N --json`: the entry, and `call` (its digest, what an approval binds)
+/// or `unbound` (why it cannot be approved).
+fn bound_json(
+    entry: &InboxEntry,
+    binding: &Result<String, golem_queue::consent::Unbound>,
+) -> Result<String, CommandError> {
+    let failed = |e: serde_json::Error| CommandError::usage(format!("cannot print an entry: {e}"));
+    let mut value = serde_json::to_value(entry).map_err(failed)?;
+    if let serde_json::Value::Object(map) = &mut value {
+        match binding {
+            Ok(call) => map.insert("call".into(), call.clone().into()),
+            Err(unbound) => map.insert("unbound".into(), unbound.to_string().into()),
+        };
+    }
+    let mut line = serde_json::to_string(&value).map_err(failed)?;
+    line.push('\n');
+    Ok(line)
 }
 
 /// `--resume` is this machine's; a queued item is continued by a consumer.
@@ -347,8 +413,15 @@ fn render_list(entries: &[InboxEntry], queue: &str, note: &str) -> String {
 }
 
 /// What `inbox show N` prints: the approval box, where the call waits, and the commands that
-/// answer it (`queue`: the ` --queue URL` they name).
-fn render_entry(entry: &InboxEntry, screen: &Screen, queue: &str) -> String {
+/// answer it (`queue`: the ` --queue URL` they name). On a queue, `binding` says whether the
+/// parked session would run exactly this call: its digest, which the approve command names,
+/// or why it cannot be approved (then only denying is offered).
+fn render_entry(
+    entry: &InboxEntry,
+    screen: &Screen,
+    queue: &str,
+    binding: Option<&Result<String, golem_queue::consent::Unbound>>,
+) -> String {
     let mut text = render_request_body(&entry.request, screen);
     let bar = screen.dim("│");
     text.push_str(&format!(
@@ -357,11 +430,37 @@ fn render_entry(entry: &InboxEntry, screen: &Screen, queue: &str) -> String {
         clean_text(&entry.worker),
         age(&entry.created)
     ));
+    let deny = format!(
+        "deny:    golem-forge inbox{queue} deny {n}   (--note TEXT tells the model why)",
+        n = entry.id
+    );
+    let bound = match binding {
+        None => String::new(),
+        Some(Ok(call)) => {
+            text.push_str(&format!(
+                "{bar} call {call} (an approval is bound to exactly this call)\n"
+            ));
+            format!(" --call {call}")
+        }
+        Some(Err(unbound)) => {
+            text.push_str(&format!(
+                "{bar} {}\n",
+                screen.paint(
+                    crate::frontend::screen::Tone::Bold,
+                    &clean_text(&format!("this call cannot be approved: {unbound}"))
+                )
+            ));
+            if entry.answer.is_none() {
+                text.push_str(&format!("└ {}\n", screen.dim(&deny)));
+                return text;
+            }
+            String::new()
+        }
+    };
     let last = match &entry.answer {
         None => format!(
-            "approve: golem-forge inbox{queue} approve {n}   (--remember {scopes} approves \
-             alike calls too)\n  deny:    golem-forge inbox{queue} deny {n}   (--note TEXT tells \
-             the model why)",
+            "approve: golem-forge inbox{queue} approve {n}{bound}   (--remember {scopes} \
+             approves alike calls too)\n  {deny}",
             n = entry.id,
             scopes = if queue.is_empty() {
                 "session|project"

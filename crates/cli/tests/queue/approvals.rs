@@ -10,7 +10,8 @@ use crate::common::TestEnv;
 use crate::harness::*;
 use crate::redis_server::RedisServer;
 
-fn inbox(
+/// `golem-forge inbox --queue URL ARGS` from another directory (another machine).
+pub(crate) fn inbox(
     env: &TestEnv,
     server: &MockServer,
     redis: &RedisServer,

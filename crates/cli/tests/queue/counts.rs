@@ -130,11 +130,14 @@ fn parked_items_are_counted_once_and_every_hint_can_be_pasted() {
     // The parked item's hint shows it; what `show` and the list print answer on the queue.
     let entry = paste(&env, "elsewhere", &server, &shown, &[]);
     assert_exit(&entry, 0);
+    // Bound to the call shown: the command names its digest.
     let approve = hinted(&stdout(&entry), "approve: ");
+    let (command, digest) = approve.split_once(" --call ").unwrap();
     assert_eq!(
-        approve,
+        command,
         format!("golem-forge inbox --queue {plain} approve 1")
     );
+    assert_eq!(digest.len(), 64, "{approve}");
     let listed = paste(
         &env,
         "elsewhere",

@@ -38,11 +38,17 @@ impl Transcript {
     /// this version does not know skipped (in `unknown_lines`), a corrupt line an error.
     pub(crate) fn read(id: &str, path: &Path) -> Result<Self, SessionError> {
         let bytes = std::fs::read(path).map_err(|e| SessionError::io("read", path, e))?;
+        Self::parse(id, path, &bytes)
+    }
+
+    /// [`Transcript::read`] of bytes already in memory (a parked session carried between
+    /// machines, read before it is written anywhere); `path` only names it in errors.
+    pub fn parse(id: &str, path: &Path, bytes: &[u8]) -> Result<Self, SessionError> {
         let mut meta = None;
         let mut entries = Vec::new();
         let skipped = read_lines(
             path,
-            &bytes,
+            bytes,
             |_| true,
             |line, read| {
                 let entry = match read {
