@@ -11,7 +11,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use golem_protocol::{ItemResult, TokenUsage, to_jsonl_line};
-use golem_runtime::session::{now_rfc3339, time_sortable_id};
+use golem_session::{now_rfc3339, time_sortable_id};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -245,7 +245,7 @@ fn write_meta(dir: &Path, meta: &BatchMeta) -> Result<(), BatchError> {
         path: path.clone(),
         reason: e.to_string(),
     })?;
-    golem_runtime::replace::replace_file(&path, text.as_bytes()).map_err(io("replace", &path))
+    golem_session::replace_file(&path, text.as_bytes()).map_err(io("replace", &path))
 }
 
 /// Writes `bytes` as the whole of a new file at `path`, synced.

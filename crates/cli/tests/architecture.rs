@@ -4,13 +4,15 @@
 //! import cycle.
 //!
 //! One module per concern: the crate graph (`architecture/layers.rs`), what library code may do
-//! (`architecture/sources.rs`), the documentation (`architecture/docs.rs`) and import cycles
-//! (`architecture/imports.rs`).
+//! (`architecture/sources.rs`), the documentation (`architecture/docs.rs`), import cycles
+//! (`architecture/imports.rs`) and test files no test program declares
+//! (`architecture/test_files.rs`).
 
 mod docs;
 mod imports;
 mod layers;
 mod sources;
+mod test_files;
 
 use std::path::{Path, PathBuf};
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use golem_llm::{Message, ModelToolCall, ToolResultMessage};
 use golem_protocol::{DecidedBy, DisplayEvent, InvokedBy, SessionEndReason, StatusLevel};
 use golem_protocol::{ToolError, ToolErrorCode, ToolStatus};
-use golem_runtime::session::{
+use golem_session::{
     ForkedFrom, SessionMeta, SessionStatus, SessionStore, ToolCallRecord, TranscriptEntry,
 };
 use golem_testkit::Wire;

@@ -10,6 +10,7 @@
 
 pub mod approval;
 pub mod bus;
+pub mod calendar;
 pub mod coerce;
 pub mod decorated;
 pub mod effects;

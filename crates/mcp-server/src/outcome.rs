@@ -166,7 +166,26 @@ impl Collector {
                 usage,
                 cost,
             }),
-            _ => Step::Nothing,
+            // What an MCP client is not sent: the answer arrives whole in the result (a
+            // worker's and the final stream's deltas are the progress above), and the rest is
+            // the session's own bookkeeping, which the client has no message for. Listed kind
+            // by kind so that a new kind needs a decision here.
+            DisplayEvent::Streaming { .. }
+            | DisplayEvent::SessionStarted { .. }
+            | DisplayEvent::Message { .. }
+            | DisplayEvent::ApprovalResolved(_)
+            | DisplayEvent::ApprovalDeferred { .. }
+            | DisplayEvent::Status { .. }
+            | DisplayEvent::ManualToolsAvailable { .. }
+            | DisplayEvent::WorkerStarted { .. }
+            | DisplayEvent::WorkerProgress(_)
+            | DisplayEvent::WorkerFinished { .. }
+            | DisplayEvent::Usage { .. }
+            | DisplayEvent::ContextCompacted { .. }
+            | DisplayEvent::ActionResult(_)
+            | DisplayEvent::SessionStatus(_)
+            | DisplayEvent::ApprovalsRemembered { .. }
+            | DisplayEvent::SessionEnded { .. } => Step::Nothing,
         }
     }
 

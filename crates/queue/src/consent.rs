@@ -12,7 +12,7 @@ use std::path::Path;
 
 use golem_llm::ModelToolCall;
 use golem_protocol::{ApprovalMode, ApprovalRequest, InboxAnswer, InboxEntry, RememberScope};
-use golem_runtime::session::Transcript;
+use golem_session::Transcript;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use golem_protocol::{InboxEntry, ItemResult};
 use golem_runtime::inbox::{InboxStore, ParkedBy};
-use golem_runtime::session::SessionStore;
+use golem_session::SessionStore;
 use serde::{Deserialize, Serialize};
 
 use crate::consent::QueueAnswer;

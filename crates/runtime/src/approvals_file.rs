@@ -189,7 +189,7 @@ pub fn save(path: &Path, rules: &[ApprovalRule]) -> Result<(), RulesFileError> {
         Some(_) | None => PathBuf::from("."),
     };
     std::fs::create_dir_all(&dir).map_err(write_error)?;
-    crate::replace::replace_file(path, render(rules).as_bytes()).map_err(write_error)?;
+    golem_session::replace_file(path, render(rules).as_bytes()).map_err(write_error)?;
     Ok(())
 }
 

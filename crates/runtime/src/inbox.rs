@@ -19,8 +19,8 @@ use golem_protocol::{
     ApprovalRequest, ApprovalResponse, BatchItemRef, InboxAnswer, InboxEntry, RememberScope,
 };
 
-use crate::replace::replace_file;
-use crate::session::now_rfc3339;
+use golem_session::now_rfc3339;
+use golem_session::replace_file;
 
 /// Why the inbox could not be read or changed.
 #[derive(Debug, thiserror::Error)]

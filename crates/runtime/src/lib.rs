@@ -1,5 +1,5 @@
-//! Worker runtime: worker files, program config, the agent loop, delegation, session
-//! transcripts, and the session host every front end attaches to.
+//! Worker runtime: worker files, program config, the agent loop, delegation, and the session
+//! host every front end attaches to (transcripts are `golem_session`'s).
 
 pub mod approvals_file;
 pub mod budget;
@@ -13,9 +13,7 @@ pub mod model_calls;
 pub mod output;
 pub mod protected;
 pub mod registry;
-pub mod replace;
 pub mod runner;
-pub mod session;
 pub mod toolsets;
 pub mod tree;
 pub mod worker;

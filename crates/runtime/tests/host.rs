@@ -12,7 +12,7 @@ use golem_protocol::{
     SessionEndReason, ToolStatus, TurnStatus,
 };
 use golem_runtime::host::{HostOptions, HostWorker};
-use golem_runtime::session::{SessionStore, TranscriptEntry};
+use golem_session::{SessionStore, TranscriptEntry};
 use golem_testkit::openai;
 use serde_json::{Value, json};
 

@@ -11,7 +11,7 @@ use golem_protocol::{
 };
 use golem_runtime::approvals_file;
 use golem_runtime::host::SessionHost;
-use golem_runtime::session::TranscriptEntry;
+use golem_session::TranscriptEntry;
 use golem_testkit::mock::MockServer;
 use golem_testkit::openai;
 use serde_json::json;

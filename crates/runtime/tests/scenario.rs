@@ -17,7 +17,7 @@ use golem_protocol::{
     SessionStatus,
 };
 use golem_runtime::host::{Attachment, HostOptions, HostWorker, RunningSession, SessionHost};
-use golem_runtime::session::{SessionStore, Transcript};
+use golem_session::{SessionStore, Transcript};
 use golem_testkit::mock::{MockServer, Reply};
 use golem_testkit::program::{append_config, mock_program};
 use tempfile::TempDir;

@@ -1,7 +1,9 @@
 //! ISO 8601 timestamps (UTC, millisecond precision, as JavaScript's `toISOString`) for file
-//! listings, file info and the tool-list caches. Pure: no I/O, no calendar crate.
+//! listings, file info and the tool-list caches. Pure: no I/O; dates from `golem_core::calendar`.
 
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use golem_core::calendar::civil_from_days;
 
 /// `time` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, in UTC.
 pub fn iso8601(time: SystemTime) -> String {
@@ -13,6 +15,7 @@ pub fn iso8601(time: SystemTime) -> String {
     let days = millis.div_euclid(86_400_000);
     let in_day = millis.rem_euclid(86_400_000);
     let (year, month, day) = civil_from_days(days);
+    let (month, day) = (i64::from(month), i64::from(day));
     let (h, rest) = (in_day / 3_600_000, in_day % 3_600_000);
     let (m, rest) = (rest / 60_000, rest % 60_000);
     let (s, ms) = (rest / 1_000, rest % 1_000);
@@ -44,20 +47,6 @@ fn push_digits(out: &mut String, value: i64, width: u32) {
         out.push(char::from(b'0' + digit));
         divisor /= 10;
     }
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand, ValueEnum};
 use golem_protocol::{InboxAnswer, InboxEntry, RememberScope, Risk, to_jsonl_line};
 use golem_runtime::inbox::InboxStore;
-use golem_runtime::session::{now_rfc3339, seconds_since};
+use golem_session::{now_rfc3339, seconds_since};
 
 use super::common::ApprovalArg;
 use super::parked::{Continued, Resume, continue_entry};

@@ -1,5 +1,5 @@
 //! `golem-forge sessions`: list, show, export, fork, resume and undo recorded sessions. Reading
-//! transcripts is `golem_runtime::session`'s job; this file finds the program, prints and maps
+//! transcripts is `golem_session`'s job; this file finds the program, prints and maps
 //! errors.
 
 mod export;
@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use comfy_table::{Table, presets};
 use golem_runtime::config::{find_program_root, holds_program};
-use golem_runtime::session::{SessionError, SessionScan, SessionStore, SessionSummary};
+use golem_session::{SessionError, SessionScan, SessionStore, SessionSummary};
 
 use crate::cli_error::{CommandError, ErrorKind};
 use crate::frontend::clean::{clean_line, clean_text};
@@ -115,10 +115,7 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
 
 /// Loads session `id`; a damaged transcript's error points at `sessions show ID --json`.
 /// Lines of kinds this version does not know are skipped with one warning on stderr.
-fn load(
-    store: &SessionStore,
-    id: &str,
-) -> Result<golem_runtime::session::Transcript, CommandError> {
+fn load(store: &SessionStore, id: &str) -> Result<golem_session::Transcript, CommandError> {
     let transcript = store.load(id).map_err(|err| match err {
         SessionError::Corrupt { .. } | SessionError::NotATranscript { .. } => session_error(err)
             .with_hint(format!(

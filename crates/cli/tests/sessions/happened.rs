@@ -11,7 +11,7 @@ use std::time::Duration;
 use golem_llm::Message;
 use golem_protocol::{ActionResult, DisplayEvent, SessionAction, SessionEndReason};
 use golem_runtime::runner::INTERRUPTED_ANSWER_NOTE;
-use golem_runtime::session::SessionStore;
+use golem_session::SessionStore;
 use golem_testkit::Wire;
 use golem_testkit::mock::{Chunk, MockServer, Reply};
 use serde_json::json;

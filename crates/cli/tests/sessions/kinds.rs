@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use golem_llm::Message;
 use golem_protocol::{CompactionReason, DisplayEvent, SessionEndReason, StatusLevel, ToolStatus};
-use golem_runtime::session::{EntryKind, SessionStore, TranscriptEntry};
+use golem_session::{EntryKind, SessionStore, TranscriptEntry};
 use serde_json::json;
 
 use super::{append_raw, assistant, call, ended, input, meta, normalize, results, run, write};

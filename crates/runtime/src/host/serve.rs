@@ -25,8 +25,8 @@ use super::{SessionHost, SharedState, answers, ending};
 use crate::inbox::SessionInbox;
 use crate::launch::SessionEnv;
 use crate::runner::{RunStatus, WorkerRuntime};
-use crate::session::{SessionMeta, SessionStore, TranscriptEntry};
 use crate::worker::WorkerDefinition;
+use golem_session::{SessionMeta, SessionStore, TranscriptEntry};
 
 /// How the last turn ended, for `sessionEnded`.
 #[derive(Debug, Clone)]

@@ -10,12 +10,12 @@ use golem_core::bus::DisplaySubscription;
 use golem_core::orchestrator::CallOutcome;
 use golem_llm::Message;
 use golem_protocol::{
-    ChatMessage, CompactionReason, ContextFill, DisplayEvent, Role, SessionEndReason, TokenUsage,
+    CompactionReason, ContextFill, DisplayEvent, Role, SessionEndReason, TokenUsage,
 };
 
 use crate::inbox::SessionInbox;
 use crate::runner::RunObserver;
-use crate::session::{SessionWriter, TranscriptEntry};
+use golem_session::{SessionWriter, TranscriptEntry};
 
 /// The open transcript, if any: shared by the observer, the recorder and the host.
 #[derive(Clone, Default)]
@@ -144,23 +144,39 @@ impl RunObserver for HostObserver {
     }
 }
 
-/// Whether the recorder writes `event`: a tool call's start and result are in its record,
-/// `workerProgress` is a live view whose totals `workerFinished` keeps, and the echo of the
-/// user's input is its `input` entry.
+/// Whether the recorder writes `event`: one exhaustive decision per kind, so a new event
+/// kind cannot be added without saying whether transcripts keep it. Not written: a tool
+/// call's start and result (they are in the call's own record), `workerProgress` (a live view
+/// whose totals `workerFinished` keeps) and the echo of the user's input (its `input`
+/// entry).
 fn recorded(event: &DisplayEvent) -> bool {
-    !matches!(
-        event,
+    match event {
         DisplayEvent::ToolStarted { .. }
-            | DisplayEvent::ToolResult { .. }
-            | DisplayEvent::WorkerProgress(_)
-            | DisplayEvent::Message {
-                message: ChatMessage {
-                    role: Role::User,
-                    ..
-                },
-                ..
-            }
-    )
+        | DisplayEvent::ToolResult { .. }
+        | DisplayEvent::WorkerProgress(_) => false,
+        DisplayEvent::Message { message, .. } => match message.role {
+            Role::User => false,
+            Role::Assistant | Role::System => true,
+        },
+        DisplayEvent::SessionStarted { .. }
+        | DisplayEvent::Streaming { .. }
+        | DisplayEvent::ApprovalRequired(_)
+        | DisplayEvent::ApprovalResolved(_)
+        | DisplayEvent::ApprovalDeferred { .. }
+        | DisplayEvent::InputRequired { .. }
+        | DisplayEvent::InputResolved { .. }
+        | DisplayEvent::Status { .. }
+        | DisplayEvent::ManualToolsAvailable { .. }
+        | DisplayEvent::WorkerStarted { .. }
+        | DisplayEvent::WorkerFinished { .. }
+        | DisplayEvent::Usage { .. }
+        | DisplayEvent::ContextCompacted { .. }
+        | DisplayEvent::TurnEnded { .. }
+        | DisplayEvent::ActionResult(_)
+        | DisplayEvent::SessionStatus(_)
+        | DisplayEvent::ApprovalsRemembered { .. }
+        | DisplayEvent::SessionEnded { .. } => true,
+    }
 }
 
 /// Writes display events to the transcript, in order, until `sessionEnded` (included).

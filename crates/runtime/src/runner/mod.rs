@@ -34,8 +34,8 @@ use self::turn::Echo;
 use crate::budget::BudgetExceeded;
 use crate::context::{ContextPolicy, Threshold};
 use crate::output::{AnswerProblem, OutputSchema};
-use crate::session::PendingCalls;
 use crate::tree::{NodeStart, RunningWorker, TreeSlot, WorkerNode};
+use golem_session::PendingCalls;
 
 /// Receives what a run does, for transcripts: the root worker's input and conversation (what a
 /// resume continues), and the tool calls of every worker.

@@ -10,7 +10,7 @@ use golem_batch::BatchMeta;
 use golem_core::approval::ApprovalMode;
 use golem_protocol::to_jsonl_line;
 use golem_queue::{Enqueued, QueueMeta, QueueStatus, enqueue, state};
-use golem_runtime::session::now_rfc3339;
+use golem_session::now_rfc3339;
 
 use super::super::queue::{open_queue, password_note, queue_error, queue_words};
 use super::super::run::block_on;

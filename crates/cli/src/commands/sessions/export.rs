@@ -10,9 +10,7 @@ use std::fmt::Write;
 use golem_core::text::fold;
 use golem_llm::Message;
 use golem_protocol::{DisplayEvent, InvokedBy, StatusLevel};
-use golem_runtime::session::{
-    SessionMeta, SessionStatus, ToolCallRecord, Transcript, TranscriptEntry,
-};
+use golem_session::{SessionMeta, SessionStatus, ToolCallRecord, Transcript, TranscriptEntry};
 use serde::Serialize;
 use serde_json::Value;
 

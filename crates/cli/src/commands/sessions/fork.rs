@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use golem_runtime::session::{ForkedFrom, SessionMeta, SessionStore, now_rfc3339};
+use golem_session::{ForkedFrom, SessionMeta, SessionStore, now_rfc3339};
 
 use super::resume::{ResumeArgs, cmd_resume};
 use super::{load, print, session_error};

@@ -11,7 +11,7 @@ use golem_core::text::fold;
 use golem_llm::Message;
 use golem_protocol::{DisplayEvent, InvokedBy, SessionAction, StatusLevel, TurnStatus};
 use golem_runtime::runner::INTERRUPTED_RESPONSE;
-use golem_runtime::session::{SessionStatus, ToolCallRecord, Transcript, TranscriptEntry};
+use golem_session::{SessionStatus, ToolCallRecord, Transcript, TranscriptEntry};
 use serde_json::Value;
 
 /// How many characters of arguments and results a line shows.

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use clap::Args;
 use golem_llm::Message;
 use golem_protocol::{ActionResult, DisplayEvent, SessionAction};
-use golem_runtime::session::{SessionStore, TranscriptEntry};
 use golem_sandbox::undo::{DEFAULT_UNDO_CAP, UndoError, UndoJournal, UndoScope};
+use golem_session::{SessionStore, TranscriptEntry};
 
 use super::{failed, print, session_error};
 use crate::cli_error::CommandError;

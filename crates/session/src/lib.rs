@@ -7,14 +7,16 @@
 //! Every command reads transcripts through one reader (`parse.rs`): a line of a kind this
 //! version does not know is skipped with a warning, never hiding the session.
 //!
-//! This module only stores and reads transcripts; it does not decide what a run records (the
-//! worker runtime does), and it never prints: problems are returned or logged.
+//! This crate only stores and reads transcripts; it does not decide what a run records (the
+//! worker runtime does), and it never prints: problems are returned or logged. It also holds
+//! [`replace_file`], the whole-file replace the program's own state files are written with.
 
 mod clock;
 mod entry;
 mod error;
 mod lock;
 mod parse;
+mod replace;
 mod resume;
 mod store;
 mod transcript;
@@ -29,6 +31,7 @@ pub use entry::{
 };
 pub use error::SessionError;
 pub use parse::{UnknownLine, unknown_lines_warning};
+pub use replace::replace_file;
 pub use resume::{PendingCalls, ResumePoint};
 pub use store::{SessionScan, SessionStore, SkippedFile};
 pub use transcript::{FIRST_INPUT_CHARS, SessionSummary, Transcript};

@@ -1,7 +1,9 @@
 //! UTC wall-clock text for sessions: RFC 3339 timestamps and the time part of session ids.
-//! Civil dates are computed from the Unix time here (no time-zone database, UTC only).
+//! Civil dates come from `golem_core::calendar` (no time-zone database, UTC only).
 
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use golem_core::calendar::{civil_from_days, days_from_civil};
 
 /// A UTC calendar time, to the millisecond.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,34 +106,6 @@ fn unix_seconds(text: &str) -> Option<i64> {
         return None;
     }
     Some(days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`,
-/// the inverse of [`civil_from_days`]).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400; // [0, 399]
-    let mp = if month > 2 { month - 3 } else { month + 9 }; // [0, 11]
-    let doy = (153 * mp + 2) / 5 + day - 1; // [0, 365]
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy; // [0, 146096]
-    era * 146_097 + doe - 719_468
-}
-
-/// Year, month (1-12) and day (1-31) of a day count since 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`, valid for the proleptic Gregorian calendar).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097); // [0, 146096]
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // [0, 365]
-    let mp = (5 * doy + 2) / 153; // [0, 11]
-    let day = doy - (153 * mp + 2) / 5 + 1; // [1, 31]
-    let month = if mp < 10 { mp + 3 } else { mp - 9 }; // [1, 12]
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    // Both are small positive numbers by construction.
-    (year, month as u32, day as u32)
 }
 
 #[cfg(test)]

@@ -285,7 +285,7 @@ impl SessionStore {
         bytes.push(b'\n');
         bytes.extend_from_slice(rest);
         std::fs::create_dir_all(&self.dir).map_err(|e| SessionError::io("create", &self.dir, e))?;
-        crate::replace::replace_file(&path, &bytes).map_err(|e| SessionError::io("write", &path, e))
+        crate::replace_file(&path, &bytes).map_err(|e| SessionError::io("write", &path, e))
     }
 
     fn file_of(&self, id: &str) -> PathBuf {
