@@ -6,7 +6,7 @@ mod chat;
 mod cli_error;
 mod commands;
 mod frontend;
-mod input;
+mod run_input;
 mod inspection;
 mod logging;
 mod open_files;

@@ -6,7 +6,8 @@
 //! ends with the server's port: a browser keeps cookies by host, not by port, so two servers
 //! on one machine (`serve` and `serve --inbox`) with one name would overwrite each other's.
 //! Every response carries a strict Content-Security-Policy, `nosniff`, no referrer and no
-//! caching.
+//! caching. A server of programs (`golem-forge mcp`) takes the token as `Authorization:
+//! Bearer` instead ([`Access::bearer`]), with the same `Host` and `Origin` rules.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -125,22 +126,46 @@ pub fn token_matches(expected: &str, offered: &str) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// What a request must show.
+/// How a request shows the run's token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Credential {
+    /// A browser page: `?token=` on the first load, traded for the per-port cookie `name`.
+    PageCookie {
+        /// [`cookie_name`] of the port.
+        name: String,
+    },
+    /// A program (an MCP client): `Authorization: Bearer <token>` on every request; no
+    /// cookie is set or read, so a browser tab cannot ride on one.
+    Bearer,
+}
+
+/// What a request must show: the bound address (`Host`, `Origin`) and the run's token, the
+/// way its [`Credential`] says. One type for every HTTP front end.
 #[derive(Debug, Clone)]
 pub struct Access {
     token: String,
     address: BoundAddress,
-    /// The token cookie's name, [`cookie_name`] of the port.
-    cookie: String,
+    credential: Credential,
 }
 
 impl Access {
-    /// Access for a server bound to `addr` with `token`.
+    /// Access for a page server bound to `addr` with `token` (query token, then cookie).
     pub fn new(token: String, addr: SocketAddr) -> Access {
         Access {
             token,
             address: BoundAddress::new(addr),
-            cookie: cookie_name(addr.port()),
+            credential: Credential::PageCookie {
+                name: cookie_name(addr.port()),
+            },
+        }
+    }
+
+    /// Access for a server of programs bound to `addr`: `Authorization: Bearer <token>`.
+    pub fn bearer(token: String, addr: SocketAddr) -> Access {
+        Access {
+            token,
+            address: BoundAddress::new(addr),
+            credential: Credential::Bearer,
         }
     }
 
@@ -154,14 +179,24 @@ impl Access {
         &self.token
     }
 
-    /// The name of the cookie this server sets and reads.
-    pub fn cookie_name(&self) -> &str {
-        &self.cookie
+    /// The name of the cookie a page server sets and reads (`None` for a bearer one).
+    pub fn cookie_name(&self) -> Option<&str> {
+        match &self.credential {
+            Credential::PageCookie { name } => Some(name),
+            Credential::Bearer => None,
+        }
     }
 
-    /// The address to open, with the token: `http://127.0.0.1:PORT/?token=…`.
+    /// The address to open: a page server's with the token (`http://127.0.0.1:PORT/?token=…`),
+    /// a bearer server's without a path (`http://127.0.0.1:PORT`), where the caller appends
+    /// its endpoint.
     pub fn url(&self) -> String {
-        format!("http://{}/?token={}", self.address.shown(), self.token)
+        match &self.credential {
+            Credential::PageCookie { .. } => {
+                format!("http://{}/?token={}", self.address.shown(), self.token)
+            }
+            Credential::Bearer => format!("http://{}", self.address.shown()),
+        }
     }
 
     fn token_matches(&self, offered: &str) -> bool {
@@ -169,13 +204,25 @@ impl Access {
     }
 
     /// Why `headers` and `query` may not pass, if they may not; `Ok(true)` when the token came
-    /// in the query (to be traded for the cookie).
-    fn check(
+    /// in the query (to be traded for the cookie; never for a bearer server).
+    pub fn check(
         &self,
         headers: &HeaderMap,
         query: Option<&str>,
     ) -> Result<bool, (StatusCode, &'static str)> {
         self.address.check(headers)?;
+        match &self.credential {
+            Credential::PageCookie { name } => self.check_page(headers, query, name),
+            Credential::Bearer => self.check_bearer(headers).map(|()| false),
+        }
+    }
+
+    fn check_page(
+        &self,
+        headers: &HeaderMap,
+        query: Option<&str>,
+        cookie: &str,
+    ) -> Result<bool, (StatusCode, &'static str)> {
         if query
             .and_then(|q| param(q, "token"))
             .is_some_and(|t| self.token_matches(t))
@@ -188,7 +235,7 @@ impl Access {
             .filter_map(|h| h.to_str().ok())
             .flat_map(|h| h.split(';'))
             .filter_map(|pair| pair.trim().split_once('='))
-            .filter(|(name, _)| *name == self.cookie)
+            .filter(|(name, _)| *name == cookie)
             .any(|(_, t)| self.token_matches(t));
         if cookie_ok {
             Ok(false)
@@ -196,6 +243,27 @@ impl Access {
             Err((
                 StatusCode::UNAUTHORIZED,
                 "a token is needed: open the address golem-forge serve printed",
+            ))
+        }
+    }
+
+    fn check_bearer(&self, headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
+        let offered = headers
+            .get_all(header::AUTHORIZATION)
+            .iter()
+            .filter_map(|h| h.to_str().ok())
+            .filter_map(|h| {
+                let (scheme, token) = h.trim().split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+            })
+            .any(|token| self.token_matches(token));
+        if offered {
+            Ok(())
+        } else {
+            Err((
+                StatusCode::UNAUTHORIZED,
+                "a bearer token is needed: send `Authorization: Bearer <token>` with the token \
+                 golem-forge printed",
             ))
         }
     }
@@ -222,7 +290,8 @@ pub async fn guard(
         Ok(true) => {
             let cookie = format!(
                 "{}={}; HttpOnly; SameSite=Strict; Path=/",
-                access.cookie, access.token
+                access.cookie_name().unwrap_or_default(),
+                access.token
             );
             // A page load drops the token from the address bar; other requests go through.
             let mut response = if request.method() == Method::GET && request.uri().path() == "/" {
@@ -394,7 +463,7 @@ mod tests {
             ),
             Ok(false)
         );
-        assert_eq!(a.cookie_name(), "golem_forge_token_4777");
+        assert_eq!(a.cookie_name(), Some("golem_forge_token_4777"));
     }
 
     #[test]

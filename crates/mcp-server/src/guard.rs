@@ -2,10 +2,10 @@
 //! header (so a DNS-rebinding page cannot reach it by another name), come from that address
 //! when it says where it comes from (`Origin`), and carry the run's token as
 //! `Authorization: Bearer <token>`. The `Host` and `Origin` rules are `golem-http`'s
-//! ([`BoundAddress`], one policy for every HTTP front end); the token travels in a header,
-//! since MCP clients are programs, not browser tabs.
+//! (one [`Access`] for every HTTP front end, here [`Access::bearer`]); the token travels in a
+//! header, since MCP clients are programs, not browser tabs: no cookie is set or read, and a
+//! token in the query does not count.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
@@ -13,70 +13,20 @@ use axum::http::StatusCode;
 use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use golem_http::guard::{BoundAddress, token_matches};
+pub use golem_http::guard::Access;
 
 /// The path the MCP endpoint is served at.
 pub const ENDPOINT: &str = "/mcp";
 
-/// What a request must show.
-#[derive(Debug, Clone)]
-pub struct Access {
-    token: String,
-    address: BoundAddress,
-}
-
-impl Access {
-    /// Access for a server bound to `addr` with `token`.
-    pub fn new(token: String, addr: SocketAddr) -> Access {
-        Access {
-            token,
-            address: BoundAddress::new(addr),
-        }
-    }
-
-    /// The endpoint's address: `http://127.0.0.1:PORT/mcp`.
-    pub fn url(&self) -> String {
-        format!("http://{}{ENDPOINT}", self.address.shown())
-    }
-
-    /// The port.
-    pub fn port(&self) -> u16 {
-        self.address.port()
-    }
-
-    /// The run's token.
-    pub fn token(&self) -> &str {
-        &self.token
-    }
-
-    /// Why `headers` may not pass, if they may not.
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
-        self.address.check(headers)?;
-        let offered = headers
-            .get_all(header::AUTHORIZATION)
-            .iter()
-            .filter_map(|h| h.to_str().ok())
-            .filter_map(|h| {
-                let (scheme, token) = h.trim().split_once(' ')?;
-                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-            })
-            .any(|token| token_matches(&self.token, token));
-        if offered {
-            Ok(())
-        } else {
-            Err((
-                StatusCode::UNAUTHORIZED,
-                "a bearer token is needed: send `Authorization: Bearer <token>` with the token \
-                 golem-forge mcp printed",
-            ))
-        }
-    }
+/// The endpoint's address: `http://127.0.0.1:PORT/mcp`.
+pub fn endpoint_url(access: &Access) -> String {
+    format!("{}{ENDPOINT}", access.url())
 }
 
 /// The middleware: refuses what [`Access`] refuses; marks every response not to be cached
 /// or sniffed.
 pub async fn guard(State(access): State<Arc<Access>>, request: Request, next: Next) -> Response {
-    let mut response = match access.check(request.headers()) {
+    let mut response = match access.check(request.headers(), None) {
         Err((status, why)) => {
             let mut response = (status, why).into_response();
             if status == StatusCode::UNAUTHORIZED {
@@ -87,7 +37,7 @@ pub async fn guard(State(access): State<Arc<Access>>, request: Request, next: Ne
             }
             response
         }
-        Ok(()) => next.run(request).await,
+        Ok(_) => next.run(request).await,
     };
     let headers = response.headers_mut();
     headers.insert(
@@ -103,7 +53,7 @@ mod tests {
     use super::*;
 
     fn access() -> Access {
-        Access::new("abc123".into(), "127.0.0.1:4778".parse().unwrap())
+        Access::bearer("abc123".into(), "127.0.0.1:4778".parse().unwrap())
     }
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
@@ -122,17 +72,17 @@ mod tests {
     #[test]
     fn the_host_must_name_the_bound_address() {
         let a = access();
-        assert_eq!(a.url(), "http://127.0.0.1:4778/mcp");
+        assert_eq!(endpoint_url(&a), "http://127.0.0.1:4778/mcp");
         for host in ["127.0.0.1:4778", "localhost:4778", "LOCALHOST:4778"] {
             assert_eq!(
-                a.check(&headers(&[("host", host), BEARER])),
-                Ok(()),
+                a.check(&headers(&[("host", host), BEARER]), None),
+                Ok(false),
                 "{host}"
             );
         }
         for host in ["evil.example:4778", "127.0.0.1:4779", "127.0.0.1", ""] {
             assert_eq!(
-                a.check(&headers(&[("host", host), BEARER])),
+                a.check(&headers(&[("host", host), BEARER]), None),
                 Err((StatusCode::FORBIDDEN, "unknown host")),
                 "{host}"
             );
@@ -147,11 +97,11 @@ mod tests {
             ("origin", "http://127.0.0.1:4778"),
             BEARER,
         ]);
-        assert_eq!(a.check(&own), Ok(()));
+        assert_eq!(a.check(&own, None), Ok(false));
         for origin in ["http://evil.example", "https://127.0.0.1:4778", "null"] {
             let foreign = headers(&[("host", "127.0.0.1:4778"), ("origin", origin), BEARER]);
             assert_eq!(
-                a.check(&foreign),
+                a.check(&foreign, None),
                 Err((StatusCode::FORBIDDEN, "foreign origin")),
                 "{origin}"
             );
@@ -177,16 +127,23 @@ mod tests {
             }
             assert!(
                 matches!(
-                    a.check(&headers(&pairs)),
+                    a.check(&headers(&pairs), None),
                     Err((StatusCode::UNAUTHORIZED, _))
                 ),
                 "{auth:?}"
             );
         }
+        // A page's credentials do not count here.
+        let cookie = ("cookie", "golem_forge_token_4778=abc123");
+        assert!(matches!(
+            a.check(&headers(&[host, cookie]), Some("token=abc123")),
+            Err((StatusCode::UNAUTHORIZED, _))
+        ));
+        assert_eq!(a.cookie_name(), None);
         for auth in ["Bearer abc123", "bearer abc123", "BEARER  abc123 "] {
             assert_eq!(
-                a.check(&headers(&[host, ("authorization", auth)])),
-                Ok(()),
+                a.check(&headers(&[host, ("authorization", auth)]), None),
+                Ok(false),
                 "{auth}"
             );
         }
@@ -194,25 +151,27 @@ mod tests {
 
     #[test]
     fn a_server_on_every_address_takes_ip_addresses_but_no_other_names() {
-        let every = Access::new("t".into(), "0.0.0.0:4778".parse().unwrap());
-        assert_eq!(every.url(), "http://127.0.0.1:4778/mcp");
+        let every = Access::bearer("t".into(), "0.0.0.0:4778".parse().unwrap());
+        assert_eq!(endpoint_url(&every), "http://127.0.0.1:4778/mcp");
         let bearer = ("authorization", "Bearer t");
         for host in ["192.168.1.5:4778", "[fe80::1]:4778", "localhost:4778"] {
             assert!(
-                every.check(&headers(&[("host", host), bearer])).is_ok(),
+                every
+                    .check(&headers(&[("host", host), bearer]), None)
+                    .is_ok(),
                 "{host}"
             );
         }
         for host in ["evil.example:4778", "192.168.1.5:80", "192.168.1.5"] {
             assert_eq!(
-                every.check(&headers(&[("host", host), bearer])),
+                every.check(&headers(&[("host", host), bearer]), None),
                 Err((StatusCode::FORBIDDEN, "unknown host")),
                 "{host}"
             );
         }
-        let lan = Access::new("t".into(), "192.168.1.5:4778".parse().unwrap());
+        let lan = Access::bearer("t".into(), "192.168.1.5:4778".parse().unwrap());
         assert!(
-            lan.check(&headers(&[("host", "localhost:4778"), bearer]))
+            lan.check(&headers(&[("host", "localhost:4778"), bearer]), None)
                 .is_err()
         );
     }

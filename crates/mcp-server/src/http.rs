@@ -18,7 +18,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::guard::{Access, ENDPOINT, guard};
+use crate::guard::{Access, ENDPOINT, endpoint_url, guard};
 use crate::server::{McpServer, new_handle};
 
 /// Why the HTTP server could not run.
@@ -59,14 +59,14 @@ impl HttpServer {
         let token = token.unwrap_or_else(new_handle);
         Ok(HttpServer {
             listener,
-            access: Arc::new(Access::new(token, local)),
+            access: Arc::new(Access::bearer(token, local)),
             server,
         })
     }
 
     /// The endpoint's address, `http://127.0.0.1:PORT/mcp`.
     pub fn url(&self) -> String {
-        self.access.url()
+        endpoint_url(&self.access)
     }
 
     /// The port it listens on.

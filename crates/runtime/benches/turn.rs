@@ -119,7 +119,7 @@ fn one_tool_call_run(bencher: divan::Bencher) {
         keeps_history: false,
         depth: 0,
         max_iterations: 5,
-        context: golem_runtime::context::ContextPolicy::default(),
+        context: golem_runtime::context_settings::ContextPolicy::default(),
         model: Arc::new(ZeroLatencyModel(ModelSpec {
             provider: "test".into(),
             model: "zero".into(),

@@ -18,7 +18,7 @@ use golem_llm::retry::RetryPolicy;
 use golem_sandbox::ZoneConfig;
 use serde::{Deserialize, Deserializer};
 
-use crate::context::ContextSettings;
+use crate::context_settings::ContextSettings;
 use crate::worker::yaml::{self, or_default};
 use crate::worker::{WorkerDefinition, WorkerFileError};
 

@@ -4,7 +4,7 @@
 pub mod approvals_file;
 pub mod budget;
 pub mod config;
-pub mod context;
+pub mod context_settings;
 pub mod delegation;
 pub mod host;
 pub mod inbox;

@@ -88,18 +88,17 @@ impl OutputSchema {
             message: e.to_string(),
         })?;
         Ok(Self {
-            format: OutputFormat::new(worker, golem_core::schema_lean::lean_schema(&schema)),
+            format: OutputFormat::new(worker, schema),
             validator,
         })
     }
 
-    /// What each model request carries: the schema's lean form
-    /// ([`golem_core::schema_lean::lean_schema`]); answers are checked against the full one.
+    /// What each model request carries.
     pub fn format(&self) -> &OutputFormat {
         &self.format
     }
 
-    /// The JSON Schema the model is sent (its lean form).
+    /// The JSON Schema.
     pub fn schema(&self) -> &Value {
         &self.format.schema
     }

@@ -12,7 +12,7 @@ use golem_runtime::config::{
     ModelSource, NotifySettings, ProgramConfig, STATE_DIR_NAME, UndoSettings, choose_model,
     find_program_root, holds_program, model_choice, program_root,
 };
-use golem_runtime::context::{ContextSettings, Threshold};
+use golem_runtime::context_settings::{ContextSettings, Threshold};
 use golem_runtime::worker::{WorkerDefinition, parse_worker};
 use golem_sandbox::{ZoneConfig, ZoneMode};
 

@@ -108,7 +108,7 @@ async fn run_model(model: Arc<dyn Model>) -> Ran {
         keeps_history: false,
         depth: 0,
         max_iterations: 3,
-        context: golem_runtime::context::ContextPolicy::default(),
+        context: golem_runtime::context_settings::ContextPolicy::default(),
         model,
         orchestrator,
         tree: TreeSlot::new(WorkerTree::new(ui.clone())),

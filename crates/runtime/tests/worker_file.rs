@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use golem_core::approval::{ApprovalConfig, ApprovalDecisionType};
 use golem_runtime::budget::BudgetLimits;
-use golem_runtime::context::{ContextSettings, Threshold};
+use golem_runtime::context_settings::{ContextSettings, Threshold};
 use golem_runtime::worker::{
     CodeConfig, CodeToolsetConfig, CustomModuleConfig, CustomToolsetConfig,
     FilesystemToolsetConfig, JailMode, ProcessLimitsConfig, ProgramsConfig, ShellConfig, ShellRule,

@@ -46,7 +46,7 @@ pub struct RunInput {
 impl RunInput {
     /// The input, by the precedence of docs/cli.md (Input).
     pub(super) fn read(&self) -> Result<String, CommandError> {
-        crate::input::read_input(
+        crate::run_input::read_input(
             self.input_text.as_deref(),
             self.file.as_deref(),
             &self.input,

@@ -26,7 +26,7 @@ use golem_protocol::{
 use tokio_util::sync::CancellationToken;
 
 use super::WorkerRuntime;
-use super::context::ContextState;
+use super::context_state::ContextState;
 use super::elide::Elision;
 use super::turn::{self, Echo};
 use crate::tree::WorkerNode;

@@ -9,7 +9,7 @@ use golem_llm::{Message, ModelError, ModelRequest};
 use golem_protocol::{DisplayEvent, StatusLevel, TokenUsage};
 use tokio_util::sync::CancellationToken;
 
-use super::context::ContextState;
+use super::context_state::ContextState;
 use super::turn::{self, Echo};
 use super::{RunOutcome, RunStatus, WorkerRuntime, budget_exceeded};
 use crate::tree::WorkerNode;

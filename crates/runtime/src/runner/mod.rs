@@ -4,7 +4,7 @@
 //! starts fresh.
 
 mod compact;
-mod context;
+mod context_state;
 mod elide;
 mod interrupt;
 mod manual;
@@ -29,10 +29,10 @@ use golem_protocol::{
 };
 
 use self::compact::{CompactError, CompactRequest};
-use self::context::ContextState;
+use self::context_state::ContextState;
 use self::turn::Echo;
 use crate::budget::BudgetExceeded;
-use crate::context::{ContextPolicy, Threshold};
+use crate::context_settings::{ContextPolicy, Threshold};
 use crate::output::{AnswerProblem, OutputSchema};
 use crate::tree::{NodeStart, RunningWorker, TreeSlot, WorkerNode};
 use golem_session::PendingCalls;

@@ -8,9 +8,9 @@ use golem_protocol::{ContextFill, DisplayEvent, StatusLevel, TokenUsage};
 
 use super::WorkerRuntime;
 use super::compact::CompactError;
-use super::context::ContextState;
+use super::context_state::ContextState;
 use super::elide::ELIDE_HEADROOM;
-use crate::context::Threshold;
+use crate::context_settings::Threshold;
 use crate::tree::WorkerNode;
 
 /// How an elision's status words it: after the fill, why (if not only the fill), and which

@@ -8,7 +8,7 @@ use golem_sandbox::ZoneConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::budget::BudgetLimits;
-use crate::context::ContextSettings;
+use crate::context_settings::ContextSettings;
 use crate::toolsets::ToolsetsConfig;
 
 /// A worker as its `.worker` file defines it.

@@ -17,7 +17,7 @@ use super::definition::{
 use super::error::WorkerFileError;
 use super::yaml::{self, or_default};
 use crate::budget::BudgetLimits;
-use crate::context::ContextSettings;
+use crate::context_settings::ContextSettings;
 use crate::toolsets::ToolsetsConfig;
 
 /// The extension of worker files.

@@ -16,7 +16,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::context::Threshold;
+use crate::context_settings::Threshold;
 use crate::tree::{TreeSlot, WorkerTree};
 
 type Script =
@@ -644,7 +644,7 @@ async fn a_second_interrupt_while_summarising_stops_at_once() {
     assert!(!s.interrupt.is_interrupted());
 }
 
-mod context;
+mod context_state;
 mod structured;
 
 /// An inbox that parks every call as number 1 and answers with what `answer` holds.
