@@ -5,11 +5,12 @@
 //!
 //! One module per concern: the crate graph (`architecture/layers.rs`), what library code may do
 //! (`architecture/sources.rs`), the documentation (`architecture/docs.rs`), import cycles
-//! (`architecture/imports.rs`) and test files no test program declares
-//! (`architecture/test_files.rs`).
+//! (`architecture/imports.rs`), the jail's two sides (`architecture/jail.rs`) and test files
+//! no test program declares (`architecture/test_files.rs`).
 
 mod docs;
 mod imports;
+mod jail;
 mod layers;
 mod sources;
 mod test_files;

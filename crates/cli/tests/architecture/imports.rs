@@ -94,7 +94,7 @@ fn the_import_scan_follows_uses_and_paths_but_not_comments_or_strings() {
 /// name (in `use` declarations or in code; comments and strings do not count), resolved to the
 /// file that holds the module (`a/b.rs` or `a/b/mod.rs`, or a `#[path]`) or, for an item, its
 /// module's file. A module's own `mod` declarations are not imports.
-fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+pub(super) fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     files.retain(|file| file != &src.join("main.rs") && !file.starts_with(src.join("bin")));
@@ -391,7 +391,10 @@ fn use_tree(
 
 /// Import cycles through files of `tree` (a directory): each once, as the files from one of
 /// them back to it, starting from the first in order.
-fn cycles_through(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>, tree: &Path) -> Vec<Vec<PathBuf>> {
+pub(super) fn cycles_through(
+    graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+    tree: &Path,
+) -> Vec<Vec<PathBuf>> {
     let mut cycles: Vec<Vec<PathBuf>> = Vec::new();
     let mut seen: BTreeSet<BTreeSet<PathBuf>> = BTreeSet::new();
     for start in graph.keys().filter(|file| file.starts_with(tree)) {

@@ -1,71 +1,62 @@
 //! The process jail: every child process a tool starts (`run_code`, `shell`) runs in it.
 //!
-//! The parent ([`Jail::run`]) writes a [`spec`] into a private run directory and starts a
-//! *helper* — our own binary in its jail mode (`golem-forge __jail SPEC`), in a process group of
-//! its own. The helper builds the jail before anything of the user's runs, because that setup
-//! allocates and so cannot happen between `fork` and `exec`:
+//! It has two sides, in two directories, and one wire between them:
 //!
-//! 1. **stage 1** ([`helper`]): new user, mount, PID and (network off) network namespaces; the
-//!    user's id mapped to an unprivileged id inside; then it starts stage 2, which is PID 1 of the
-//!    new PID namespace, waits for it and writes the exit status into the report.
-//! 2. **stage 2**: a new root (`mounts.rs`): a tmpfs holding read-only binds of the system
-//!    directories needed to run interpreters, every zone at its virtual path `/<zone>` (`ro` or
-//!    `rw`), a private `/tmp`, a fresh `/proc`, a few device nodes; `pivot_root` into it. Then
-//!    Landlock (`landlock_rules.rs`: read system directories and `ro` zones, write `rw` zones
-//!    and `/tmp`, nothing else; signals and abstract sockets scoped), rlimits (`limits.rs`),
-//!    `no_new_privs`, a seccomp filter (`seccomp.rs`), the environment cleared to an allow-list
-//!    plus the call's variables, and `exec`. An `exec` failure is reported as exit 127 (not
-//!    found) or 126 (not executable).
+//! - **`parent/`** is what the golem-forge process runs ([`Jail::run`], [`Jail::spawn`]): it
+//!   checks the request, makes the run's cgroups, writes a spec into a private run directory
+//!   and starts a *helper*, our own binary in its jail mode (`golem-forge __jail …`), in a
+//!   process group of its own and ahead of the run (a standby). It captures stdout and stderr
+//!   up to a cap (reading and discarding the rest so the child never blocks), watches what the
+//!   run writes into the zones, enforces the wall-clock timeout and the interrupt by killing
+//!   the whole process group (and with it PID 1 of the namespace, which takes every process
+//!   inside down), and reads the report.
+//! - **`inside/`** is what runs in the helper's processes, which build the jail around the
+//!   program before anything of the user's runs (that setup allocates, and so cannot happen
+//!   between `fork` and `exec`): stage 1 joins the cgroups and enters new user, mount, PID and
+//!   network namespaces; stage 2, PID 1 of the new PID namespace, builds a new root of
+//!   read-only system directories, the zones at their virtual paths `/<zone>` and a private
+//!   `/tmp`, then applies Landlock, rlimits, `no_new_privs` and a seccomp filter, clears the
+//!   environment to an allow-list and `exec`s the program. **Read `inside/` to know what
+//!   confines a jailed program**; its header walks through it in order.
+//! - **`spec.rs`** is the wire, the only module both sides use: the helper's arguments and
+//!   descriptors, the jail spec and run spec the parent writes, the report both stages write
+//!   back, and the probe's findings. Neither side imports the other
+//!   (`crates/cli/tests/architecture/jail.rs`).
 //!
-//! The parent captures stdout and stderr up to a cap (reading and discarding the rest so the
-//! child never blocks), enforces the wall-clock timeout and the interrupt by killing the whole
-//! process group (and with it PID 1 of the namespace, which takes every process inside down),
-//! and reads the report. What the kernel supports is detected once ([`KernelSupport`]); a
-//! missing layer is an error unless the policy is [`JailMode::BestEffort`], in which case each
-//! missing layer is listed in [`JailOutput::weakened`].
+//! What the kernel supports is detected once ([`KernelSupport`]); a missing layer is an error
+//! unless the policy is [`JailMode::BestEffort`], in which case each missing layer is listed in
+//! [`JailOutput::weakened`].
 //!
-//! [`Jail::spawn`] starts a program in the same jail for as long as the caller wants it
-//! (`process.rs`): a [`JailProcess`] whose stdin the caller writes and whose stdout it reads
-//! line by line (a pipe passed down through both stages, `standby.rs`); its stderr is kept
-//! (the last [`JailLimits::output_bytes`]), and killing or dropping it ends the whole PID
-//! namespace, as the timeout does for a run. [`Jail::spawn_with_channel`] is the same with the
-//! pipes relayed by stage 2 over a private socket nothing the program starts can reach
-//! (`channel.rs`).
+//! [`Jail::spawn`] starts a program in the same jail for as long as the caller wants it: a
+//! [`JailProcess`] whose stdin the caller writes and whose stdout it reads line by line (a pipe
+//! passed down through both stages); its stderr is kept (the last
+//! [`JailLimits::output_bytes`]), and killing or dropping it ends the whole PID namespace, as
+//! the timeout does for a run. [`Jail::spawn_with_channel`] is the same with the pipes relayed
+//! by stage 2 over a private socket nothing the program starts can reach
+//! (`inside/channel.rs`).
 //!
 //! [`Jail::run_changeset`] is a run whose writes do not reach the zones: each `rw` zone is
 //! seen through a copy-on-write layer (an overlay with the zone as its lower layer and a
 //! private upper directory), and once every process of the run is gone the upper directories
 //! are read into a [`crate::changeset::Changeset`] for the caller to gate, apply or discard.
 
-mod cgroup;
-mod channel;
-mod helper;
-mod landlock_rules;
-mod limits;
-mod mounts;
-mod net;
-mod output;
-mod probe_cache;
-mod process;
-mod run;
-mod seccomp;
+mod inside;
+mod parent;
 mod spec;
-mod stage2;
-mod standby;
-mod support;
-mod zone_watch;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-pub use channel::CHANNEL_FD_VAR;
-pub use helper::{HELPER_ARG, helper_main};
-pub use net::{BLOCKED as BLOCKED_NETWORKS, Ipv4Network, host_addresses, network_on_summary};
-pub use output::CapturedOutput;
-pub use process::{JailKiller, JailProcess};
-pub use support::{KernelSupport, LayerSupport, NETWORK_OFF_LIMITS, RunLimitSupport};
+pub use inside::{CHANNEL_FD_VAR, helper_main};
+pub use parent::net::{BLOCKED as BLOCKED_NETWORKS, host_addresses, network_on_summary};
+pub use parent::output::CapturedOutput;
+pub use parent::process::{JailKiller, JailProcess};
+pub use parent::support::{NETWORK_OFF_LIMITS, RunLimitSupport};
+pub use spec::{HELPER_ARG, Ipv4Network, KernelSupport, LayerSupport};
+
+use parent::standby::Standby;
 
 /// What a run's writes to the `rw` zones do: the kind of run a [`Jail`] prepares its next
 /// helper for ([`Jail::with_zone_writes`]); each call says which kind it is ([`Jail::run`] and
@@ -153,8 +144,8 @@ impl Default for JailLimits {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JailPolicy {
     /// Whether processes may use the network (default `false`). Their network is their own
-    /// (`net.rs`): the internet, but not the host's loopback, its addresses or the private and
-    /// special ranges of [`BLOCKED_NETWORKS`].
+    /// (`parent/net.rs`): the internet, but not the host's loopback, its addresses or the
+    /// private and special ranges of [`BLOCKED_NETWORKS`].
     pub network: bool,
     /// Private networks (or hosts) the processes may reach all the same, with the network on.
     pub allow_private: Vec<Ipv4Network>,
@@ -257,7 +248,7 @@ pub enum JailError {
 }
 
 /// A jail for one toolset: the helper binary, the zones to show, the policy, and a helper
-/// started ahead of the next run (shared by clones; see `standby.rs`).
+/// started ahead of the next run (shared by clones; see `parent/standby.rs`).
 #[derive(Debug, Clone)]
 pub struct Jail {
     helper: PathBuf,
@@ -265,7 +256,7 @@ pub struct Jail {
     policy: JailPolicy,
     /// The kind of run the next helper is prepared for.
     writes: ZoneWrites,
-    standby: Arc<Mutex<Option<standby::Standby>>>,
+    standby: Arc<Mutex<Option<Standby>>>,
     /// Where the kernel probe's findings are kept between processes (see
     /// [`Jail::with_probe_cache`]).
     probe_cache: Option<PathBuf>,
@@ -314,7 +305,7 @@ impl Jail {
     /// The helper waiting for the next run, if one of the kind `writes` is ready on this
     /// runtime (one started on another runtime is ended: its pipes belong to that one; one of
     /// the other kind stays for the next run of its kind).
-    fn take_standby(&self, writes: ZoneWrites) -> Option<standby::Standby> {
+    fn take_standby(&self, writes: ZoneWrites) -> Option<Standby> {
         let mut slot = self.standby.lock().unwrap_or_else(PoisonError::into_inner);
         if slot.as_ref()?.writes != writes {
             return None;
@@ -345,7 +336,7 @@ impl Jail {
             {
                 return;
             }
-            if let Ok(standby) = standby::Standby::start(&jail, jail.writes) {
+            if let Ok(standby) = Standby::start(&jail, jail.writes) {
                 let mut slot = jail.standby.lock().unwrap_or_else(PoisonError::into_inner);
                 if slot.is_none() {
                     *slot = Some(standby);
@@ -370,7 +361,7 @@ impl Jail {
     /// Starts nothing: the first run starts its own helper and a standby for the next one,
     /// so a worker whose tools are never called pays for no process.
     pub fn preflight(&self) -> Result<(), JailError> {
-        run::zones(self)?;
+        parent::run::zones(self)?;
         self.check_support()
     }
 
@@ -392,7 +383,7 @@ impl Jail {
         command: &JailCommand,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<JailOutput, JailError> {
-        run::run(self, command, cancel).await
+        parent::run::run(self, command, cancel).await
     }
 
     /// Runs `command` like [`Jail::run`], but with each `rw` zone seen through a
@@ -407,7 +398,7 @@ impl Jail {
         command: &JailCommand,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<ChangesetRun, JailError> {
-        run::run_changeset(self, command, cancel).await
+        parent::run::run_changeset(self, command, cancel).await
     }
 
     /// Starts `command` in the jail and gives back the running program: its stdin and stdout
@@ -418,7 +409,7 @@ impl Jail {
     /// changes [`JailProcess::end_with_changes`] reads. Call it on the tokio runtime the
     /// process is to be used on.
     pub async fn spawn(&self, command: &JailCommand) -> Result<JailProcess, JailError> {
-        process::spawn(self, command, spec::ProgramStdio::Pipes).await
+        parent::process::spawn(self, command, spec::ProgramStdio::Pipes).await
     }
 
     /// As [`Jail::spawn`], but the caller's stdin and stdout reach the program over a private
@@ -432,6 +423,6 @@ impl Jail {
         &self,
         command: &JailCommand,
     ) -> Result<JailProcess, JailError> {
-        process::spawn(self, command, spec::ProgramStdio::Channel).await
+        parent::process::spawn(self, command, spec::ProgramStdio::Channel).await
     }
 }

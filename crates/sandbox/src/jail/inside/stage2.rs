@@ -5,9 +5,10 @@
 //! before the new root hid it, drops to an unprivileged user of a nested user namespace,
 //! applies `no_new_privs`, Landlock, the rlimits and seccomp, starts the program and reaps
 //! every orphan until the program ends. The program's stdin is `/dev/null`, or for an
-//! interactive run the pipe the parent passed down as fd 3 (`standby.rs`), or for a run with a
-//! private channel that pipe relayed over a socket (`channel.rs`). Stage 2 makes itself
+//! interactive run the pipe the parent passed down as fd 3 (`parent/standby.rs`), or for a run
+//! with a private channel that pipe relayed over a socket (`channel.rs`). Stage 2 makes itself
 //! non-dumpable before the program starts, so nothing in the jail can open its descriptors.
+//! Runs in the helper's second process, inside the jail's namespaces.
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -19,16 +20,21 @@ use rustix::fd::OwnedFd;
 use rustix::fs::{Mode, OFlags};
 use rustix::process::Signal;
 
+use crate::jail::spec::{
+    ProgramStdio, RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SCRIPT_DIR, SETUP_FAILED,
+    append, read_json,
+};
+
 use super::channel::{CHANNEL_FD_VAR, Channel};
 use super::helper::{
-    SETUP_FAILED, claim_stdin_fd, map_ids, open_report, read_jail_spec, setup_failed, unshare,
-    wait_for_go,
+    claim_stdin_fd, map_ids, open_report, read_jail_spec, setup_failed, unshare, wait_for_go,
 };
 use super::mounts::{self, View};
-use super::spec::{
-    ProgramStdio, RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SCRIPT_DIR, append, read_json,
-};
 use super::{landlock_rules, limits, seccomp};
+
+/// The helper's mode (after [`HELPER_ARG`](crate::jail::spec::HELPER_ARG)) that is stage 2:
+/// `--stage2 DIR MODE`, `MODE` being `ns` when stage 1 made the namespaces.
+pub(super) const STAGE2_ARG: &str = "--stage2";
 
 /// The id the program runs as inside the jail (an unprivileged user of a nested user
 /// namespace, mapped to the caller's own id outside).

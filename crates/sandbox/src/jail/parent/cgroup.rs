@@ -3,9 +3,11 @@
 //! `memory` cgroup (one memory limit for all the run's processes together; the jail's tmpfs
 //! pages are charged to it too). The parent creates children of its own cgroups (cgroup v1
 //! hierarchies, or v2 with the controller enabled for children), sets the limits, and the
-//! helper's stage 1 moves itself in before it starts anything (see `standby.rs`: that move is
-//! slow on cgroup v1, so it happens ahead of the run). The cgroups are removed when the run is
-//! over; what the memory controller saw (processes killed at the limit) is read before that.
+//! helper's stage 1 moves itself in before it starts anything (`inside/stage1.rs`; see
+//! `standby.rs`: that move is slow on cgroup v1, so it happens ahead of the run). The cgroups
+//! are removed when the run is over; what the memory controller saw (processes killed at the
+//! limit) is read before that. Runs in the golem-forge process: the parent's half of the
+//! run's limits (the inside's half, each process's rlimits, is `inside/limits.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -210,11 +212,6 @@ fn counter(text: &str, name: &str) -> u64 {
         .find(|(key, _)| *key == name)
         .and_then(|(_, value)| value.trim().parse().ok())
         .unwrap_or(0)
-}
-
-/// Moves the calling process into the cgroup whose `cgroup.procs` is `procs`.
-pub(crate) fn join(procs: &Path) -> std::io::Result<()> {
-    std::fs::write(procs, "0")
 }
 
 /// This process's own cgroup in a hierarchy where `controller` can be used, and whether that

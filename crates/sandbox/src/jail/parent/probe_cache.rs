@@ -8,6 +8,7 @@
 //! layer at each run, so a wrong entry can fail a launch or let it start, never weaken a jail.
 //! A missing, unreadable or stale file is not an error; writing goes through a temporary file
 //! renamed over the entry.
+//! Runs in the golem-forge process.
 
 use std::io::Write;
 use std::path::Path;
@@ -15,7 +16,7 @@ use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
 
-use super::support::KernelSupport;
+use crate::jail::spec::KernelSupport;
 
 /// Bumped when the file's shape or the probe's meaning changes.
 const FORMAT: u32 = 1;

@@ -1,7 +1,8 @@
 //! Landlock for the jailed program: read (and execute) the system paths and read-only zones,
 //! read and write the read-write zones and `/tmp`, use the device nodes, nothing else. With the
 //! network off, TCP bind and connect are refused too (a second layer under the empty network
-//! namespace and seccomp). Signals and abstract UNIX sockets are scoped to the jail.
+//! namespace and seccomp). Signals and abstract UNIX sockets are scoped to the jail. Prepared
+//! by stage 2 before the run is known and applied to itself before the program starts.
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,

@@ -1,7 +1,7 @@
-//! An interactive jailed process ([`super::Jail::spawn`]): the same jail as a run (the helper,
-//! its namespaces, new root, Landlock, seccomp, rlimits, cgroups, environment allow-list and
-//! the zones' write cap), but the caller writes the program's stdin and reads its stdout, line
-//! by line, for as long as it lives; the last [`super::JailLimits::output_bytes`] of its
+//! An interactive jailed process ([`crate::jail::Jail::spawn`]): the same jail as a run (the
+//! helper, its namespaces, new root, Landlock, seccomp, rlimits, cgroups, environment allow-list
+//! and the zones' write cap), but the caller writes the program's stdin and reads its stdout, line
+//! by line, for as long as it lives; the last [`crate::jail::JailLimits::output_bytes`] of its
 //! stderr are kept.
 //!
 //! A monitor task owns the helper: it waits for it to end by itself, for a kill (asked for with
@@ -11,13 +11,15 @@
 //! stranger), reads the report and hands the exit to [`JailProcess::wait`]. There is no
 //! wall-clock limit: the caller kills when it has waited long enough.
 //!
-//! A jail prepared for [`super::ZoneWrites::Changeset`] shows the process its `rw` zones
+//! A jail prepared for [`crate::jail::ZoneWrites::Changeset`] shows the process its `rw` zones
 //! through copy-on-write layers, as for a changeset run: what it writes stays in the layers
 //! ([`JailProcess::has_changes`] says whether there is any), and
 //! [`JailProcess::end_with_changes`] ends it (with everything it started) and reads them as a
 //! changeset for the caller to gate. A layer cannot be emptied under a live mount, so a caller
 //! that wants the changes of each request ends the process after a request that made some and
 //! starts a new one. Dropped, the process is killed and its layers removed once it is gone.
+//!
+//! Runs in the golem-forge process; the program itself runs in stage 2 (`inside/stage2.rs`).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,11 +34,11 @@ use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
 use super::output::{CapturedOutput, human_bytes};
-use super::spec::{ProgramStdio, human_mib, read_report};
 use super::standby::Standby;
 use super::zone_watch::ZoneWatch;
-use super::{Jail, JailCommand, JailError, JailExit};
 use crate::changeset::{Changeset, ChangesetError, Layers};
+use crate::jail::spec::{ProgramStdio, human_mib, read_report};
+use crate::jail::{Jail, JailCommand, JailError, JailExit};
 
 /// How long stderr may keep flowing after the helper ended before the group is killed.
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
@@ -123,7 +125,7 @@ impl LayeredZones {
 
 /// Starts `command` in `jail` with its stdin and stdout (or its private channel, as `stdio`
 /// says) connected to the returned process.
-pub(super) async fn spawn(
+pub(in crate::jail) async fn spawn(
     jail: &Jail,
     command: &JailCommand,
     stdio: ProgramStdio,
@@ -321,7 +323,7 @@ impl JailProcess {
     }
 
     /// The next line of the program's stdout, without its newline; `None` at the end of the
-    /// stream. A line longer than the output cap ([`super::JailLimits::output_bytes`]) is an
+    /// stream. A line longer than the output cap ([`crate::jail::JailLimits::output_bytes`]) is an
     /// `InvalidData` error (the rest of it is left unread), and so is one that is not UTF-8.
     pub async fn read_line(&mut self) -> std::io::Result<Option<String>> {
         let cap = self.line_cap;

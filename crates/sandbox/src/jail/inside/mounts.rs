@@ -16,6 +16,8 @@
 //! bind mount (`mount_overlay`): the zone is the lower layer, and everything the run changes
 //! lands in an upper directory the parent made outside the run directory, which the program
 //! never sees by any path of its own.
+//!
+//! Runs in stage 2, inside the jail's mount namespace, before the run is known.
 
 use std::ffi::CString;
 use std::fs;
@@ -25,7 +27,9 @@ use std::path::{Path, PathBuf};
 
 use rustix::mount::{MountFlags, MountPropagationFlags, UnmountFlags};
 
-use super::spec::{JailSpec, SpecOverlay};
+use crate::jail::spec::{JailSpec, SpecOverlay};
+
+use super::net_stack::NAMESERVER;
 
 /// System directories and files made visible read-only (those that exist on the host).
 /// Directories under `/etc` are listed one by one: `/etc` as a whole holds secrets.
@@ -63,11 +67,6 @@ pub(crate) const DEVICES: &[&str] = &[
     "/dev/full",
     "/dev/random",
     "/dev/urandom",
-];
-
-/// Names a zone cannot have, because its `/<name>` is part of the jail's own tree.
-pub(crate) const RESERVED_NAMES: &[&str] = &[
-    "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "tmp", "proc", "dev",
 ];
 
 /// The paths a jailed process sees, as it sees them.
@@ -320,7 +319,7 @@ fn private_resolver(root: &Path) -> Result<(), String> {
         return Err("the host's /etc/resolv.conf is not a plain file".to_owned());
     }
     let source = root.join(".resolv.conf");
-    fs::write(&source, format!("nameserver {}\n", super::net::NAMESERVER))
+    fs::write(&source, format!("nameserver {}\n", NAMESERVER))
         .map_err(|e| err("writing", &source, e))?;
     rustix::mount::mount_bind(&source, &target).map_err(|e| err("mounting", &target, e))?;
     // The mount keeps the file; the root's own entry goes.
@@ -434,4 +433,25 @@ pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
         },
         notes,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jail::spec::RESERVED_NAMES;
+
+    #[test]
+    fn every_top_level_name_of_the_jails_own_tree_is_reserved_from_zones() {
+        let own = SYSTEM_PATHS
+            .iter()
+            .chain(DEVICES)
+            .chain(&["/tmp", "/proc", "/dev/shm"]);
+        for path in own {
+            let top = path.trim_start_matches('/').split('/').next().unwrap();
+            assert!(
+                RESERVED_NAMES.contains(&top),
+                "{path}: a zone named `{top}` would clash with the jail's own /{top}"
+            );
+        }
+    }
 }

@@ -5,12 +5,14 @@
 //! the zones' write cap — by killing the whole group.
 //!
 //! A changeset run ([`run_changeset`]) is the same run on a helper whose `rw` zones are
-//! copy-on-write layers (`standby.rs`, `mounts.rs`). Before `go` the parent takes a pidfd of
+//! copy-on-write layers (`standby.rs`, `inside/mounts.rs`). Before `go` the parent takes a pidfd of
 //! stage 2, PID 1 of the jail's namespace (stage 1 reports its id, and neither reaps it nor
 //! passes `go` on before then, so the id is still stage 2's); after the run it kills stage 2
 //! (a no-op when it already ended) and waits for it, which the kernel lets happen only once
 //! every other process of the namespace is gone. Only then are the upper directories read
 //! (`crate::changeset`): nothing of the run can still be writing to them.
+//!
+//! Runs in the golem-forge process.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -19,17 +21,16 @@ use rustix::fd::OwnedFd;
 
 use tokio_util::sync::CancellationToken;
 
-use super::mounts::RESERVED_NAMES;
 use super::output::capture;
-use super::spec::{
-    ProgramStdio, RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SpecZone, human_mib,
-    read_report,
-};
 use super::standby::Standby;
 use super::zone_watch::ZoneWatch;
-use super::{ChangesetRun, Jail, JailCommand, JailError, JailExit, JailOutput, ZoneWrites};
 use crate::ZoneMode;
 use crate::changeset::{Changeset, ChangesetError, Layers};
+use crate::jail::spec::{
+    ProgramStdio, RESERVED_NAMES, RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SETUP_FAILED,
+    SpecZone, human_mib, read_report,
+};
+use crate::jail::{ChangesetRun, Jail, JailCommand, JailError, JailExit, JailOutput, ZoneWrites};
 
 /// Variables passed through from the caller's environment (nothing secret).
 const PASSED_THROUGH: &[&str] = &["LANG", "LC_ALL", "LC_CTYPE", "TZ"];
@@ -58,7 +59,7 @@ fn io_error(jail: &Jail) -> impl Fn(std::io::Error) -> JailError + '_ {
 }
 
 /// The zones as the helper mounts them; refuses names that clash with the jail's own tree.
-pub(super) fn zones(jail: &Jail) -> Result<Vec<SpecZone>, JailError> {
+pub(in crate::jail) fn zones(jail: &Jail) -> Result<Vec<SpecZone>, JailError> {
     jail.sandbox
         .zones()
         .iter()
@@ -153,7 +154,7 @@ pub(super) fn prepare_with(
     Ok((standby, weakened))
 }
 
-pub(super) async fn run(
+pub(in crate::jail) async fn run(
     jail: &Jail,
     command: &JailCommand,
     cancel: &CancellationToken,
@@ -168,7 +169,7 @@ struct Layered {
     stage2: Option<OwnedFd>,
 }
 
-pub(super) async fn run_changeset(
+pub(in crate::jail) async fn run_changeset(
     jail: &Jail,
     command: &JailCommand,
     cancel: &CancellationToken,
@@ -406,7 +407,7 @@ pub(super) fn exit_from(
         (None, Some(ReportedExit::Code(code)), _) => JailExit::Code(code),
         (None, Some(ReportedExit::Signal(signal)), _) => JailExit::Signal(signal),
         (None, None, Some(exit)) => exit,
-        (None, None, None) => JailExit::Code(super::helper::SETUP_FAILED),
+        (None, None, None) => JailExit::Code(SETUP_FAILED),
     })
 }
 
@@ -416,6 +417,6 @@ fn exit_of(status: &std::process::ExitStatus) -> JailExit {
     match (status.code(), status.signal()) {
         (Some(code), _) => JailExit::Code(code),
         (None, Some(signal)) => JailExit::Signal(signal),
-        (None, None) => JailExit::Code(super::helper::SETUP_FAILED),
+        (None, None) => JailExit::Code(SETUP_FAILED),
     }
 }

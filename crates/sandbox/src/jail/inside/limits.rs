@@ -1,9 +1,11 @@
 //! Resource limits of the jailed program (rlimits): CPU seconds, address space, processes,
-//! open files, file size, and no core dumps.
+//! open files, file size, and no core dumps, set by stage 2 on itself just before it starts
+//! the program, which inherits them. The limits of the run as a whole (its cgroups) are the
+//! parent's half (`parent/cgroup.rs`).
 
 use rustix::process::{Resource, Rlimit, setrlimit};
 
-use super::spec::SpecLimits;
+use crate::jail::spec::SpecLimits;
 
 /// Applies `limits` to this process (inherited by everything it starts).
 pub(crate) fn apply(limits: &SpecLimits) -> Result<(), String> {

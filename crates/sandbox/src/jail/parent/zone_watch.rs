@@ -25,6 +25,8 @@
 //! A run that writes its zones directly ([`ZoneWatch::start`]: git's commands) is watched by
 //! its file systems alone: walking a user's whole zone at every command would cost more than
 //! such a run takes, and its programs are git's own.
+//!
+//! Runs in the golem-forge process.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
@@ -35,8 +37,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
-use super::JailLimits;
-use super::spec::{SpecZone, human_mib};
+use crate::jail::JailLimits;
+use crate::jail::spec::{SpecZone, human_mib};
 
 /// How often the file systems are looked at.
 const POLL: Duration = Duration::from_millis(20);

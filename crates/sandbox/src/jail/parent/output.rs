@@ -1,5 +1,6 @@
 //! Capturing a child's output up to a cap: what fits is kept, the rest is read and counted so
 //! the child never blocks on a full pipe, and a marker line says how much was dropped.
+//! Runs in the golem-forge process.
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 

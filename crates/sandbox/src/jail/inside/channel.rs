@@ -1,6 +1,7 @@
-//! The private channel of a program started with [`super::Jail::spawn_with_channel`]: stage 2
-//! talks to the program over a UNIX stream socket that nothing the program starts can reach,
-//! and relays it to the parent's stdin and stdout pipes.
+//! The private channel of a program started with [`crate::jail::Jail::spawn_with_channel`]:
+//! stage 2 talks to the program over a UNIX stream socket that nothing the program starts can
+//! reach, and relays it to the parent's stdin and stdout pipes. Runs in stage 2; the parent
+//! only writes and reads its pipes, as for [`crate::jail::Jail::spawn`].
 //!
 //! Before the program starts, stage 2 binds a listening socket to a random abstract name,
 //! connects to it, and hands the listener to the program (inheritable, its number in

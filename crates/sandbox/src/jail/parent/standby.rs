@@ -12,10 +12,10 @@
 //! during it so that its cgroup move never stalls the run's own `fork`s.
 //!
 //! Every helper also gets the read end of a pipe as its fd [`STDIN_FD`], which it hands down to
-//! stage 2: an interactive program ([`super::Jail::spawn`]) gets it as its stdin, and the parent
-//! keeps the write end; for [`super::Jail::run`] the parent closes it and the program gets
-//! `/dev/null`. A standby's pipes belong to the tokio runtime it was started on, so a standby is
-//! only taken on that runtime (another one starts its own).
+//! stage 2: an interactive program ([`crate::jail::Jail::spawn`]) gets it as its stdin, and the
+//! parent keeps the write end; for [`crate::jail::Jail::run`] the parent closes it and the
+//! program gets `/dev/null`. A standby's pipes belong to the tokio runtime it was started on,
+//! so a standby is only taken on that runtime (another one starts its own).
 //!
 //! A standby is built for one kind of run ([`ZoneWrites`]): for changeset runs the parent also
 //! makes, outside the run directory, a private directory holding an upper and a work directory
@@ -26,6 +26,8 @@
 //! by closing its pipe (it then reaps stage 2 itself); a run that was killed ([`GroupKiller`])
 //! lost its helper before stage 2, which this process, a child subreaper from the first
 //! helper on, adopts and reaps.
+//!
+//! Runs in the golem-forge process; the helper's side of the standby is `inside/stage1.rs`.
 
 use std::os::fd::AsRawFd;
 use std::path::Path;
@@ -36,12 +38,12 @@ use rustix::fd::OwnedFd;
 use tokio::process::{Child, Command};
 
 use super::cgroup::{Controller, RunCgroups};
-use super::net::NetRoutes;
-use super::spec::{
-    JAIL_SPEC_FILE, JailSpec, ReportLine, SpecLimits, SpecOverlay, SpecZone, human_mib, read_report,
-};
-use super::{HELPER_ARG, Jail, JailError, JailMode, ZoneWrites};
 use crate::changeset::Layers;
+use crate::jail::spec::{
+    GO, HELPER_ARG, JAIL_SPEC_FILE, JailSpec, NetRoutes, ReportLine, STANDBY_ARG, STDIN_FD,
+    SpecLimits, SpecOverlay, SpecZone, human_mib, read_report,
+};
+use crate::jail::{Jail, JailError, JailMode, ZoneWrites};
 
 /// How to install the network stack.
 pub(crate) const NO_STACK_INSTALL: &str = "apt-get install slirp4netns";
@@ -50,13 +52,6 @@ pub(crate) const NO_STACK_INSTALL: &str = "apt-get install slirp4netns";
 pub(crate) const NO_STACK: &str = "with the network on, the jail needs slirp4netns (`apt-get \
      install slirp4netns`) to give its programs a network of their own: without it they would \
      share the host's, reaching its loopback and local services";
-
-/// The helper's argument for the standby mode.
-pub(crate) const STANDBY_ARG: &str = "--standby";
-
-/// The helper's file descriptor holding the read end of the program's stdin pipe (passed on
-/// to stage 2).
-pub(crate) const STDIN_FD: i32 = 3;
 
 /// A helper waiting for its run.
 #[derive(Debug)]
@@ -278,7 +273,7 @@ impl Standby {
         let Some(go) = self.go.take() else {
             return Err(std::io::Error::other("the helper was already started"));
         };
-        rustix::io::write(&go, super::helper::GO)?;
+        rustix::io::write(&go, GO)?;
         Ok(())
     }
 }
@@ -451,19 +446,4 @@ fn process_limit_note(why: &str) -> Option<String> {
              exempts from RLIMIT_NPROC, and no pids cgroup could be made ({why})"
         )
     })
-}
-
-/// The standby mode of the helper: join the cgroups, then be stage 1 for the jail spec in
-/// `dir` (which builds the jail and waits for `go`).
-pub(crate) fn wait_then_run(dir: &Path, procs: &[String]) -> i32 {
-    let mut report = super::helper::open_report(&dir.join(super::spec::REPORT_FILE));
-    for procs in procs {
-        if let Err(err) = super::cgroup::join(Path::new(procs)) {
-            return super::helper::setup_failed(
-                &mut report,
-                format!("joining the run's cgroup {procs}: {err}"),
-            );
-        }
-    }
-    super::helper::stage1(dir, report)
 }

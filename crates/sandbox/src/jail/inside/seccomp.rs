@@ -19,6 +19,9 @@
 //! `clone3` and `openat2` fail with `ENOSYS` (their flags and mode cannot be inspected) so
 //! callers fall back to `clone`, whose namespace flags are refused, and `openat`, whose mode is
 //! checked.
+//!
+//! Compiled by stage 2 before the run is known and installed on itself just before it starts
+//! the program (the probe installs it too, to see that it can be).
 
 use std::collections::BTreeMap;
 
