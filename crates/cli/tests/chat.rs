@@ -78,15 +78,7 @@ pub(crate) fn project(env: &TestEnv, worker_text: &str) {
 
 /// A streamed answer that stops after its first half and never ends (until interrupted).
 fn stalled(wire: Wire, text: &str) -> Reply {
-    let mut reply = wire.text(text);
-    // After the first text delta: Anthropic sends message_start, content_block_start and a
-    // ping before it, OpenAI only the role chunk.
-    let at = match wire {
-        Wire::Anthropic => 4,
-        Wire::OpenAi => 2,
-    };
-    reply.chunks.insert(at, Chunk::Hang);
-    reply
+    wire.text_stalled(text, Chunk::Hang)
 }
 
 /// The JSON bodies of the requests the mock received, for failure messages.

@@ -132,31 +132,16 @@ pub fn render(output: &Output) -> String {
 
 /// The model name that makes the binary speak `wire` (to the server of [`provider_env`]).
 pub fn model_for(wire: Wire) -> &'static str {
-    match wire {
-        Wire::Anthropic => "anthropic:claude-mock",
-        Wire::OpenAi => "openai:gpt-mock",
-    }
+    wire.model()
 }
 
 /// The environment variable holding the API key of `wire`'s provider.
 pub fn api_key_env(wire: Wire) -> &'static str {
-    match wire {
-        Wire::Anthropic => "ANTHROPIC_API_KEY",
-        Wire::OpenAi => "OPENAI_API_KEY",
-    }
+    wire.api_key_env()
 }
 
 /// The API key and base URL variables that point `wire`'s provider client at `server`
 /// (docs/models.md: the Anthropic base URL without `/v1`, the OpenAI one with it).
 pub fn provider_env(wire: Wire, server: &MockServer) -> [(&'static str, String); 2] {
-    match wire {
-        Wire::Anthropic => [
-            ("ANTHROPIC_API_KEY", "sk-ant-mock".to_owned()),
-            ("ANTHROPIC_BASE_URL", server.base_url.clone()),
-        ],
-        Wire::OpenAi => [
-            ("OPENAI_API_KEY", "sk-mock".to_owned()),
-            ("OPENAI_BASE_URL", format!("{}/v1", server.base_url)),
-        ],
-    }
+    wire.provider_env(&server.base_url)
 }

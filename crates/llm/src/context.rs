@@ -1,7 +1,8 @@
 //! Context windows as data, like prices: built-in windows of the built-in providers' models by
-//! `provider:model` prefix, corrected by `context_windows:` in the program config (matched by
-//! [`ModelTable`], the same rules as `prices:`), a conservative default for unknown models, and
-//! an estimate of how many tokens a request will take before it is sent.
+//! `provider:model` prefix (their model rows in [`crate::providers::BUILTIN`]), corrected by
+//! `context_windows:` in the program config (matched by [`ModelTable`], the same rules as
+//! `prices:`), a conservative default for unknown models, and an estimate of how many tokens a
+//! request will take before it is sent.
 
 use std::collections::BTreeMap;
 
@@ -15,20 +16,6 @@ use crate::model_table::ModelTable;
 /// so that a session manages its context too early rather than too late.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 32_768;
 
-/// Context windows (input and output together, in tokens) of the built-in providers' models,
-/// by `provider:model` prefix. `context_windows:` in the program config corrects them.
-const DEFAULTS: &[(&str, u64)] = &[
-    ("anthropic:claude-", 200_000),
-    ("openai:gpt-5", 400_000),
-    ("openai:gpt-4.1", 1_047_576),
-    ("openai:gpt-4o", 128_000),
-    ("openai:o3", 200_000),
-    ("openai:o4-mini", 200_000),
-    ("openrouter:anthropic/claude-", 200_000),
-    ("openrouter:openai/gpt-4o", 128_000),
-    ("openrouter:openai/gpt-5", 400_000),
-];
-
 /// Context windows by model (see [`ModelTable`] for the matching rules).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContextWindows(ModelTable<u64>);
@@ -40,9 +27,9 @@ impl Default for ContextWindows {
 }
 
 impl ContextWindows {
-    /// The built-in windows only.
+    /// The built-in windows only: those in the providers' model rows.
     pub fn defaults() -> Self {
-        Self(ModelTable::new(DEFAULTS))
+        Self(ModelTable::builtin(|row| row.window))
     }
 
     /// The defaults, with `entries` (from `context_windows:`) taking precedence.

@@ -1,5 +1,6 @@
-//! Values by model, as data: built-in defaults by `provider:model` prefix, and the program's
-//! own entries (`prices:`, `context_windows:`) written as exact names or `prefix*` patterns.
+//! Values by model, as data: built-in defaults by `provider:model` prefix (one column of the
+//! providers' model rows, [`crate::providers::BUILTIN`]), and the program's own entries
+//! (`prices:`, `context_windows:`) written as exact names or `prefix*` patterns.
 //! The one matcher every per-model table uses (see docs/models.md).
 
 use std::collections::BTreeMap;
@@ -12,26 +13,34 @@ use crate::error::ModelError;
 use crate::message::ModelRequest;
 use crate::model::{EventStream, Model};
 use crate::pricing::Price;
+use crate::providers::{self, ModelRow};
 use crate::spec::ModelSpec;
 
 /// A value per model: the program's entries first (an exact name beats a prefix written with
-/// `*`, the longest prefix wins), then the built-in defaults (prefixes; the longest wins).
-/// `openai-responses:` models are looked up as `openai:` ones.
+/// `*`, the longest prefix wins), then the built-in defaults (prefixes; the longest wins). A
+/// provider that takes another's models
+/// ([`models_of`](crate::providers::ProviderEntry::models_of)) is looked up under that
+/// provider's name (`openai-responses:` as `openai:`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ModelTable<T: 'static> {
+pub struct ModelTable<T> {
     /// The program's entries (pattern → value).
     own: BTreeMap<String, T>,
     /// The built-in defaults, `provider:model` prefixes.
-    defaults: &'static [(&'static str, T)],
+    defaults: Vec<(String, T)>,
 }
 
-impl<T: Copy + 'static> ModelTable<T> {
-    /// A table with these built-in defaults and no entries of the program's.
-    pub const fn new(defaults: &'static [(&'static str, T)]) -> Self {
+impl<T: Copy> ModelTable<T> {
+    /// A table with these defaults (`provider:prefix`, value) and no entries of the program's.
+    pub fn new(defaults: Vec<(String, T)>) -> Self {
         Self {
             own: BTreeMap::new(),
             defaults,
         }
+    }
+
+    /// A table whose defaults are one column of the built-in providers' model rows.
+    pub fn builtin(column: impl Fn(&ModelRow) -> Option<T>) -> Self {
+        Self::new(providers::column(column))
     }
 
     /// The table with `entries` (from the program config) taking precedence.
@@ -43,16 +52,14 @@ impl<T: Copy + 'static> ModelTable<T> {
 
     /// The value for `model` (`provider:model`), if any entry or default matches.
     pub fn lookup(&self, model: &str) -> Option<T> {
-        let model = match model.strip_prefix("openai-responses:") {
-            Some(name) => format!("openai:{name}"),
-            None => model.to_owned(),
-        };
-        let own = best(self.own.iter().map(|(p, v)| (p.as_str(), *v)), &model);
+        let model = providers::table_name(model);
+        let model = model.as_ref();
+        let own = best(self.own.iter().map(|(p, v)| (p.as_str(), *v)), model);
         // Defaults are prefixes: `openai:gpt-4o` matches `openai:gpt-4o-2024-08-06`.
         own.or_else(|| {
             self.defaults
                 .iter()
-                .filter(|(prefix, _)| model.starts_with(prefix))
+                .filter(|(prefix, _)| model.starts_with(prefix.as_str()))
                 .max_by_key(|(prefix, _)| prefix.len())
                 .map(|(_, value)| *value)
         })
@@ -132,7 +139,9 @@ impl Model for Described {
 mod tests {
     use super::*;
 
-    const DEFAULTS: &[(&str, u32)] = &[("p:m", 1), ("p:m-long", 2)];
+    fn defaults() -> Vec<(String, u32)> {
+        vec![("p:m".to_owned(), 1), ("p:m-long".to_owned(), 2)]
+    }
 
     #[test]
     fn exact_beats_prefix_and_the_longest_prefix_wins() {
@@ -141,12 +150,12 @@ mod tests {
             ("p:m-*".to_owned(), 20),
             ("p:m-x".to_owned(), 30),
         ]);
-        let table = ModelTable::new(DEFAULTS).with(&own);
+        let table = ModelTable::new(defaults()).with(&own);
         assert_eq!(table.lookup("p:m-x"), Some(30));
         assert_eq!(table.lookup("p:m-y"), Some(20));
         assert_eq!(table.lookup("p:other"), Some(10));
         assert_eq!(table.lookup("q:m"), None);
-        let defaults = ModelTable::new(DEFAULTS);
+        let defaults = ModelTable::new(defaults());
         assert_eq!(defaults.lookup("p:m-long-2025"), Some(2));
         assert_eq!(defaults.lookup("p:m-2025"), Some(1));
     }
@@ -154,7 +163,7 @@ mod tests {
     #[test]
     fn responses_models_are_looked_up_as_openai_ones() {
         let own = BTreeMap::from([("openai:gpt-x".to_owned(), 7)]);
-        let table = ModelTable::new(&[]).with(&own);
+        let table = ModelTable::new(Vec::new()).with(&own);
         assert_eq!(table.lookup("openai-responses:gpt-x"), Some(7));
     }
 }

@@ -1,7 +1,7 @@
-//! What model calls cost: prices per million tokens as data (defaults for the built-in
-//! providers' models, overridden by `prices:` in the program config), the cost of one call's
-//! [`TokenUsage`]. [`crate::model_table::Described`] carries a price with a model so the
-//! runtime can put the cost in `usage` events.
+//! What model calls cost: prices per million tokens as data (defaults from the built-in
+//! providers' model rows in [`crate::providers::BUILTIN`], overridden by `prices:` in the
+//! program config), the cost of one call's [`TokenUsage`]. [`crate::model_table::Described`]
+//! carries a price with a model so the runtime can put the cost in `usage` events.
 
 use std::collections::BTreeMap;
 
@@ -27,7 +27,8 @@ pub struct Price {
 }
 
 impl Price {
-    const fn new(input: f64, output: f64, cache_read: f64, cache_write: f64) -> Self {
+    /// A price with both cache prices.
+    pub const fn new(input: f64, output: f64, cache_read: f64, cache_write: f64) -> Self {
         Self {
             input,
             output,
@@ -52,50 +53,10 @@ impl Price {
     }
 }
 
-/// List prices of the built-in providers' models (US dollars per million tokens: input,
-/// output, cache read, cache write), by `provider:model` prefix. They go stale: `prices:` in
-/// the program config corrects them.
-const DEFAULTS: &[(&str, Price)] = &[
-    (
-        "anthropic:claude-opus-4-5",
-        Price::new(5.0, 25.0, 0.5, 6.25),
-    ),
-    (
-        "anthropic:claude-opus-4",
-        Price::new(15.0, 75.0, 1.5, 18.75),
-    ),
-    (
-        "anthropic:claude-sonnet-4",
-        Price::new(3.0, 15.0, 0.3, 3.75),
-    ),
-    (
-        "anthropic:claude-3-7-sonnet",
-        Price::new(3.0, 15.0, 0.3, 3.75),
-    ),
-    (
-        "anthropic:claude-haiku-4-5",
-        Price::new(1.0, 5.0, 0.1, 1.25),
-    ),
-    (
-        "anthropic:claude-3-5-haiku",
-        Price::new(0.8, 4.0, 0.08, 1.0),
-    ),
-    ("openai:gpt-5-nano", Price::new(0.05, 0.4, 0.005, 0.05)),
-    ("openai:gpt-5-mini", Price::new(0.25, 2.0, 0.025, 0.25)),
-    ("openai:gpt-5", Price::new(1.25, 10.0, 0.125, 1.25)),
-    ("openai:gpt-4.1-nano", Price::new(0.1, 0.4, 0.025, 0.1)),
-    ("openai:gpt-4.1-mini", Price::new(0.4, 1.6, 0.1, 0.4)),
-    ("openai:gpt-4.1", Price::new(2.0, 8.0, 0.5, 2.0)),
-    ("openai:gpt-4o-mini", Price::new(0.15, 0.6, 0.075, 0.15)),
-    ("openai:gpt-4o", Price::new(2.5, 10.0, 1.25, 2.5)),
-    ("openai:o4-mini", Price::new(1.1, 4.4, 0.275, 1.1)),
-    ("openai:o3", Price::new(2.0, 8.0, 0.5, 2.0)),
-];
-
 /// Prices by model: exact `provider:model` names, or prefixes written with a trailing `*`
 /// (`anthropic:claude-sonnet-4*`), matched by [`ModelTable`]. The longest match wins; the
-/// program's own entries win over the defaults. `openai-responses:` models are priced like
-/// `openai:` ones.
+/// program's own entries win over the defaults. A provider that takes another's models is
+/// priced like it (`openai-responses:` like `openai:`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PriceTable(ModelTable<Price>);
 
@@ -106,9 +67,9 @@ impl Default for PriceTable {
 }
 
 impl PriceTable {
-    /// The built-in defaults only.
+    /// The built-in defaults only: the list prices in the providers' model rows.
     pub fn defaults() -> Self {
-        Self(ModelTable::new(DEFAULTS))
+        Self(ModelTable::builtin(|row| row.price))
     }
 
     /// The defaults, with `entries` (from `prices:`) taking precedence.

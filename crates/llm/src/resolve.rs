@@ -1,6 +1,6 @@
-//! From a model name to a model: the built-in providers (anthropic, openai, openai-responses,
-//! ollama, openrouter, test, replay) and providers defined in program config, each on the
-//! client for its wire format.
+//! From a model name to a model: a provider defined in program config first (on the client for
+//! its wire format), else the built-in provider of that name (its entry in
+//! [`crate::providers::BUILTIN`] builds the model).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -13,12 +13,11 @@ use crate::http::HttpSettings;
 use crate::model::Model;
 use crate::model_table::Described;
 use crate::pricing::PriceTable;
+use crate::providers;
 use crate::providers::anthropic::{AnthropicConfig, AnthropicModel};
 use crate::providers::openai_chat::OpenAiChatModel;
 use crate::providers::openai_common::OpenAiConfig;
 use crate::providers::openai_responses::OpenAiResponsesModel;
-use crate::providers::replay::ReplayModel;
-use crate::providers::test_model::TestModel;
 use crate::spec::ModelSpec;
 
 /// The wire format a configured provider speaks.
@@ -109,40 +108,13 @@ impl ModelResolver {
         if let Some(definition) = self.providers.get(&spec.provider) {
             return self.configured(spec, definition);
         }
-        let openai = |config: OpenAiConfig| self.apply(config);
-        let model: Arc<dyn Model> = match spec.provider.as_str() {
-            "test" => Arc::new(TestModel::new(spec)),
-            "replay" => Arc::new(ReplayModel::open(spec)?),
-            "anthropic" => {
-                let mut config = AnthropicConfig::from_env()?;
-                if let Some(settings) = self.settings {
-                    config.settings = settings;
-                }
-                Arc::new(AnthropicModel::new(spec, config)?)
-            }
-            "openai" => Arc::new(OpenAiChatModel::new(
-                spec,
-                openai(OpenAiConfig::openai_from_env()?),
-            )?),
-            "openai-responses" => {
-                let config = openai(OpenAiConfig::openai_from_env()?);
-                Arc::new(OpenAiResponsesModel::new(spec, config)?)
-            }
-            "openrouter" => Arc::new(OpenAiChatModel::new(
-                spec,
-                openai(OpenAiConfig::openrouter_from_env()?),
-            )?),
-            "ollama" => Arc::new(OpenAiChatModel::new(
-                spec,
-                openai(OpenAiConfig::ollama_from_env()),
-            )?),
-            other => {
-                return Err(ModelError::Config(format!(
-                    "provider `{other}` has no client"
-                )));
-            }
-        };
-        Ok(model)
+        match providers::builtin(&spec.provider) {
+            Some(entry) => (entry.build)(spec, self.settings),
+            None => Err(ModelError::Config(format!(
+                "provider `{}` has no client",
+                spec.provider
+            ))),
+        }
     }
 
     fn apply(&self, config: OpenAiConfig) -> OpenAiConfig {

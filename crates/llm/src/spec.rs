@@ -1,23 +1,11 @@
 //! Model names: `provider:model`, split at the first colon (`openrouter:openai/gpt-4o:free`
-//! keeps the rest as the model); a bare `test` is `test:default`.
+//! keeps the rest as the model); a bare provider name is its entry's bare model (`test` is
+//! `test:default`). The built-in names come from [`crate::providers::BUILTIN`].
 
 use std::fmt;
 
 use crate::error::ModelError;
-
-/// The providers built in; program config may define more.
-pub const BUILTIN_PROVIDERS: &[&str] = &[
-    "anthropic",
-    "openai",
-    "openai-responses",
-    "ollama",
-    "openrouter",
-    "test",
-    "replay",
-];
-
-/// Providers whose bare name means one model: `test` is `test:default`.
-const DEFAULT_MODELS: &[(&str, &str)] = &[("test", "default")];
+use crate::providers;
 
 /// A parsed `provider:model`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -33,13 +21,14 @@ impl ModelSpec {
     pub fn parse(text: &str, extra_providers: &[&str]) -> Result<Self, ModelError> {
         let text = text.trim();
         let Some((provider, model)) = text.split_once(':') else {
-            if let Some((provider, model)) = DEFAULT_MODELS.iter().find(|(p, _)| *p == text) {
+            let builtin = providers::builtin(text);
+            if let Some((entry, model)) = builtin.and_then(|e| Some((e, e.bare_model?))) {
                 return Ok(Self {
-                    provider: (*provider).to_owned(),
-                    model: (*model).to_owned(),
+                    provider: entry.name.to_owned(),
+                    model: model.to_owned(),
                 });
             }
-            let message = if BUILTIN_PROVIDERS.contains(&text) || extra_providers.contains(&text) {
+            let message = if builtin.is_some() || extra_providers.contains(&text) {
                 format!("model `{text}` names only a provider: write {text}:MODEL")
             } else {
                 format!(
@@ -59,8 +48,8 @@ impl ModelSpec {
                 "model `{text}` names no model after `{provider}:`"
             )));
         }
-        if !BUILTIN_PROVIDERS.contains(&provider) && !extra_providers.contains(&provider) {
-            let mut known: Vec<&str> = BUILTIN_PROVIDERS.to_vec();
+        if providers::builtin(provider).is_none() && !extra_providers.contains(&provider) {
+            let mut known: Vec<&str> = providers::builtin_names().collect();
             known.extend_from_slice(extra_providers);
             return Err(ModelError::Config(format!(
                 "unknown provider `{provider}` in model `{text}`; known providers: {}",
@@ -125,5 +114,17 @@ mod tests {
             "{err}"
         );
         assert!(ModelSpec::parse("local:llama3", &["local"]).is_ok());
+        // The built-in table's order, then the program's names.
+        let err = ModelSpec::parse("x:y", &["local"]).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "known providers: anthropic, openai, openai-responses, ollama, openrouter, \
+                 test, replay, local"
+            ),
+            "{err}"
+        );
+        // Only `test` has a bare model; a configured name never does.
+        assert!(ModelSpec::parse("replay", &[]).is_err());
+        assert!(ModelSpec::parse("local", &["local"]).is_err());
     }
 }

@@ -20,11 +20,10 @@ use golem_testkit::mock::MockServer;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: mock_server anthropic|openai text TEXT | tool NAME ARGS_JSON";
-    let wire = match args.first().map(String::as_str) {
-        Some("anthropic") => Wire::Anthropic,
-        Some("openai") => Wire::OpenAi,
-        _ => panic!("{usage}"),
-    };
+    let wire = args
+        .first()
+        .and_then(|name| Wire::named(name))
+        .unwrap_or_else(|| panic!("{usage}"));
     let reply = match (args.get(1).map(String::as_str), args.get(2), args.get(3)) {
         (Some("text"), Some(text), None) => wire.text(text),
         (Some("tool"), Some(name), Some(json)) => {
@@ -35,10 +34,8 @@ fn main() {
     };
     let server = MockServer::start_blocking(Vec::new());
     server.set_fallback(reply);
-    match wire {
-        Wire::Anthropic => println!("ANTHROPIC_BASE_URL={}", server.base_url),
-        Wire::OpenAi => println!("OPENAI_BASE_URL={}/v1", server.base_url),
-    }
+    let [_, (base_url_env, base_url)] = wire.provider_env(&server.base_url);
+    println!("{base_url_env}={base_url}");
     loop {
         std::thread::park();
     }

@@ -1,11 +1,37 @@
 //! Scripted replies shaped like the Anthropic Messages API's SSE stream (`message_start`,
 //! content blocks with their deltas, `message_delta` with the stop reason, `message_stop`), and
-//! a reader of the `tool_result` blocks a client sent back.
+//! readers of what a client sent back (`tool_result` blocks, `tool_use` blocks, the
+//! `final_result` tool); [`WIRE`] gathers them for [`crate::Wire::Anthropic`].
 
 use serde_json::{Value, json};
 
 use crate::mock::{Chunk, Reply, sse};
-use crate::{SentToolResult, halves};
+use crate::{SentTool, SentToolCall, SentToolResult, WireSpec, halves};
+
+/// The Anthropic wire, as data.
+pub const WIRE: WireSpec = WireSpec {
+    name: "anthropic",
+    path: "/v1/messages",
+    model: "anthropic:claude-mock",
+    api_key: ("ANTHROPIC_API_KEY", "sk-ant-mock"),
+    base_url_env: "ANTHROPIC_BASE_URL",
+    base_url_path: "",
+    // message_start, content_block_start and a ping come before the first text delta.
+    after_first_text_delta: 4,
+    text,
+    tool_calls,
+    tool_calls_raw,
+    structured_answer: |value| tool_calls(&[("toolu_1", FINAL_RESULT, value.clone())]),
+    tool_results,
+    tool_calls_sent,
+    tools_sent,
+    output_schema_sent,
+    is_error: |result| result.is_error == Some(true),
+    result_text: |result| &result.content,
+};
+
+/// The tool through which the client asks for a structured answer.
+const FINAL_RESULT: &str = "final_result";
 
 fn frame(data: Value) -> Chunk {
     let event = data["type"].as_str().unwrap_or_default().to_owned();
@@ -101,6 +127,57 @@ pub fn tool_results(body: &Value) -> Vec<SentToolResult> {
             is_error: Some(block["is_error"].as_bool().unwrap_or(false)),
         })
         .collect()
+}
+
+/// The `tool_use` blocks of a request body's assistant messages, in order.
+pub fn tool_calls_sent(body: &Value) -> Vec<SentToolCall> {
+    let messages = body["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    messages
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter(|block| block["type"] == "tool_use")
+        .map(|block| SentToolCall {
+            id: block["id"].as_str().unwrap_or_default().to_owned(),
+            name: block["name"].as_str().unwrap_or_default().to_owned(),
+            arguments: block["input"].clone(),
+        })
+        .collect()
+}
+
+/// The `tools` of a request body: name and `input_schema`.
+pub fn tools_sent(body: &Value) -> Vec<SentTool> {
+    let tools = body["tools"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    tools
+        .iter()
+        .map(|tool| SentTool {
+            name: tool["name"].as_str().unwrap_or_default().to_owned(),
+            schema: tool["input_schema"].clone(),
+        })
+        .collect()
+}
+
+/// The `input_schema` of the `final_result` tool, when `tool_choice` makes the model call it
+/// (by name, or `any` tool).
+pub fn output_schema_sent(body: &Value) -> Option<Value> {
+    let choice = &body["tool_choice"];
+    let forced =
+        choice["type"] == "any" || (choice["type"] == "tool" && choice["name"] == FINAL_RESULT);
+    if !forced {
+        return None;
+    }
+    body["tools"]
+        .as_array()?
+        .iter()
+        .find(|tool| tool["name"] == FINAL_RESULT)
+        .map(|tool| tool["input_schema"].clone())
 }
 
 #[cfg(test)]

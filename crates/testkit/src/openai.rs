@@ -1,11 +1,40 @@
 //! Scripted replies shaped like the OpenAI Chat Completions SSE stream (`chat.completion.chunk`
 //! objects: the role, content or tool-call deltas, the finish reason, a usage chunk, then
-//! `[DONE]`), and a reader of the `role: tool` messages a client sent back.
+//! `[DONE]`), and readers of what a client sent back (`role: tool` messages, the assistant's
+//! `tool_calls`, `response_format`); [`WIRE`] gathers them for [`crate::Wire::OpenAi`].
 
 use serde_json::{Value, json};
 
 use crate::mock::{Chunk, Reply, sse};
-use crate::{SentToolResult, halves};
+use crate::{SentTool, SentToolCall, SentToolResult, WireSpec, halves};
+
+/// The Chat Completions wire, as data.
+pub const WIRE: WireSpec = WireSpec {
+    name: "openai",
+    path: "/v1/chat/completions",
+    model: "openai:gpt-mock",
+    api_key: ("OPENAI_API_KEY", "sk-mock"),
+    base_url_env: "OPENAI_BASE_URL",
+    base_url_path: "/v1",
+    // Only the role chunk comes before the first text delta.
+    after_first_text_delta: 2,
+    text,
+    tool_calls,
+    tool_calls_raw,
+    structured_answer: |value| text(&value.to_string()),
+    tool_results,
+    tool_calls_sent,
+    tools_sent,
+    output_schema_sent,
+    // No error flag: a failed result's text starts with `Error`.
+    is_error: |result| result.content.starts_with("Error"),
+    result_text: |result| {
+        result
+            .content
+            .strip_prefix("Error: ")
+            .unwrap_or(&result.content)
+    },
+};
 
 fn data(chunk: Value) -> Chunk {
     sse(None, &chunk.to_string())
@@ -102,6 +131,59 @@ pub fn tool_results(body: &Value) -> Vec<SentToolResult> {
             is_error: None,
         })
         .collect()
+}
+
+/// The `tool_calls` of a request body's assistant messages, in order, each call's
+/// `arguments` string parsed as JSON (kept as the string when it is not JSON).
+///
+/// # Panics
+/// When `arguments` is not a string: the API takes only the JSON text.
+pub fn tool_calls_sent(body: &Value) -> Vec<SentToolCall> {
+    let messages = body["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    messages
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .map(|call| {
+            let function = &call["function"];
+            let Value::String(text) = &function["arguments"] else {
+                panic!("arguments must be a string of JSON: {call}")
+            };
+            SentToolCall {
+                id: call["id"].as_str().unwrap_or_default().to_owned(),
+                name: function["name"].as_str().unwrap_or_default().to_owned(),
+                arguments: serde_json::from_str(text).unwrap_or_else(|_| json!(text)),
+            }
+        })
+        .collect()
+}
+
+/// The `tools` of a request body: `function.name` and `function.parameters`.
+pub fn tools_sent(body: &Value) -> Vec<SentTool> {
+    let tools = body["tools"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    tools
+        .iter()
+        .map(|tool| SentTool {
+            name: tool["function"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            schema: tool["function"]["parameters"].clone(),
+        })
+        .collect()
+}
+
+/// The `schema` of a `response_format` of type `json_schema`.
+pub fn output_schema_sent(body: &Value) -> Option<Value> {
+    let format = &body["response_format"];
+    (format["type"] == "json_schema").then(|| format["json_schema"]["schema"].clone())
 }
 
 #[cfg(test)]

@@ -7,15 +7,7 @@ use super::*;
 
 /// A reply of `wire` that streams its first words of `text`, then waits `pause` before the rest.
 fn slow_stream(wire: Wire, text: &str, pause: Duration) -> Reply {
-    let mut reply = wire.text(text);
-    // After the first text delta: Anthropic sends message_start, content_block_start and a
-    // ping before it, OpenAI only the role chunk.
-    let at = match wire {
-        Wire::Anthropic => 4,
-        Wire::OpenAi => 2,
-    };
-    reply.chunks.insert(at, Chunk::Delay(pause));
-    reply
+    wire.text_stalled(text, Chunk::Delay(pause))
 }
 
 #[test]

@@ -18,14 +18,7 @@ fn run_json_shows_the_structured_answer_in_turn_ended() {
     for wire in Wire::ALL {
         let env = TestEnv::new();
         project(&env, &[("main.worker", worker("main", SCHEMA))]);
-        let answer = match wire {
-            Wire::Anthropic => wire.tool_calls(&[(
-                "toolu_1",
-                "final_result",
-                json!({"verdict": "bad", "reasons": ["too long"]}),
-            )]),
-            Wire::OpenAi => wire.text(r#"{"verdict": "bad", "reasons": ["too long"]}"#),
-        };
+        let answer = wire.structured_answer(&json!({"verdict": "bad", "reasons": ["too long"]}));
         let server = MockServer::start_blocking(vec![answer]);
         let output = run(
             &env,
@@ -48,17 +41,19 @@ fn run_json_shows_the_structured_answer_in_turn_ended() {
             1,
             "{wire:?}: the final_result call is not run"
         );
-        let body = &requests[0].body;
-        match wire {
-            Wire::Anthropic => {
-                assert_eq!(body["tools"][0]["name"], "final_result");
-                assert_eq!(body["tool_choice"]["name"], "final_result");
-            }
-            Wire::OpenAi => {
-                assert_eq!(body["response_format"]["type"], "json_schema");
-                assert_eq!(body["response_format"]["json_schema"]["name"], "main");
-            }
-        }
+        assert_eq!(
+            wire.output_schema_sent(&requests[0]),
+            Some(json!({
+                "type": "object",
+                "properties": {
+                    "verdict": {"enum": ["ok", "bad"]},
+                    "reasons": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["verdict"],
+            })),
+            "{wire:?}: {:#}",
+            requests[0].body
+        );
         let started = of_type(&events, "sessionStarted");
         assert_eq!(started[0]["protocolVersion"], "1.11");
     }

@@ -21,15 +21,13 @@ fn malformed_arguments_go_back_as_valid_json_and_errors_have_one_prefix() {
         let requests = server.requests();
         assert_eq!(requests.len(), 3, "{wire:?}");
         let history = &requests[1].body["messages"];
-        let sent_arguments = match wire {
-            Wire::Anthropic => history[1]["content"][0]["input"].clone(),
-            Wire::OpenAi => history[2]["tool_calls"][0]["function"]["arguments"].clone(),
-        };
-        let expected = match wire {
-            Wire::Anthropic => json!({}),
-            Wire::OpenAi => json!("{}"),
-        };
-        assert_eq!(sent_arguments, expected, "{wire:?}: {history:#}");
+        let sent = wire.tool_calls_sent(&requests[1]);
+        assert_eq!(sent.len(), 1, "{wire:?}: {history:#}");
+        assert_eq!(
+            (sent[0].id.as_str(), sent[0].arguments.clone()),
+            ("call_1", json!({})),
+            "{wire:?}: {history:#}"
+        );
 
         let invalid = results_sent(wire, &server, 1);
         assert!(wire.is_error(&invalid[0]), "{wire:?}: {invalid:?}");

@@ -56,15 +56,7 @@ fn only_session(env: &TestEnv) -> String {
 
 /// A reply that streams the first half of `text`, then nothing more until interrupted.
 fn stalled(wire: Wire, text: &str) -> Reply {
-    let mut reply = wire.text(text);
-    // After the first text delta: Anthropic sends message_start, content_block_start and a
-    // ping before it, OpenAI only the role chunk.
-    let at = match wire {
-        Wire::Anthropic => 4,
-        Wire::OpenAi => 2,
-    };
-    reply.chunks.insert(at, Chunk::Hang);
-    reply
+    wire.text_stalled(text, Chunk::Hang)
 }
 
 #[test]

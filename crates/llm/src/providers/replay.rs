@@ -11,10 +11,23 @@ use tokio_util::sync::CancellationToken;
 use crate::error::ModelError;
 use crate::message::ModelRequest;
 use crate::model::{EventStream, Model};
+use crate::providers::ProviderEntry;
 use crate::record::{
     Exchange, RECORDING_VERSION, RecordingHeader, first_difference, request_fingerprint,
 };
 use crate::spec::ModelSpec;
+
+/// `replay:FILE`: offline, plays the recording at FILE.
+pub const ENTRY: ProviderEntry = ProviderEntry {
+    name: "replay",
+    wire: None,
+    build: |spec, _| Ok(std::sync::Arc::new(ReplayModel::open(spec)?)),
+    api_key_env: None,
+    base_url: None,
+    bare_model: None,
+    models_of: None,
+    models: &[],
+};
 
 /// A model that replays a recording.
 #[derive(Debug)]

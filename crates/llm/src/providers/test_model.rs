@@ -12,8 +12,21 @@ use crate::error::ModelError;
 use crate::event::{FinishReason, StreamEvent};
 use crate::message::{Message, ModelRequest, ToolResultMessage};
 use crate::model::{EventStream, Model};
+use crate::providers::ProviderEntry;
 use crate::schema_args::generate_args;
 use crate::spec::ModelSpec;
+
+/// `test:SEED` (a bare `test` is `test:default`): offline, free, no price.
+pub const ENTRY: ProviderEntry = ProviderEntry {
+    name: "test",
+    wire: None,
+    build: |spec, _| Ok(std::sync::Arc::new(TestModel::new(spec))),
+    api_key_env: None,
+    base_url: None,
+    bare_model: Some("default"),
+    models_of: None,
+    models: &[],
+};
 
 /// The offline test model.
 #[derive(Debug, Clone)]

@@ -3,6 +3,7 @@
 //! The base URL is taken as the official SDKs take it (`https://api.anthropic.com`, the client
 //! adding `/v1/messages`); a base URL that already ends in `/v1` is accepted too.
 
+pub mod entry;
 mod stream;
 mod wire;
 

@@ -4,6 +4,7 @@
 //! The request is built here from the canonical conversation; the stream is decoded by
 //! [`ChatStreamDecoder`] (in `stream.rs`), which needs no HTTP and can be tested on its own.
 
+pub mod entry;
 mod stream;
 
 use async_trait::async_trait;

@@ -4,6 +4,7 @@
 //!
 //! The stream is decoded by [`ResponsesStreamDecoder`] (in `stream.rs`), which needs no HTTP.
 
+pub mod entry;
 mod stream;
 
 use async_trait::async_trait;
