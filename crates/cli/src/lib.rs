@@ -6,10 +6,10 @@ mod chat;
 mod cli_error;
 mod commands;
 mod frontend;
-mod run_input;
 mod inspection;
 mod logging;
 mod open_files;
+mod run_input;
 mod session;
 
 use std::process::ExitCode;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
-use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::header::{self, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 pub use golem_http::guard::Access;
@@ -50,6 +50,8 @@ pub async fn guard(State(access): State<Arc<Access>>, request: Request, next: Ne
 
 #[cfg(test)]
 mod tests {
+    use axum::http::header::HeaderMap;
+
     use super::*;
 
     fn access() -> Access {
