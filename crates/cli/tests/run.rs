@@ -28,6 +28,7 @@ mod protected;
 mod reaped;
 mod small_window;
 mod structured;
+mod tool_schemas;
 pub(crate) mod transcript;
 mod undo;
 mod web;

@@ -16,6 +16,7 @@ use indexmap::IndexMap;
 use serde_json::{Value, json};
 
 use crate::fields::derive_fields_from_schema;
+use crate::schema_lean::lean_tool_schema;
 use crate::tool::Tool;
 
 /// Why a tool could not be registered.
@@ -44,6 +45,9 @@ struct Registered {
     /// Compiled at registration, or on the first validation for a built-in tool; the error
     /// says what is wrong with the schema.
     validator: OnceLock<Result<jsonschema::Validator, String>>,
+    /// What the model is told of the arguments ([`lean_tool_schema`] of the input schema),
+    /// made on the first request.
+    lean: OnceLock<Value>,
 }
 
 impl Registered {
@@ -52,6 +56,11 @@ impl Registered {
             .get_or_init(|| compile(self.tool.input_schema()))
             .as_ref()
             .map_err(String::as_str)
+    }
+
+    fn lean_schema(&self) -> &Value {
+        self.lean
+            .get_or_init(|| lean_tool_schema(self.tool.input_schema()))
     }
 }
 
@@ -110,6 +119,7 @@ impl ToolRegistry {
             Registered {
                 tool,
                 validator: OnceLock::from(Ok(validator)),
+                lean: OnceLock::new(),
             },
         );
         Ok(())
@@ -129,6 +139,7 @@ impl ToolRegistry {
             Registered {
                 tool,
                 validator: OnceLock::new(),
+                lean: OnceLock::new(),
             },
         );
         Ok(())
@@ -181,13 +192,17 @@ impl ToolRegistry {
             .filter(|t| t.execution().mode.is_manual_invocable())
     }
 
-    /// Definitions of the model's tools, for providers.
+    /// Definitions of the model's tools, for providers: each with the lean form of its input
+    /// schema ([`crate::schema_lean`]), what the model needs and no more; calls are still
+    /// validated against the full one.
     pub fn llm_definitions(&self) -> Vec<ToolDefinition> {
-        self.llm_tools()
-            .map(|t| ToolDefinition {
-                name: t.name().to_owned(),
-                description: t.description().to_owned(),
-                input_schema: t.input_schema().clone(),
+        self.tools
+            .values()
+            .filter(|r| r.tool.execution().mode.is_llm_visible())
+            .map(|r| ToolDefinition {
+                name: r.tool.name().to_owned(),
+                description: r.tool.description().to_owned(),
+                input_schema: r.lean_schema().clone(),
             })
             .collect()
     }
@@ -454,5 +469,57 @@ mod tests {
             err.message,
             "Tool not found: nope (available tools: read_file, run_tests)"
         );
+    }
+
+    #[test]
+    fn the_model_is_sent_the_lean_schema_and_calls_are_validated_against_the_full_one() {
+        // The shape a Python MCP server sends for `search(query: str, limit: int | None = None)`.
+        let full = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "searchArguments",
+            "type": "object",
+            "properties": {
+                "query": {"title": "Query", "type": "string"},
+                "limit": {"title": "Limit", "anyOf": [{"type": "integer", "format": "int64"},
+                          {"type": "null"}], "default": null}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        });
+        let mut registry = ToolRegistry::new();
+        let mcp = FnTool::new("srv__search", "Search.", full.clone(), |_, _| async {
+            Ok(ToolResultValue::text(""))
+        });
+        registry.register(Arc::new(mcp)).unwrap();
+        let sent = registry.llm_definitions().remove(0).input_schema;
+        assert_eq!(
+            sent,
+            json!({"type": "object", "properties": {"query": {"type": "string"},
+                   "limit": {"type": "integer"}}, "required": ["query"]})
+        );
+        assert_eq!(
+            crate::schema_lean::non_standard_keywords(&sent),
+            Vec::<String>::new()
+        );
+        assert_eq!(registry.get("srv__search").unwrap().input_schema(), &full);
+        // What the full schema accepts and refuses, as before: an explicit null, not an extra key.
+        for (args, valid) in [
+            (json!({"query": "q"}), true),
+            (json!({"query": "q", "limit": 3}), true),
+            (json!({"query": "q", "limit": null}), true),
+            (json!({"query": "q", "limit": "3"}), false),
+            (json!({"query": "q", "other": 1}), false),
+            (json!({"limit": 3}), false),
+        ] {
+            assert_eq!(
+                registry.validate("srv__search", &args).is_ok(),
+                valid,
+                "{args}"
+            );
+        }
+        let err = registry
+            .validate("srv__search", &json!({"query": "q", "other": 1}))
+            .unwrap_err();
+        assert_eq!(err.details, Some(json!({"schema": full})));
     }
 }

@@ -301,6 +301,7 @@ fn object(value: Value) -> JsonObject {
 mod tests {
     use std::path::Path;
 
+    use golem_core::schema_lean::{lean_schema, non_standard_keywords};
     use golem_runtime::worker::parse_worker;
 
     use super::*;
@@ -362,6 +363,11 @@ mod tests {
         let output = Value::Object(output_schema(None));
         assert!(output["properties"]["toolCalls"].is_object());
         assert!(output["properties"].get("output").is_none());
+        // What a client's model is told is lean already (`additionalProperties: false` stays
+        // for the clients that validate arguments), and so is the record's own schema.
+        assert_eq!(lean_schema(&schema), schema);
+        assert_eq!(non_standard_keywords(&schema), Vec::<String>::new());
+        assert_eq!(non_standard_keywords(&output), Vec::<String>::new());
     }
 
     #[test]

@@ -88,17 +88,18 @@ impl OutputSchema {
             message: e.to_string(),
         })?;
         Ok(Self {
-            format: OutputFormat::new(worker, schema),
+            format: OutputFormat::new(worker, golem_core::schema_lean::lean_schema(&schema)),
             validator,
         })
     }
 
-    /// What each model request carries.
+    /// What each model request carries: the schema's lean form
+    /// ([`golem_core::schema_lean::lean_schema`]); answers are checked against the full one.
     pub fn format(&self) -> &OutputFormat {
         &self.format
     }
 
-    /// The JSON Schema.
+    /// The JSON Schema the model is sent (its lean form).
     pub fn schema(&self) -> &Value {
         &self.format.schema
     }

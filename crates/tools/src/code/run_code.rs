@@ -58,15 +58,15 @@ impl Language {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunCodeArgs {
-    /// `python` (run with python3) or `bash`.
+    /// `python` (python3) or `bash`.
     language: Language,
-    /// The program's source code.
+    /// The source code.
     code: String,
-    /// Command-line arguments for the program (sys.argv[1:] in Python, $1, $2, … in bash).
+    /// Arguments (sys.argv[1:] in Python, $1, $2, … in bash).
     #[serde(default)]
     args: Option<Vec<String>>,
-    /// Environment variables to add, e.g. {"DEBUG": "1"}. PATH, HOME, TMPDIR, LD_PRELOAD and
-    /// LD_LIBRARY_PATH cannot be set.
+    /// Environment variables to add, e.g. {"DEBUG": "1"}; not PATH, HOME, TMPDIR, LD_PRELOAD
+    /// or LD_LIBRARY_PATH.
     #[serde(default)]
     env: Option<BTreeMap<String, String>>,
     /// The wall-clock limit in seconds (described with the toolset's limits at construction).

@@ -28,10 +28,9 @@ const MAX_LISTED: usize = 1_000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteFileArgs {
-    /// What to delete, as a virtual path /<zone>/<path>.
+    /// What to delete.
     path: String,
-    /// Delete a directory with everything in it (default false; an empty directory does not
-    /// need it).
+    /// Delete a directory with all in it.
     #[serde(default)]
     recursive: Option<bool>,
 }

@@ -31,14 +31,13 @@ const NAME: &str = "edit_file";
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditFileArgs {
-    /// The file, as a virtual path /<zone>/<path>.
+    /// The file.
     path: String,
-    /// The exact text to replace, including whitespace and line breaks; include enough
-    /// surrounding lines to make it unique.
+    /// The exact text to replace, with enough surrounding lines to be unique.
     old_string: String,
-    /// The text to put in its place.
+    /// The replacement.
     new_string: String,
-    /// Replace every occurrence instead of requiring exactly one (default false).
+    /// Replace every occurrence.
     #[serde(default)]
     replace_all: Option<bool>,
 }

@@ -17,7 +17,7 @@ use super::{Fs, blocking};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileExistsArgs {
-    /// The path to check, as a virtual path /<zone>/<path>.
+    /// The path to check.
     path: String,
 }
 

@@ -22,7 +22,7 @@ use super::{Fs, blocking};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileInfoArgs {
-    /// The path, as a virtual path /<zone>/<path>.
+    /// The path to describe.
     path: String,
 }
 

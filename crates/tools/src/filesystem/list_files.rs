@@ -24,12 +24,12 @@ use super::{Fs, blocking};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListFilesArgs {
-    /// The directory, as a virtual path /<zone>/<path>; "/" lists the zones.
+    /// The directory, or "/" for the zones.
     path: String,
-    /// Also list everything below, depth first (default false).
+    /// Also list everything below, depth first.
     #[serde(default)]
     recursive: Option<bool>,
-    /// Include entries whose names start with "." (default false).
+    /// Include names starting with ".".
     #[serde(default)]
     include_hidden: Option<bool>,
 }

@@ -24,11 +24,11 @@ const NAME: &str = "move_file";
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MoveFileArgs {
-    /// What to move, as a virtual path /<zone>/<path>.
+    /// What to move.
     from: String,
-    /// Where to, as a virtual path /<zone>/<path> (the parent directory must exist).
+    /// Where to, in an existing directory.
     to: String,
-    /// Replace an existing destination (default false).
+    /// Replace an existing destination.
     #[serde(default)]
     overwrite: Option<bool>,
 }

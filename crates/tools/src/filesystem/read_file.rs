@@ -25,17 +25,15 @@ use super::{Fs, blocking};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadFileArgs {
-    /// The file, as a virtual path /<zone>/<path>.
+    /// The file.
     path: String,
-    /// "utf-8" (the default) for text, "base64" for binary files.
+    /// "utf-8" (default) for text, "base64" for binary files.
     #[serde(default)]
     encoding: Option<Encoding>,
-    /// Lines to skip before the first line returned (0, the default, starts at the top). With
-    /// encoding "base64": bytes to skip.
+    /// Lines to skip (default 0).
     #[serde(default)]
     offset: Option<u64>,
-    /// The most lines to return (default 2000; at most 256 KiB are returned per call). With
-    /// encoding "base64": the most bytes.
+    /// The most lines to return (default 2000).
     #[serde(default)]
     #[schemars(range(min = 1))]
     limit: Option<u64>,

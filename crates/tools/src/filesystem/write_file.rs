@@ -25,14 +25,14 @@ const NAME: &str = "write_file";
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WriteFileArgs {
-    /// The file, as a virtual path /<zone>/<path>.
+    /// The file.
     path: String,
-    /// The complete new content of the file.
+    /// The file's whole new content.
     content: String,
-    /// "utf-8" (the default) for text, "base64" when content is base64-encoded bytes.
+    /// "utf-8" (default), or "base64" for base64-encoded bytes.
     #[serde(default)]
     encoding: Option<Encoding>,
-    /// Create missing parent directories (default false).
+    /// Create missing parent directories.
     #[serde(default)]
     create_dirs: Option<bool>,
 }

@@ -20,9 +20,9 @@ use super::{checks, incoming};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitCheckoutArgs {
-    /// The branch to switch to (an existing local branch, or a remote one's name to track it).
+    /// A local branch, or a remote one's name to track it.
     branch: String,
-    /// Create the branch from the current commit, then switch to it.
+    /// Create the branch at the current commit.
     #[serde(default)]
     create: bool,
 }

@@ -19,7 +19,7 @@ use super::tool::{ASK, GitCommand};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitCommitArgs {
-    /// The commit message: a short subject line, then optionally a blank line and a body.
+    /// A short subject line, optionally a blank line and a body.
     #[schemars(length(min = 1))]
     message: String,
 }

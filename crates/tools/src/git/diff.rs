@@ -27,12 +27,10 @@ use super::tool::{GitCommand, READS_ONLY};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitDiffArgs {
-    /// Show the staged changes (what a commit would record) instead of the changes not staged
-    /// yet.
+    /// Show the staged changes instead of the unstaged ones.
     #[serde(default)]
     staged: bool,
-    /// Only changes under this path: a virtual path in the repository's zone or a path
-    /// relative to the repository.
+    /// Only changes under this path (virtual, or relative to the repository).
     #[serde(default)]
     path: Option<String>,
 }

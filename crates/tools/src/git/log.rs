@@ -27,12 +27,11 @@ const RECORD: char = '\u{1e}';
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitLogArgs {
-    /// How many commits to list, newest first (default 20, at most 200).
+    /// How many commits (default 20, at most 200).
     #[serde(default)]
     #[schemars(range(min = 1, max = 200))]
     limit: Option<u32>,
-    /// Only commits that touch this path: a virtual path in the repository's zone or a path
-    /// relative to the repository.
+    /// Only commits touching this path (virtual, or relative to the repository).
     #[serde(default)]
     path: Option<String>,
 }

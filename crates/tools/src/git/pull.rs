@@ -29,10 +29,10 @@ pub struct GitPullArgs {
     /// The remote to pull from.
     #[serde(default)]
     remote: Remote,
-    /// The remote branch to merge; the current branch's upstream when absent.
+    /// The remote branch to merge (default: the upstream).
     #[serde(default)]
     branch: Option<String>,
-    /// Rebase the current branch onto what was fetched instead of merging.
+    /// Rebase onto what was fetched instead of merging.
     #[serde(default)]
     rebase: bool,
 }

@@ -18,8 +18,7 @@ use super::tool::{GitCommand, READS_ONLY};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitShowArgs {
-    /// The revision: a commit (`HEAD`, `HEAD~2`, `abc1234`), a branch or tag, or a file at a
-    /// revision (`main:src/lib.rs`).
+    /// A commit (`HEAD~2`, `abc1234`), branch, tag, or file at a revision (`main:src/lib.rs`).
     rev: String,
 }
 

@@ -18,8 +18,7 @@ use super::tool::{ASK, GitCommand};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitStageArgs {
-    /// The files or directories to stage (new, changed or deleted): virtual paths in the
-    /// repository's zone or paths relative to the repository.
+    /// Files or directories to stage (virtual, or relative to the repository).
     #[schemars(length(min = 1, max = 100))]
     paths: Vec<String>,
 }

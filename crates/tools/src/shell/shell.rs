@@ -24,9 +24,8 @@ pub(super) const NAME: &str = "shell";
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShellArgs {
-    /// The program and its arguments, e.g. `git log --oneline -5`. Quote arguments that contain
-    /// spaces ('a b' or "a b"). No shell runs it: pipes, redirection, `;`, `&&`, `&`, `$VAR`,
-    /// `$(…)` and backticks are refused; globs and `~` are not expanded.
+    /// The program and its arguments, e.g. `git log --oneline -5`; quote one with spaces ('a b'
+    /// or "a b").
     command: String,
     /// The wall-clock limit in seconds (described with the toolset's limits at construction).
     #[serde(default)]

@@ -44,9 +44,8 @@ impl Timeouts {
     /// The description of the `timeout` argument.
     pub fn description(&self) -> String {
         format!(
-            "Wall-clock limit in seconds (default {}, at most {}: larger values are capped). \
-             When it runs out, the program and everything it started are killed and the \
-             output so far is returned with a TIMEOUT error",
+            "Seconds before the program and all it started are killed (default {}, at most {}; \
+             more is capped), the output so far coming with a TIMEOUT error",
             seconds(self.default),
             seconds(self.max)
         )
@@ -108,9 +107,8 @@ mod tests {
         Timeouts::new(secs(60), Duration::from_millis(90_500)).describe_in(&mut schema);
         assert_eq!(
             schema["properties"]["timeout"]["description"],
-            "Wall-clock limit in seconds (default 60 s, at most 90.5 s: larger values are \
-             capped). When it runs out, the program and everything it started are killed and \
-             the output so far is returned with a TIMEOUT error"
+            "Seconds before the program and all it started are killed (default 60 s, at most \
+             90.5 s; more is capped), the output so far coming with a TIMEOUT error"
         );
         assert_eq!(schema["properties"]["timeout"]["type"], "integer");
         // No such property: nothing happens.
