@@ -50,6 +50,7 @@ mod git_config;
 
 use fold::name_key;
 use git::GitRules;
+pub(crate) use git::{GIT_DIR_MARKERS, is_git_dir_by};
 
 /// The built-in list, as `check` and the docs show it (matched by [`is_builtin`]).
 pub const BUILT_IN: &[&str] = &[

@@ -8,12 +8,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::{Change, ChangeKind, ChangesetError};
-use crate::protected::Protection;
+use crate::protected::{GIT_DIR_MARKERS, Protection, is_git_dir_by};
 use crate::sandbox::Sandbox;
 use crate::zone_path::ZonePath;
-
-/// The names whose presence makes a directory a git directory, folded (git's `setup.c`).
-const MARKERS: [&str; 4] = ["head", "objects", "refs", "commondir"];
 
 /// Refuses `changes` when they would make a git directory of a directory that is none.
 pub(super) fn refuse_new_git_dirs(
@@ -39,7 +36,7 @@ pub(super) fn refuse_new_git_dirs(
         after.insert((zone, path.relative()), state);
         let is_marker = path
             .file_name()
-            .is_some_and(|name| MARKERS.contains(&name.to_ascii_lowercase().as_str()));
+            .is_some_and(|name| GIT_DIR_MARKERS.contains(&name.to_ascii_lowercase().as_str()));
         if state.is_some()
             && is_marker
             && let Some(parent) = path.parent()
@@ -65,7 +62,7 @@ pub(super) fn refuse_new_git_dirs(
                 None => now(name),
             }
         };
-        if is_git_dir(then) && !is_git_dir(now) {
+        if is_git_dir_by(then) && !is_git_dir_by(now) {
             let path = dir.virtual_path();
             let reason = Protection::Protected { path: path.clone() }
                 .reason()
@@ -77,14 +74,6 @@ pub(super) fn refuse_new_git_dirs(
         }
     }
     Ok(())
-}
-
-/// Whether a directory whose entries `entry` tells (is there, is a directory) is a git
-/// directory: a `HEAD` file, with `objects/` and `refs/` or a `commondir` file.
-fn is_git_dir(entry: impl Fn(&str) -> Option<bool>) -> bool {
-    entry("HEAD") == Some(false)
-        && ((entry("objects") == Some(true) && entry("refs") == Some(true))
-            || entry("commondir") == Some(false))
 }
 
 fn join(dir: &Path, name: &str) -> PathBuf {

@@ -123,10 +123,9 @@ impl GitRules {
             return true;
         };
         let state = &mut *state;
-        if state.scopes.is_none() {
-            state.scopes = Some(Scopes::from_env());
-        }
-        let scopes = state.scopes.clone().unwrap_or_default();
+        // Taken out for the call (and put back below), so the repositories can be read while
+        // the state changes, without copying it on every check.
+        let scopes = state.scopes.take().unwrap_or_else(Scopes::from_env);
         if state.scope_areas.is_empty() {
             state.scope_areas = repo::scope_areas(&scopes);
         }
@@ -143,6 +142,7 @@ impl GitRules {
         for repo in state.repos.values_mut() {
             repo.refresh(&scopes);
         }
+        state.scopes = Some(scopes);
         let names = folded(host);
         if makes_git_dir(host, &names) {
             return true;
@@ -230,14 +230,29 @@ fn classify(dir: &Path) -> DirKind {
     }
 }
 
-/// Whether git takes `dir` for a git directory (its `setup.c` test: a `HEAD`, and `objects/`
-/// with `refs/`, or a `commondir` that names them), counting `with` as if it were there.
+/// The entries whose presence makes a directory a git directory, folded ([`name_key`]).
+pub(crate) const GIT_DIR_MARKERS: [&str; 4] = ["head", "objects", "refs", "commondir"];
+
+/// git's own test (`setup.c`) of a directory whose entries `entry` tells (`None`: not there,
+/// `Some(is_dir)`): a `HEAD` file, and `objects/` with `refs/`, or a `commondir` file that
+/// names them.
+pub(crate) fn is_git_dir_by(entry: impl Fn(&str) -> Option<bool>) -> bool {
+    entry("HEAD") == Some(false)
+        && ((entry("objects") == Some(true) && entry("refs") == Some(true))
+            || entry("commondir") == Some(false))
+}
+
+/// Whether git takes `dir` for a git directory ([`is_git_dir_by`] over its entries),
+/// counting `with` as if it were there, of the kind git wants it.
 fn is_git_dir(dir: &Path, with: Option<&str>) -> bool {
-    let has = |name: &str, want_dir: bool| {
-        with.is_some_and(|with| name_key(with) == name_key(name))
-            || std::fs::metadata(dir.join(name)).is_ok_and(|meta| meta.is_dir() == want_dir)
-    };
-    has("HEAD", false) && ((has("objects", true) && has("refs", true)) || has("commondir", false))
+    is_git_dir_by(|name| {
+        if with.is_some_and(|with| name_key(with) == name_key(name)) {
+            return Some(matches!(name, "objects" | "refs"));
+        }
+        std::fs::metadata(dir.join(name))
+            .ok()
+            .map(|meta| meta.is_dir())
+    })
 }
 
 /// Whether creating (or replacing) `host` would make its directory a git directory it is not
@@ -246,7 +261,7 @@ fn makes_git_dir(host: &Path, names: &[String]) -> bool {
     let Some(last) = names.last() else {
         return false;
     };
-    if !matches!(last.as_str(), "head" | "objects" | "refs" | "commondir") {
+    if !GIT_DIR_MARKERS.contains(&last.as_str()) {
         return false;
     }
     let (Some(parent), Some(name)) = (host.parent(), host.file_name()) else {
