@@ -408,6 +408,8 @@ pub(crate) struct ZoneGuard {
     /// The zone directory's real host path when it was opened (`None` when it could not be
     /// told), put in front of zone-relative paths for the built-in list.
     root: Option<PathBuf>,
+    /// `root`'s folded names ([`name_key`]), once: every verdict puts them in front.
+    root_names: Vec<String>,
     /// Anchored, lower-case patterns from `protected:` and the caller's host paths, as given.
     extra: Vec<String>,
     /// What `check` shows: the extra patterns as written and the host paths resolved.
@@ -440,6 +442,7 @@ impl ZoneGuard {
             git: root
                 .as_ref()
                 .map(|root| Arc::new(GitRules::new(root.clone()))),
+            root_names: root.as_deref().map(git::folded).unwrap_or_default(),
             root,
         }
     }
@@ -518,7 +521,7 @@ impl ZoneGuard {
         if self.matches_extra(&names) {
             return Verdict::Protected;
         }
-        let mut full: Vec<String> = self.root.as_deref().map(git::folded).unwrap_or_default();
+        let mut full = self.root_names.clone();
         full.extend(names.iter().cloned());
         if !builtin(&full) && !self.git_protects(rel) {
             return Verdict::Open;
