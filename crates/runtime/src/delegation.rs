@@ -1,71 +1,29 @@
-//! Delegation: one tool per allowed worker, named after it. Calling it runs the child worker
-//! one-shot at depth + 1, sharing the parent's approval controller (and so its session memory),
-//! its UI and its interrupt; the child's zones can only narrow the parent's. Depth beyond
-//! `delegation.max_depth` and cycles (A → B → A) are error results, never runs. A child with
-//! an output schema answers with a `structured` result holding its JSON value.
+//! Delegation: the tool that runs one other worker, named after it (the workers toolset,
+//! `workers_toolset.rs`, asks for one per allowed worker through [`golem_toolset::Delegation`]).
+//! Calling it runs the child worker one-shot at depth + 1, sharing the parent's approval
+//! controller (and so its session memory), its UI and its interrupt; the child's zones can only
+//! narrow the parent's. Depth beyond `delegation.max_depth` and cycles (A → B → A) are error
+//! results, never runs. A child with an output schema answers with a `structured` result holding
+//! its JSON value. The child is built by the [`BuildWorker`] the launcher gave, so this module
+//! does not import the launcher.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use golem_core::tool::{CallPlan, PreparedCall, ToolContext, TypedTool, input_schema_for};
+use golem_core::tool::{CallPlan, PreparedCall, Tool, ToolContext, TypedTool, input_schema_for};
 use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
-use golem_toolset::{BuildContext, Delegation, Reach, Tools, Toolset, ToolsetConfig, ToolsetError};
+use golem_toolset::{Delegation, DelegationError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::launch::{SessionEnv, WorkerFrame, build_worker};
-use crate::runner::RunStatus;
-use crate::worker::{is_valid_worker_name, name_problem};
+use crate::runner::{RunStatus, WorkerRuntime};
+use crate::session_env::{LaunchError, SessionEnv, WorkerFrame};
 
-/// The workers toolset: one tool per sub-worker this worker may delegate to.
-pub struct WorkersToolset;
-
-/// `toolsets.workers`: the sub-workers this worker may delegate to.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WorkersToolsetConfig {
-    /// Worker names, each becoming a tool of the same name.
-    #[serde(default, deserialize_with = "worker_names")]
-    #[schemars(with = "Option<Vec<String>>")]
-    pub allowed_workers: Vec<String>,
-}
-
-impl ToolsetConfig for WorkersToolsetConfig {
-    fn empty() -> Result<WorkersToolsetConfig, &'static str> {
-        Ok(WorkersToolsetConfig::default())
-    }
-}
-
-impl Toolset for WorkersToolset {
-    type Config = WorkersToolsetConfig;
-
-    fn build(config: &WorkersToolsetConfig, cx: &BuildContext<'_>) -> Result<Tools, ToolsetError> {
-        let Some(delegation) = cx.delegation else {
-            return Ok(Vec::new());
-        };
-        config
-            .allowed_workers
-            .iter()
-            .map(|name| {
-                delegation.tool(name).map_err(|e| {
-                    ToolsetError::Config(format!(
-                        "worker {} allows delegating to `{name}`: {e}",
-                        cx.worker
-                    ))
-                })
-            })
-            .collect()
-    }
-
-    /// Sub-workers' zones narrow the caller's.
-    fn reach(_: &WorkersToolsetConfig) -> Reach {
-        Reach {
-            zones: true,
-            ..Reach::default()
-        }
-    }
-}
+/// Builds the worker of a name from the session's registry as a child of a frame:
+/// `launch::build_worker`, handed down by the launcher.
+pub type BuildWorker =
+    fn(&Arc<SessionEnv>, &str, WorkerFrame) -> Result<WorkerRuntime, LaunchError>;
 
 /// Delegation within a session: the tool for a worker found by name in the session's
 /// registry, run below `frame`.
@@ -74,34 +32,26 @@ pub struct SessionDelegation {
     pub env: Arc<SessionEnv>,
     /// The delegating worker.
     pub frame: WorkerFrame,
+    /// How the child is built.
+    pub build: BuildWorker,
 }
 
 impl Delegation for SessionDelegation {
-    fn tool(&self, worker: &str) -> Result<Arc<dyn golem_core::tool::Tool>, String> {
-        let child = self.env.registry.load(worker).map_err(|e| e.to_string())?;
+    fn tool(&self, worker: &str) -> Result<Arc<dyn Tool>, DelegationError> {
+        let child = self
+            .env
+            .registry
+            .load(worker)
+            .map_err(|e| DelegationError::Load(Box::new(e)))?;
         let description = child.description.unwrap_or_default();
         Ok(Arc::new(DelegateTool::new(
             worker,
             &description,
             self.env.clone(),
             self.frame.clone(),
+            self.build,
         )))
     }
-}
-
-fn worker_names<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Vec<String>, D::Error> {
-    let names = Option::<Vec<String>>::deserialize(deserializer)?.unwrap_or_default();
-    for name in &names {
-        if !is_valid_worker_name(name) {
-            return Err(serde::de::Error::custom(format!(
-                "must list worker names matching {}",
-                name_problem(name)
-            )));
-        }
-    }
-    Ok(names)
 }
 
 /// The arguments of a delegation tool.
@@ -125,17 +75,26 @@ pub struct DelegateTool {
     schema: Value,
     env: Arc<SessionEnv>,
     frame: WorkerFrame,
+    build: BuildWorker,
 }
 
 impl DelegateTool {
-    /// A tool for the worker `name` (described by `description`), called from `frame`.
-    pub fn new(name: &str, description: &str, env: Arc<SessionEnv>, frame: WorkerFrame) -> Self {
+    /// A tool for the worker `name` (described by `description`), called from `frame`, its
+    /// child built by `build`.
+    pub fn new(
+        name: &str,
+        description: &str,
+        env: Arc<SessionEnv>,
+        frame: WorkerFrame,
+        build: BuildWorker,
+    ) -> Self {
         Self {
             name: name.to_owned(),
             description: format!("Delegate a task to the `{name}` worker: {description}"),
             schema: input_schema_for::<DelegateArgs>(),
             env,
             frame,
+            build,
         }
     }
 }
@@ -203,7 +162,7 @@ impl TypedTool for DelegateTool {
                 sandbox.resolve(path)?;
             }
         }
-        let mut child = build_worker(&self.env, &self.name, self.frame.clone())
+        let mut child = (self.build)(&self.env, &self.name, self.frame.clone())
             .map_err(|e| {
                 ToolError::new(
                     ToolErrorCode::ExecutionError,

@@ -1,115 +1,29 @@
 //! Putting a worker together: its model (docs/models.md, Choosing a model), its sandbox
-//! (opened for the root, narrowed from the caller's for sub-workers), its tools (toolsets and
-//! delegation), and the orchestrator they all go through. One `SessionEnv` is shared by every
-//! worker of a session: config, worker registry, approval controller, UI and interrupt.
+//! (opened for the root, narrowed from the caller's for sub-workers), its tools (the toolsets of
+//! the list in `toolsets.rs`, built in its order, delegation included), and the orchestrator
+//! they all go through. One [`SessionEnv`] is shared by every worker of a session.
+//!
+//! Delegation closes the one loop here: a worker's delegation tools build their child with
+//! [`build_worker`], which this module hands them (a `delegation::BuildWorker`) when it builds the
+//! caller's tools, so neither `delegation` nor the toolsets import the launcher.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use golem_core::approval::ApprovalController;
-use golem_core::interrupt::InterruptSignal;
 use golem_core::orchestrator::ToolCallOrchestrator;
-use golem_core::redact::SecretRedactor;
-use golem_core::ui::RuntimeUI;
+use golem_core::registry::ToolRegistry;
 use golem_llm::Model;
 use golem_llm::record::RecordingModel;
-use golem_llm::resolve::ModelResolver;
 use golem_protocol::WorkerOrigin;
 use golem_sandbox::Sandbox;
+use golem_toolset::{BuildContext, Configured, Schemas};
 
-use crate::budget::BudgetLimits;
-use crate::config::ProgramConfig;
+use crate::delegation::SessionDelegation;
 use crate::output::OutputSchema;
-use crate::registry::WorkerRegistry;
-use crate::runner::{RunObserver, RuntimeParts, WorkerRuntime};
-use crate::tree::{TreeSlot, WorkerTree};
+use crate::runner::{RuntimeParts, WorkerRuntime};
+pub use crate::session_env::{LaunchError, SessionEnv, WorkerFrame};
+use crate::tree::TreeSlot;
 use crate::worker::{WorkerDefinition, WorkerMode, load_worker};
-
-/// Why a worker could not be put together.
-#[derive(Debug, thiserror::Error)]
-pub enum LaunchError {
-    /// The worker file or program config is wrong.
-    #[error("{0}")]
-    Config(String),
-    /// The model cannot be used.
-    #[error("{0}")]
-    Model(#[from] golem_llm::ModelError),
-    /// A toolset the worker asks for is not built yet.
-    #[error("{0}")]
-    Unsupported(String),
-}
-
-/// What every worker of a session shares.
-#[allow(missing_docs)] // fields are named for what they hold
-pub struct SessionEnv {
-    /// The program config.
-    pub config: Arc<ProgramConfig>,
-    /// Where workers are found by name.
-    pub registry: Arc<WorkerRegistry>,
-    /// Turns model names into models.
-    pub resolver: ModelResolver,
-    /// The approval controller (and its session memory).
-    pub controller: ApprovalController,
-    /// Where events go.
-    pub ui: RuntimeUI,
-    pub interrupt: InterruptSignal,
-    /// The transcript (the root's conversation; every worker's tool calls).
-    pub observer: Option<Arc<dyn RunObserver>>,
-    /// `--model`, for the root worker.
-    pub cli_model: Option<String>,
-    /// `GOLEM_FORGE_MODEL`, for the root worker.
-    pub env_model: Option<String>,
-    /// `--max-iterations`, overriding every worker's.
-    pub max_iterations: Option<u32>,
-    /// `delegation.max_depth`.
-    pub max_depth: u32,
-    /// `--record FILE`: record the root model's exchanges.
-    pub record: Option<PathBuf>,
-    /// Secret values kept out of every tool result (see [`SessionEnv::secrets_of`]).
-    pub redactor: Arc<SecretRedactor>,
-    /// The binary that runs the process jail's helper mode (`golem-forge` itself); `None`
-    /// makes the `code` and `shell` toolsets a configuration error.
-    pub jail_helper: Option<PathBuf>,
-    /// The running workers, and the budgets they spend from.
-    pub tree: Arc<WorkerTree>,
-    /// `--budget-*`: the root worker's limits besides its own `budget:` (the tighter wins).
-    pub budget: BudgetLimits,
-    /// The session's undo journal: every change to a zone, by the root worker or one it
-    /// delegates to, keeps a before-image there. `None`: nothing is recorded (`check`).
-    pub undo: Option<Arc<golem_sandbox::undo::UndoJournal>>,
-    /// MCP servers the front end brought (an editor's, over ACP): one more MCP toolset of the
-    /// root worker only, its tools asked unless a project rule says otherwise.
-    pub client_mcp: Option<golem_mcp_client::McpToolsetConfig>,
-}
-
-impl SessionEnv {
-    /// The redactor for this process: the values of its secret-named environment variables
-    /// (`*_API_KEY`, `*_TOKEN`, …) and of every provider's configured `api_key_env`.
-    pub fn secrets_of(config: &ProgramConfig) -> Arc<SecretRedactor> {
-        let names: Vec<&str> = config
-            .providers
-            .values()
-            .filter_map(|p| p.api_key_env.as_deref())
-            .collect();
-        Arc::new(SecretRedactor::from_vars(std::env::vars(), &names))
-    }
-}
-
-/// Where a worker stands when it is built: its depth, its ancestors, and its caller's sandbox
-/// and model (none for the root).
-#[derive(Clone, Default)]
-pub struct WorkerFrame {
-    /// The id in the tree of workers of the worker this frame describes (empty for none).
-    pub id: String,
-    /// The depth of the worker this frame describes.
-    pub depth: u32,
-    /// The workers from the root down to and including this one.
-    pub chain: Vec<String>,
-    /// This worker's sandbox.
-    pub sandbox: Option<Sandbox>,
-    /// This worker's model.
-    pub model: Option<Arc<dyn Model>>,
-}
 
 /// Builds the worker named `name` (found through the session's registry) as a child of
 /// `parent` (a frame with depth, chain, sandbox and model of the caller).
@@ -241,7 +155,7 @@ fn assemble(
         sandbox: Some(sandbox.clone()),
         model: Some(model.clone()),
     };
-    let registry = crate::toolsets::build_tools(env, &definition, &sandbox, &frame)?;
+    let registry = build_tools(env, &definition, &sandbox, &frame)?;
 
     let origin = WorkerOrigin {
         name: definition.name.clone(),
@@ -275,4 +189,82 @@ fn assemble(
         tree: slot,
     })
     .with_output(output))
+}
+
+/// Where `definition`'s toolsets are built or described: the worker, `sandbox` and the program,
+/// with nothing to notify and no delegation — as `check` and `mcp-refresh` use it; a session
+/// adds both ([`build_tools`]).
+pub fn outside_session<'a>(
+    definition: &'a WorkerDefinition,
+    sandbox: &'a Sandbox,
+    program_root: &'a Path,
+    jail_helper: Option<&'a Path>,
+) -> BuildContext<'a> {
+    BuildContext {
+        worker: &definition.name,
+        worker_file: &definition.path,
+        sandbox,
+        program_root,
+        jail_helper,
+        notice: None,
+        delegation: None,
+    }
+}
+
+/// Builds the tools of `definition`, toolset by toolset in the list's order; its delegation
+/// tools build their children with [`build_worker`] below `frame`.
+pub fn build_tools(
+    env: &Arc<SessionEnv>,
+    definition: &WorkerDefinition,
+    sandbox: &Sandbox,
+    frame: &WorkerFrame,
+) -> Result<ToolRegistry, LaunchError> {
+    let delegation = SessionDelegation {
+        env: env.clone(),
+        frame: frame.clone(),
+        build: build_worker,
+    };
+    let ui = env.ui.clone();
+    let cx = BuildContext {
+        notice: Some(Arc::new(move |level, message: &str| {
+            ui.show_status(level, message);
+        })),
+        delegation: Some(&delegation),
+        ..outside_session(
+            definition,
+            sandbox,
+            &env.config.root,
+            env.jail_helper.as_deref(),
+        )
+    };
+    let mut toolsets = definition.toolsets.configured();
+    if frame.depth == 0
+        && let Some(config) = &env.client_mcp
+    {
+        if let Some(own) = &definition.toolsets.mcp
+            && let Some(name) = config.servers.keys().find(|n| own.servers.contains_key(*n))
+        {
+            return Err(LaunchError::Config(format!(
+                "the client's MCP server `{name}` has the name of one of worker {}'s own \
+                 (toolsets.mcp.servers); rename it in the client",
+                definition.name
+            )));
+        }
+        toolsets.push(Box::new(Configured::<golem_mcp_client::McpToolset> {
+            key: "mcp",
+            config,
+        }));
+    }
+    let mut registry = ToolRegistry::new();
+    for toolset in toolsets {
+        let tools = toolset.build(&cx)?;
+        for tool in tools {
+            match toolset.schemas() {
+                Schemas::Checked => registry.register_checked(tool),
+                Schemas::Unchecked => registry.register(tool),
+            }
+            .map_err(|e| LaunchError::Config(format!("worker {}: {e}", definition.name)))?;
+        }
+    }
+    Ok(registry)
 }

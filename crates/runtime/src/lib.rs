@@ -14,6 +14,8 @@ pub mod output;
 pub mod protected;
 pub mod registry;
 pub mod runner;
+mod session_env;
 pub mod toolsets;
 pub mod tree;
 pub mod worker;
+pub mod workers_toolset;

@@ -236,7 +236,7 @@ fn a_worker_with_the_toolset_gets_web_fetch_and_web_search() {
     });
     let sandbox = Sandbox::open(dir.path(), &[]).unwrap();
     let tools =
-        golem_runtime::toolsets::build_tools(&env, &worker, &sandbox, &WorkerFrame::default())
+        golem_runtime::launch::build_tools(&env, &worker, &sandbox, &WorkerFrame::default())
             .unwrap();
     let names: Vec<&str> = tools.all().map(|t| t.name()).collect();
     assert_eq!(names, ["web_fetch", "web_search"]);

@@ -1,5 +1,6 @@
 //! What building a worker's toolsets needs from the launcher ([`BuildContext`]), and how it
-//! fails ([`ToolsetError`]).
+//! fails ([`ToolsetError`]); how a toolset asks for the tool that delegates to another worker
+//! ([`Delegation`]) and how that fails ([`DelegationError`]).
 
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -56,10 +57,20 @@ impl BuildContext<'_> {
 /// Tells the user something while the session runs (a `status` event of that level).
 pub type Notice = Arc<dyn Fn(StatusLevel, &str) + Send + Sync>;
 
-/// Makes the tool that delegates to another worker.
+/// Makes the tool that delegates to another worker. The launcher implements it for a session;
+/// a toolset sees only this trait, so it never names the launcher that builds the child.
 pub trait Delegation {
     /// The tool that runs `worker` as a sub-worker, or why it cannot be made.
-    fn tool(&self, worker: &str) -> Result<Arc<dyn Tool>, String>;
+    fn tool(&self, worker: &str) -> Result<Arc<dyn Tool>, DelegationError>;
+}
+
+/// Why the tool that delegates to a worker cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum DelegationError {
+    /// The worker cannot be loaded: no worker has that name, or its file is wrong. Shown as
+    /// the launcher's own error.
+    #[error(transparent)]
+    Load(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// Why a worker's toolset cannot be built.

@@ -24,7 +24,7 @@ pub mod time;
 mod toolset;
 
 pub use config::{DEFAULT_MAX_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, JailMode, ProcessLimitsConfig};
-pub use context::{BuildContext, Delegation, Notice, ToolsetError};
+pub use context::{BuildContext, Delegation, DelegationError, Notice, ToolsetError};
 pub use jail::{BuiltJail, ProcessJail, kernel_support_cache};
 pub use jailed::{Jailed, ProgramsConfig};
 pub use network::NetworkAccess;

@@ -149,7 +149,7 @@ fn print_sections(
     sandbox: &Sandbox,
 ) -> Result<(), CommandError> {
     let helper = std::env::current_exe().ok();
-    let cx = golem_runtime::toolsets::outside_session(worker, sandbox, root, helper.as_deref());
+    let cx = golem_runtime::launch::outside_session(worker, sandbox, root, helper.as_deref());
     for toolset in worker.toolsets.configured() {
         if let Some(section) = toolset.section(&cx).map_err(usage)? {
             say(&format!("\n{}", section.title));
@@ -310,7 +310,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         model: None,
     };
     let tools =
-        golem_runtime::toolsets::build_tools(&env, &worker, &sandbox, &frame).map_err(usage)?;
+        golem_runtime::launch::build_tools(&env, &worker, &sandbox, &frame).map_err(usage)?;
     if tools.is_empty() {
         say("\nTools: none");
     } else {

@@ -69,7 +69,7 @@ pub(super) fn refresh_and_print(
     };
     let sandbox = golem_sandbox::Sandbox::open(worker.dir(), &worker.zones).map_err(usage)?;
     let helper = std::env::current_exe().ok();
-    let cx = golem_runtime::toolsets::outside_session(worker, &sandbox, root, helper.as_deref());
+    let cx = golem_runtime::launch::outside_session(worker, &sandbox, root, helper.as_deref());
     let options = golem_runtime::toolsets::mcp_options(mcp, &cx).map_err(usage)?;
     say(&format!(
         "Refreshing the MCP tool lists of worker {} (cache: {})",

@@ -1,6 +1,6 @@
-//! No import cycle through the files of the subcommands, the protocol or the core, and the
-//! scanner that finds a crate's imports (`use` declarations and paths in code, not comments or
-//! strings) and the cycles among them.
+//! No import cycle through the files of the subcommands, the protocol, the core or the runtime,
+//! and the scanner that finds a crate's imports (`use` declarations and paths in code, not
+//! comments or strings) and the cycles among them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -8,25 +8,37 @@ use std::path::{Path, PathBuf};
 use super::{rust_files, workspace_root};
 
 /// The source trees none of whose files may be on an import cycle, each with its crate's `src`
-/// (a cycle may pass through other files of the crate).
-const ACYCLIC_TREES: &[(&str, &str)] = &[
-    ("crates/cli/src", "crates/cli/src/commands/"),
-    ("crates/protocol/src", "crates/protocol/src/"),
-    ("crates/core/src", "crates/core/src/"),
+/// (a cycle may pass through other files of the crate) and the folders of the tree whose files
+/// may still import each other (a cycle among them alone is not reported).
+const ACYCLIC_TREES: &[(&str, &str, &[&str])] = &[
+    ("crates/cli/src", "crates/cli/src/commands/", &[]),
+    ("crates/protocol/src", "crates/protocol/src/", &[]),
+    ("crates/core/src", "crates/core/src/", &[]),
+    // The launcher, the toolsets' list and delegation among them; the agent loop's files still
+    // import their module's `mod.rs`, which imports them.
+    (
+        "crates/runtime/src",
+        "crates/runtime/src/",
+        &["crates/runtime/src/runner/"],
+    ),
 ];
 
 #[test]
-fn no_import_cycle_runs_through_the_commands_the_protocol_or_the_core() {
+fn no_import_cycle_runs_through_the_commands_the_protocol_the_core_or_the_runtime() {
     let root = workspace_root();
     let mut cycles = Vec::new();
-    for (src, tree) in ACYCLIC_TREES {
+    for (src, tree, excepted) in ACYCLIC_TREES {
         let graph = import_graph(&root.join(src));
         assert!(
             graph.values().map(BTreeSet::len).sum::<usize>() > 10,
             "found almost no imports in {src}: {graph:#?}"
         );
         let shown = |file: &PathBuf| file.strip_prefix(&root).unwrap().display().to_string();
+        let excepted = |file: &PathBuf| excepted.iter().any(|dir| file.starts_with(root.join(dir)));
         for cycle in cycles_through(&graph, &root.join(tree)) {
+            if cycle.iter().all(excepted) {
+                continue;
+            }
             let names: Vec<String> = cycle.iter().map(shown).collect();
             cycles.push(names.join(" → "));
         }

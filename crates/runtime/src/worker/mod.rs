@@ -5,23 +5,24 @@
 mod definition;
 mod error;
 mod models;
+pub(crate) mod name;
 mod parse;
 mod schema;
 pub(crate) mod suggest;
 pub(crate) mod yaml;
 
-pub(crate) use definition::name_problem;
-pub use definition::{WorkerDefinition, WorkerMode, WorkerOutput, is_valid_worker_name};
+pub use definition::{WorkerDefinition, WorkerMode, WorkerOutput};
 pub use error::WorkerFileError;
 pub use models::glob_matches;
+pub use name::is_valid_worker_name;
 pub(crate) use parse::unique_zones;
 pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};
 pub use schema::worker_schema_json;
 
 // Each toolset's configuration lives with the toolset; these are the names a worker file's
 // readers (`check`, the tests) know them by.
-pub use crate::delegation::WorkersToolsetConfig;
 pub use crate::toolsets::ToolsetsConfig;
+pub use crate::workers_toolset::WorkersToolsetConfig;
 pub use golem_mcp_client::{
     McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name,
 };

@@ -11,10 +11,9 @@ use schemars::JsonSchema;
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::definition::{
-    WorkerDefinition, WorkerMode, WorkerOutput, corrected_name, is_valid_worker_name, name_problem,
-};
+use super::definition::{WorkerDefinition, WorkerMode, WorkerOutput};
 use super::error::WorkerFileError;
+use super::name::{corrected_name, is_valid_worker_name, name_problem};
 use super::yaml::{self, or_default};
 use crate::budget::BudgetLimits;
 use crate::context_settings::ContextSettings;
