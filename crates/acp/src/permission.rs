@@ -146,6 +146,7 @@ mod tests {
             request_id: "r1".into(),
             tool_call_id: "c1".into(),
             tool_name: "write_file".into(),
+            tool_kind: golem_protocol::ToolKind::Other,
             args: json!({"path": "/out/a.txt"}),
             description: "write".into(),
             risk: Risk::Medium,

@@ -13,8 +13,13 @@ use serde_json::Value;
 use crate::tool_call::{self, ZoneMap};
 use crate::updates::message;
 
-/// The updates that tell `history` again.
-pub fn replay(history: &[Message], zones: &ZoneMap) -> Vec<SessionUpdate> {
+/// The updates that tell `history` again; `kind_of` says what kind of thing a tool does (the
+/// session's tools say it).
+pub fn replay(
+    history: &[Message],
+    zones: &ZoneMap,
+    kind_of: impl Fn(&str) -> golem_protocol::ToolKind,
+) -> Vec<SessionUpdate> {
     let mut updates = Vec::new();
     // Results by call id, so that each call is told once, with its outcome.
     let results: HashMap<&str, (&str, bool)> = history
@@ -47,7 +52,7 @@ pub fn replay(history: &[Message], zones: &ZoneMap) -> Vec<SessionUpdate> {
                         ToolCall::new(call.id.clone(), tool_call::title(&call.name, &args));
                     shown.update(
                         ToolCallUpdateFields::new()
-                            .kind(tool_call::kind_of(&call.name))
+                            .kind(tool_call::acp_kind(kind_of(&call.name)))
                             .status(status)
                             .locations(tool_call::locations(&args, zones))
                             .content(vec![tool_call::text(content)])
@@ -92,7 +97,12 @@ mod tests {
                 tool_calls: Vec::new(),
             },
         ];
-        let updates = serde_json::to_value(replay(&history, &ZoneMap::default())).unwrap();
+        let updates =
+            serde_json::to_value(replay(&history, &ZoneMap::default(), |name| match name {
+                "write_file" => golem_protocol::ToolKind::Edit,
+                _ => golem_protocol::ToolKind::Other,
+            }))
+            .unwrap();
         let kinds: Vec<_> = updates
             .as_array()
             .unwrap()

@@ -88,7 +88,12 @@ impl AcpSession {
                 .map(|zone| (zone.name.clone(), definition.zone_dir(zone))),
         );
         let history = if resumed {
-            replay(host.history(), &zones)
+            let registry = host.registry();
+            replay(host.history(), &zones, |name| {
+                registry
+                    .get(name)
+                    .map_or(golem_protocol::ToolKind::Other, |tool| tool.kind())
+            })
         } else {
             Vec::new()
         };

@@ -11,39 +11,19 @@ use golem_protocol::ToolResultValue;
 use golem_protocol::result::DiffData;
 use serde_json::Value;
 
-/// Tool kinds by tool name: policy as data. A tool not listed is `other`; an MCP tool
-/// (`server__tool`) too.
-const KINDS: &[(&str, ToolKind)] = &[
-    ("read_file", ToolKind::Read),
-    ("list_files", ToolKind::Read),
-    ("file_info", ToolKind::Read),
-    ("file_exists", ToolKind::Read),
-    ("write_file", ToolKind::Edit),
-    ("edit_file", ToolKind::Edit),
-    ("delete_file", ToolKind::Delete),
-    ("move_file", ToolKind::Move),
-    ("run_code", ToolKind::Execute),
-    ("shell", ToolKind::Execute),
-    ("web_fetch", ToolKind::Fetch),
-    ("web_search", ToolKind::Search),
-    ("git_status", ToolKind::Read),
-    ("git_diff", ToolKind::Read),
-    ("git_log", ToolKind::Read),
-    ("git_show", ToolKind::Read),
-    ("git_branches", ToolKind::Read),
-    ("git_stage", ToolKind::Edit),
-    ("git_commit", ToolKind::Execute),
-    ("git_checkout", ToolKind::Execute),
-    ("git_pull", ToolKind::Fetch),
-    ("git_push", ToolKind::Execute),
-];
-
-/// The kind of the tool `name`.
-pub fn kind_of(name: &str) -> ToolKind {
-    KINDS
-        .iter()
-        .find(|(tool, _)| *tool == name)
-        .map_or(ToolKind::Other, |(_, kind)| *kind)
+/// How an editor shows a tool of `kind` (the tool says its kind; the events carry it).
+pub fn acp_kind(kind: golem_protocol::ToolKind) -> ToolKind {
+    use golem_protocol::ToolKind as Ours;
+    match kind {
+        Ours::Read => ToolKind::Read,
+        Ours::Edit => ToolKind::Edit,
+        Ours::Delete => ToolKind::Delete,
+        Ours::Move => ToolKind::Move,
+        Ours::Search => ToolKind::Search,
+        Ours::Execute => ToolKind::Execute,
+        Ours::Fetch => ToolKind::Fetch,
+        Ours::Delegate | Ours::Other => ToolKind::Other,
+    }
 }
 
 /// Where a worker's virtual paths (`/<zone>/…`) are on this machine.
@@ -207,8 +187,8 @@ mod tests {
 
     #[test]
     fn kinds_titles_and_locations_come_from_the_name_and_arguments() {
-        assert_eq!(kind_of("write_file"), ToolKind::Edit);
-        assert_eq!(kind_of("everything__echo"), ToolKind::Other);
+        assert_eq!(acp_kind(golem_protocol::ToolKind::Edit), ToolKind::Edit);
+        assert_eq!(acp_kind(golem_protocol::ToolKind::Other), ToolKind::Other);
         let args = json!({"source": "/out/a", "destination": "/out/b"});
         assert_eq!(title("move_file", &args), "move_file /out/a → /out/b");
         assert_eq!(locations(&args, &zones()).len(), 2);

@@ -10,8 +10,8 @@ use agent_client_protocol::v1::schema::{
     ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
 };
 use golem_protocol::{
-    ApprovalRequest, DisplayEvent, FormField, Role, SessionStatus, StatusLevel, ToolResultValue,
-    ToolStatus, TurnStatus,
+    ApprovalRequest, DisplayEvent, FormField, Role, SessionStatus, StatusLevel, ToolKind,
+    ToolResultValue, ToolStatus, TurnStatus,
 };
 use serde_json::Value;
 
@@ -99,10 +99,10 @@ impl Translator {
     }
 
     /// The fields of a call as the editor first sees it.
-    fn call_fields(&self, name: &str, args: &Value) -> ToolCallUpdateFields {
+    fn call_fields(&self, name: &str, kind: ToolKind, args: &Value) -> ToolCallUpdateFields {
         ToolCallUpdateFields::new()
             .title(tool_call::title(name, args))
-            .kind(tool_call::kind_of(name))
+            .kind(tool_call::acp_kind(kind))
             .locations(tool_call::locations(args, &self.zones))
             .raw_input(args.clone())
     }
@@ -111,12 +111,12 @@ impl Translator {
     fn call(
         &mut self,
         id: &str,
-        name: &str,
+        (name, kind): (&str, ToolKind),
         args: Option<&Value>,
         fields: ToolCallUpdateFields,
     ) -> SessionUpdate {
         if self.announced.insert(id.to_owned()) {
-            let first = self.call_fields(name, args.unwrap_or(&Value::Null));
+            let first = self.call_fields(name, kind, args.unwrap_or(&Value::Null));
             let mut call = ToolCall::new(
                 id.to_owned(),
                 tool_call::title(name, args.unwrap_or(&Value::Null)),
@@ -131,7 +131,7 @@ impl Translator {
 
     /// The permission request's view of the call: what the `tool_call` said, with the preview.
     pub fn asked_call(&self, request: &ApprovalRequest) -> ToolCallUpdate {
-        let mut fields = self.call_fields(&request.tool_name, &request.args);
+        let mut fields = self.call_fields(&request.tool_name, request.tool_kind, &request.args);
         if let Some(preview) = &request.preview {
             fields = fields.content(tool_call::content(preview, &self.zones));
         }
@@ -145,7 +145,7 @@ impl Translator {
         }
         self.call(
             &request.tool_call_id,
-            &request.tool_name,
+            (&request.tool_name, request.tool_kind),
             Some(&request.args),
             fields,
         )
@@ -154,7 +154,7 @@ impl Translator {
     fn ended(
         &mut self,
         id: &str,
-        name: &str,
+        tool: (&str, ToolKind),
         status: ToolStatus,
         value: &ToolResultValue,
     ) -> SessionUpdate {
@@ -162,7 +162,7 @@ impl Translator {
             .status(call_status(status))
             .content(tool_call::content(value, &self.zones))
             .raw_output(serde_json::to_value(value).unwrap_or(Value::Null));
-        self.call(id, name, None, fields)
+        self.call(id, tool, None, fields)
     }
 
     /// The steps of `event`.
@@ -193,22 +193,24 @@ impl Translator {
             DisplayEvent::ToolStarted {
                 tool_call_id,
                 tool_name,
+                tool_kind,
                 args,
                 ..
             } => update(self.call(
                 tool_call_id,
-                tool_name,
+                (tool_name, *tool_kind),
                 Some(args),
                 ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
             )),
             DisplayEvent::ToolResult {
                 tool_call_id,
                 tool_name,
+                tool_kind,
                 status,
                 value,
                 ..
             } => {
-                let shown = self.ended(tool_call_id, tool_name, *status, value);
+                let shown = self.ended(tool_call_id, (tool_name, *tool_kind), *status, value);
                 vec![
                     Step::Update(shown),
                     Step::Answer {

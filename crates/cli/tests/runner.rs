@@ -20,3 +20,4 @@ mod run;
 mod scaffold;
 mod sessions;
 mod startup_order;
+mod tool_docs;

@@ -63,6 +63,9 @@ impl Tool for DecoratedTool {
     fn execution(&self) -> ManualExecution {
         self.inner.execution()
     }
+    fn kind(&self) -> golem_protocol::ToolKind {
+        self.inner.kind()
+    }
     fn approval_policy(&self) -> Option<String> {
         self.inner.approval_policy().or_else(|| {
             self.default_approval

@@ -12,7 +12,7 @@
 
 use golem_protocol::{
     ApprovalRequest, ApprovalResolved, ApprovalResponse, DecidedBy, DisplayEvent, InvokedBy, Risk,
-    ToolResultValue, WorkerOrigin,
+    ToolKind, ToolResultValue, WorkerOrigin,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -65,6 +65,7 @@ pub struct EffectGate {
     ui: RuntimeUI,
     tool_call_id: String,
     tool_name: String,
+    tool_kind: ToolKind,
     invoked_by: InvokedBy,
     worker: Option<WorkerOrigin>,
 }
@@ -85,9 +86,16 @@ impl EffectGate {
             ui,
             tool_call_id,
             tool_name,
+            tool_kind: ToolKind::Other,
             invoked_by,
             worker,
         }
+    }
+
+    /// Says what kind of thing the tool does (sent with the request).
+    pub fn with_kind(mut self, kind: ToolKind) -> Self {
+        self.tool_kind = kind;
+        self
     }
 
     /// Decides `request`; `cancel` is the call's interrupt.
@@ -105,6 +113,7 @@ impl EffectGate {
             request_id: request_id.clone(),
             tool_call_id: self.tool_call_id.clone(),
             tool_name: self.tool_name.clone(),
+            tool_kind: self.tool_kind,
             args: request.args,
             description,
             risk: request.risk,

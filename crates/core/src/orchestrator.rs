@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use futures::FutureExt;
 use golem_protocol::{
     ApprovalRequest, ApprovalResolved, DecidedBy, DisplayEvent, InvokedBy, ToolError,
-    ToolErrorCode, ToolResultValue, ToolStatus, WorkerOrigin,
+    ToolErrorCode, ToolKind, ToolResultValue, ToolStatus, WorkerOrigin,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -142,6 +142,10 @@ impl ToolCallOrchestrator {
     /// the call wherever it is, and a call that has not started is not run.
     pub async fn call(&self, call: ToolCall, cancel: &CancellationToken) -> CallOutcome {
         let started = Instant::now();
+        let tool_kind = self
+            .registry
+            .get(&call.name)
+            .map_or(ToolKind::Other, |tool| tool.kind());
         let ctx = ToolContext {
             tool_call_id: call.id.clone(),
             invoked_by: call.invoked_by,
@@ -153,14 +157,17 @@ impl ToolCallOrchestrator {
                 .bus()
                 .has_input_answerer()
                 .then(|| InputRequester::new(self.ui.clone())),
-            effects: Some(EffectGate::new(
-                self.controller.clone(),
-                self.ui.clone(),
-                call.id.clone(),
-                call.name.clone(),
-                call.invoked_by,
-                self.worker.clone(),
-            )),
+            effects: Some(
+                EffectGate::new(
+                    self.controller.clone(),
+                    self.ui.clone(),
+                    call.id.clone(),
+                    call.name.clone(),
+                    call.invoked_by,
+                    self.worker.clone(),
+                )
+                .with_kind(tool_kind),
+            ),
         };
         let mut deferred = None;
         let (status, mut value, mut error, approved_args, executed_args, decided_by) =
@@ -207,6 +214,7 @@ impl ToolCallOrchestrator {
             self.ui.emit(DisplayEvent::ToolResult {
                 tool_call_id: call.id.clone(),
                 tool_name: call.name.clone(),
+                tool_kind,
                 status,
                 value: value.clone(),
                 duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
@@ -369,6 +377,7 @@ impl ToolCallOrchestrator {
             request_id: request_id.clone(),
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
+            tool_kind: tool.kind(),
             args: call.args.clone(),
             description: {
                 let description = description.unwrap_or_else(|| describe(&call.name, &call.args));
@@ -540,6 +549,7 @@ impl ToolCallOrchestrator {
         self.ui.emit(DisplayEvent::ToolStarted {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
+            tool_kind: tool.kind(),
             args: args.clone(),
             invoked_by: call.invoked_by,
             worker: self.worker.clone(),

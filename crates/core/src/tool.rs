@@ -11,7 +11,8 @@
 
 use async_trait::async_trait;
 use golem_protocol::{
-    ExecutionMode, InvokedBy, Risk, ToolError, ToolErrorCode, ToolResultValue, WorkerOrigin,
+    ExecutionMode, InvokedBy, Risk, ToolError, ToolErrorCode, ToolKind, ToolResultValue,
+    WorkerOrigin,
 };
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -117,6 +118,12 @@ pub trait Tool: Send + Sync {
         ManualExecution::llm()
     }
 
+    /// What kind of thing the tool does, sent with each call's events (an editor's icon,
+    /// `check`'s listing); `other` by default.
+    fn kind(&self) -> ToolKind {
+        ToolKind::Other
+    }
+
     /// The approval policy in words, for listings such as `golem-forge check` (`pre-approved`,
     /// `by zone: write`, …), or `None` when the tool has no policy of its own.
     fn approval_policy(&self) -> Option<String> {
@@ -161,6 +168,11 @@ pub trait TypedTool: Send + Sync {
         ManualExecution::llm()
     }
 
+    /// See [`Tool::kind`].
+    fn kind(&self) -> ToolKind {
+        ToolKind::Other
+    }
+
     /// See [`Tool::approval_policy`].
     fn approval_policy(&self) -> Option<String> {
         None
@@ -200,6 +212,10 @@ impl<T: TypedTool> Tool for T {
         TypedTool::execution(self)
     }
 
+    fn kind(&self) -> ToolKind {
+        TypedTool::kind(self)
+    }
+
     fn approval_policy(&self) -> Option<String> {
         TypedTool::approval_policy(self)
     }
@@ -221,9 +237,10 @@ impl<T: TypedTool> Tool for T {
 }
 
 /// What the model and the user are told about a tool, as data: its name, its description, the
-/// JSON Schema of its arguments, who may call it, and its approval policy in words. A
-/// [`DescribedTool`] or [`PreApprovedTool`] answers [`Tool::name`], [`Tool::description`],
-/// [`Tool::input_schema`], [`Tool::execution`] and [`Tool::approval_policy`] from one.
+/// JSON Schema of its arguments, who may call it, what kind of thing it does, and its approval
+/// policy in words. A [`DescribedTool`] or [`PreApprovedTool`] answers [`Tool::name`],
+/// [`Tool::description`], [`Tool::input_schema`], [`Tool::execution`], [`Tool::kind`] and
+/// [`Tool::approval_policy`] from one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolInfo {
     /// See [`Tool::name`].
@@ -234,6 +251,8 @@ pub struct ToolInfo {
     pub schema: Value,
     /// See [`Tool::execution`].
     pub execution: ManualExecution,
+    /// See [`Tool::kind`].
+    pub kind: ToolKind,
     /// See [`Tool::approval_policy`].
     pub approval_policy: Option<String>,
 }
@@ -256,6 +275,7 @@ impl ToolInfo {
             description: description.into(),
             schema,
             execution: ManualExecution::llm(),
+            kind: ToolKind::Other,
             approval_policy: None,
         }
     }
@@ -263,6 +283,12 @@ impl ToolInfo {
     /// Sets who may invoke the tool.
     pub fn with_execution(mut self, execution: ManualExecution) -> Self {
         self.execution = execution;
+        self
+    }
+
+    /// Sets what kind of thing the tool does.
+    pub fn with_kind(mut self, kind: ToolKind) -> Self {
+        self.kind = kind;
         self
     }
 
@@ -320,6 +346,10 @@ impl<T: DescribedTool> TypedTool for T {
 
     fn execution(&self) -> ManualExecution {
         self.info().execution.clone()
+    }
+
+    fn kind(&self) -> ToolKind {
+        self.info().kind
     }
 
     fn approval_policy(&self) -> Option<String> {

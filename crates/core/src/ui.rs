@@ -225,6 +225,7 @@ mod tests {
             request_id: id.to_owned(),
             tool_call_id: format!("call-{id}"),
             tool_name: "write_file".to_owned(),
+            tool_kind: golem_protocol::ToolKind::Other,
             args: json!({"path": "/out/a.txt", "content": "hi"}),
             description: "Write file /out/a.txt".to_owned(),
             risk: Risk::Medium,

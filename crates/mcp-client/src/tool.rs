@@ -112,6 +112,13 @@ impl Tool for McpTool {
     fn input_schema(&self) -> &Value {
         &self.input_schema
     }
+    /// `read` when the server's annotations say the tool only reads, `other` otherwise.
+    fn kind(&self) -> golem_protocol::ToolKind {
+        match &self.annotations {
+            Some(a) if a.read_only_hint == Some(true) => golem_protocol::ToolKind::Read,
+            _ => golem_protocol::ToolKind::Other,
+        }
+    }
     /// `ask (default)`, `preApproved (configured)`, …
     fn approval_policy(&self) -> Option<String> {
         let whose = if self.configured {

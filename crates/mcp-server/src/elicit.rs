@@ -154,6 +154,7 @@ mod tests {
             request_id: "req-1".into(),
             tool_call_id: "call-1".into(),
             tool_name: "write_file".into(),
+            tool_kind: golem_protocol::ToolKind::Other,
             args: json!({"path": "/out/a.txt", "content": "hello\n"}),
             description: "Create /out/a.txt".into(),
             risk: Risk::Medium,

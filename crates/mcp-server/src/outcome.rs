@@ -325,6 +325,7 @@ mod tests {
         DisplayEvent::ToolStarted {
             tool_call_id: id.into(),
             tool_name: tool.into(),
+            tool_kind: golem_protocol::ToolKind::Other,
             args,
             invoked_by: InvokedBy::Model,
             worker: None,
@@ -335,6 +336,7 @@ mod tests {
         DisplayEvent::ToolResult {
             tool_call_id: id.into(),
             tool_name: tool.into(),
+            tool_kind: golem_protocol::ToolKind::Other,
             status,
             value: ToolResultValue::text("ok"),
             duration_ms: 3,

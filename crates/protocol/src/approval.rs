@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::form::FormField;
 use crate::result::ToolResultValue;
+use crate::tool_kind::ToolKind;
 use crate::workers::WorkerOrigin;
 
 /// Who started a tool call. The two paths never mix.
@@ -91,6 +92,9 @@ pub struct ApprovalRequest {
     pub tool_call_id: String,
     /// The tool.
     pub tool_name: String,
+    /// What kind of thing the tool does (absent: `other`).
+    #[serde(default, skip_serializing_if = "ToolKind::is_other")]
+    pub tool_kind: ToolKind,
     /// The proposed arguments.
     pub args: Value,
     /// What the call will do, in words.

@@ -13,6 +13,7 @@ use crate::batch::BatchEvent;
 use crate::form::{FormField, ManualToolInfo};
 use crate::result::ToolResultValue;
 use crate::session::{ActionResult, RememberedApproval, SessionStatus, TurnStatus};
+use crate::tool_kind::ToolKind;
 use crate::workers::{
     BudgetAmounts, CompactionReason, ContextFill, TokenUsage, WorkerOrigin, WorkerProgress,
 };
@@ -32,8 +33,9 @@ use crate::workers::{
 /// of a worker with an output schema; 1.10: approvals that wait — the `defer` approval mode's
 /// `approvalDeferred`, the `waitingApproval` turn and session endings, the `continueTurn`
 /// action — and the batch events of `golem-forge batch --json`; 1.11: `setApprovalMode`, the
-/// approval mode switched during a session, and `sessionStatus.approvalMode`).
-pub const PROTOCOL_VERSION: &str = "1.11";
+/// approval mode switched during a session, and `sessionStatus.approvalMode`; 1.12: `toolKind`
+/// on `toolStarted`, `toolResult` and `approvalRequired`, what kind of thing the tool does).
+pub const PROTOCOL_VERSION: &str = "1.12";
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -149,6 +151,9 @@ pub enum DisplayEvent {
         tool_call_id: String,
         /// The tool.
         tool_name: String,
+        /// What kind of thing the tool does (absent: `other`).
+        #[serde(default, skip_serializing_if = "ToolKind::is_other")]
+        tool_kind: ToolKind,
         /// The arguments it runs with.
         args: Value,
         /// Who asked for it.
@@ -163,6 +168,9 @@ pub enum DisplayEvent {
         tool_call_id: String,
         /// The tool.
         tool_name: String,
+        /// What kind of thing the tool does (absent: `other`).
+        #[serde(default, skip_serializing_if = "ToolKind::is_other")]
+        tool_kind: ToolKind,
         /// The outcome.
         status: ToolStatus,
         /// The result, or a `tool_error` value.

@@ -20,6 +20,7 @@ pub mod schema;
 pub mod session;
 pub mod text;
 pub mod tool_definition;
+pub mod tool_kind;
 pub mod workers;
 
 pub use approval::{
@@ -43,6 +44,7 @@ pub use session::{
     ZoneSummary,
 };
 pub use tool_definition::ToolDefinition;
+pub use tool_kind::ToolKind;
 pub use workers::{
     BudgetAmounts, BudgetStatus, CompactionReason, ContextFill, TokenUsage, WorkerOrigin,
     WorkerProgress,

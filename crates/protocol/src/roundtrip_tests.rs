@@ -330,6 +330,7 @@ fn request_for_effects() -> ApprovalRequest {
         request_id: "a2".into(),
         tool_call_id: "t1".into(),
         tool_name: "run_code".into(),
+        tool_kind: crate::ToolKind::Other,
         args: json!({"changes": ["write /out/x (0644, 1 bytes)"]}),
         description: "run_code changed 1 file in /out".into(),
         risk: Risk::Medium,
@@ -347,6 +348,7 @@ fn approval_types() {
         request_id: "a1".into(),
         tool_call_id: "t1".into(),
         tool_name: "write_file".into(),
+        tool_kind: crate::ToolKind::Other,
         args: json!({"path": "/out/x", "content": "y"}),
         description: "Write /out/x".into(),
         risk: Risk::Medium,
@@ -439,6 +441,7 @@ fn approval_types() {
                 request_id: "a6".into(),
                 tool_call_id: "t6".into(),
                 tool_name: "write_file".into(),
+                tool_kind: crate::ToolKind::Other,
                 args: json!({"path": "/out/a.txt"}),
                 description: "Write /out/a.txt".into(),
                 risk: Risk::Medium,
@@ -503,7 +506,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.11", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.12", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(
@@ -537,17 +540,19 @@ fn display_events() {
         DisplayEvent::ToolStarted {
             tool_call_id: "t1".into(),
             tool_name: "read_file".into(),
+            tool_kind: crate::ToolKind::Read,
             args: json!({"path": "/src"}),
             invoked_by: InvokedBy::User,
             worker: None,
         },
         json!({"type": "toolStarted", "toolCallId": "t1", "toolName": "read_file",
-               "args": {"path": "/src"}, "invokedBy": "user"}),
+               "toolKind": "read", "args": {"path": "/src"}, "invokedBy": "user"}),
     );
     check(
         DisplayEvent::ToolResult {
             tool_call_id: "t1".into(),
             tool_name: "read_file".into(),
+            tool_kind: crate::ToolKind::Other,
             status: ToolStatus::Success,
             value: ToolResultValue::text("x"),
             duration_ms: 3,

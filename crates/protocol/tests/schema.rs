@@ -74,6 +74,7 @@ fn schema_accepts_real_events_and_rejects_malformed_ones() {
         serde_json::to_value(DisplayEvent::ToolResult {
             tool_call_id: "t".into(),
             tool_name: "x".into(),
+            tool_kind: golem_protocol::ToolKind::Other,
             status: ToolStatus::Denied,
             value: ToolError::new(ToolErrorCode::Denied, "no").to_result_value(),
             duration_ms: 1,

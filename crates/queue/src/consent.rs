@@ -376,6 +376,7 @@ mod tests {
             request_id: "r".into(),
             tool_call_id: "c1".into(),
             tool_name: "write_file".into(),
+            tool_kind: golem_protocol::ToolKind::Other,
             args,
             description: String::new(),
             risk: Risk::Medium,

@@ -119,6 +119,10 @@ impl TypedTool for DelegateTool {
         &self.schema
     }
 
+    fn kind(&self) -> golem_protocol::ToolKind {
+        golem_protocol::ToolKind::Delegate
+    }
+
     /// No policy of its own (the configured default applies, else the call asks).
     async fn prepare(
         &self,

@@ -984,6 +984,7 @@ mod resume_points {
                 request_id: format!("approval-{id}"),
                 tool_call_id: id.into(),
                 tool_name: "write_file".into(),
+                tool_kind: golem_protocol::ToolKind::Other,
                 args: json!({"path": format!("/out/{id}")}),
                 description: "d".into(),
                 risk: Risk::Medium,

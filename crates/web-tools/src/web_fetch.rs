@@ -202,6 +202,10 @@ impl TypedTool for WebFetch {
         ManualExecution::both("Fetch a URL", Some("Web"))
     }
 
+    fn kind(&self) -> golem_protocol::ToolKind {
+        golem_protocol::ToolKind::Fetch
+    }
+
     fn description(&self) -> &str {
         &self.description
     }

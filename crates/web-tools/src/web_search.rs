@@ -97,6 +97,10 @@ impl TypedTool for WebSearch {
         ManualExecution::both("Search the web", Some("Web"))
     }
 
+    fn kind(&self) -> golem_protocol::ToolKind {
+        golem_protocol::ToolKind::Search
+    }
+
     fn description(&self) -> &str {
         &self.description
     }

@@ -141,10 +141,15 @@ impl InboxServer {
             state,
         } = self;
         let router = Router::new()
-            .route("/", get(|| async { asset_response("inbox.html") }))
+            .route(
+                "/",
+                get(|headers: HeaderMap| async move { asset_response("inbox.html", &headers) }),
+            )
             .route(
                 "/assets/{*path}",
-                get(|Path(path): Path<String>| async move { asset_response(&path) }),
+                get(|Path(path): Path<String>, headers: HeaderMap| async move {
+                    asset_response(&path, &headers)
+                }),
             )
             .route("/api/inbox", get(list))
             .route("/api/inbox/{n}/answer", post(answer))

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::Path;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use golem_protocol::{ActionEvent, DisplayEvent, SessionEndReason};
@@ -21,6 +21,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::assets;
+use crate::encoding::Encoding;
 use crate::log::SessionLog;
 use crate::socket::{Tabs, upgrade};
 use golem_http::guard::{Access, guard};
@@ -167,20 +168,49 @@ async fn session_over(mut ended: watch::Receiver<bool>) {
     let _ = ended.wait_for(|ended| *ended).await.map(|_| ());
 }
 
-async fn index() -> Response {
-    asset_response("index.html")
+async fn index(headers: HeaderMap) -> Response {
+    asset_response("index.html", &headers)
 }
 
-async fn asset(Path(path): Path<String>) -> Response {
-    asset_response(&path)
+async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
+    asset_response(&path, &headers)
 }
 
-/// The embedded file at `path`, or `404`.
-pub(crate) fn asset_response(path: &str) -> Response {
-    match assets::file(path) {
-        Some((body, content_type)) => {
-            ([(header::CONTENT_TYPE, content_type)], body).into_response()
+/// The embedded file at `path` in the form the request's `Accept-Encoding` takes best (its
+/// `Content-Encoding` said, `Vary: Accept-Encoding` on every form), or `404`. `HEAD` gets the
+/// same headers without the body (axum's `get` answers it).
+pub(crate) fn asset_response(path: &str, headers: &HeaderMap) -> Response {
+    let Some(asset) = assets::file(path) else {
+        return (StatusCode::NOT_FOUND, "no such file").into_response();
+    };
+    let (encoding, body) = asset.for_request(accept_encoding(headers).as_deref());
+    let mut response = (
+        [
+            (header::CONTENT_TYPE, asset.content_type()),
+            (header::VARY, "accept-encoding"),
+        ],
+        body,
+    )
+        .into_response();
+    match encoding {
+        Encoding::Identity => {}
+        Encoding::Gzip | Encoding::Brotli => {
+            response.headers_mut().insert(
+                header::CONTENT_ENCODING,
+                HeaderValue::from_static(encoding.token()),
+            );
         }
-        None => (StatusCode::NOT_FOUND, "no such file").into_response(),
     }
+    response
+}
+
+/// Every `Accept-Encoding` of a request, joined with `,` (`None` when it sent none; a value
+/// that is not text counts as empty).
+fn accept_encoding(headers: &HeaderMap) -> Option<String> {
+    let values: Vec<&str> = headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .map(|value| value.to_str().unwrap_or(""))
+        .collect();
+    (!values.is_empty()).then(|| values.join(","))
 }

@@ -1,7 +1,8 @@
 //! The inbox server (`serve --inbox`) in-process, over plain HTTP: the token is required, the
-//! page and the list are served, an answer is stored and handed to the continuer (once), and
-//! the refusals say why: an unknown entry is `404`, an answered one `409`, a body that is not an
-//! answer `400`, one without the JSON content type `415`.
+//! page (compressed for a browser that takes it) and the list are served, an answer is stored
+//! and handed to the continuer (once), and the refusals say why: an unknown entry is `404`, an
+//! answered one `409`, a body that is not an answer `400`, one without the JSON content type
+//! `415`.
 
 #![allow(
     clippy::unwrap_used,
@@ -24,6 +25,7 @@ fn request(call: &str) -> ApprovalRequest {
         request_id: format!("approval_{call}"),
         tool_call_id: call.into(),
         tool_name: "write_file".into(),
+        tool_kind: golem_protocol::ToolKind::Other,
         args: json!({"path": "/out/a.txt", "content": "hi"}),
         description: "Write /out/a.txt".into(),
         risk: Risk::Medium,
@@ -202,6 +204,60 @@ async fn every_request_needs_the_token_and_the_page_is_the_inbox() {
     assert_eq!(entries[0]["id"], 1);
     assert_eq!(entries[0]["state"], "waiting");
     assert_eq!(entries[0]["request"]["toolName"], "write_file");
+}
+
+#[tokio::test]
+async fn the_inbox_page_is_sent_compressed_to_a_browser_that_takes_it() {
+    use std::io::Read;
+    let root = tempfile::tempdir().unwrap();
+    let (addr, token, _continued) = serve(root.path(), None).await;
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    for (url, rel) in [
+        ("/", "inbox.html"),
+        ("/assets/lib/inbox.js", "lib/inbox.js"),
+        ("/assets/inbox.css", "inbox.css"),
+    ] {
+        let plain = std::fs::read(assets.join(rel)).unwrap();
+        for (accept, expected) in [
+            (Some("gzip, deflate, br, zstd"), Some("br")),
+            (Some("gzip"), Some("gzip")),
+            (None, None),
+        ] {
+            let mut request = client()
+                .get(format!("http://{addr}{url}"))
+                .header("cookie", cookie(addr, &token));
+            if let Some(accept) = accept {
+                request = request.header("accept-encoding", accept);
+            }
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status().as_u16(), 200, "{url}");
+            let encoding = response
+                .headers()
+                .get("content-encoding")
+                .map(|v| v.to_str().unwrap().to_owned());
+            assert_eq!(encoding.as_deref(), expected, "{url} with {accept:?}");
+            assert_eq!(response.headers()["vary"], "accept-encoding", "{url}");
+            let body = response.bytes().await.unwrap();
+            let mut decoded = Vec::new();
+            match expected {
+                None => decoded.extend_from_slice(&body),
+                Some("gzip") => {
+                    flate2::read::GzDecoder::new(&body[..])
+                        .read_to_end(&mut decoded)
+                        .unwrap();
+                }
+                Some(_) => {
+                    brotli_decompressor::Decompressor::new(&body[..], 4096)
+                        .read_to_end(&mut decoded)
+                        .unwrap();
+                }
+            }
+            assert!(
+                decoded == plain,
+                "{url} with {accept:?} is not assets/{rel}"
+            );
+        }
+    }
 }
 
 #[tokio::test]

@@ -2,7 +2,8 @@
 //! events. A whole turn with an approval answered from one of two tabs (the other sees it
 //! resolved), a tab that connects late gets the session so far, malformed frames get a
 //! `status` error and end nothing, the session's end closes every socket, and what the guard
-//! refuses over HTTP and WebSocket.
+//! refuses over HTTP and WebSocket; the page's files in the form each `Accept-Encoding` takes
+//! (gzip, Brotli or plain), with the same headers on every form.
 
 #![allow(
     clippy::unwrap_used,
@@ -421,4 +422,210 @@ async fn a_serve_and_an_inbox_on_one_machine_keep_their_cookies_apart() {
     assert_eq!(index_status(&client, inbox_addr, &only_page).await, 401);
     let swapped = format!("{}={}", page_cookie.0, inbox_cookie.1);
     assert_eq!(index_status(&client, page, &swapped).await, 401);
+}
+
+// -- the page's files, compressed ---------------------------------------------------------------
+
+/// `body` decoded from `encoding` (a `Content-Encoding`; `None` is the plain bytes).
+fn decode(encoding: Option<&str>, body: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    match encoding {
+        None => out.extend_from_slice(body),
+        Some("gzip") => {
+            flate2::read::GzDecoder::new(body)
+                .read_to_end(&mut out)
+                .unwrap();
+        }
+        Some("br") => {
+            brotli_decompressor::Decompressor::new(body, 4096)
+                .read_to_end(&mut out)
+                .unwrap();
+        }
+        Some(other) => panic!("an encoding the test cannot decode: {other}"),
+    }
+    out
+}
+
+/// A request for `url` on `addr` with the cookie, and `accept` as its `Accept-Encoding` (none
+/// at all when `None`: this client adds none of its own).
+fn asset_request(
+    client: &reqwest::Client,
+    method: reqwest::Method,
+    addr: SocketAddr,
+    token: &str,
+    url: &str,
+    accept: Option<&str>,
+) -> reqwest::RequestBuilder {
+    let request = client
+        .request(method, format!("http://{addr}{url}"))
+        .header("cookie", cookie(addr, token));
+    match accept {
+        Some(accept) => request.header("accept-encoding", accept),
+        None => request,
+    }
+}
+
+/// `Accept-Encoding` values and the `Content-Encoding` each gets (`None`: the plain bytes, and
+/// no `Content-Encoding`).
+const NEGOTIATED: &[(Option<&str>, Option<&str>)] = &[
+    (Some("gzip"), Some("gzip")),
+    (Some("gzip, deflate"), Some("gzip")),
+    // What Chromium sends, to 127.0.0.1 too.
+    (Some("gzip, deflate, br, zstd"), Some("br")),
+    (Some("br"), Some("br")),
+    (Some("br;q=0.5, gzip"), Some("gzip")),
+    (Some("identity;q=0, gzip;q=0.2, br;q=0.1"), Some("gzip")),
+    (Some("*"), Some("br")),
+    (None, None),
+    (Some(""), None),
+    (Some("identity"), None),
+    (Some("gzip;q=0"), None),
+    (Some("gzip;q=0, br;q=0"), None),
+    (Some("*;q=0"), None),
+    (Some("deflate, zstd"), None),
+    (Some("gzip;q=2"), None),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pages_files_are_sent_compressed_to_whoever_takes_it_and_plain_otherwise() {
+    let model = MockServer::start(vec![]).await;
+    let (_dir, worker) = mock_program(&model, "");
+    let (addr, token, _task) = serve(&worker).await;
+    let client = reqwest::Client::new();
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let files = [
+        ("/", "index.html", "text/html; charset=utf-8"),
+        ("/assets/app.js", "app.js", "text/javascript; charset=utf-8"),
+        (
+            "/assets/lib/results.js",
+            "lib/results.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/assets/vendor/preact.module.js",
+            "vendor/preact.module.js",
+            "text/javascript; charset=utf-8",
+        ),
+        ("/assets/style.css", "style.css", "text/css; charset=utf-8"),
+    ];
+    for (url, rel, content_type) in files {
+        let plain = std::fs::read(assets.join(rel)).unwrap();
+        for (accept, expected) in NEGOTIATED {
+            let what = format!("{url} with Accept-Encoding {accept:?}");
+            let response = asset_request(&client, reqwest::Method::GET, addr, &token, url, *accept)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status().as_u16(), 200, "{what}");
+            let headers = response.headers().clone();
+            let encoding = headers
+                .get("content-encoding")
+                .map(|v| v.to_str().unwrap().to_owned());
+            assert_eq!(encoding.as_deref(), *expected, "{what}");
+            assert_eq!(headers["vary"], "accept-encoding", "{what}");
+            assert_eq!(headers["content-type"], content_type, "{what}");
+            // The guard's headers are the same on every form.
+            assert_eq!(
+                headers["content-security-policy"],
+                golem_http::guard::CSP,
+                "{what}"
+            );
+            assert_eq!(headers["x-content-type-options"], "nosniff", "{what}");
+            assert_eq!(headers["cache-control"], "no-store", "{what}");
+            assert_eq!(headers["x-frame-options"], "DENY", "{what}");
+            let body = response.bytes().await.unwrap();
+            assert_eq!(
+                headers["content-length"],
+                body.len().to_string().as_str(),
+                "{what}"
+            );
+            if expected.is_some() {
+                assert!(
+                    body.len() < plain.len() * 2 / 3,
+                    "{what}: {} bytes of {} is hardly compressed",
+                    body.len(),
+                    plain.len()
+                );
+            }
+            assert!(
+                decode(encoding.as_deref(), &body) == plain,
+                "{what}: the body is not assets/{rel}"
+            );
+        }
+    }
+
+    // HEAD gets the headers GET gets, without the body.
+    for (accept, expected) in [
+        (Some("gzip"), Some("gzip")),
+        (Some("br, gzip"), Some("br")),
+        (None, None),
+    ] {
+        let get = asset_request(
+            &client,
+            reqwest::Method::GET,
+            addr,
+            &token,
+            "/assets/app.js",
+            accept,
+        )
+        .send()
+        .await
+        .unwrap();
+        let length = get.headers()["content-length"].clone();
+        let head = asset_request(
+            &client,
+            reqwest::Method::HEAD,
+            addr,
+            &token,
+            "/assets/app.js",
+            accept,
+        )
+        .send()
+        .await
+        .unwrap();
+        assert_eq!(head.status().as_u16(), 200);
+        assert_eq!(
+            head.headers()
+                .get("content-encoding")
+                .map(|v| v.to_str().unwrap()),
+            expected,
+            "HEAD with {accept:?}"
+        );
+        assert_eq!(head.headers()["vary"], "accept-encoding");
+        assert_eq!(
+            head.headers()["content-length"],
+            length,
+            "HEAD with {accept:?}"
+        );
+        assert!(head.bytes().await.unwrap().is_empty());
+    }
+
+    // Every `Accept-Encoding` of a request counts; a missing file is still a plain 404.
+    let split = asset_request(
+        &client,
+        reqwest::Method::GET,
+        addr,
+        &token,
+        "/assets/app.js",
+        Some("identity"),
+    )
+    .header("accept-encoding", "gzip")
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(split.headers()["content-encoding"], "gzip");
+    let missing = asset_request(
+        &client,
+        reqwest::Method::GET,
+        addr,
+        &token,
+        "/assets/nope.js",
+        Some("gzip"),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(missing.status().as_u16(), 404);
+    assert!(missing.headers().get("content-encoding").is_none());
 }

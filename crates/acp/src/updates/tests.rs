@@ -29,6 +29,7 @@ fn a_call_is_announced_once_then_updated_and_its_end_answers_a_manual_call() {
         request_id: "r1".into(),
         tool_call_id: "c1".into(),
         tool_name: "write_file".into(),
+        tool_kind: golem_protocol::ToolKind::Edit,
         args: json!({"path": "/out/a.txt", "content": "x"}),
         description: "write".into(),
         risk: Risk::Medium,
@@ -40,9 +41,15 @@ fn a_call_is_announced_once_then_updated_and_its_end_answers_a_manual_call() {
     };
     let asked = t.steps(&DisplayEvent::ApprovalRequired(request.clone()));
     assert_eq!(kinds(&asked), ["tool_call", "ask"]);
+    let Step::Update(announced) = &asked[0] else {
+        unreachable!()
+    };
+    // The kind comes from the event (the tool says it), not from a table of names here.
+    assert_eq!(serde_json::to_value(announced).unwrap()["kind"], "edit");
     let started = t.steps(&DisplayEvent::ToolStarted {
         tool_call_id: "c1".into(),
         tool_name: "write_file".into(),
+        tool_kind: golem_protocol::ToolKind::Edit,
         args: request.args.clone(),
         invoked_by: InvokedBy::Model,
         worker: None,
@@ -51,6 +58,7 @@ fn a_call_is_announced_once_then_updated_and_its_end_answers_a_manual_call() {
     let ended = t.steps(&DisplayEvent::ToolResult {
         tool_call_id: "c1".into(),
         tool_name: "write_file".into(),
+        tool_kind: golem_protocol::ToolKind::Edit,
         status: ToolStatus::Error,
         value: ToolResultValue::text("no space"),
         duration_ms: 1,

@@ -315,9 +315,12 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         say("\nTools: none");
     } else {
         let mut table = Table::new();
-        table
-            .load_style(UTF8_FULL_CONDENSED)
-            .set_header(["tool", "who may call", "approval"]);
+        table.load_style(UTF8_FULL_CONDENSED).set_header([
+            "tool",
+            "kind",
+            "who may call",
+            "approval",
+        ]);
         for tool in tools.all() {
             let who = match tool.execution().mode {
                 ExecutionMode::Llm => "model",
@@ -325,7 +328,12 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
                 ExecutionMode::Both => "model, user",
             };
             let policy = tool.approval_policy().unwrap_or_else(|| "ask".to_owned());
-            table.add_row(row([tool.name().to_owned(), who.to_owned(), policy]));
+            table.add_row(row([
+                tool.name().to_owned(),
+                tool.kind().to_string(),
+                who.to_owned(),
+                policy,
+            ]));
         }
         say(&format!("\nTools\n{table}"));
     }

@@ -91,6 +91,7 @@ fn request(tool: &str, args: Value, description: &str, risk: Risk) -> ApprovalRe
         request_id: "a1".into(),
         tool_call_id: "t1".into(),
         tool_name: tool.into(),
+        tool_kind: golem_protocol::ToolKind::Other,
         fields: fields_of(&args),
         editable: true,
         args,

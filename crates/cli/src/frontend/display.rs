@@ -473,6 +473,7 @@ mod tests {
         DisplayEvent::ToolResult {
             tool_call_id: "c1".into(),
             tool_name: "write_file".into(),
+            tool_kind: golem_protocol::ToolKind::Other,
             status: ToolStatus::Denied,
             value: ToolResultValue::text("x").with_summary("DENIED: no"),
             duration_ms: 3,
@@ -488,6 +489,7 @@ mod tests {
         let event = DisplayEvent::ToolResult {
             tool_call_id: "c1".into(),
             tool_name: "write_file".into(),
+            tool_kind: golem_protocol::ToolKind::Other,
             status: ToolStatus::Denied,
             value: ToolResultValue::text("x").with_summary(message),
             duration_ms: 3,
@@ -510,6 +512,7 @@ mod tests {
         DisplayEvent::ToolStarted {
             tool_call_id: "c1".into(),
             tool_name: name.into(),
+            tool_kind: golem_protocol::ToolKind::Other,
             args,
             invoked_by: InvokedBy::Model,
             worker: None,
@@ -586,6 +589,7 @@ mod tests {
             DisplayEvent::ToolResult {
                 tool_call_id: "c1".into(),
                 tool_name: "write_file".into(),
+                tool_kind: golem_protocol::ToolKind::Other,
                 status: ToolStatus::Error,
                 value: ToolResultValue::text("x").with_summary("done\r\x1b]0;pwned\x07"),
                 duration_ms: 3,

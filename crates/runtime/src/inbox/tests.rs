@@ -9,6 +9,7 @@ fn request(call: &str) -> ApprovalRequest {
         request_id: format!("approval_{call}"),
         tool_call_id: call.into(),
         tool_name: "write_file".into(),
+        tool_kind: golem_protocol::ToolKind::Other,
         args: json!({"path": "/work/a.txt", "content": "hi"}),
         description: "Write /work/a.txt".into(),
         risk: Risk::Medium,

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::tool::{CallPlan, DescribedTool, PreparedCall, ToolContext, ToolInfo};
 use golem_protocol::{
-    DisplayHints, PreferredView, Risk, ToolError, ToolErrorCode, ToolResultValue,
+    DisplayHints, PreferredView, Risk, ToolError, ToolErrorCode, ToolKind, ToolResultValue,
 };
 use golem_sandbox::{EntryKind, ZoneOperation, ZonePath};
 use schemars::JsonSchema;
@@ -42,6 +42,7 @@ static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
         "Delete a file, symbolic link or directory (path /<zone>/<path>). A directory that is \
          not empty needs recursive: true. Returns the deleted paths.",
     )
+    .with_kind(ToolKind::Delete)
     .with_approval_policy("by zone: delete")
 });
 

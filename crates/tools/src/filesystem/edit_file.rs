@@ -11,7 +11,7 @@ use std::sync::{Arc, LazyLock};
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::tool::{CallPlan, DescribedTool, PreparedCall, ToolContext, ToolInfo};
-use golem_protocol::{ToolError, ToolErrorCode, ToolResultValue};
+use golem_protocol::{ToolError, ToolErrorCode, ToolKind, ToolResultValue};
 use golem_sandbox::{ZoneOperation, ZonePath};
 use golem_toolset::diff::diff_result;
 use schemars::JsonSchema;
@@ -50,6 +50,7 @@ static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
          the file exactly (whitespace and line breaks included) and occur once, unless \
          replace_all is true. Read the file first and copy the text to replace.",
     )
+    .with_kind(ToolKind::Edit)
     .with_approval_policy("by zone: write")
 });
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::tool::{ManualExecution, PreApprovedTool, ToolContext, ToolInfo};
-use golem_protocol::{ToolError, ToolResultValue};
+use golem_protocol::{ToolError, ToolKind, ToolResultValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -28,6 +28,7 @@ static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
         "file_exists",
         "Check whether a file or directory exists (path /<zone>/<path>); returns true or false.",
     )
+    .with_kind(ToolKind::Read)
     .with_execution(ManualExecution::both("Does a file exist?", Some("Files")))
     .with_approval_policy("pre-approved")
 });

@@ -7,7 +7,7 @@ use std::sync::{Arc, LazyLock};
 
 use async_trait::async_trait;
 use golem_core::tool::{ManualExecution, PreApprovedTool, ToolContext, ToolInfo};
-use golem_protocol::{DisplayHints, PreferredView, ToolError, ToolResultValue};
+use golem_protocol::{DisplayHints, PreferredView, ToolError, ToolKind, ToolResultValue};
 use golem_sandbox::ZoneMode;
 use golem_toolset::time::iso8601;
 use schemars::JsonSchema;
@@ -34,6 +34,7 @@ static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
         "Describe a file or directory (path /<zone>/<path>): type, size in bytes, last \
          modification (ISO 8601), its zone and whether that zone is writable.",
     )
+    .with_kind(ToolKind::Read)
     .with_execution(ManualExecution::both("File details", Some("Files")))
     .with_approval_policy("pre-approved")
 });

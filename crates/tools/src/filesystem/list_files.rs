@@ -11,7 +11,7 @@ use std::sync::{Arc, LazyLock};
 use async_trait::async_trait;
 use golem_core::tool::{ManualExecution, PreApprovedTool, ToolContext, ToolInfo};
 use golem_protocol::result::FileEntryType;
-use golem_protocol::{ToolError, ToolResultValue};
+use golem_protocol::{ToolError, ToolKind, ToolResultValue};
 use golem_sandbox::{EntryInfo, EntryKind};
 use golem_toolset::time::iso8601;
 use schemars::JsonSchema;
@@ -43,6 +43,7 @@ static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
          modification time of each entry. recursive: true lists everything below; hidden \
          entries need includeHidden: true. Long listings are truncated.",
     )
+    .with_kind(ToolKind::Read)
     .with_execution(ManualExecution::both("List files", Some("Files")))
     .with_approval_policy("pre-approved")
 });

@@ -8,7 +8,7 @@ use std::sync::{Arc, LazyLock};
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::tool::{CallPlan, DescribedTool, PreparedCall, ToolContext, ToolInfo};
-use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
+use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolKind, ToolResultValue};
 use golem_sandbox::{ZoneOperation, ZonePath};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -40,6 +40,7 @@ static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
         "Move or rename a file or directory (paths /<zone>/<path>, also across zones). An \
          existing destination is only replaced with overwrite: true.",
     )
+    .with_kind(ToolKind::Move)
     .with_approval_policy("by zone: create or write at the destination, delete at the source")
 });
 

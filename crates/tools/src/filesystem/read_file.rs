@@ -10,7 +10,7 @@ use std::sync::{Arc, LazyLock};
 use async_trait::async_trait;
 use golem_core::tool::{ManualExecution, PreApprovedTool, ToolContext, ToolInfo};
 use golem_protocol::result::FileContentData;
-use golem_protocol::{DisplayHints, ToolError, ToolErrorCode, ToolResultValue};
+use golem_protocol::{DisplayHints, ToolError, ToolErrorCode, ToolKind, ToolResultValue};
 use golem_sandbox::ZonePath;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -48,6 +48,7 @@ static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
          2000 lines or 256 KiB per call; a truncated read ends with a marker giving the offset \
          to read on. Binary files need encoding \"base64\" (offset and limit then count bytes).",
     )
+    .with_kind(ToolKind::Read)
     .with_execution(ManualExecution::both("Read a file", Some("Files")))
     .with_approval_policy("pre-approved")
 });

@@ -8,7 +8,7 @@ use std::sync::{Arc, LazyLock};
 use async_trait::async_trait;
 use golem_core::approval::ApprovalRequirement;
 use golem_core::tool::{CallPlan, DescribedTool, PreparedCall, ToolContext, ToolInfo};
-use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolResultValue};
+use golem_protocol::{Risk, ToolError, ToolErrorCode, ToolKind, ToolResultValue};
 use golem_sandbox::{EntryKind, ZoneOperation, ZonePath};
 use golem_toolset::diff::diff_result;
 use schemars::JsonSchema;
@@ -45,6 +45,7 @@ static INFO: LazyLock<ToolInfo> = LazyLock::new(|| {
          Use encoding \"base64\" for binary content and createDirs: true to create missing \
          parent directories. To change part of a file, use edit_file.",
     )
+    .with_kind(ToolKind::Edit)
     .with_approval_policy("by zone: create (new file) / write (existing)")
 });
 

@@ -94,6 +94,7 @@ impl GitCommand for GitBranches {
     type Args = GitBranchesArgs;
     type Plan = GitBranchesPlan;
     const NAME: &'static str = "git_branches";
+    const KIND: golem_protocol::ToolKind = golem_protocol::ToolKind::Read;
     const LABEL: &'static str = "List Branches";
     const POLICY: &'static str = READS_ONLY;
 

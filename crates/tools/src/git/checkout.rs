@@ -45,6 +45,7 @@ impl GitCommand for GitCheckout {
     type Args = GitCheckoutArgs;
     type Plan = GitCheckoutPlan;
     const NAME: &'static str = "git_checkout";
+    const KIND: golem_protocol::ToolKind = golem_protocol::ToolKind::Execute;
     const LABEL: &'static str = "Switch Branch";
     const POLICY: &'static str = ASK;
 

@@ -57,6 +57,7 @@ impl GitCommand for GitCommit {
     type Args = GitCommitArgs;
     type Plan = GitCommitPlan;
     const NAME: &'static str = "git_commit";
+    const KIND: golem_protocol::ToolKind = golem_protocol::ToolKind::Execute;
     const LABEL: &'static str = "Commit";
     const POLICY: &'static str = ASK;
 

@@ -147,6 +147,7 @@ impl GitCommand for GitDiff {
     type Args = GitDiffArgs;
     type Plan = GitDiffPlan;
     const NAME: &'static str = "git_diff";
+    const KIND: golem_protocol::ToolKind = golem_protocol::ToolKind::Read;
     const LABEL: &'static str = "Show Diff";
     const POLICY: &'static str = READS_ONLY;
 

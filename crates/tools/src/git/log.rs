@@ -92,6 +92,7 @@ impl GitCommand for GitLog {
     type Args = GitLogArgs;
     type Plan = GitLogPlan;
     const NAME: &'static str = "git_log";
+    const KIND: golem_protocol::ToolKind = golem_protocol::ToolKind::Read;
     const LABEL: &'static str = "Show Log";
     const POLICY: &'static str = READS_ONLY;
 

@@ -56,6 +56,7 @@ impl GitCommand for GitPull {
     type Args = GitPullArgs;
     type Plan = GitPullPlan;
     const NAME: &'static str = "git_pull";
+    const KIND: golem_protocol::ToolKind = golem_protocol::ToolKind::Fetch;
     const LABEL: &'static str = "Pull from Remote";
     const POLICY: &'static str = ASK;
 

@@ -85,6 +85,7 @@ impl GitCommand for GitPush {
     type Args = GitPushArgs;
     type Plan = GitPushPlan;
     const NAME: &'static str = "git_push";
+    const KIND: golem_protocol::ToolKind = golem_protocol::ToolKind::Execute;
     const LABEL: &'static str = "Push to Remote";
     const POLICY: &'static str = "pre-approved; ask when `force`";
     /// Only the user may push (docs/tools.md, Git).

@@ -39,6 +39,7 @@ impl GitCommand for GitShow {
     type Args = GitShowArgs;
     type Plan = GitShowPlan;
     const NAME: &'static str = "git_show";
+    const KIND: golem_protocol::ToolKind = golem_protocol::ToolKind::Read;
     const LABEL: &'static str = "Show Revision";
     const POLICY: &'static str = READS_ONLY;
 

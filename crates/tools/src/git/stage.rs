@@ -40,6 +40,7 @@ impl GitCommand for GitStage {
     type Args = GitStageArgs;
     type Plan = GitStagePlan;
     const NAME: &'static str = "git_stage";
+    const KIND: golem_protocol::ToolKind = golem_protocol::ToolKind::Edit;
     const LABEL: &'static str = "Stage Files";
     const POLICY: &'static str = ASK;
 

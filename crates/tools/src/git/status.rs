@@ -53,6 +53,7 @@ impl GitCommand for GitStatus {
     type Args = GitStatusArgs;
     type Plan = GitStatusPlan;
     const NAME: &'static str = "git_status";
+    const KIND: golem_protocol::ToolKind = golem_protocol::ToolKind::Read;
     const LABEL: &'static str = "Show Status";
     const POLICY: &'static str = READS_ONLY;
 

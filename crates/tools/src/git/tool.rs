@@ -33,6 +33,8 @@ pub(super) trait GitCommand: Send + Sync + 'static {
     type Plan: CallPlan;
     /// The tool's name.
     const NAME: &'static str;
+    /// What kind of thing the tool does.
+    const KIND: golem_protocol::ToolKind;
     /// The tool's label in menus.
     const LABEL: &'static str;
     /// The approval policy in words, for listings.
@@ -77,6 +79,7 @@ impl<C: GitCommand> GitTool<C> {
         };
         let info = ToolInfo::new::<C::Args>(C::NAME, C::description(&repo.root()))
             .with_execution(execution)
+            .with_kind(C::KIND)
             .with_approval_policy(C::POLICY);
         GitTool {
             command,

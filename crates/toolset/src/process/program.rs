@@ -30,8 +30,8 @@ impl Runner {
         )
     }
 
-    /// The metadata of a program tool whose arguments are an `A`: its schema says what the
-    /// `timeout` argument defaults to and may be at most.
+    /// The metadata of a program tool whose arguments are an `A` (an `execute` tool): its
+    /// schema says what the `timeout` argument defaults to and may be at most.
     pub fn tool_info<A: JsonSchema>(
         &self,
         name: &str,
@@ -41,6 +41,7 @@ impl Runner {
     ) -> ToolInfo {
         let mut info = ToolInfo::new::<A>(name, description)
             .with_execution(execution)
+            .with_kind(golem_protocol::ToolKind::Execute)
             .with_approval_policy(approval_policy);
         self.timeouts().describe_in(&mut info.schema);
         info

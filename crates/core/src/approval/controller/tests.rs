@@ -11,6 +11,7 @@ fn request(tool: &str, args: serde_json::Value) -> ApprovalRequest {
         request_id: "a1".into(),
         tool_call_id: "t1".into(),
         tool_name: tool.into(),
+        tool_kind: golem_protocol::ToolKind::Other,
         args,
         description: "d".into(),
         risk: Risk::Medium,
