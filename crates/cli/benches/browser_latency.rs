@@ -1,6 +1,6 @@
 //! Token to painted in the page, end to end: `golem-forge serve` against a small OpenAI-wire
 //! SSE server in this process, with its page in headless Chromium (the harness of the browser
-//! tests, `tests/browser/harness.rs`). The server streams one small content delta at a time,
+//! tests, `tests/browser/harness/mod.rs`). The server streams one small content delta at a time,
 //! each carrying the wall-clock time (epoch milliseconds) just before it went into the socket;
 //! in the page a `MutationObserver` schedules a `requestAnimationFrame` callback after each
 //! change, which notes `performance.timeOrigin + performance.now()` for every token that has
@@ -13,11 +13,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "benchmark setup")]
 
-#[allow(dead_code, reason = "shared with the runner's tests")]
-#[path = "../tests/common.rs"]
-mod common;
-#[allow(dead_code, reason = "shared with the browser tests")]
-#[path = "../tests/browser/harness.rs"]
+#[allow(
+    dead_code,
+    unused_imports,
+    reason = "the browser tests' harness, of which the bench uses a part"
+)]
+#[path = "../tests/browser/harness/mod.rs"]
 mod harness;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -26,7 +27,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use common::TestEnv;
+use golem_testkit::cli::TestEnv;
 use harness::{Serve, Ui, fs_worker, project, tid};
 
 /// Tokens in the measured answer, and the pause between two of them (a fast model's pace).

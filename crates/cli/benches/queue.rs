@@ -21,7 +21,7 @@
 mod child;
 // The queue tests' server: Debian's redis-server on a free port, in a temporary directory.
 #[allow(dead_code, reason = "the bench needs only a plain server")]
-#[path = "../tests/queue/redis.rs"]
+#[path = "../tests/queue/redis_server.rs"]
 mod redis_server;
 
 use std::path::Path;

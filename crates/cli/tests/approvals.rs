@@ -3,7 +3,7 @@
 //! key, and in a `run` with no one to answer approvals a rule pre-approves a matching write and
 //! not another.
 
-use crate::common::TestEnv;
+use golem_testkit::cli::TestEnv;
 
 const RULES: &str = "rules:\n  - tool: write_file\n    match:\n      path: {glob: /notes/**}\n  \
                      - tool: shell\n    match:\n      command: git status\n";
@@ -121,8 +121,8 @@ fn a_rule_pre_approves_a_matching_write_in_a_run_and_not_another() {
     let output = env
         .command()
         .args(["run", "w.worker", "write", "--json"])
-        .args(["--model", crate::common::model_for(wire)])
-        .envs(crate::common::provider_env(wire, &server))
+        .args(["--model", golem_testkit::cli::model_for(wire)])
+        .envs(golem_testkit::cli::provider_env(wire, &server))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{output:?}");

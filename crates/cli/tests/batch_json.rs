@@ -11,7 +11,7 @@ use golem_protocol::{BatchEvent, ItemResult, ItemStatus};
 use golem_testkit::mock::{MockServer, Reply};
 
 use crate::batch::{WIRE, batch, batch_dir, program};
-use crate::common::{TestEnv, render};
+use golem_testkit::cli::{TestEnv, render};
 
 /// Every stdout line of `output`, each of which must be a batch event.
 fn events_of(output: &Output) -> Vec<BatchEvent> {

@@ -29,7 +29,7 @@ use golem_testkit::mock::{Chunk, MockServer, Reply};
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use serde_json::{Value, json};
 
-use crate::common::{TestEnv, model_for, provider_env};
+use golem_testkit::cli::{self, TestEnv, WRITES_ASK, fs_front_matter, model_for, provider_env};
 
 /// How long a test waits for anything (never reached when things work).
 const LIMIT: Duration = Duration::from_secs(15);
@@ -49,16 +49,12 @@ pub(crate) const NOTE: &str = "note for the model› ";
 
 /// The worker `scribe` with `front_matter` (YAML lines, each ending in a newline).
 pub(crate) fn worker(front_matter: &str) -> String {
-    format!(
-        "---\nname: {WORKER}\ndescription: the {WORKER} worker\n{front_matter}---\nYou are the {WORKER} worker.\n"
-    )
+    cli::worker(WORKER, front_matter)
 }
 
 /// `scribe` with one read-write zone `out` whose writes ask, and the filesystem tools.
 pub(crate) fn fs_worker() -> String {
-    worker(
-        "sandbox:\n  zones:\n    - name: out\n      mode: rw\n      approval: { write: ask }\ntoolsets:\n  filesystem: {}\n",
-    )
+    worker(&fs_front_matter(WRITES_ASK))
 }
 
 /// `scribe` with no tools at all.
@@ -68,12 +64,7 @@ fn plain_worker() -> String {
 
 /// Writes the project `proj/`: a program config, the zone directory `out` and `scribe.worker`.
 pub(crate) fn project(env: &TestEnv, worker_text: &str) {
-    env.write(
-        "proj/golem-forge.config.yaml",
-        "delegation:\n  max_depth: 5\n",
-    );
-    env.mkdir("proj/out");
-    env.write(&format!("proj/{WORKER}.worker"), worker_text);
+    env.project(&[(&format!("{WORKER}.worker"), worker_text)]);
 }
 
 /// A streamed answer that stops after its first half and never ends (until interrupted).
@@ -381,10 +372,21 @@ impl Chat {
             .iter()
             .rposition(|l| !l.is_empty())
             .map_or(0, |i| i + 1);
-        lines[..end]
-            .join("\n")
-            .replace(&self.home, "[TMP]")
+        self.redacted(&lines[..end].join("\n"))
+    }
+
+    /// `text` with the temp dir, the version and the session's id (`/status`'s `session:`
+    /// line) redacted: for snapshots.
+    fn redacted(&self, text: &str) -> String {
+        text.replace(&self.home, "[TMP]")
             .replace(env!("CARGO_PKG_VERSION"), "[VERSION]")
+            .lines()
+            .map(|line| match line.strip_prefix("session: ") {
+                Some(_) => "session: [SESSION]",
+                None => line,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// Everything shown since the test last typed.

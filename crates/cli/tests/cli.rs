@@ -3,7 +3,7 @@
 
 use insta::assert_snapshot;
 
-use crate::common::TestEnv;
+use golem_testkit::cli::TestEnv;
 
 #[test]
 fn help_lists_every_subcommand() {
@@ -125,7 +125,7 @@ fn a_bad_log_filter_is_a_clear_error() {
         .env("GOLEM_FORGE_LOG", "golem=[")
         .output()
         .unwrap();
-    let out = crate::common::render(&output);
+    let out = golem_testkit::cli::render(&output);
     assert!(
         out.contains("GOLEM_FORGE_LOG=`golem=[` is not a valid log filter"),
         "{out}"
@@ -143,7 +143,7 @@ fn an_unwritable_log_file_is_a_clear_error() {
         .env("GOLEM_FORGE_LOG_FILE", env.path().join("missing-dir/x.log"))
         .output()
         .unwrap();
-    let out = crate::common::render(&output);
+    let out = golem_testkit::cli::render(&output);
     assert!(out.contains("cannot open the log file"), "{out}");
     assert!(out.contains("GOLEM_FORGE_LOG_FILE"), "{out}");
     assert!(out.ends_with("[exit status: 2]\n"), "{out}");

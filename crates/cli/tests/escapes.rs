@@ -10,7 +10,7 @@ use golem_testkit::Wire;
 use golem_testkit::mock::{MockServer, Reply};
 use serde_json::json;
 
-use crate::common::{TestEnv, model_for, provider_env, render};
+use golem_testkit::cli::{TestEnv, model_for, provider_env, render};
 
 /// The characters no output of ours may carry from outside text: ESC, BEL, CR, DEL, the C1
 /// CSI and the bidirectional overrides and isolates.

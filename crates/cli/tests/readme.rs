@@ -8,7 +8,7 @@ use golem_testkit::parts::{
     MCP_SERVER_PACKAGES, REDIS_INSTALL, SLIRP_INSTALL, TEST_COMMAND,
 };
 
-use crate::common::{repo_file, repo_root};
+use golem_testkit::cli::{repo_file, repo_root};
 
 /// The lines of the first ```sh block after `heading` in the README.
 fn readme_block(heading: &str) -> Vec<String> {

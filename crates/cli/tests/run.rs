@@ -41,7 +41,10 @@ use golem_testkit::mock::{MockServer, Reply};
 use golem_testkit::{SentToolResult, Wire};
 use serde_json::{Value, json};
 
-use crate::common::{TestEnv, api_key_env, model_for, provider_env, render};
+use golem_testkit::cli::{
+    self, TestEnv, api_key_env, assert_exit, fs_front_matter, model_for, provider_env, render,
+    stderr, stdout, worker,
+};
 
 /// How long a run may take before a test gives up on it (never reached when things work).
 const LIMIT: Duration = Duration::from_secs(20);
@@ -55,22 +58,10 @@ fn headless_message(tool: &str) -> String {
 
 // ---- fixtures ----
 
-/// A worker file named `name` with `front_matter` (YAML lines, each ending in a newline).
-fn worker(name: &str, front_matter: &str) -> String {
-    format!(
-        "---\nname: {name}\ndescription: the {name} worker\n{front_matter}---\nYou are the {name} worker.\n"
-    )
-}
-
 /// The worker `main`: one read-write zone `out` (with `zone_approval`, an indented
 /// `approval:` line or nothing) and the filesystem tools.
 fn fs_worker(zone_approval: &str) -> String {
-    worker(
-        "main",
-        &format!(
-            "sandbox:\n  zones:\n    - name: out\n      mode: rw\n{zone_approval}toolsets:\n  filesystem: {{}}\n"
-        ),
-    )
+    worker("main", &fs_front_matter(zone_approval))
 }
 
 /// A worker that may delegate to `allowed` (and has no other tools).
@@ -86,14 +77,7 @@ fn delegating_worker(name: &str, allowed: &[&str]) -> String {
 
 /// Writes the project `proj/`: a program config, the `out` zone and `workers` (file, text).
 fn project(env: &TestEnv, workers: &[(&str, String)]) {
-    env.write(
-        "proj/golem-forge.config.yaml",
-        "delegation:\n  max_depth: 5\n",
-    );
-    env.mkdir("proj/out");
-    for (file, text) in workers {
-        env.write(&format!("proj/{file}"), text);
-    }
+    env.project(workers);
 }
 
 // ---- running the binary ----
@@ -136,11 +120,10 @@ fn spawn(env: &TestEnv, wire: Wire, server: &MockServer, args: &[&str]) -> Child
 
 /// Sends `signal` (`-INT`, `-KILL`) to the process `pid` with kill(1).
 fn send_signal(pid: u32, signal: &str) {
-    let status = std::process::Command::new("kill")
-        .args([signal, &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success(), "kill {signal} {pid} failed");
+    assert!(
+        cli::signal(pid, signal.trim_start_matches('-')),
+        "kill {signal} {pid} failed"
+    );
 }
 
 /// Waits for `child` to exit and collects its output; kills it if it outlives [`LIMIT`].
@@ -157,23 +140,6 @@ fn wait_for_exit(child: Child) -> Output {
             panic!("golem-forge did not exit within {LIMIT:?}")
         }
     }
-}
-
-fn assert_exit(output: &Output, code: i32) {
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "unexpected exit:\n{}",
-        render(output)
-    );
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
 }
 
 /// The `--json` stdout as events: every line must be one JSON object with a string `type`,
@@ -218,4 +184,36 @@ fn results_sent(wire: Wire, server: &MockServer, index: usize) -> Vec<SentToolRe
         .get(index)
         .unwrap_or_else(|| panic!("{wire:?}: only {} requests", requests.len()));
     wire.tool_results(request)
+}
+
+/// What a run printed (its [`render`]), with what changes from run to run redacted for a
+/// snapshot: the temp dir, and each duration in parentheses (`(74 ms)`, `(1.2 s)`).
+fn trace_redacted(env: &TestEnv, text: &str) -> String {
+    let text = text.replace(&env.path().display().to_string(), "[ROOT]");
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find('(') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let number = after
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(after.len());
+        let unit = after[number..].trim_start();
+        let duration = ["ms)", "s)", "m)"]
+            .iter()
+            .find(|u| number > 0 && unit.starts_with(*u))
+            .map(|u| after.len() - unit.len() + u.len());
+        match duration {
+            Some(end) => {
+                out.push_str("([DURATION])");
+                rest = &after[end..];
+            }
+            None => {
+                out.push('(');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

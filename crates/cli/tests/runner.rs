@@ -13,7 +13,6 @@ mod batch;
 mod batch_json;
 mod chat;
 mod cli;
-mod common;
 mod escapes;
 mod readme;
 mod run;

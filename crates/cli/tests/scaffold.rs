@@ -3,7 +3,7 @@
 
 use insta::assert_snapshot;
 
-use crate::common::TestEnv;
+use golem_testkit::cli::TestEnv;
 
 fn normalized(env: &TestEnv, text: &str) -> String {
     let root = env.path().display().to_string();

@@ -20,7 +20,7 @@ use golem_testkit::mock::MockServer;
 use insta::assert_snapshot;
 use serde_json::json;
 
-use crate::common::{TestEnv, model_for, provider_env};
+use golem_testkit::cli::{TestEnv, model_for, provider_env};
 
 fn meta(worker: &str, model: &str, mode: &str, started: &str) -> SessionMeta {
     SessionMeta {
@@ -390,7 +390,7 @@ fn list_finds_the_program_root_from_a_subdirectory() {
 }
 
 fn common_render(cmd: &mut assert_cmd::Command) -> String {
-    crate::common::render(&cmd.output().unwrap())
+    golem_testkit::cli::render(&cmd.output().unwrap())
 }
 
 #[test]
@@ -801,7 +801,7 @@ fn fork_at_turn_two_of_four_replays_only_turns_one_and_two() {
         .envs(provider_env(wire, &server))
         .output()
         .unwrap();
-    let out = normalize(&env, crate::common::render(&output));
+    let out = normalize(&env, golem_testkit::cli::render(&output));
     assert!(output.status.success(), "{out}");
     assert!(out.starts_with("Forked answer.\n"), "{out}");
     assert!(

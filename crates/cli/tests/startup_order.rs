@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use crate::common::repo_file;
+use golem_testkit::cli::repo_file;
 
 /// The names of `crates/cli/startup.order`, comments and blank lines left out.
 fn order_names() -> Vec<String> {

@@ -15,6 +15,9 @@
 //! - [`program`]: a worker program on disk that talks to the mock, for session tests.
 //! - [`mcp_servers`]: the installed MCP reference servers.
 //! - [`parts`]: what the tests need beyond cargo, and the commands that install it.
+//! - [`cli`]: the test environment of the `golem-forge` binary's end-to-end tests, shared by
+//!   all its test programs: the binary in a clean temporary home, worker projects, the Python
+//!   protocol clients, idle HTTP connections.
 
 #![allow(
     clippy::unwrap_used,
@@ -23,6 +26,7 @@
 )]
 
 pub mod anthropic;
+pub mod cli;
 pub mod git;
 pub mod harness;
 pub mod mcp_servers;

@@ -5,8 +5,9 @@
 
 use serde_json::{Value, json};
 
+use crate::harness::{WIRE, writer};
 use crate::harness::{call_updates, editor, message_text, new_session_then, prompt, result};
-use crate::mcp_harness::{Project, WIRE, writer};
+use golem_testkit::cli::Project;
 
 fn write(id: &str, content: &str) -> golem_testkit::mock::Reply {
     WIRE.tool_calls(&[(

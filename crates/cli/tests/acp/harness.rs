@@ -1,17 +1,27 @@
-//! The harness of the ACP tests: the worker projects and the mock model of the MCP tests'
-//! harness, and the Python ACP client (`agent-client-protocol` from PyPI, in the same virtual
-//! environment) playing the editor with `clients/acp_client.py`, which starts `golem-forge acp`
-//! itself. Without the package the tests fail, naming the command that installs it.
+//! The harness of the ACP tests: worker projects with their mock model
+//! (`golem_testkit::cli::Project`), and the Python ACP client (`agent-client-protocol` from
+//! PyPI, in the virtual environment of `golem_testkit::cli::python`) playing the editor with
+//! `clients/acp_client.py`, which starts `golem-forge acp` itself. Without the package the
+//! tests fail, naming the command that installs it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use golem_testkit::Wire;
+use golem_testkit::cli::python::{python, run_script};
+use golem_testkit::cli::{self, Project, binary, fs_front_matter, model_for};
 use golem_testkit::parts::{ACP_PYTHON_PACKAGE, MCP_PYTHON_INSTALL, TEST_COMMAND};
 use serde_json::{Value, json};
 
-use crate::common::model_for;
-use crate::mcp_harness::{Project, WIRE, binary, python, run_script};
+/// The wire the mock model speaks in these tests (the editor's side does not depend on it).
+pub const WIRE: Wire = Wire::OpenAi;
+
+/// The worker `main`: a read-write zone `out` with `zone_approval` (an indented `approval:`
+/// line, or nothing for `ask`) and the filesystem tools.
+pub fn writer(zone_approval: &str) -> String {
+    cli::worker("main", &fs_front_matter(zone_approval))
+}
 
 /// The Python of the virtual environment, checked once for the ACP client.
 fn acp_python() -> &'static Path {
@@ -51,7 +61,7 @@ pub fn project_dir(project: &Project) -> String {
 pub fn editor(project: &Project, extra: &[&str], steps: Value) -> Value {
     acp_python();
     let env: serde_json::Map<String, Value> = project
-        .server_env()
+        .server_env(WIRE)
         .into_iter()
         .map(|(k, v)| (k, Value::String(v)))
         .collect();
@@ -70,7 +80,7 @@ pub fn editor(project: &Project, extra: &[&str], steps: Value) -> Value {
         "steps": steps,
     });
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp/clients/acp_client.py");
-    let (status, out, err) = run_script(&script, config, project);
+    let (status, out, err) = run_script(&script, &config, &project.env);
     assert!(
         status.success(),
         "the editor script failed ({status}):\n--- stdout\n{out}\n--- stderr\n{err}"

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::project_dir;
-use crate::mcp_harness::{Project, binary, writer};
+use crate::harness::{WIRE, project_dir, writer};
+use golem_testkit::cli::{Project, binary};
 
 /// Writes `line` and reads stdout until the answer with `id` (`null` for a line that is not
 /// JSON); every line read must be JSON.
@@ -49,7 +49,7 @@ fn malformed_and_out_of_order_requests_are_errors_and_the_agent_goes_on() {
         ])
         .current_dir(project.env.path().join("proj"))
         .env_clear()
-        .envs(project.server_env())
+        .envs(project.server_env(WIRE))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

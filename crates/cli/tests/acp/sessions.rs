@@ -5,10 +5,11 @@
 
 use serde_json::json;
 
+use crate::harness::{WIRE, writer};
 use crate::harness::{
     call_updates, editor, message_text, new_session_then, project_dir, prompt, result, updates,
 };
-use crate::mcp_harness::{Project, WIRE, writer};
+use golem_testkit::cli::Project;
 
 #[test]
 fn the_handshake_and_a_prompt_that_streams_with_attached_files() {

@@ -11,11 +11,7 @@ use golem_testkit::mock::{MockServer, Reply};
 use serde_json::Value;
 
 use super::{WIRE, batch, batch_dir, lines_by_id, program};
-use crate::common::{TestEnv, model_for, provider_env, render};
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use golem_testkit::cli::{TestEnv, model_for, provider_env, render, stderr};
 
 fn batch_id(env: &TestEnv) -> String {
     batch_dir(env)

@@ -7,8 +7,8 @@
 use golem_testkit::mock::MockServer;
 use serde_json::json;
 
-use crate::common::TestEnv;
 use crate::harness::{Ui, WIRE, fs_worker, project, tid, write_args};
+use golem_testkit::cli::TestEnv;
 
 /// The selector of the tool cards of `tool` with `status`.
 fn card(tool: &str, status: &str) -> String {

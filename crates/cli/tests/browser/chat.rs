@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use golem_testkit::mock::{Chunk, MockServer};
 
-use crate::common::TestEnv;
 use crate::harness::{LIMIT, Ui, WIRE, fs_worker, project, tid, write_args};
+use golem_testkit::cli::TestEnv;
 
 /// The selector of the tool cards of `tool`.
 fn card(tool: &str) -> String {

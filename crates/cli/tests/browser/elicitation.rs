@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use golem_testkit::mock::MockServer;
 use serde_json::json;
 
-use crate::common::TestEnv;
 use crate::harness::{Ui, WIRE, project, tid, worker};
+use golem_testkit::cli::TestEnv;
 
 /// The everything server's entry point, or a failure saying how to install it.
 fn everything() -> PathBuf {

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use golem_testkit::mock::MockServer;
 
-use crate::common::{TestEnv, model_for, provider_env};
 use crate::harness::{
     LIMIT, Serve, Ui, WIRE, fs_worker, project, require_browser, tid, write_args,
 };
+use golem_testkit::cli::{TestEnv, model_for, provider_env};
 
 /// `golem-forge run WORKER write it --approval defer`: parks the write (exit 4).
 fn park_a_write(env: &TestEnv, server: &MockServer, worker: &str) {

@@ -16,12 +16,12 @@ use tokio_tungstenite::tungstenite;
 use tungstenite::client::IntoClientRequest;
 use tungstenite::http::HeaderValue;
 
-use crate::common::TestEnv;
-use crate::flood::{
+use crate::harness::{LIMIT, Serve, WIRE, fs_worker, project};
+use golem_testkit::cli::TestEnv;
+use golem_testkit::cli::flood::{
     IDLE, answer_status, assert_raised_its_open_file_limit, closed_by_the_server, half_sent,
     with_server_soft_limit,
 };
-use crate::harness::{LIMIT, Serve, WIRE, fs_worker, project};
 
 /// The token cookie's name starts so; each server's ends with `_PORT`.
 const COOKIE: &str = "golem_forge_token";

@@ -7,8 +7,8 @@
 
 use golem_testkit::mock::MockServer;
 
-use crate::common::TestEnv;
 use crate::harness::{Ui, WIRE, fs_worker, project, tid, worker, write_args};
+use golem_testkit::cli::TestEnv;
 
 /// A session that has had one turn (`what is one?` → `First answer.`), whose model answers
 /// `Second answer.` to anything after.

@@ -7,8 +7,8 @@
 use golem_testkit::mock::MockServer;
 use serde_json::json;
 
-use crate::common::TestEnv;
 use crate::harness::{LIMIT, Ui, WIRE, fs_worker, project, tid, worker, write_args};
+use golem_testkit::cli::TestEnv;
 
 const ORIGINAL: &str = "original\n";
 

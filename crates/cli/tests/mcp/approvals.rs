@@ -6,7 +6,8 @@
 use serde_json::json;
 
 use crate::calls::call;
-use crate::harness::{Project, VARIANTS, WIRE, text_of, writer};
+use crate::harness::{VARIANTS, WIRE, text_of, writer};
+use golem_testkit::cli::Project;
 
 #[test]
 fn an_approval_is_an_elicitation_accept_writes_and_decline_does_not() {

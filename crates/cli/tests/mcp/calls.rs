@@ -6,9 +6,10 @@
 use serde_json::{Value, json};
 
 use crate::harness::{
-    HttpServer, Project, Protocol, Transport, VARIANTS, WIRE, connection, reader, run_client,
-    text_of, with, writer,
+    HttpServer, Protocol, Transport, VARIANTS, WIRE, connection, reader, run_client, text_of, with,
+    writer,
 };
+use golem_testkit::cli::Project;
 
 /// Runs `call.py` with `calls` against a server for `workers` of `project` over `transport`;
 /// returns the report and the server's stderr.

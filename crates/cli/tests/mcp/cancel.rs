@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::harness::{
-    HttpServer, Project, Transport, VARIANTS, WIRE, connection, run_client, with, worker, writer,
+    HttpServer, Transport, VARIANTS, WIRE, connection, run_client, with, worker, writer,
 };
+use golem_testkit::cli::Project;
 
 #[test]
 fn cancelling_a_slow_call_interrupts_its_tools_and_the_server_goes_on() {

@@ -1,79 +1,29 @@
-//! The harness of the MCP tests: a worker project on disk whose model is the mock server, the
-//! Python `mcp` client (2.x, from PyPI) in a virtual environment, its scripts in `clients/`,
-//! and `golem-forge mcp` run over stdio (started by the client) or streamable HTTP (started
-//! here).
-//!
-//! The virtual environment is `target/mcp-venv` under the workspace root, or the Python
-//! named by `GOLEM_FORGE_MCP_PYTHON`. Without it the tests fail, naming the command that
-//! makes it (`scripts/test`, the README's test command, runs it). `GOLEM_FORGE_LOG` and `GOLEM_FORGE_LOG_FILE`, when set for
-//! the tests, are passed on to the servers, to see their diagnostics.
+//! The harness of the MCP tests: the client scripts of `clients/` (run by the Python `mcp`
+//! client, 2.x from PyPI, of `golem_testkit::cli::python`) against `golem-forge mcp` over
+//! stdio (started by the client) or streamable HTTP (started here), for a worker project of
+//! `golem_testkit::cli::Project` whose model is the mock server. `GOLEM_FORGE_LOG` and
+//! `GOLEM_FORGE_LOG_FILE`, when set for the tests, are passed on to the servers, to see their
+//! diagnostics.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use golem_testkit::Wire;
-use golem_testkit::mock::{MockServer, Reply};
+use golem_testkit::cli::python::run_script;
+use golem_testkit::cli::{self, Project, fs_front_matter, model_for};
 use serde_json::{Value, json};
-
-use crate::common::{TestEnv, model_for, provider_env};
-
-use golem_testkit::parts::{MCP_PYTHON_INSTALL as INSTALL, TEST_COMMAND};
 
 /// The wire the mock model speaks in these tests (the front end does not depend on it).
 pub const WIRE: Wire = Wire::OpenAi;
-
-/// How long a client script may run before the test gives up on it.
-const SCRIPT_LIMIT: Duration = Duration::from_secs(90);
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The Python of the virtual environment with the `mcp` package 2.x, checked once.
-pub fn python() -> &'static Path {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let python = match std::env::var_os("GOLEM_FORGE_MCP_PYTHON") {
-            Some(path) => PathBuf::from(path),
-            None => workspace_root().join("target/mcp-venv/bin/python"),
-        };
-        let version = Command::new(&python)
-            .args([
-                "-c",
-                "import importlib.metadata as m, mcp; print(m.version('mcp'))",
-            ])
-            .output();
-        match version {
-            Ok(out) if out.status.success() && out.stdout.starts_with(b"2.") => python,
-            Ok(out) => panic!(
-                "{} has no `mcp` package 2.x ({}{}).\nThe README's test command makes the \
-                 virtual environment:\n    {TEST_COMMAND}\nor make just it from the workspace \
-                 root with:\n    {INSTALL}\n(or point GOLEM_FORGE_MCP_PYTHON at a Python that \
-                 has it)",
-                python.display(),
-                String::from_utf8_lossy(&out.stdout).trim(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ),
-            Err(e) => panic!(
-                "cannot run {} ({e}).\nThe README's test command makes the virtual \
-                 environment:\n    {TEST_COMMAND}\nor make just it from the workspace root \
-                 with:\n    {INSTALL}\n(or point GOLEM_FORGE_MCP_PYTHON at a Python that has \
-                 `mcp` 2.x)",
-                python.display()
-            ),
-        }
-    })
-}
 
 /// The binary under test: this build's, or the one `GOLEM_FORGE_MCP_BIN` names (to measure a
 /// release build with `measure.rs`).
 pub fn binary() -> PathBuf {
     std::env::var_os("GOLEM_FORGE_MCP_BIN")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_golem-forge")))
+        .unwrap_or_else(cli::binary)
 }
 
 /// The transport a test speaks.
@@ -119,13 +69,8 @@ pub const VARIANTS: [(Transport, Protocol); 4] = [
     (Transport::Http, Protocol::Discovery),
 ];
 
-/// A worker file named `name` with `front_matter` (YAML lines, each ending in a newline).
-pub fn worker(name: &str, description: &str, front_matter: &str) -> String {
-    format!(
-        "---\nname: {name}\ndescription: {description}\n{front_matter}---\nYou are the {name} \
-         worker.\n"
-    )
-}
+/// A worker file named `name` with `description` (its tool's) and `front_matter`.
+pub use golem_testkit::cli::worker_described as worker;
 
 /// The worker `main`: a read-write zone `out` with `zone_approval` (an indented `approval:`
 /// line, or nothing for `ask`) and the filesystem tools.
@@ -133,10 +78,7 @@ pub fn writer(zone_approval: &str) -> String {
     worker(
         "main",
         "Writes notes into its out zone",
-        &format!(
-            "sandbox:\n  zones:\n    - name: out\n      mode: rw\n{zone_approval}toolsets:\n  \
-             filesystem: {{}}\n"
-        ),
+        &fs_front_matter(zone_approval),
     )
 }
 
@@ -149,69 +91,13 @@ pub fn reader() -> String {
     )
 }
 
-/// A worker project under `proj/` whose model is a mock server with scripted replies.
-pub struct Project {
-    /// The temporary home and working directory.
-    pub env: TestEnv,
-    /// The mock model.
-    pub model: MockServer,
-}
-
-impl Project {
-    /// Writes `workers` (file name, text) into `proj/` with a program config and an `out`
-    /// zone, and starts the mock model with `replies`.
-    pub fn new(workers: &[(&str, String)], replies: Vec<Reply>) -> Self {
-        let env = TestEnv::new();
-        env.write(
-            "proj/golem-forge.config.yaml",
-            "delegation:\n  max_depth: 5\n",
-        );
-        env.mkdir("proj/out");
-        for (file, text) in workers {
-            env.write(&format!("proj/{file}"), text);
-        }
-        Self {
-            env,
-            model: MockServer::start_blocking(replies),
-        }
-    }
-
-    /// The server's environment: a clean one, with the mock model's provider.
-    pub fn server_env(&self) -> Vec<(String, String)> {
-        let mut vars: Vec<(String, String)> = provider_env(WIRE, &self.model)
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect();
-        vars.push(("HOME".into(), self.env.path().display().to_string()));
-        vars.push(("NO_COLOR".into(), "1".into()));
-        vars.push(("PATH".into(), std::env::var("PATH").unwrap_or_default()));
-        // To see the server's diagnostics when a test fails.
-        for name in ["GOLEM_FORGE_LOG", "GOLEM_FORGE_LOG_FILE"] {
-            if let Ok(value) = std::env::var(name) {
-                vars.push((name.into(), value));
-            }
-        }
-        vars
-    }
-
-    /// `mcp WORKERS... --model M EXTRA...`, the worker files under `proj/`.
-    pub fn server_args(&self, workers: &[&str], extra: &[&str]) -> Vec<String> {
-        let mut args = vec!["mcp".to_owned()];
-        args.extend(workers.iter().map(|w| format!("proj/{w}")));
-        args.extend(["--model".to_owned(), model_for(WIRE).to_owned()]);
-        args.extend(extra.iter().map(|s| (*s).to_owned()));
-        args
-    }
-
-    /// The text of `relative` under `proj/`.
-    pub fn read(&self, relative: &str) -> Option<String> {
-        self.env.read(&format!("proj/{relative}"))
-    }
-
-    /// The transcripts of the project's sessions.
-    pub fn transcripts(&self) -> Vec<Vec<Value>> {
-        self.env.transcripts("proj")
-    }
+/// `mcp WORKERS... --model M EXTRA...`, the worker files under `proj/`.
+pub fn server_args(workers: &[&str], extra: &[&str]) -> Vec<String> {
+    let mut args = vec!["mcp".to_owned()];
+    args.extend(workers.iter().map(|w| format!("{}/{w}", cli::PROJECT)));
+    args.extend(["--model".to_owned(), model_for(WIRE).to_owned()]);
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    args
 }
 
 /// A `golem-forge mcp --http` server, stopped (SIGINT) and waited for when dropped.
@@ -228,13 +114,13 @@ impl HttpServer {
     /// Starts the server for `workers` of `project` on a free port of 127.0.0.1 and reads the
     /// endpoint and token from the first line of its stdout.
     pub fn start(project: &Project, workers: &[&str], extra: &[&str]) -> Self {
-        let mut args = project.server_args(workers, extra);
+        let mut args = server_args(workers, extra);
         args.extend(["--http".to_owned(), "127.0.0.1:0".to_owned()]);
         let mut child = Command::new(binary())
             .args(&args)
             .current_dir(project.env.path())
             .env_clear()
-            .envs(project.server_env())
+            .envs(project.server_env(WIRE))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -332,7 +218,7 @@ pub fn connection(
     match transport {
         Transport::Stdio => {
             let env: serde_json::Map<String, Value> = project
-                .server_env()
+                .server_env(WIRE)
                 .into_iter()
                 .map(|(k, v)| (k, Value::String(v)))
                 .collect();
@@ -340,7 +226,7 @@ pub fn connection(
                 "transport": "stdio",
                 "mode": protocol.mode(),
                 "command": binary(),
-                "args": project.server_args(workers, extra),
+                "args": server_args(workers, extra),
                 "cwd": project.env.path(),
                 "env": env,
             })
@@ -395,50 +281,7 @@ pub fn run_client_unchecked(
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/mcp/clients")
         .join(script);
-    run_script(&path, config, project)
-}
-
-/// Runs the Python script at `path` with `config` as its argument in `project`'s directory,
-/// whatever becomes of it: its exit status, stdout and stderr (killed after [`SCRIPT_LIMIT`]).
-pub fn run_script(path: &Path, config: Value, project: &Project) -> (ExitStatus, String, String) {
-    let script = path.display();
-    let mut child = Command::new(python())
-        .arg("-B")
-        .arg(path)
-        .arg(config.to_string())
-        .current_dir(project.env.path())
-        .env_clear()
-        .env("HOME", project.env.path())
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        let mut out = String::new();
-        let mut err = String::new();
-        let reader = std::thread::spawn(move || {
-            let _ = stderr.read_to_string(&mut err);
-            err
-        });
-        let _ = stdout.read_to_string(&mut out);
-        let err = reader.join().unwrap_or_default();
-        let status = child.wait();
-        let _ = tx.send((status, out, err));
-    });
-    let Ok((status, out, err)) = rx.recv_timeout(SCRIPT_LIMIT) else {
-        let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
-        panic!("{script} did not finish within {SCRIPT_LIMIT:?}");
-    };
-    (status.unwrap(), out, err)
+    run_script(&path, &config, &project.env)
 }
 
 /// `base` with the fields of `more` added.

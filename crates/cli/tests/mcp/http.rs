@@ -9,13 +9,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::flood::{
+use crate::harness::{
+    HttpServer, Protocol, Transport, WIRE, connection, run_client, run_client_unchecked, with,
+    writer,
+};
+use golem_testkit::cli::Project;
+use golem_testkit::cli::flood::{
     IDLE, answer_status, assert_raised_its_open_file_limit, closed_by_the_server, half_sent,
     with_server_soft_limit,
-};
-use crate::harness::{
-    HttpServer, Project, Protocol, Transport, WIRE, connection, run_client, run_client_unchecked,
-    with, writer,
 };
 
 #[test]

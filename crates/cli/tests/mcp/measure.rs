@@ -11,7 +11,8 @@ use golem_testkit::mock::Chunk;
 use serde_json::{Value, json};
 
 use crate::calls::call;
-use crate::harness::{Project, Protocol, Transport, WIRE, writer};
+use crate::harness::{Protocol, Transport, WIRE, writer};
+use golem_testkit::cli::Project;
 
 const CALLS: usize = 10;
 

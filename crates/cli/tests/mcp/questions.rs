@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use crate::calls::call;
-use crate::harness::{Project, Transport, VARIANTS, WIRE, worker};
+use crate::harness::{Transport, VARIANTS, WIRE, worker};
+use golem_testkit::cli::Project;
 
 /// The everything server's entry point (a failure says how to install it).
 fn everything() -> PathBuf {

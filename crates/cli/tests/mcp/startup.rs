@@ -2,8 +2,8 @@
 //! file that does not load (named with its file, line and key), two workers of the same name,
 //! a worker that does not exist, a bad `--http` address or token.
 
-use crate::common::{TestEnv, render};
 use crate::harness::{reader, worker, writer};
+use golem_testkit::cli::{TestEnv, render};
 
 fn mcp(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> String {
     render(

@@ -6,9 +6,9 @@
 use golem_testkit::mock::MockServer;
 use serde_json::{Value, json};
 
-use crate::common::TestEnv;
 use crate::harness::*;
 use crate::redis_server::RedisServer;
+use golem_testkit::cli::TestEnv;
 
 /// `golem-forge inbox --queue URL ARGS` from another directory (another machine).
 pub(crate) fn inbox(

@@ -10,9 +10,9 @@ use golem_testkit::mock::MockServer;
 use serde_json::{Value, json};
 
 use crate::approvals::inbox;
-use crate::common::TestEnv;
 use crate::harness::*;
 use crate::redis_server::RedisServer;
+use golem_testkit::cli::TestEnv;
 
 /// The mock model: item `b` asks to write `/out/b.txt`; the request carrying the call's result
 /// (it names `call_b`) gets a final answer.

@@ -7,9 +7,9 @@
 use golem_testkit::mock::MockServer;
 use serde_json::{Value, json};
 
-use crate::common::{TestEnv, provider_env};
 use crate::harness::*;
 use crate::redis_server::RedisServer;
+use golem_testkit::cli::{TestEnv, provider_env};
 
 const PASSWORD: &str = "hunter2-horse";
 

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use golem_testkit::mock::MockServer;
 
-use crate::common::TestEnv;
 use crate::harness::*;
 use crate::redis_server::RedisServer;
+use golem_testkit::cli::TestEnv;
 
 #[test]
 fn three_consumers_complete_three_hundred_items_each_exactly_once() {

@@ -4,9 +4,9 @@
 
 use golem_testkit::mock::{MockServer, Reply};
 
-use crate::common::TestEnv;
 use crate::harness::*;
 use crate::redis_server::RedisServer;
+use golem_testkit::cli::TestEnv;
 
 #[test]
 fn a_poison_item_reaches_the_dead_letter_list_after_three_deliveries() {

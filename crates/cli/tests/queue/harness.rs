@@ -11,7 +11,9 @@ use golem_testkit::Wire;
 use golem_testkit::mock::MockServer;
 use serde_json::Value;
 
-use crate::common::{TestEnv, model_for, provider_env};
+use golem_testkit::cli::{TestEnv, model_for, provider_env};
+pub use golem_testkit::cli::{assert_exit, signal, stderr, stdout};
+
 use crate::redis_server::RedisServer;
 
 pub const WIRE: Wire = Wire::OpenAi;
@@ -117,14 +119,6 @@ pub fn spawn_worker(
         .unwrap()
 }
 
-/// Sends signal `name` (`TERM`, `STOP`, `CONT`, `9`) to process `pid`.
-pub fn signal(pid: u32, name: &str) {
-    let _ = std::process::Command::new("kill")
-        .arg(format!("-{name}"))
-        .arg(pid.to_string())
-        .status();
-}
-
 /// Waits for `child` (at most [`LIMIT`]) and returns its output.
 pub fn finish(child: Child) -> Output {
     let id = child.id();
@@ -141,24 +135,6 @@ pub fn finish(child: Child) -> Output {
     let output = child.wait_with_output().unwrap();
     let _ = watchdog.join();
     output
-}
-
-pub fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-pub fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-pub fn assert_exit(output: &Output, code: i32) {
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        stdout(output),
-        stderr(output)
-    );
 }
 
 /// The items a consumer's stderr says it recorded as completed.

@@ -9,9 +9,9 @@ use std::process::Command;
 use golem_testkit::mock::MockServer;
 use golem_testkit::parts::{REDIS_INSTALL, missing};
 
-use crate::common::{TestEnv, provider_env};
 use crate::harness::*;
 use crate::redis_server::RedisServer;
+use golem_testkit::cli::{TestEnv, provider_env};
 
 /// Writes `ca.pem`, and `server.pem` with `server.key` for 127.0.0.1 and localhost, into `dir`.
 fn certificates(dir: &Path) {

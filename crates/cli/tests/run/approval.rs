@@ -196,6 +196,39 @@ fn auto_deny_sends_a_denied_result_with_the_note_and_leaves_the_file_untouched()
     }
 }
 
+/// What the user sees of a denied call at the default trace: the call, that it was denied and
+/// why, then the model's answer; the same on both wires.
+#[test]
+fn the_trace_of_a_denied_call_as_the_user_sees_it() {
+    let shown: Vec<String> = Wire::ALL
+        .into_iter()
+        .map(|wire| {
+            let env = TestEnv::new();
+            project(&env, &[("main.worker", fs_worker(""))]);
+            env.write("proj/out/a.txt", "original");
+            let server = MockServer::start_blocking(vec![
+                wire.tool_calls(&[(
+                    "call_1",
+                    "write_file",
+                    json!({"path": "/out/a.txt", "content": "overwritten"}),
+                )]),
+                wire.text("It was denied."),
+            ]);
+            let output = run(
+                &env,
+                wire,
+                &server,
+                &["proj/main.worker", "change a.txt", "-a", "auto_deny"],
+            );
+            assert_exit(&output, 0);
+            assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("original"));
+            trace_redacted(&env, &render(&output))
+        })
+        .collect();
+    assert_eq!(shown[0], shown[1], "the wires' traces differ");
+    insta::assert_snapshot!(shown[0]);
+}
+
 #[test]
 fn interactive_approval_without_a_terminal_denies_with_the_headless_message() {
     for wire in Wire::ALL {

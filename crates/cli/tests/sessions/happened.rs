@@ -17,7 +17,7 @@ use golem_testkit::mock::{Chunk, MockServer, Reply};
 use serde_json::json;
 
 use super::{assistant, ended, input, meta, run, write};
-use crate::common::{TestEnv, model_for, provider_env, render};
+use golem_testkit::cli::{TestEnv, model_for, provider_env, render};
 
 /// How long a test waits for anything (never reached when things work).
 const LIMIT: Duration = Duration::from_secs(15);

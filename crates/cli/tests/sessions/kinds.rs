@@ -11,7 +11,7 @@ use golem_session::{EntryKind, SessionStore, TranscriptEntry};
 use serde_json::json;
 
 use super::{append_raw, assistant, call, ended, input, meta, normalize, results, run, write};
-use crate::common::TestEnv;
+use golem_testkit::cli::TestEnv;
 
 const ID: &str = "20261128-090000-a11c";
 
@@ -195,7 +195,7 @@ fn every_command_reads_every_kind_and_skips_what_a_newer_version_wrote() {
     assert!(
         forked.status.success(),
         "{}",
-        crate::common::render(&forked)
+        golem_testkit::cli::render(&forked)
     );
     let fork_id = String::from_utf8(forked.stdout).unwrap().trim().to_owned();
     let fork = store.load(&fork_id).unwrap();

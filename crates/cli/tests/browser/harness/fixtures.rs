@@ -4,7 +4,7 @@
 use golem_testkit::Wire;
 use serde_json::{Value, json};
 
-use crate::common::TestEnv;
+use golem_testkit::cli::{self, PROJECT, TestEnv, WRITES_ASK, fs_front_matter};
 
 /// The wire every browser test speaks to the mock model.
 pub const WIRE: Wire = Wire::OpenAi;
@@ -14,30 +14,21 @@ pub const WORKER: &str = "scribe";
 
 /// The worker `scribe` with `front_matter` (YAML lines, each ending in a newline).
 pub fn worker(front_matter: &str) -> String {
-    format!(
-        "---\nname: {WORKER}\ndescription: the {WORKER} worker\n{front_matter}---\nYou are the {WORKER} worker.\n"
-    )
+    cli::worker(WORKER, front_matter)
 }
 
 /// `scribe` with one read-write zone `out` whose writes ask, and the filesystem tools (whose
 /// read-only tools the user may run by hand).
 pub fn fs_worker() -> String {
-    worker(
-        "sandbox:\n  zones:\n    - name: out\n      mode: rw\n      approval: { write: ask }\ntoolsets:\n  filesystem: {}\n",
-    )
+    worker(&fs_front_matter(WRITES_ASK))
 }
 
 /// Writes the project `proj/` (a program config, the zone directory `out`, `scribe.worker` with
 /// `worker_text`); returns the worker file's path relative to the test's directory.
 pub fn project(env: &TestEnv, worker_text: &str) -> String {
-    env.write(
-        "proj/golem-forge.config.yaml",
-        "delegation:\n  max_depth: 5\n",
-    );
-    env.mkdir("proj/out");
-    let path = format!("proj/{WORKER}.worker");
-    env.write(&path, worker_text);
-    path
+    let file = format!("{WORKER}.worker");
+    env.project(&[(&file, worker_text)]);
+    format!("{PROJECT}/{file}")
 }
 
 /// The arguments of a `write_file` call.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use golem_testkit::mock::MockServer;
 
 use super::{LIMIT, WIRE};
-use crate::common::{TestEnv, model_for, provider_env};
+use golem_testkit::cli::{TestEnv, model_for, provider_env};
 
 /// Where Debian's packages put the browser and its WebDriver.
 pub const CHROMIUM: &str = "/usr/bin/chromium";

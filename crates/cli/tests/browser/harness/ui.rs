@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::LIMIT;
 use super::processes::{CHROMIUM, Driver, Serve, require_browser, tail};
-use crate::common::TestEnv;
+use golem_testkit::cli::TestEnv;
 
 /// One test's browser on one `serve`: a blocking facade over the WebDriver client.
 ///
@@ -158,12 +158,6 @@ impl Ui {
     /// Reloads the page.
     pub fn reload(&self) {
         self.call("reload", |c| async move { c.refresh().await });
-    }
-
-    /// The current URL.
-    pub fn current_url(&self) -> String {
-        self.call("the current URL", |c| async move { c.current_url().await })
-            .to_string()
     }
 
     /// Opens a second window on the session's page and switches to it; returns the handles

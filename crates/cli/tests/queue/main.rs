@@ -8,7 +8,7 @@
 //! every hint printed can be pasted; nothing on the queue gives more consent than the consumer's
 //! own configuration, and an approval is bound to the call it showed.
 //!
-//! `cargo test -p golem-forge --test queue`. The server is in `queue/redis.rs`, the project
+//! `cargo test -p golem-forge --test queue`. The server is in `queue/redis_server.rs`, the project
 //! and process helpers in `queue/harness.rs`, the cases in `queue/`, one concern each.
 
 #![allow(
@@ -17,27 +17,11 @@
     reason = "test helpers: a failure is a test failure"
 )]
 
-#[allow(
-    dead_code,
-    reason = "shared with the runner's tests, which use all of it"
-)]
-mod common;
-
-#[path = "queue/approvals.rs"]
 mod approvals;
-#[path = "queue/consent.rs"]
 mod consent;
-#[path = "queue/counts.rs"]
 mod counts;
-#[path = "queue/delivery.rs"]
 mod delivery;
-#[path = "queue/failures.rs"]
 mod failures;
-#[allow(dead_code, reason = "not every case uses every helper")]
-#[path = "queue/harness.rs"]
 mod harness;
-#[allow(dead_code, reason = "not every case uses every helper")]
-#[path = "queue/redis.rs"]
 mod redis_server;
-#[path = "queue/tls.rs"]
 mod tls;

@@ -13,27 +13,11 @@
     reason = "test helpers: a failure is a test failure"
 )]
 
-#[allow(
-    dead_code,
-    reason = "shared with the runner's tests, which use all of it"
-)]
-mod common;
-
-#[path = "mcp/approvals.rs"]
 mod approvals;
-#[path = "mcp/calls.rs"]
 mod calls;
-#[path = "mcp/cancel.rs"]
 mod cancel;
-mod flood;
-#[allow(dead_code, reason = "not every case uses every helper")]
-#[path = "mcp/harness.rs"]
 mod harness;
-#[path = "mcp/http.rs"]
 mod http;
-#[path = "mcp/measure.rs"]
 mod measure;
-#[path = "mcp/questions.rs"]
 mod questions;
-#[path = "mcp/startup.rs"]
 mod startup;

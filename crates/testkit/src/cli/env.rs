@@ -1,15 +1,41 @@
-//! A test environment: runs the built binary with a clean, temporary home and no provider keys,
-//! and renders what the user sees (stdout, stderr, exit status) for snapshots. For end-to-end
-//! runs it also writes worker projects into the temp dir and points the binary's provider
-//! clients at a mock model server. The files of this repository are read through
-//! [`repo_root`] and [`repo_file`].
+//! The binary in a temporary home: [`TestEnv`] runs it with a clean environment (`HOME` there,
+//! no provider keys, no colours, nothing of the caller's but `PATH`), writes and reads files
+//! there, and [`render`] turns what it printed into one text for snapshots. Also the files of
+//! this repository ([`repo_root`], [`repo_file`]) and the variables that point the binary's
+//! provider clients at a mock model ([`provider_env`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
-use golem_testkit::Wire;
-use golem_testkit::mock::MockServer;
+
+use crate::Wire;
+use crate::mock::MockServer;
+
+/// The name of the binary under test.
+const BINARY: &str = "golem-forge";
+
+/// The `golem-forge` binary cargo built for the tests: the path cargo gives a test or bench
+/// in `CARGO_BIN_EXE_golem-forge` when it runs one, else the binary beside the directory of
+/// the running test program (`target/<profile>/deps/…` → `target/<profile>/golem-forge`).
+pub fn binary() -> PathBuf {
+    if let Some(path) = std::env::var_os(format!("CARGO_BIN_EXE_{BINARY}")) {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("the test program's path");
+    let beside = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|profile| profile.join(BINARY))
+        .filter(|path| path.is_file());
+    beside.unwrap_or_else(|| {
+        panic!(
+            "no {BINARY} binary: CARGO_BIN_EXE_{BINARY} is not set and none is beside {} (run \
+             the tests with `cargo test -p {BINARY}`)",
+            exe.display()
+        )
+    })
+}
 
 /// The root of this repository (the workspace).
 pub fn repo_root() -> PathBuf {
@@ -23,16 +49,25 @@ pub fn repo_file(path: &str) -> String {
 
 /// A temporary home and working directory for one test.
 pub struct TestEnv {
+    /// The directory; removed when the environment drops.
     pub dir: tempfile::TempDir,
 }
 
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl TestEnv {
+    /// A fresh, empty temporary directory.
     pub fn new() -> Self {
         Self {
             dir: tempfile::tempdir().expect("temp dir"),
         }
     }
 
+    /// The temporary directory.
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
@@ -45,13 +80,27 @@ impl TestEnv {
     /// [`TestEnv::command`] as a plain `std::process::Command`, for tests that spawn the binary
     /// and signal it while it runs.
     pub fn std_command(&self) -> std::process::Command {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_golem-forge"));
+        let mut cmd = std::process::Command::new(binary());
         cmd.current_dir(self.path())
             .env_clear()
-            .env("HOME", self.path())
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("NO_COLOR", "1");
+            .envs(self.clean_env());
         cmd
+    }
+
+    /// The whole environment the binary gets: `HOME` is the temp dir, `PATH` the caller's,
+    /// `NO_COLOR` set; nothing else.
+    pub fn clean_env(&self) -> [(&'static str, String); 3] {
+        [
+            ("HOME", self.path().display().to_string()),
+            (
+                "PATH",
+                std::env::var_os("PATH")
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+            ("NO_COLOR", "1".to_owned()),
+        ]
     }
 
     /// Writes `text` to `relative` under the temp dir (creating its parents); returns the path.

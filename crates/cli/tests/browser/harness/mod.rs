@@ -16,24 +16,17 @@
 
 use std::time::Duration;
 
-#[path = "harness/artifacts.rs"]
 mod artifacts;
-#[path = "harness/fixtures.rs"]
 mod fixtures;
-#[path = "harness/page.rs"]
 mod page;
-#[path = "harness/processes.rs"]
 mod processes;
-#[path = "harness/ui.rs"]
 mod ui;
 
-// What the tests and the bench use; each uses a part.
-#[allow(unused_imports, reason = "the tests and the bench each use a part")]
+// What the tests (and `benches/browser_latency.rs`) use.
 pub use self::{
-    artifacts::artifacts_dir,
-    fixtures::{WIRE, WORKER, fs_worker, project, worker, write_args},
+    fixtures::{WIRE, fs_worker, project, worker, write_args},
     page::tid,
-    processes::{CHROMEDRIVER, CHROMIUM, Serve, require_browser, tail},
+    processes::{Serve, require_browser},
     ui::Ui,
 };
 

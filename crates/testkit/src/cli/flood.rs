@@ -2,8 +2,8 @@
 //! heads held open by someone without the token must not lock the token holder out. The
 //! server is started with the soft open-file limit of 1,024 that many systems give a process;
 //! this process then opens [`IDLE`] connections that each send half a request head and keep
-//! it open (and checks that the server raised its soft limit to the hard one at start). Shared
-//! by `browser/security.rs` and `mcp/http.rs`.
+//! it open (and checks that the server raised its soft limit to the hard one at start). Used
+//! by the browser tests (`browser/security.rs`) and the MCP tests (`mcp/http.rs`).
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
