@@ -22,18 +22,44 @@ pub struct BatchItem {
 }
 
 /// What is wrong with one line of the input.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {problem}")]
 pub struct LineProblem {
     /// The line (1-based).
     pub line: usize,
     /// What is wrong.
-    pub message: String,
+    pub problem: ItemProblem,
 }
 
-impl std::fmt::Display for LineProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
+/// What is wrong with an item, or with the input as a whole.
+#[derive(Debug, thiserror::Error)]
+pub enum ItemProblem {
+    /// The line is not JSON.
+    #[error("not a JSON value: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// An object that is not `{id?, input, instructions?}`.
+    #[error("{0} (an item is a string or {{id?, input, instructions?}})")]
+    BadObject(#[source] serde_json::Error),
+    /// A JSON value that is neither a string nor an object.
+    #[error("an item is a string (the input) or an object {{id?, input, instructions?}}")]
+    NotAnItem,
+    /// The input is blank.
+    #[error("the input is empty")]
+    EmptyInput,
+    /// An `id` that is neither a non-empty string nor a number.
+    #[error("`id` must be a non-empty string or a number")]
+    BadId,
+    /// An id an earlier line has.
+    #[error("the id `{id}` is used on line {first} already")]
+    DuplicateId {
+        /// The id.
+        id: String,
+        /// The line that has it first.
+        first: usize,
+    },
+    /// No line holds an item.
+    #[error("there are no items (one JSON line per item: a string or {{\"input\": …}})")]
+    NoItems,
 }
 
 /// An item as written, in its object form.
@@ -62,21 +88,23 @@ pub fn parse_items(text: &str) -> Result<Vec<BatchItem>, Vec<LineProblem>> {
             Ok(item) => match seen.get(&item.id) {
                 Some(first) => problems.push(LineProblem {
                     line,
-                    message: format!("the id `{}` is used on line {first} already", item.id),
+                    problem: ItemProblem::DuplicateId {
+                        id: item.id,
+                        first: *first,
+                    },
                 }),
                 None => {
                     seen.insert(item.id.clone(), line);
                     items.push(item);
                 }
             },
-            Err(message) => problems.push(LineProblem { line, message }),
+            Err(problem) => problems.push(LineProblem { line, problem }),
         }
     }
     if items.is_empty() && problems.is_empty() {
         problems.push(LineProblem {
             line: 1,
-            message: "there are no items (one JSON line per item: a string or {\"input\": …})"
-                .to_owned(),
+            problem: ItemProblem::NoItems,
         });
     }
     if problems.is_empty() {
@@ -86,31 +114,29 @@ pub fn parse_items(text: &str) -> Result<Vec<BatchItem>, Vec<LineProblem>> {
     }
 }
 
-fn parse_line(raw: &str, line: usize) -> Result<BatchItem, String> {
-    let value: Value = serde_json::from_str(raw).map_err(|e| format!("not a JSON value: {e}"))?;
+fn parse_line(raw: &str, line: usize) -> Result<BatchItem, ItemProblem> {
+    let value: Value = serde_json::from_str(raw).map_err(ItemProblem::NotJson)?;
     let written = match value {
         Value::String(input) => Written {
             id: None,
             input,
             instructions: None,
         },
-        Value::Object(_) => serde_json::from_value::<Written>(value)
-            .map_err(|e| format!("{e} (an item is a string or {{id?, input, instructions?}})"))?,
+        Value::Object(_) => {
+            serde_json::from_value::<Written>(value).map_err(ItemProblem::BadObject)?
+        }
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) => {
-            return Err(
-                "an item is a string (the input) or an object {id?, input, instructions?}"
-                    .to_owned(),
-            );
+            return Err(ItemProblem::NotAnItem);
         }
     };
     if written.input.trim().is_empty() {
-        return Err("the input is empty".to_owned());
+        return Err(ItemProblem::EmptyInput);
     }
     let id = match written.id {
         None => line.to_string(),
         Some(Value::String(id)) if !id.trim().is_empty() => id,
         Some(Value::Number(n)) => n.to_string(),
-        Some(_) => return Err("`id` must be a non-empty string or a number".to_owned()),
+        Some(_) => return Err(ItemProblem::BadId),
     };
     Ok(BatchItem {
         id,
@@ -157,7 +183,10 @@ mod tests {
                 .starts_with("line 2: not a JSON value")
         );
         assert!(
-            problems[3].message.contains("unknown field `prompt`"),
+            problems[3]
+                .problem
+                .to_string()
+                .contains("unknown field `prompt`"),
             "{}",
             problems[3]
         );
@@ -165,7 +194,33 @@ mod tests {
             problems[4].to_string(),
             "line 6: the id `1` is used on line 1 already"
         );
+        assert_eq!(
+            problems[1].to_string(),
+            "line 3: an item is a string (the input) or an object {id?, input, instructions?}"
+        );
+        assert_eq!(problems[2].to_string(), "line 4: the input is empty");
+        assert_eq!(
+            problems[5].to_string(),
+            "line 7: `id` must be a non-empty string or a number"
+        );
         let empty = parse_items("\n  \n").unwrap_err();
-        assert!(empty[0].message.starts_with("there are no items"));
+        assert_eq!(
+            empty[0].to_string(),
+            "line 1: there are no items (one JSON line per item: a string or {\"input\": …})"
+        );
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_keeps_the_parser_s_error_as_its_source() {
+        let problems = parse_items("{bad json\n").unwrap_err();
+        let ItemProblem::NotJson(parser) = &problems[0].problem else {
+            panic!("{:?}", problems[0]);
+        };
+        let source = std::error::Error::source(&problems[0].problem).map(ToString::to_string);
+        assert_eq!(source, Some(parser.to_string()));
+        assert_eq!(
+            problems[0].to_string(),
+            format!("line 1: not a JSON value: {parser}")
+        );
     }
 }

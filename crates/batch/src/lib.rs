@@ -11,7 +11,7 @@ pub mod runner;
 pub mod store;
 
 pub use each::{EachError, ZoneDir, items_for_each};
-pub use input::{BatchItem, LineProblem, parse_items};
+pub use input::{BatchItem, ItemProblem, LineProblem, parse_items};
 pub use options::{BatchOptions, Difference, FixedOption, GivenOptions};
 pub use runner::{BatchBudget, BatchOutcome, BatchSettings, Progress, Report, run_item, run_items};
 pub use store::{Batch, BatchError, BatchMeta, BatchStore, Spent};

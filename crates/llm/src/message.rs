@@ -21,12 +21,12 @@ pub struct ModelToolCall {
 
 impl ModelToolCall {
     /// The arguments as JSON; empty text counts as `{}`. A parse error is for the runtime to
-    /// hand back to the model as an invalid-arguments result.
-    pub fn parsed_arguments(&self) -> Result<Value, String> {
+    /// hand back to the model as an invalid-arguments result (its message is the parser's).
+    pub fn parsed_arguments(&self) -> Result<Value, serde_json::Error> {
         if self.arguments.trim().is_empty() {
             return Ok(Value::Object(serde_json::Map::new()));
         }
-        serde_json::from_str(&self.arguments).map_err(|e| e.to_string())
+        serde_json::from_str(&self.arguments)
     }
 
     /// The arguments as a JSON object for providers that need one in the history

@@ -155,6 +155,23 @@ struct CacheFile {
     tools: Vec<McpToolInfo>,
 }
 
+/// Why a server's cache entry cannot be used or kept.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    /// The file cannot be read or written, or is not a cache file.
+    #[error(transparent)]
+    File(#[from] golem_toolset::cache_file::CacheFileError),
+    /// The file is of another format or for another server (another key).
+    #[error("{}: written for another format or server", .0.display())]
+    OtherEntry(PathBuf),
+    /// The entry could not be put into JSON.
+    #[error(transparent)]
+    Encode(#[from] serde_json::Error),
+    /// The toolset has no cache directory.
+    #[error("no cache directory")]
+    NoDirectory,
+}
+
 /// A cache entry that was read.
 #[derive(Debug, Clone)]
 #[allow(missing_docs)] // fields are named for what they hold
@@ -195,17 +212,14 @@ impl CacheSlot {
 
     /// The entry, `Ok(None)` when there is none, an error saying why it cannot be used when it
     /// is unreadable, corrupt, of another format or of another key.
-    pub fn read(&self) -> Result<Option<CacheEntry>, String> {
+    pub fn read(&self) -> Result<Option<CacheEntry>, CacheError> {
         let Some(file): Option<CacheFile> =
             golem_toolset::cache_file::read(&self.path, "tool-list cache file")?
         else {
             return Ok(None);
         };
         if file.format != FORMAT || file.key != self.key {
-            return Err(format!(
-                "{}: written for another format or server",
-                self.path.display()
-            ));
+            return Err(CacheError::OtherEntry(self.path.clone()));
         }
         Ok(Some(CacheEntry {
             fetched_at: file.fetched_at,
@@ -226,7 +240,7 @@ impl CacheSlot {
 
     /// Writes `listing` for the server named `server` (a temporary file renamed over the
     /// entry), and remembers it.
-    pub fn write(&self, server: &str, listing: &CachedServer) -> Result<(), String> {
+    pub fn write(&self, server: &str, listing: &CachedServer) -> Result<(), CacheError> {
         let file = CacheFile {
             format: FORMAT,
             key: self.key.clone(),
@@ -237,7 +251,7 @@ impl CacheSlot {
             server_version: listing.version.clone(),
             tools: listing.tools.clone(),
         };
-        let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&file)?;
         golem_toolset::cache_file::replace(&self.path, &text)?;
         self.remember(listing);
         Ok(())

@@ -221,33 +221,78 @@ fn some_jail<'de, D: Deserializer<'de>>(
     jail_section(deserializer).map(Some)
 }
 
-impl TryFrom<McpServerSection> for McpServerConfig {
-    type Error = String;
+/// What is wrong with a server of `toolsets.mcp.servers` as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ServerConfigError {
+    /// Both `command` and `url`.
+    #[error("give either `command` (a stdio server) or `url` (a streamable HTTP server), not both")]
+    Both,
+    /// Neither `command` nor `url`.
+    #[error(
+        "must give `command`, the program of the server (`{{ command: npx, args: [...] }}`), \
+         or `url`, its streamable HTTP endpoint (`{{ url: \"https://…/mcp\" }}`)"
+    )]
+    Neither,
+    /// `command: ""`.
+    #[error("`command` must not be empty")]
+    EmptyCommand,
+    /// `headers` on a stdio server.
+    #[error("`headers` is for `url` servers; a stdio server takes `env`")]
+    HeadersOnStdio,
+    /// A jailed server's `cwd` that is not a virtual path.
+    #[error(
+        "cwd \"{}\": in the jail the working directory is a virtual path, `/<zone>` or below \
+         (such as `/docs`)",
+        .0.escape_debug()
+    )]
+    RelativeJailCwd(String),
+    /// A stdio server's key on a `url` server.
+    #[error(
+        "`{0}` is for `command` servers (a `url` server is reached from outside the jail and \
+         takes `headers`)"
+    )]
+    StdioKeyOnUrl(&'static str),
+    /// A header name that is not an HTTP token.
+    #[error("headers: \"{}\" is not an HTTP header name", .0.escape_debug())]
+    BadHeaderName(String),
+    /// A `url` without `scheme://`.
+    #[error("url \"{0}\" must start with http:// or https://")]
+    NoScheme(String),
+    /// A `url` of another scheme.
+    #[error("url \"{url}\": the scheme must be http or https, found `{scheme}`")]
+    BadScheme {
+        /// The URL.
+        url: String,
+        /// Its scheme.
+        scheme: String,
+    },
+    /// A `url` without a host.
+    #[error("url \"{0}\" has no host")]
+    NoHost(String),
+    /// A `url` with white space.
+    #[error("url \"{0}\" contains a space")]
+    Space(String),
+}
 
-    fn try_from(section: McpServerSection) -> Result<Self, String> {
+impl TryFrom<McpServerSection> for McpServerConfig {
+    type Error = ServerConfigError;
+
+    fn try_from(section: McpServerSection) -> Result<Self, ServerConfigError> {
         match (section.command, section.url) {
-            (Some(_), Some(_)) => Err("give either `command` (a stdio server) or `url` (a \
-                                       streamable HTTP server), not both"
-                .to_owned()),
+            (Some(_), Some(_)) => Err(ServerConfigError::Both),
             (Some(command), None) => {
                 if command.is_empty() {
-                    return Err("`command` must not be empty".to_owned());
+                    return Err(ServerConfigError::EmptyCommand);
                 }
                 if section.headers.is_some() {
-                    return Err(
-                        "`headers` is for `url` servers; a stdio server takes `env`".to_owned()
-                    );
+                    return Err(ServerConfigError::HeadersOnStdio);
                 }
                 let jail = section.jail.flatten().map(Box::new);
                 if jail.is_some()
                     && let Some(cwd) = &section.cwd
                     && !cwd.starts_with('/')
                 {
-                    return Err(format!(
-                        "cwd \"{}\": in the jail the working directory is a virtual path, \
-                         `/<zone>` or below (such as `/docs`)",
-                        cwd.escape_debug()
-                    ));
+                    return Err(ServerConfigError::RelativeJailCwd(cwd.clone()));
                 }
                 Ok(McpServerConfig::Stdio {
                     command,
@@ -265,49 +310,39 @@ impl TryFrom<McpServerSection> for McpServerConfig {
                     ("jail", section.jail.is_some()),
                 ] {
                     if given {
-                        return Err(format!(
-                            "`{key}` is for `command` servers (a `url` server is reached from \
-                             outside the jail and takes `headers`)"
-                        ));
+                        return Err(ServerConfigError::StdioKeyOnUrl(key));
                     }
                 }
                 check_url(&url)?;
                 let headers = section.headers.unwrap_or_default();
-                for name in headers.keys() {
-                    if !is_header_name(name) {
-                        return Err(format!(
-                            "headers: \"{}\" is not an HTTP header name",
-                            name.escape_debug()
-                        ));
-                    }
+                if let Some(name) = headers.keys().find(|name| !is_header_name(name)) {
+                    return Err(ServerConfigError::BadHeaderName(name.clone()));
                 }
                 Ok(McpServerConfig::Http { url, headers })
             }
-            (None, None) => Err("must give `command`, the program of the server \
-                                 (`{ command: npx, args: [...] }`), or `url`, its streamable \
-                                 HTTP endpoint (`{ url: \"https://…/mcp\" }`)"
-                .to_owned()),
+            (None, None) => Err(ServerConfigError::Neither),
         }
     }
 }
 
 /// Whether `url` is an `http` or `https` URL with a host and no spaces.
-fn check_url(url: &str) -> Result<(), String> {
+fn check_url(url: &str) -> Result<(), ServerConfigError> {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return Err(format!("url \"{url}\" must start with http:// or https://"));
+        return Err(ServerConfigError::NoScheme(url.to_owned()));
     };
     if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
-        return Err(format!(
-            "url \"{url}\": the scheme must be http or https, found `{scheme}`"
-        ));
+        return Err(ServerConfigError::BadScheme {
+            url: url.to_owned(),
+            scheme: scheme.to_owned(),
+        });
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let host = authority.rsplit('@').next().unwrap_or_default();
     if host.is_empty() || host.starts_with(':') {
-        return Err(format!("url \"{url}\" has no host"));
+        return Err(ServerConfigError::NoHost(url.to_owned()));
     }
     if url.chars().any(char::is_whitespace) {
-        return Err(format!("url \"{url}\" contains a space"));
+        return Err(ServerConfigError::Space(url.to_owned()));
     }
     Ok(())
 }

@@ -21,24 +21,38 @@ pub fn server_env(
     env
 }
 
+/// Why a `${VAR}` reference could not be expanded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExpandError {
+    /// `${` without its `}`, in this value.
+    #[error("`${{` without a closing `}}` in {0:?}")]
+    Unclosed(String),
+    /// `${…}` around something that is not a variable name.
+    #[error("`${{{0}}}` is not a variable name")]
+    BadName(String),
+    /// A variable we do not have.
+    #[error("`${{{0}}}` is not set in our environment")]
+    Unset(String),
+}
+
 /// `value` with every `${VAR}` replaced by our `VAR` (read through `lookup`); an unset
 /// variable or an unclosed `${` is an error naming it.
-pub fn expand(value: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+pub fn expand(value: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(end) = after.find('}') else {
-            return Err(format!("`${{` without a closing `}}` in {value:?}"));
+            return Err(ExpandError::Unclosed(value.to_owned()));
         };
         let name = &after[..end];
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("`${{{name}}}` is not a variable name"));
+            return Err(ExpandError::BadName(name.to_owned()));
         }
         match lookup(name) {
             Some(found) => out.push_str(&found),
-            None => return Err(format!("`${{{name}}}` is not set in our environment")),
+            None => return Err(ExpandError::Unset(name.to_owned())),
         }
         rest = &after[end + 1..];
     }
@@ -66,9 +80,18 @@ mod tests {
             Ok("Bearer s3cret!")
         );
         assert_eq!(expand("plain", ours).as_deref(), Ok("plain"));
-        assert!(expand("${MISSING}", ours).unwrap_err().contains("MISSING"));
-        assert!(expand("${TOKEN", ours).is_err());
-        assert!(expand("${BAD-NAME}", ours).is_err());
+        assert_eq!(
+            expand("${MISSING}", ours).unwrap_err().to_string(),
+            "`${MISSING}` is not set in our environment"
+        );
+        assert_eq!(
+            expand("a ${TOKEN", ours).unwrap_err().to_string(),
+            "`${` without a closing `}` in \"a ${TOKEN\""
+        );
+        assert_eq!(
+            expand("${BAD-NAME}", ours).unwrap_err().to_string(),
+            "`${BAD-NAME}` is not a variable name"
+        );
     }
 
     #[test]

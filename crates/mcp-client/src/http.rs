@@ -40,26 +40,60 @@ pub struct HttpClient(reqwest::Client);
 /// Errors of [`HttpClient`].
 type Error = StreamableHttpError<reqwest::Error>;
 
+/// Why the transport to a `url` server could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// A URL of another scheme.
+    #[error("the url must start with http:// or https://")]
+    NotHttp,
+    /// A header name HTTP refuses.
+    #[error("`{name}` is not a valid header name")]
+    HeaderName {
+        /// The name.
+        name: String,
+        /// Why.
+        source: reqwest::header::InvalidHeaderName,
+    },
+    /// A header value HTTP refuses (after `${VAR}` expansion; not shown, it may be a secret).
+    #[error("the value of header `{name}` is not a valid header value")]
+    HeaderValue {
+        /// The header's name.
+        name: String,
+        /// Why.
+        source: reqwest::header::InvalidHeaderValue,
+    },
+    /// The HTTP client could not be built.
+    #[error("no HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+}
+
 /// The transport to the server at `url` sending `headers` (expanded) with each request.
 pub fn transport(
     url: &str,
     headers: &BTreeMap<String, String>,
-) -> Result<StreamableHttpClientTransport<HttpClient>, String> {
+) -> Result<StreamableHttpClientTransport<HttpClient>, TransportError> {
     if !(url.starts_with("http://") || url.starts_with("https://")) {
-        return Err("the url must start with http:// or https://".to_owned());
+        return Err(TransportError::NotHttp);
     }
     let mut custom = HashMap::new();
     for (name, value) in headers {
-        let header = HeaderName::try_from(name.as_str())
-            .map_err(|_| format!("`{name}` is not a valid header name"))?;
-        let value = HeaderValue::try_from(value.as_str())
-            .map_err(|_| format!("the value of header `{name}` is not a valid header value"))?;
+        let header =
+            HeaderName::try_from(name.as_str()).map_err(|source| TransportError::HeaderName {
+                name: name.clone(),
+                source,
+            })?;
+        let value = HeaderValue::try_from(value.as_str()).map_err(|source| {
+            TransportError::HeaderValue {
+                name: name.clone(),
+                source,
+            }
+        })?;
         custom.insert(header, value);
     }
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .map_err(|e| format!("no HTTP client: {e}"))?;
+        .map_err(TransportError::Client)?;
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     Ok(StreamableHttpClientTransport::with_client(
         HttpClient(client),

@@ -38,12 +38,15 @@ use std::time::Duration;
 
 use golem_core::tool::Tool;
 
+pub use cache::CacheError;
 pub use cache::CachedServer;
-pub use config::{McpJailConfig, McpServerConfig, McpToolsetConfig, is_valid_mcp_server_name};
-pub use env::{expand, server_env};
+pub use config::{
+    McpJailConfig, McpServerConfig, McpToolsetConfig, ServerConfigError, is_valid_mcp_server_name,
+};
+pub use env::{ExpandError, expand, server_env};
 pub use jailed::McpJailOptions;
 pub use refresh::{CacheStatus, Refreshed, ServerRefresh, cache_status, refresh};
-pub use server::{ServerSpec, Transport};
+pub use server::{ListError, ServerSpec, StartError, Transport};
 pub use toolset::{McpToolset, mcp_cache_dir, mcp_options};
 
 use cache::{CacheSlot, Identity};
@@ -97,8 +100,79 @@ impl McpOptions {
 
 /// Why the toolset could not be built; the message names the server (and the tool).
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct McpError(pub String);
+pub enum McpError {
+    /// A `${VAR}` of a server's `env` or `headers` could not be expanded.
+    #[error("toolsets.mcp.servers.{server}.{key}.{var}: {source}")]
+    Expand {
+        /// The server.
+        server: String,
+        /// `env` or `headers`.
+        key: &'static str,
+        /// The variable or header whose value it is.
+        var: String,
+        /// What is wrong with the reference.
+        source: ExpandError,
+    },
+    /// A jailed server whose jail the launcher did not build.
+    #[error("MCP server `{0}`: its jail was not built")]
+    NoJail(String),
+    /// `toolsets.mcp.tools` names a server that is not configured.
+    #[error("toolsets.mcp.tools names the server `{0}`, which is not under servers")]
+    UnknownServer(String),
+    /// A server could not be started or asked for its tools.
+    #[error(transparent)]
+    List(#[from] server::ListError),
+    /// A server whose tool list never came back.
+    #[error("MCP server `{0}`: no tool list")]
+    NoToolList(String),
+    /// `toolsets.mcp.tools` names a tool the server does not have.
+    #[error(
+        "toolsets.mcp.tools.{server}: the server has no tool `{wanted}` (it has: {})",
+        has.join(", ")
+    )]
+    NoSuchTool {
+        /// The server.
+        server: String,
+        /// The tool named.
+        wanted: String,
+        /// The server's tools, sorted.
+        has: Vec<String>,
+    },
+    /// A tool whose exposed name `<server>__<tool>` providers would refuse.
+    #[error(
+        "MCP server `{server}`: its tool `{}` would be exposed as `{exposed}`, which does not \
+         fit `[a-zA-Z0-9_-]{{1,64}}` (leave it out with toolsets.mcp.tools.{server})",
+        tool.escape_debug()
+    )]
+    BadExposedName {
+        /// The server.
+        server: String,
+        /// The tool's name as the server gives it.
+        tool: String,
+        /// The name it would be exposed as.
+        exposed: String,
+    },
+    /// Two servers' tools with one exposed name.
+    #[error(
+        "MCP tool name `{name}` comes twice (server `{server}`); rename a server or leave one \
+         tool out with toolsets.mcp.tools"
+    )]
+    Twice {
+        /// The exposed name.
+        name: String,
+        /// The server of the second.
+        server: String,
+    },
+    /// No runtime to list the tools on.
+    #[error("MCP toolset: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// A listing task failed.
+    #[error("listing MCP tools failed: {0}")]
+    Join(#[source] tokio::task::JoinError),
+    /// The thread listing the tools panicked.
+    #[error("listing MCP tools panicked")]
+    Panicked,
+}
 
 /// Whether `name` can be a tool's name: `[a-zA-Z0-9_-]{1,64}`.
 pub fn is_valid_tool_name(name: &str) -> bool {
@@ -133,13 +207,16 @@ fn prepare_server(
     server: &McpServerConfig,
 ) -> Result<Prepared, McpError> {
     let lookup = |var: &str| std::env::var(var).ok();
-    let expand_all = |key: &str, map: &BTreeMap<String, String>| {
+    let expand_all = |key: &'static str, map: &BTreeMap<String, String>| {
         map.iter()
             .map(|(var, value)| {
                 expand(value, lookup)
                     .map(|value| (var.clone(), value))
-                    .map_err(|why| {
-                        McpError(format!("toolsets.mcp.servers.{name}.{key}.{var}: {why}"))
+                    .map_err(|source| McpError::Expand {
+                        server: name.to_owned(),
+                        key,
+                        var: var.clone(),
+                        source,
                     })
             })
             .collect::<Result<BTreeMap<_, _>, _>>()
@@ -183,9 +260,7 @@ fn prepare_server(
             ..
         } => {
             let Some(jail) = options.jails.get(name) else {
-                return Err(McpError(format!(
-                    "MCP server `{name}`: its jail was not built"
-                )));
+                return Err(McpError::NoJail(name.to_owned()));
             };
             let own = expand_all("env", env)?;
             let slot = options.cache_dir.as_deref().map(|dir| {
@@ -245,9 +320,7 @@ fn has_whitelisted(listing: &CachedServer, whitelist: Option<&Vec<String>>) -> b
 pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
     for name in options.config.tools.keys() {
         if !options.config.servers.contains_key(name) {
-            return Err(McpError(format!(
-                "toolsets.mcp.tools names the server `{name}`, which is not under servers"
-            )));
+            return Err(McpError::UnknownServer(name.clone()));
         }
     }
     let prepared = prepare(&options)?;
@@ -270,25 +343,24 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
         listings.push(usable);
     }
     let fresh: BTreeSet<usize> = to_list.iter().map(|(index, _)| *index).collect();
-    let specs: Vec<ServerSpec> = to_list.iter().map(|(_, spec)| spec.clone()).collect();
     let timeout = options.timeout();
-    for ((index, _), listed) in to_list.iter().zip(list_blocking(specs, timeout)?) {
-        let listing = listed.map_err(McpError)?;
-        if let Some(slot) = &prepared[*index].slot
-            && let Err(e) = slot.write(&prepared[*index].spec.name, &listing)
+    for (index, listed) in list_blocking(to_list, timeout)? {
+        let listing = listed?;
+        let (Some(server), Some(slot)) = (prepared.get(index), listings.get_mut(index)) else {
+            continue;
+        };
+        if let Some(cache) = &server.slot
+            && let Err(e) = cache.write(&server.spec.name, &listing)
         {
             tracing::warn!("MCP tool-list cache not written: {e}");
         }
-        listings[*index] = Some(listing);
+        *slot = Some(listing);
     }
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     let mut names = BTreeSet::new();
     for (index, (server, listing)) in prepared.into_iter().zip(listings).enumerate() {
         let Some(listing) = listing else {
-            return Err(McpError(format!(
-                "MCP server `{}`: no tool list",
-                server.spec.name
-            )));
+            return Err(McpError::NoToolList(server.spec.name));
         };
         let whitelist = options.config.tools.get(&server.spec.name);
         if let Some(whitelist) = whitelist {
@@ -298,14 +370,14 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
                     .iter()
                     .any(|info| info.name == wanted.as_str())
                 {
-                    let mut has: Vec<&str> =
-                        listing.tools.iter().map(|i| i.name.as_ref()).collect();
+                    let mut has: Vec<String> =
+                        listing.tools.iter().map(|i| i.name.to_string()).collect();
                     has.sort_unstable();
-                    return Err(McpError(format!(
-                        "toolsets.mcp.tools.{}: the server has no tool `{wanted}` (it has: {})",
-                        server.spec.name,
-                        has.join(", ")
-                    )));
+                    return Err(McpError::NoSuchTool {
+                        server: server.spec.name,
+                        wanted: wanted.clone(),
+                        has,
+                    });
                 }
             }
         }
@@ -322,20 +394,17 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
             }
             let name = format!("{}__{}", server.name(), info.name);
             if !is_valid_tool_name(&name) {
-                return Err(McpError(format!(
-                    "MCP server `{}`: its tool `{}` would be exposed as `{name}`, which does not \
-                     fit `[a-zA-Z0-9_-]{{1,64}}` (leave it out with toolsets.mcp.tools.{})",
-                    server.name(),
-                    info.name.escape_debug(),
-                    server.name()
-                )));
+                return Err(McpError::BadExposedName {
+                    server: server.name().to_owned(),
+                    tool: info.name.to_string(),
+                    exposed: name,
+                });
             }
             if !names.insert(name.clone()) {
-                return Err(McpError(format!(
-                    "MCP tool name `{name}` comes twice (server `{}`); rename a server or leave \
-                     one tool out with toolsets.mcp.tools",
-                    server.name()
-                )));
+                return Err(McpError::Twice {
+                    name,
+                    server: server.name().to_owned(),
+                });
             }
             let approval = &options.config.approval;
             let decision = approval.decision_for(&name);
@@ -352,12 +421,15 @@ pub fn mcp_tools(options: McpOptions) -> Result<Vec<Arc<dyn Tool>>, McpError> {
     Ok(tools)
 }
 
+/// One outcome of [`list_blocking`], under the caller's key.
+type Listed = (usize, Result<CachedServer, server::ListError>);
+
 /// Starts each server (all at once), lists its tools and stops it, on a thread with a
-/// runtime of its own; one outcome per spec, in order.
+/// runtime of its own; one outcome per spec, under the key it was given with, in that order.
 fn list_blocking(
-    specs: Vec<ServerSpec>,
+    specs: Vec<(usize, ServerSpec)>,
     timeout: Duration,
-) -> Result<Vec<Result<CachedServer, String>>, McpError> {
+) -> Result<Vec<Listed>, McpError> {
     if specs.is_empty() {
         return Ok(Vec::new());
     }
@@ -365,30 +437,24 @@ fn list_blocking(
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| McpError(format!("MCP toolset: {e}")))?;
+            .map_err(McpError::Runtime)?;
         runtime.block_on(async {
             let mut tasks = tokio::task::JoinSet::new();
-            let count = specs.len();
-            for (index, spec) in specs.into_iter().enumerate() {
+            for (order, (key, spec)) in specs.into_iter().enumerate() {
                 tasks.spawn(async move {
                     let server = Server::new(spec, timeout);
                     let listed = server.list_tools().await;
                     server.stop().await;
-                    (index, listed)
+                    (order, (key, listed))
                 });
             }
-            let mut all: Vec<Result<CachedServer, String>> =
-                (0..count).map(|_| Err(String::new())).collect();
+            let mut all = Vec::new();
             while let Some(joined) = tasks.join_next().await {
-                match joined {
-                    Ok((index, listed)) => all[index] = listed,
-                    Err(e) => return Err(McpError(format!("listing MCP tools failed: {e}"))),
-                }
+                all.push(joined.map_err(McpError::Join)?);
             }
-            Ok(all)
+            all.sort_by_key(|(order, _)| *order);
+            Ok(all.into_iter().map(|(_, listed)| listed).collect())
         })
     });
-    handle
-        .join()
-        .unwrap_or_else(|_| Err(McpError("listing MCP tools panicked".to_owned())))
+    handle.join().unwrap_or(Err(McpError::Panicked))
 }

@@ -4,9 +4,10 @@
 //! starting any (`golem-forge check`). Each outcome is per server, so one failing server
 //! does not hide the others.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::cache::CachedServer;
+use super::cache::{CacheError, CachedServer};
 use super::{McpError, McpOptions, list_blocking, prepare_server};
 
 /// What refreshing one server gave.
@@ -15,7 +16,7 @@ pub struct ServerRefresh {
     /// The server's name in the worker file.
     pub server: String,
     /// Its listing and where it was cached, or why it failed (the message names the server).
-    pub outcome: Result<Refreshed, String>,
+    pub outcome: Result<Refreshed, McpError>,
 }
 
 /// A server listed again.
@@ -26,53 +27,53 @@ pub struct Refreshed {
     /// Whether the list (or version) differs from the cached one (true without one).
     pub changed: bool,
     /// The cache file, or why it could not be written.
-    pub cache: Result<PathBuf, String>,
+    pub cache: Result<PathBuf, CacheError>,
 }
 
 /// Starts every server of `options` (all at once), lists its tools and writes its cache
 /// entry, overwriting what was there.
 pub fn refresh(options: &McpOptions) -> Result<Vec<ServerRefresh>, McpError> {
-    let mut outcomes = Vec::new();
-    let mut ready = Vec::new();
-    for (name, server) in &options.config.servers {
-        match prepare_server(options, name, server) {
-            Ok(prepared) => {
-                ready.push((outcomes.len(), prepared));
-                outcomes.push(ServerRefresh {
-                    server: name.clone(),
-                    outcome: Err(String::new()),
-                });
-            }
-            Err(e) => outcomes.push(ServerRefresh {
-                server: name.clone(),
-                outcome: Err(e.0),
-            }),
-        }
-    }
-    let specs = ready.iter().map(|(_, p)| p.spec.clone()).collect();
-    let listed = list_blocking(specs, options.timeout())?;
-    for ((index, prepared), listed) in ready.into_iter().zip(listed) {
-        let Some(outcome) = outcomes.get_mut(index) else {
-            continue;
-        };
-        outcome.outcome = listed.map(|listing| {
-            let (changed, cache) = match &prepared.slot {
-                Some(slot) => {
-                    let before = slot.read().ok().flatten().map(|entry| entry.listing);
-                    let written = slot
-                        .write(&prepared.spec.name, &listing)
-                        .map(|()| slot.path().to_path_buf());
-                    (before.as_ref() != Some(&listing), written)
-                }
-                None => (true, Err("no cache directory".to_owned())),
-            };
-            Refreshed {
-                listing,
-                changed,
-                cache,
-            }
-        });
-    }
+    let prepared: Vec<(String, Result<_, McpError>)> = options
+        .config
+        .servers
+        .iter()
+        .map(|(name, server)| (name.clone(), prepare_server(options, name, server)))
+        .collect();
+    let specs = prepared
+        .iter()
+        .enumerate()
+        .filter_map(|(index, (_, ready))| Some((index, ready.as_ref().ok()?.spec.clone())))
+        .collect();
+    let mut listed: BTreeMap<usize, _> = list_blocking(specs, options.timeout())?
+        .into_iter()
+        .collect();
+    let outcomes = prepared
+        .into_iter()
+        .enumerate()
+        .map(|(index, (server, ready))| {
+            let outcome = ready.and_then(|prepared| {
+                let listing = listed
+                    .remove(&index)
+                    .ok_or_else(|| McpError::NoToolList(server.clone()))??;
+                let (changed, cache) = match &prepared.slot {
+                    Some(slot) => {
+                        let before = slot.read().ok().flatten().map(|entry| entry.listing);
+                        let written = slot
+                            .write(&prepared.spec.name, &listing)
+                            .map(|()| slot.path().to_path_buf());
+                        (before.as_ref() != Some(&listing), written)
+                    }
+                    None => (true, Err(CacheError::NoDirectory)),
+                };
+                Ok(Refreshed {
+                    listing,
+                    changed,
+                    cache,
+                })
+            });
+            ServerRefresh { server, outcome }
+        })
+        .collect();
     Ok(outcomes)
 }
 
@@ -104,9 +105,9 @@ pub fn cache_status(options: &McpOptions) -> Vec<(String, CacheStatus)> {
         .iter()
         .map(|(name, server)| {
             let status = match prepare_server(options, name, server) {
-                Err(e) => CacheStatus::Unknown(e.0),
+                Err(e) => CacheStatus::Unknown(e.to_string()),
                 Ok(prepared) => match prepared.slot.as_ref() {
-                    None => CacheStatus::Unknown("no cache directory".to_owned()),
+                    None => CacheStatus::Unknown(CacheError::NoDirectory.to_string()),
                     Some(slot) => match slot.read() {
                         Ok(Some(entry)) => CacheStatus::Cached {
                             fetched_at: entry.fetched_at,
@@ -114,7 +115,7 @@ pub fn cache_status(options: &McpOptions) -> Vec<(String, CacheStatus)> {
                             version: entry.listing.version,
                         },
                         Ok(None) => CacheStatus::Missing,
-                        Err(why) => CacheStatus::Unusable(why),
+                        Err(why) => CacheStatus::Unusable(why.to_string()),
                     },
                 },
             };

@@ -389,7 +389,7 @@ impl Server {
 
     /// The running connection, started now if there is none or the last one closed. The
     /// first start in a session compares the tool list with the cache.
-    async fn connection(&self) -> Result<Arc<Connection>, String> {
+    async fn connection(&self) -> Result<Arc<Connection>, StartError> {
         let mut slot = self.live.lock().await;
         if let Some(live) = slot.as_ref()
             && !live.connection.is_closed()
@@ -397,7 +397,7 @@ impl Server {
             return Ok(live.connection.clone());
         }
         *slot = None;
-        let live = self.start().await.map_err(|e| e.to_string())?;
+        let live = self.start().await?;
         let connection = live.connection.clone();
         *slot = Some(live);
         drop(slot);
@@ -463,24 +463,23 @@ impl Server {
     }
 
     /// Every tool of the server, and its reported name and version.
-    pub async fn list_tools(&self) -> Result<CachedServer, String> {
+    pub async fn list_tools(&self) -> Result<CachedServer, ListError> {
         let connection = self.connection().await?;
         match tokio::time::timeout(self.timeout, connection.peer().list_all_tools()).await {
             Ok(Ok(tools)) => Ok(CachedServer::new(server_identity(&connection), tools)),
-            Ok(Err(e)) => {
+            Ok(Err(source)) => {
                 self.drop_connection(&connection).await;
-                Err(format!(
-                    "MCP server `{}`: listing its tools failed: {e}",
-                    self.spec.name
-                ))
+                Err(ListError::Failed {
+                    server: self.spec.name.clone(),
+                    source: Box::new(source),
+                })
             }
             Err(_) => {
                 self.drop_connection(&connection).await;
-                Err(format!(
-                    "MCP server `{}` did not list its tools within {} s",
-                    self.spec.name,
-                    self.timeout.as_secs()
-                ))
+                Err(ListError::TimedOut {
+                    server: self.spec.name.clone(),
+                    limit: self.timeout,
+                })
             }
         }
     }
@@ -501,7 +500,10 @@ impl Server {
         arguments: JsonObject,
         cancel: &CancellationToken,
     ) -> Result<(CallToolResult, Option<Pending>), CallError> {
-        let connection = self.connection().await.map_err(CallError::Failed)?;
+        let connection = self
+            .connection()
+            .await
+            .map_err(|e| CallError::Failed(e.to_string()))?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = Some(arguments);
         let name = &self.spec.name;
@@ -620,9 +622,33 @@ const STDERR_TAIL_LINES: usize = 20;
 /// See [`STDERR_TAIL_LINES`]; also how much of a stdio server's stderr is kept.
 const STDERR_TAIL_BYTES: usize = 4096;
 
+/// Why a server's tools could not be listed; the message names the server.
+#[derive(Debug, thiserror::Error)]
+pub enum ListError {
+    /// It could not be started.
+    #[error(transparent)]
+    Start(#[from] StartError),
+    /// It answered the listing with an error, or the connection broke.
+    #[error("MCP server `{server}`: listing its tools failed: {source}")]
+    Failed {
+        /// The server.
+        server: String,
+        /// rmcp's error (boxed: it is large).
+        source: Box<ServiceError>,
+    },
+    /// It did not answer within the limit.
+    #[error("MCP server `{server}` did not list its tools within {} s", limit.as_secs())]
+    TimedOut {
+        /// The server.
+        server: String,
+        /// The limit.
+        limit: Duration,
+    },
+}
+
 /// Why a server could not be started; [`NotStarted`] when it ran but did not initialize.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum StartError {
+pub enum StartError {
     /// Its program could not be run at all.
     #[error("MCP server `{server}` could not be started: {why}")]
     Spawn {
@@ -675,7 +701,7 @@ pub(super) enum Ending {
 /// initialized: its name, its command, how it ended and the end of its stderr, with a hint
 /// when it looks not installed.
 #[derive(Debug, thiserror::Error)]
-pub(super) struct NotStarted {
+pub struct NotStarted {
     /// The server's name.
     pub(super) server: String,
     /// Its command line, its words quoted as a shell would need.

@@ -1,26 +1,52 @@
 //! Globs over virtual paths, as project rules and protected-path patterns are written:
 //! `*` within one segment, `**` as a whole segment for any number of segments.
 
+/// A glob [`check_glob`] refuses; each names the pattern as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GlobError {
+    /// It does not start with `/`.
+    #[error(
+        "must be an absolute virtual path such as /notes/**, found \"{}\"",
+        pattern.escape_debug()
+    )]
+    NotAbsolute {
+        /// The pattern.
+        pattern: String,
+    },
+    /// `**` inside a segment (`x**`).
+    #[error(
+        "must use `**` only as a whole path segment (as in /notes/**/x), found \"{}\"",
+        pattern.escape_debug()
+    )]
+    PartialDoubleStar {
+        /// The pattern.
+        pattern: String,
+    },
+    /// A `.` or `..` segment.
+    #[error("must not contain `.` or `..` segments, found \"{}\"", pattern.escape_debug())]
+    DotSegment {
+        /// The pattern.
+        pattern: String,
+    },
+}
+
 /// Checks a glob: an absolute virtual path whose `**` parts are whole segments.
-pub fn check_glob(pattern: &str) -> Result<(), String> {
+pub fn check_glob(pattern: &str) -> Result<(), GlobError> {
     if !pattern.starts_with('/') {
-        return Err(format!(
-            "must be an absolute virtual path such as /notes/**, found \"{}\"",
-            pattern.escape_debug()
-        ));
+        return Err(GlobError::NotAbsolute {
+            pattern: pattern.to_owned(),
+        });
     }
     for segment in pattern.split('/').skip(1) {
         if segment.contains("**") && segment != "**" {
-            return Err(format!(
-                "must use `**` only as a whole path segment (as in /notes/**/x), found \"{}\"",
-                pattern.escape_debug()
-            ));
+            return Err(GlobError::PartialDoubleStar {
+                pattern: pattern.to_owned(),
+            });
         }
         if segment == "." || segment == ".." {
-            return Err(format!(
-                "must not contain `.` or `..` segments, found \"{}\"",
-                pattern.escape_debug()
-            ));
+            return Err(GlobError::DotSegment {
+                pattern: pattern.to_owned(),
+            });
         }
     }
     Ok(())
@@ -105,6 +131,24 @@ mod tests {
         assert!(!glob_matches("/n/*", "/n"));
         assert!(glob_matches("/n/exact", "/n/exact"));
         assert!(!glob_matches("/n/exact", "/n/exactly"));
+    }
+
+    #[test]
+    fn a_refused_glob_says_why_and_shows_the_pattern_escaped() {
+        assert_eq!(
+            check_glob("a/\n**").unwrap_err().to_string(),
+            "must be an absolute virtual path such as /notes/**, found \"a/\\n**\""
+        );
+        assert_eq!(
+            check_glob("/a/x**").unwrap_err(),
+            GlobError::PartialDoubleStar {
+                pattern: "/a/x**".to_owned()
+            }
+        );
+        assert_eq!(
+            check_glob("/a/../b").unwrap_err().to_string(),
+            "must not contain `.` or `..` segments, found \"/a/../b\""
+        );
     }
 
     #[test]

@@ -8,5 +8,5 @@ mod glob;
 mod requirement;
 
 pub use decision::ApprovalDecisionType;
-pub use glob::{check_glob, glob_matches};
+pub use glob::{GlobError, check_glob, glob_matches};
 pub use requirement::ApprovalRequirement;

@@ -19,7 +19,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use golem_core::approval::{ApprovalRule, ProjectRules, RuleStore};
+use golem_core::approval::{ApprovalRule, ProjectRules, RuleStore, RuleStoreError};
 use serde::Deserialize;
 
 use crate::worker::yaml::{self, or_default};
@@ -210,10 +210,10 @@ impl RuleStore for FileRuleStore {
     fn update(
         &self,
         change: &mut dyn FnMut(&mut Vec<ApprovalRule>),
-    ) -> Result<Vec<ApprovalRule>, String> {
-        let mut rules = load(&self.path).map_err(|e| e.to_string())?;
+    ) -> Result<Vec<ApprovalRule>, RuleStoreError> {
+        let mut rules = load(&self.path).map_err(RuleStoreError::new)?;
         change(&mut rules);
-        save(&self.path, &rules).map_err(|e| e.to_string())?;
+        save(&self.path, &rules).map_err(RuleStoreError::new)?;
         Ok(rules)
     }
 }

@@ -9,7 +9,7 @@ use golem_llm::ModelToolCall;
 pub fn tool_call(call: &ModelToolCall) -> ToolCall {
     match call.parsed_arguments() {
         Ok(args) => ToolCall::from_model(&call.id, &call.name, args),
-        Err(error) => ToolCall::malformed(&call.id, &call.name, &call.arguments, error),
+        Err(error) => ToolCall::malformed(&call.id, &call.name, &call.arguments, error.to_string()),
     }
 }
 

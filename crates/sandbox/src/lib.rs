@@ -48,8 +48,8 @@ pub use errors::SandboxError;
 pub use ops::MAX_READ_BYTES;
 pub use path::{MAX_COMPONENT_BYTES, MAX_PATH_BYTES};
 pub use protected::{
-    BUILT_IN, BUILT_IN_SHORT, PathPattern, ProtectedPaths, Protection, check_pattern, is_builtin,
-    shown_paths,
+    BUILT_IN, BUILT_IN_SHORT, PathPattern, PatternError, ProtectedPaths, Protection, check_pattern,
+    is_builtin, shown_paths,
 };
 pub use sandbox::{Sandbox, Zone};
 pub use zone::{

@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
-use golem_policy::{ApprovalRequirement, check_glob, glob_matches};
+use golem_policy::{ApprovalRequirement, GlobError, check_glob, glob_matches};
 use golem_protocol::{ToolError, ToolErrorCode};
 
 use crate::sandbox::{Sandbox, Zone};
@@ -281,39 +281,72 @@ pub fn shown_paths(paths: &[String], shown: usize) -> String {
     text
 }
 
+/// A `protected:` or `unprotect:` pattern [`check_pattern`] refuses; each names the pattern.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    /// Nothing but white space.
+    #[error("must not be empty")]
+    Empty,
+    /// A backslash or a control character.
+    #[error(
+        "must use `/` between names and no control characters, found \"{}\"",
+        pattern.escape_debug()
+    )]
+    NotSlashes {
+        /// The pattern.
+        pattern: String,
+    },
+    /// `//`.
+    #[error("must not have empty segments (`//`), found \"{}\"", pattern.escape_debug())]
+    EmptySegment {
+        /// The pattern.
+        pattern: String,
+    },
+    /// A `.` or `..` segment.
+    #[error("must not contain `.` or `..` segments, found \"{}\"", pattern.escape_debug())]
+    DotSegment {
+        /// The pattern.
+        pattern: String,
+    },
+    /// `**` inside a segment (`x**`).
+    #[error(
+        "must use `**` only as a whole segment (as in secrets/**), found \"{}\"",
+        pattern.escape_debug()
+    )]
+    PartialDoubleStar {
+        /// The pattern.
+        pattern: String,
+    },
+    /// What the matcher itself refuses of the anchored pattern.
+    #[error(transparent)]
+    Glob(#[from] GlobError),
+}
+
 /// Checks a `protected:` or `unprotect:` pattern: a path relative to the zone (a leading `/`
 /// anchors it at the zone's root, a pattern without `/` matches a name at any depth), `*`
 /// within a name, `**` as a whole segment, no `.` or `..` segments, no backslash.
-pub fn check_pattern(pattern: &str) -> Result<(), String> {
-    let shown = pattern.escape_debug();
+pub fn check_pattern(pattern: &str) -> Result<(), PatternError> {
+    let owned = || pattern.to_owned();
     if pattern.trim().is_empty() {
-        return Err("must not be empty".to_owned());
+        return Err(PatternError::Empty);
     }
     if pattern.contains('\\') || pattern.chars().any(char::is_control) {
-        return Err(format!(
-            "must use `/` between names and no control characters, found \"{shown}\""
-        ));
+        return Err(PatternError::NotSlashes { pattern: owned() });
     }
     let inner = pattern.trim_start_matches('/').trim_end_matches('/');
     for segment in inner.split('/') {
         if segment.is_empty() {
-            return Err(format!(
-                "must not have empty segments (`//`), found \"{shown}\""
-            ));
+            return Err(PatternError::EmptySegment { pattern: owned() });
         }
         if segment == "." || segment == ".." {
-            return Err(format!(
-                "must not contain `.` or `..` segments, found \"{shown}\""
-            ));
+            return Err(PatternError::DotSegment { pattern: owned() });
         }
         if segment.contains("**") && segment != "**" {
-            return Err(format!(
-                "must use `**` only as a whole segment (as in secrets/**), found \"{shown}\""
-            ));
+            return Err(PatternError::PartialDoubleStar { pattern: owned() });
         }
     }
     // What the matcher accepts (the checks above are stricter).
-    check_glob(&anchored(pattern))
+    Ok(check_glob(&anchored(pattern))?)
 }
 
 /// A `protected:` or `unprotect:` pattern, checked when it is read (so a bad one is reported at
@@ -369,7 +402,7 @@ impl ProtectedPaths {
     }
 
     /// Adds a pattern (see [`check_pattern`]); an invalid one is the error, with its message.
-    pub fn with_pattern(mut self, pattern: &str) -> Result<Self, String> {
+    pub fn with_pattern(mut self, pattern: &str) -> Result<Self, PatternError> {
         check_pattern(pattern)?;
         self.patterns.push(pattern.to_owned());
         Ok(self)
@@ -996,6 +1029,16 @@ mod tests {
         assert!(check_pattern("a/../b").is_err());
         assert!(check_pattern("a**").is_err());
         assert!(check_pattern("a\\b").is_err());
+        assert_eq!(
+            check_pattern("a//b").unwrap_err().to_string(),
+            "must not have empty segments (`//`), found \"a//b\""
+        );
+        assert_eq!(
+            check_pattern("a\tb").unwrap_err(),
+            PatternError::NotSlashes {
+                pattern: "a\tb".to_owned()
+            }
+        );
     }
 
     #[test]

@@ -47,7 +47,7 @@ impl HostName {
     }
 
     /// Parses a host as a list entry writes it; `[…]` around IPv6 is optional.
-    fn parse(text: &str) -> Result<HostName, String> {
+    fn parse(text: &str) -> Result<HostName, HostListError> {
         let inner = text
             .strip_prefix('[')
             .and_then(|t| t.strip_suffix(']'))
@@ -57,7 +57,10 @@ impl HostName {
         }
         match Host::parse(text) {
             Ok(host) => Ok(HostName::of(&host)),
-            Err(err) => Err(format!("`{text}` is not a host name ({err})")),
+            Err(source) => Err(HostListError::BadHost {
+                entry: text.to_owned(),
+                source,
+            }),
         }
     }
 }
@@ -82,22 +85,17 @@ enum Hosts {
 }
 
 impl Hosts {
-    fn parse(text: &str) -> Result<Hosts, String> {
+    fn parse(text: &str) -> Result<Hosts, HostListError> {
         if let Some(domain) = text.strip_prefix("*.") {
             return match HostName::parse(domain)? {
                 HostName::Name(name) if !name.is_empty() && !name.contains('*') => {
                     Ok(Hosts::Subdomains(name))
                 }
-                _ => Err(format!(
-                    "`{text}`: `*.` must be followed by a domain name, as in `*.python.org`"
-                )),
+                _ => Err(HostListError::NoDomainAfterStar(text.to_owned())),
             };
         }
         if text.contains('*') {
-            return Err(format!(
-                "`{text}`: `*` may only start a pattern, as `*.` before a domain \
-                 (`*.python.org` for its subdomains)"
-            ));
+            return Err(HostListError::StarInside(text.to_owned()));
         }
         HostName::parse(text).map(Hosts::Exact)
     }
@@ -122,24 +120,106 @@ impl fmt::Display for Hosts {
     }
 }
 
+/// Why an entry of `allow` or `private_hosts` is not one; each names the entry as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostListError {
+    /// An empty entry.
+    #[error("must not be empty")]
+    Empty,
+    /// A URL's scheme in front of the host.
+    #[error(
+        "`{entry}`: write the host only, without `{scheme}://` ({list} lists hosts, and \
+         web_fetch takes http and https)"
+    )]
+    Scheme {
+        /// The entry.
+        entry: String,
+        /// The scheme written.
+        scheme: String,
+        /// The list (`allow`, `private_hosts`).
+        list: &'static str,
+    },
+    /// A path after the host.
+    #[error("`{entry}`: write the host only, without a path ({list} lists hosts)")]
+    Path {
+        /// The entry.
+        entry: String,
+        /// The list.
+        list: &'static str,
+    },
+    /// White space or `@`: not a host at all.
+    #[error("`{0}` is not a host name")]
+    NotAHost(String),
+    /// The URL parser refuses the host.
+    #[error("`{entry}` is not a host name ({source})")]
+    BadHost {
+        /// The entry (its host part).
+        entry: String,
+        /// What the parser said.
+        source: url::ParseError,
+    },
+    /// `*.` with no domain name after it.
+    #[error("`{0}`: `*.` must be followed by a domain name, as in `*.python.org`")]
+    NoDomainAfterStar(String),
+    /// `*` anywhere but in a leading `*.`.
+    #[error(
+        "`{0}`: `*` may only start a pattern, as `*.` before a domain (`*.python.org` for its \
+         subdomains)"
+    )]
+    StarInside(String),
+    /// `[` of an IPv6 address without its `]`.
+    #[error("`{0}`: the `[` of an IPv6 address is not closed")]
+    UnclosedBracket(String),
+    /// Something after `]` that is not `:PORT`.
+    #[error("`{0}` is not a host or host:port")]
+    NotHostPort(String),
+    /// A port outside 1 to 65535.
+    #[error("`{entry}`: the port must be a number from 1 to 65535, found \"{port}\"")]
+    BadPort {
+        /// The entry.
+        entry: String,
+        /// The port as written.
+        port: String,
+    },
+    /// A network whose address part is not an IP address.
+    #[error("`{0}`: a network is an IP address and a prefix length, as `10.0.0.0/8`")]
+    BadNetwork(String),
+    /// A prefix length beyond the address's bits.
+    #[error("`{entry}`: the prefix length must be a number from 0 to {max}")]
+    BadPrefix {
+        /// The entry.
+        entry: String,
+        /// 32 or 128.
+        max: u8,
+    },
+    /// A port in `private_hosts`.
+    #[error(
+        "`{0}`: private_hosts lists hosts without ports (a port other than 80 and 443 is \
+         written in allow)"
+    )]
+    PortInPrivateHosts(String),
+}
+
 /// What is wrong with a list entry that names more than a host.
-fn not_a_host(text: &str, list: &str) -> Option<String> {
+fn not_a_host(text: &str, list: &'static str) -> Option<HostListError> {
     if text.is_empty() {
-        return Some("must not be empty".to_owned());
+        return Some(HostListError::Empty);
     }
     if let Some((scheme, _)) = text.split_once("://") {
-        return Some(format!(
-            "`{text}`: write the host only, without `{scheme}://` ({list} lists hosts, \
-             and web_fetch takes http and https)"
-        ));
+        return Some(HostListError::Scheme {
+            entry: text.to_owned(),
+            scheme: scheme.to_owned(),
+            list,
+        });
     }
     if text.contains('/') && list == "allow" {
-        return Some(format!(
-            "`{text}`: write the host only, without a path ({list} lists hosts)"
-        ));
+        return Some(HostListError::Path {
+            entry: text.to_owned(),
+            list,
+        });
     }
     if text.chars().any(|c| c.is_whitespace() || c == '@') {
-        return Some(format!("`{text}` is not a host name"));
+        return Some(HostListError::NotAHost(text.to_owned()));
     }
     None
 }
@@ -153,7 +233,7 @@ pub struct HostPattern {
 
 impl HostPattern {
     /// Parses an entry: `docs.rs`, `*.python.org`, `127.0.0.1:8080`, `[::1]:8080`.
-    pub fn parse(text: &str) -> Result<HostPattern, String> {
+    pub fn parse(text: &str) -> Result<HostPattern, HostListError> {
         let text = text.trim();
         if let Some(problem) = not_a_host(text, "allow") {
             return Err(problem);
@@ -190,19 +270,15 @@ impl fmt::Display for HostPattern {
 }
 
 /// Splits `host:port` (`[v6]:port`); a bare IPv6 address has no port.
-fn split_port(text: &str) -> Result<(&str, Option<u16>), String> {
+fn split_port(text: &str) -> Result<(&str, Option<u16>), HostListError> {
     let port_text = if let Some(rest) = text.strip_prefix('[') {
         match rest.split_once(']') {
             Some((_, "")) => None,
             Some((_, after)) => match after.strip_prefix(':') {
                 Some(port) => Some(port),
-                None => return Err(format!("`{text}` is not a host or host:port")),
+                None => return Err(HostListError::NotHostPort(text.to_owned())),
             },
-            None => {
-                return Err(format!(
-                    "`{text}`: the `[` of an IPv6 address is not closed"
-                ));
-            }
+            None => return Err(HostListError::UnclosedBracket(text.to_owned())),
         }
     } else if text.matches(':').count() == 1 {
         text.rsplit_once(':').map(|(_, port)| port)
@@ -215,9 +291,10 @@ fn split_port(text: &str) -> Result<(&str, Option<u16>), String> {
     let host = text.get(..text.len() - port_text.len() - 1).unwrap_or(text);
     match port_text.parse::<u16>() {
         Ok(port) if port > 0 => Ok((host, Some(port))),
-        _ => Err(format!(
-            "`{text}`: the port must be a number from 1 to 65535, found \"{port_text}\""
-        )),
+        _ => Err(HostListError::BadPort {
+            entry: text.to_owned(),
+            port: port_text.to_owned(),
+        }),
     }
 }
 
@@ -233,31 +310,27 @@ enum Private {
 
 impl PrivateHost {
     /// Parses an entry: `intranet.example`, `*.corp.example`, `10.1.2.3`, `::1`, `10.0.0.0/8`.
-    pub fn parse(text: &str) -> Result<PrivateHost, String> {
+    pub fn parse(text: &str) -> Result<PrivateHost, HostListError> {
         let text = text.trim();
         if let Some(problem) = not_a_host(text, "private_hosts") {
             return Err(problem);
         }
         if let Some((network, prefix)) = text.split_once('/') {
             let Ok(network) = network.parse::<IpAddr>() else {
-                return Err(format!(
-                    "`{text}`: a network is an IP address and a prefix length, as `10.0.0.0/8`"
-                ));
+                return Err(HostListError::BadNetwork(text.to_owned()));
             };
             let max = if network.is_ipv4() { 32 } else { 128 };
             return match prefix.parse::<u8>() {
                 Ok(prefix) if prefix <= max => Ok(PrivateHost(Private::Network(network, prefix))),
-                _ => Err(format!(
-                    "`{text}`: the prefix length must be a number from 0 to {max}"
-                )),
+                _ => Err(HostListError::BadPrefix {
+                    entry: text.to_owned(),
+                    max,
+                }),
             };
         }
         let is_bare_v6 = text.parse::<IpAddr>().is_ok();
         if !is_bare_v6 && ((text.contains(':') && !text.starts_with('[')) || text.contains("]:")) {
-            return Err(format!(
-                "`{text}`: private_hosts lists hosts without ports (a port other than 80 and \
-                 443 is written in allow)"
-            ));
+            return Err(HostListError::PortInPrivateHosts(text.to_owned()));
         }
         Ok(PrivateHost(Private::Hosts(Hosts::parse(text)?)))
     }
@@ -360,9 +433,22 @@ mod tests {
             ("a b", "`a b` is not a host name"),
             ("user@docs.rs", "`user@docs.rs` is not a host name"),
         ] {
-            assert_eq!(HostPattern::parse(text), Err(message.to_owned()), "{text}");
+            assert_eq!(
+                HostPattern::parse(text).map_err(|e| e.to_string()),
+                Err(message.to_owned()),
+                "{text}"
+            );
         }
-        assert!(HostPattern::parse("exa%mple.com").is_err());
+        let err = HostPattern::parse("exa%mple.com").unwrap_err();
+        let HostListError::BadHost { entry, source } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(entry, "exa%mple.com");
+        assert_eq!(
+            err.to_string(),
+            format!("`exa%mple.com` is not a host name ({source})")
+        );
+        assert!(std::error::Error::source(&err).is_some());
     }
 
     #[test]
@@ -405,7 +491,11 @@ mod tests {
                  lists hosts, and web_fetch takes http and https)",
             ),
         ] {
-            assert_eq!(PrivateHost::parse(text), Err(message.to_owned()), "{text}");
+            assert_eq!(
+                PrivateHost::parse(text).map_err(|e| e.to_string()),
+                Err(message.to_owned()),
+                "{text}"
+            );
         }
     }
 }

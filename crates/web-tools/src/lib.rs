@@ -38,9 +38,9 @@ use url::Url;
 
 pub use address::{Range, Refusal, classify};
 pub use fetch::MAX_REDIRECTS;
-pub use hosts::{HostPattern, PrivateHost};
-pub use search::{SearchBackend, check_search_url};
-pub use toolset::{WebSearchConfig, WebToolset, WebToolsetConfig};
+pub use hosts::{HostListError, HostPattern, PrivateHost};
+pub use search::{SearchBackend, SearchUrlError, check_search_url};
+pub use toolset::{SearchUrlMissing, WebSearchConfig, WebToolset, WebToolsetConfig};
 pub use web_search::{DEFAULT_RESULTS, MAX_RESULTS};
 
 /// The default of `max_bytes`: the largest response body read.

@@ -80,20 +80,37 @@ impl fmt::Display for SearchBackend {
     }
 }
 
+/// A search backend's `url` that is not an absolute http or https URL; it names the URL as
+/// written (trimmed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SearchUrlError {
+    /// A URL of another scheme, or without a host.
+    #[error("must be an http or https URL such as http://127.0.0.1:8888, found \"{0}\"")]
+    NotHttp(String),
+    /// Not a URL at all.
+    #[error(
+        "must be an http or https URL such as http://127.0.0.1:8888, found \"{url}\" ({source})"
+    )]
+    Unparsable {
+        /// The text.
+        url: String,
+        /// What the parser said.
+        source: url::ParseError,
+    },
+}
+
 /// Checks a backend's `url`: an absolute http or https URL. Returns it as written (trimmed).
-pub fn check_search_url(text: &str) -> Result<String, String> {
+pub fn check_search_url(text: &str) -> Result<String, SearchUrlError> {
     let text = text.trim();
     match Url::parse(text) {
         Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
             Ok(text.to_owned())
         }
-        Ok(_) => Err(format!(
-            "must be an http or https URL such as http://127.0.0.1:8888, found \"{text}\""
-        )),
-        Err(err) => Err(format!(
-            "must be an http or https URL such as http://127.0.0.1:8888, found \"{text}\" \
-             ({err})"
-        )),
+        Ok(_) => Err(SearchUrlError::NotHttp(text.to_owned())),
+        Err(source) => Err(SearchUrlError::Unparsable {
+            url: text.to_owned(),
+            source,
+        }),
     }
 }
 
@@ -213,7 +230,8 @@ impl Searcher {
                 ));
             }
         };
-        let mut hits = parse_hits(self.backend, &body).map_err(|why| self.failed(&why))?;
+        let mut hits =
+            parse_hits(self.backend, &body).map_err(|why| self.failed(&why.to_string()))?;
         hits.truncate(count);
         Ok(hits)
     }
@@ -278,8 +296,13 @@ impl Searcher {
     }
 }
 
+/// A backend's JSON answer without the list of results.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("answered without a `results` list")]
+pub(crate) struct NoResults;
+
 /// The hits of a backend's JSON answer.
-pub(crate) fn parse_hits(backend: SearchBackend, body: &Value) -> Result<Vec<Hit>, String> {
+pub(crate) fn parse_hits(backend: SearchBackend, body: &Value) -> Result<Vec<Hit>, NoResults> {
     let (results, snippet_key) = match backend {
         SearchBackend::Searxng | SearchBackend::Tavily => (body.get("results"), "content"),
         SearchBackend::Brave => (
@@ -291,7 +314,7 @@ pub(crate) fn parse_hits(backend: SearchBackend, body: &Value) -> Result<Vec<Hit
     let results = match results {
         Some(Value::Array(results)) => results.as_slice(),
         Some(Value::Null) | None if backend == SearchBackend::Brave => &[],
-        _ => return Err("answered without a `results` list".to_owned()),
+        _ => return Err(NoResults),
     };
     let text = |item: &Value, key: &str| {
         item.get(key)
@@ -370,7 +393,7 @@ mod tests {
         ]});
         assert_eq!(parse_hits(SearchBackend::Tavily, &tavily).unwrap().len(), 1);
         assert_eq!(
-            parse_hits(SearchBackend::Tavily, &json!({"error": "x"})),
+            parse_hits(SearchBackend::Tavily, &json!({"error": "x"})).map_err(|e| e.to_string()),
             Err("answered without a `results` list".to_owned())
         );
     }
@@ -381,8 +404,19 @@ mod tests {
             check_search_url(" http://127.0.0.1:8888 "),
             Ok("http://127.0.0.1:8888".to_owned())
         );
-        assert!(check_search_url("ftp://x").is_err());
-        assert!(check_search_url("127.0.0.1:8888").is_err());
+        assert_eq!(
+            check_search_url(" ftp://x ").unwrap_err().to_string(),
+            "must be an http or https URL such as http://127.0.0.1:8888, found \"ftp://x\""
+        );
+        let unparsable = check_search_url("127.0.0.1:8888").unwrap_err();
+        assert!(
+            unparsable.to_string().starts_with(
+                "must be an http or https URL such as http://127.0.0.1:8888, found \
+                 \"127.0.0.1:8888\" ("
+            ),
+            "{unparsable}"
+        );
+        assert!(std::error::Error::source(&unparsable).is_some());
         assert!(check_search_url("").is_err());
     }
 

@@ -10,8 +10,8 @@ use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::{
-    DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, HostPattern, MAX_REDIRECTS, PrivateHost, SearchBackend,
-    check_search_url, web_tools,
+    DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, HostListError, HostPattern, MAX_REDIRECTS, PrivateHost,
+    SearchBackend, check_search_url, web_tools,
 };
 
 /// `web_fetch` and `web_search`.
@@ -84,16 +84,21 @@ struct SearchSection {
     url: Option<String>,
 }
 
-impl TryFrom<SearchSection> for WebSearchConfig {
-    type Error = String;
+/// A search backend without the `url` only it can be reached at.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "must give `url` for the {} backend (the address of the instance, such as \
+     http://127.0.0.1:8888)",
+    .0.as_str()
+)]
+pub struct SearchUrlMissing(pub SearchBackend);
 
-    fn try_from(section: SearchSection) -> Result<Self, String> {
+impl TryFrom<SearchSection> for WebSearchConfig {
+    type Error = SearchUrlMissing;
+
+    fn try_from(section: SearchSection) -> Result<Self, SearchUrlMissing> {
         if section.url.is_none() && section.backend.default_url().is_none() {
-            return Err(format!(
-                "must give `url` for the {} backend (the address of the instance, such as \
-                 http://127.0.0.1:8888)",
-                section.backend.as_str()
-            ));
+            return Err(SearchUrlMissing(section.backend));
         }
         Ok(WebSearchConfig {
             backend: section.backend,
@@ -221,7 +226,7 @@ fn private_hosts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Priva
 /// A list of strings, each parsed by `parse`; a bad entry is an error at its own line.
 fn parsed_list<'de, D, T>(
     deserializer: D,
-    parse: fn(&str) -> Result<T, String>,
+    parse: fn(&str) -> Result<T, HostListError>,
     what: &'static str,
 ) -> Result<Vec<T>, D::Error>
 where
@@ -234,7 +239,7 @@ where
 
 /// Reads a list of strings, parsing each one where it stands.
 struct ParsedList<T> {
-    parse: fn(&str) -> Result<T, String>,
+    parse: fn(&str) -> Result<T, HostListError>,
     what: &'static str,
 }
 
@@ -271,7 +276,7 @@ impl<'de, T> Visitor<'de> for ParsedList<T> {
 
 /// One entry of a [`ParsedList`].
 struct ParsedItem<T> {
-    parse: fn(&str) -> Result<T, String>,
+    parse: fn(&str) -> Result<T, HostListError>,
     what: &'static str,
 }
 

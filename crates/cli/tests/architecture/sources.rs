@@ -124,3 +124,152 @@ fn nothing_but_the_orchestrator_calls_tool_execute() {
         "only the orchestrator may call Tool::execute: {callers:#?}"
     );
 }
+
+/// Library files that still return or keep a `String` as an error, how many times, and why.
+/// Invariant 12: a file leaves this list when its errors are typed, and none joins it.
+const STRING_ERRORS: &[(&str, usize, &str)] = &[
+    (
+        "crates/core/src/approval/controller.rs",
+        1,
+        "the `ApprovalInbox::park` trait; typed together with its implementations in the runtime",
+    ),
+    (
+        "crates/core/src/input.rs",
+        1,
+        "checking a form's answers; not typed yet",
+    ),
+    (
+        "crates/core/src/registry.rs",
+        2,
+        "a schema's compile error kept as jsonschema's text in a `OnceLock`; not typed yet",
+    ),
+    (
+        "crates/mcp-client/src/toolset.rs",
+        1,
+        "`jailed_cwd`, a jailed MCP server's working directory; not typed yet",
+    ),
+    (
+        "crates/runtime/src/host/parking.rs",
+        1,
+        "an `ApprovalInbox::park` implementation",
+    ),
+    (
+        "crates/runtime/src/inbox.rs",
+        1,
+        "an `ApprovalInbox::park` implementation",
+    ),
+    (
+        "crates/runtime/src/host/serve.rs",
+        1,
+        "an action's outcome, which is protocol text (`ActionResult`) on both sides",
+    ),
+    (
+        "crates/runtime/src/runner/compact.rs",
+        1,
+        "compacting the history; not typed yet",
+    ),
+    (
+        "crates/runtime/src/tree.rs",
+        1,
+        "`start_child`, refusing a delegation; not typed yet",
+    ),
+    (
+        "crates/sandbox/src/jail/parent/process.rs",
+        1,
+        "the message of the error a first `JailProcess::wait` returned, replayed to a second \
+         caller as `JailError::Setup` (a `JailError` holds an `io::Error` and cannot be cloned)",
+    ),
+];
+
+/// How many times `code` names `Result‹…, String>`, however it is spaced or broken across
+/// lines (a `->` inside, as in `Result<Box<dyn Fn() -> T>, E>`, is not a closing bracket).
+fn string_results(code: &str) -> usize {
+    let flat = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut count = 0;
+    let mut rest = flat.as_str();
+    while let Some(at) = rest.find("Result<") {
+        rest = &rest[at + "Result<".len()..];
+        // The top-level arguments so far, and where the current one starts.
+        let (mut depth, mut args, mut start, mut previous) = (1usize, Vec::new(), 0, ' ');
+        for (i, c) in rest.char_indices() {
+            match c {
+                '<' | '(' | '[' => depth += 1,
+                '>' if previous == '-' => {}
+                '>' | ')' | ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        args.push(rest[start..i].trim());
+                        args.retain(|arg| !arg.is_empty()); // a trailing comma
+                        if args.len() == 2 && args[1] == "String" {
+                            count += 1;
+                        }
+                        break;
+                    }
+                }
+                ',' if depth == 1 => {
+                    args.push(rest[start..i].trim());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+            previous = c;
+        }
+    }
+    count
+}
+
+#[test]
+fn the_string_error_check_counts_what_it_should() {
+    assert_eq!(string_results("fn f() -> Result<(), String> {}"), 1);
+    assert_eq!(
+        string_results("fn f()\n    -> Result<\n        Vec<u8>,\n        String,\n    >"),
+        1
+    );
+    assert_eq!(
+        string_results("Option<Result<Vec<Result<u8, String>>, String>>"),
+        2
+    );
+    assert_eq!(string_results("Result<Box<dyn Fn(&str) -> u8>, String>"), 1);
+    assert_eq!(
+        string_results("Result<String, MountError> Result<(String, u8), Error>"),
+        0
+    );
+    assert_eq!(
+        string_results("Result<HashMap<String, String>, StringError>"),
+        0
+    );
+}
+
+#[test]
+fn libraries_return_typed_errors_not_strings() {
+    let mut problems = Vec::new();
+    for (name, code) in library_sources() {
+        // Test helpers kept in `src/` (`tests.rs`, `tests/`) implement traits the tests need.
+        if name.ends_with("/tests.rs") || name.contains("/tests/") {
+            continue;
+        }
+        let found = string_results(&code);
+        let allowed = STRING_ERRORS
+            .iter()
+            .find(|(file, ..)| *file == name)
+            .map_or(0, |(_, allowed, _)| *allowed);
+        if found > allowed {
+            problems.push(format!(
+                "{name}: {found} `Result<_, String>` ({allowed} allowed): libraries return typed \
+                 errors (thiserror), whose variants carry the data (invariant 12)"
+            ));
+        } else if found < allowed {
+            problems.push(format!(
+                "{name}: {found} `Result<_, String>` but {allowed} allowed: lower or remove its \
+                 entry in STRING_ERRORS"
+            ));
+        }
+    }
+    for (file, ..) in STRING_ERRORS {
+        assert!(
+            workspace_root().join(file).exists(),
+            "{file} is gone: remove its entry in STRING_ERRORS"
+        );
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -17,5 +17,5 @@ pub use controller::{
 pub use golem_policy::{ApprovalDecisionType, ApprovalRequirement, check_glob, glob_matches};
 pub use memory::{ApprovalMemory, canonical_json};
 pub use requirement::BlockedError;
-pub use rules::{ApprovalRule, ArgMatch, ProjectRules, RuleStore};
+pub use rules::{ApprovalRule, ArgMatch, ProjectRules, RuleStore, RuleStoreError};
 pub use ui_callback::ui_approval_callback;

@@ -138,7 +138,31 @@ pub trait RuleStore: Send + Sync {
     fn update(
         &self,
         change: &mut dyn FnMut(&mut Vec<ApprovalRule>),
-    ) -> Result<Vec<ApprovalRule>, String>;
+    ) -> Result<Vec<ApprovalRule>, RuleStoreError>;
+}
+
+/// Why a [`RuleStore`] could not keep a change: the store's own error (its file unreadable or
+/// unwritable), shown as the store words it, its causes kept.
+#[derive(Debug)]
+pub struct RuleStoreError(Box<dyn std::error::Error + Send + Sync>);
+
+impl RuleStoreError {
+    /// The store's error `cause`.
+    pub fn new(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self(cause.into())
+    }
+}
+
+impl fmt::Display for RuleStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for RuleStoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
 }
 
 /// The project's rules, shared by every worker of a session (Clone shares).
@@ -207,7 +231,7 @@ impl ProjectRules {
 
     /// Adds `rule` (unless an equal one exists) and saves. On a failed save the rule still
     /// holds for this session; the error says why it was not kept.
-    pub fn add(&self, rule: ApprovalRule) -> Result<(), String> {
+    pub fn add(&self, rule: ApprovalRule) -> Result<(), RuleStoreError> {
         let mut add = |rules: &mut Vec<ApprovalRule>| {
             if !rules.contains(&rule) {
                 rules.push(rule.clone());
@@ -221,7 +245,7 @@ impl ProjectRules {
     }
 
     /// Removes every rule equal to `rule` and saves; returns whether one was there.
-    pub fn remove(&self, rule: &ApprovalRule) -> Result<bool, String> {
+    pub fn remove(&self, rule: &ApprovalRule) -> Result<bool, RuleStoreError> {
         let mut found = self.lock().contains(rule);
         self.save(&mut |rules: &mut Vec<ApprovalRule>| {
             let before = rules.len();
@@ -231,7 +255,7 @@ impl ProjectRules {
         Ok(found)
     }
 
-    fn save(&self, change: &mut dyn FnMut(&mut Vec<ApprovalRule>)) -> Result<(), String> {
+    fn save(&self, change: &mut dyn FnMut(&mut Vec<ApprovalRule>)) -> Result<(), RuleStoreError> {
         let _saving = self.saving.lock().unwrap_or_else(PoisonError::into_inner);
         match &self.store {
             Some(store) => {
@@ -350,8 +374,11 @@ mod tests {
         fn update(
             &self,
             _change: &mut dyn FnMut(&mut Vec<ApprovalRule>),
-        ) -> Result<Vec<ApprovalRule>, String> {
-            Err("disk full".into())
+        ) -> Result<Vec<ApprovalRule>, RuleStoreError> {
+            Err(RuleStoreError::new(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                "disk full",
+            )))
         }
     }
 
@@ -359,7 +386,12 @@ mod tests {
     fn a_failed_save_still_holds_for_the_session() {
         let rules = ProjectRules::stored(Vec::new(), Arc::new(Broken));
         let rule = ApprovalRule::for_call("t", &json!({"a": 1}));
-        assert_eq!(rules.add(rule), Err("disk full".into()));
+        let error = rules.add(rule).unwrap_err();
+        assert_eq!(error.to_string(), "disk full");
+        assert!(
+            std::error::Error::source(&error).is_none(),
+            "the store's error is shown, not wrapped"
+        );
         assert!(rules.matching("t", &json!({"a": 1})).is_some());
     }
 }

@@ -168,7 +168,7 @@ impl Context<'_> {
                     Some(Remembered::Project(rule)) => {
                         match self.controller.rules().remove(&rule) {
                             Ok(_) => Ok(format!("removed the project rule {rule}")),
-                            Err(e) => Err(e),
+                            Err(e) => Err(e.to_string()),
                         }
                     }
                     None => Err(format!("no remembered approval number {n}")),

@@ -54,7 +54,7 @@ pub use parent::net::{BLOCKED as BLOCKED_NETWORKS, host_addresses, network_on_su
 pub use parent::output::CapturedOutput;
 pub use parent::process::{JailKiller, JailProcess};
 pub use parent::support::{NETWORK_OFF_LIMITS, RunLimitSupport};
-pub use spec::{HELPER_ARG, Ipv4Network, KernelSupport, LayerSupport};
+pub use spec::{HELPER_ARG, Ipv4Network, KernelSupport, LayerSupport, NotAnIpv4Network};
 
 use parent::standby::Standby;
 

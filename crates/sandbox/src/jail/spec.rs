@@ -147,16 +147,15 @@ pub struct Ipv4Network {
 
 impl Ipv4Network {
     /// Parses `10.1.0.0/16` or `10.1.2.3`; the address is masked to the prefix.
-    pub fn parse(text: &str) -> Result<Ipv4Network, String> {
+    pub fn parse(text: &str) -> Result<Ipv4Network, NotAnIpv4Network> {
         let (addr, prefix) = match text.trim().split_once('/') {
             Some((addr, prefix)) => (addr, prefix.parse::<u8>().ok().filter(|p| *p <= 32)),
             None => (text.trim(), Some(32)),
         };
         let (Ok(addr), Some(prefix)) = (addr.parse::<Ipv4Addr>(), prefix) else {
-            return Err(format!(
-                "{text:?} is not an IPv4 address or network such as \"10.1.2.3\" or \
-                 \"10.1.0.0/16\""
-            ));
+            return Err(NotAnIpv4Network {
+                text: text.to_owned(),
+            });
         };
         let mask = u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0);
         Ok(Ipv4Network {
@@ -179,6 +178,14 @@ impl Ipv4Network {
     pub(crate) fn prefix(&self) -> u8 {
         self.prefix
     }
+}
+
+/// Text that [`Ipv4Network::parse`] does not read as an address or a network.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not an IPv4 address or network such as \"10.1.2.3\" or \"10.1.0.0/16\"")]
+pub struct NotAnIpv4Network {
+    /// The text as given.
+    pub text: String,
 }
 
 impl fmt::Display for Ipv4Network {
@@ -228,13 +235,24 @@ pub(crate) enum ProgramStdio {
     Channel,
 }
 
+/// A spec file that is not the JSON its reader expects.
+#[derive(Debug, thiserror::Error)]
+#[error("parsing {}: {source}", path.display())]
+pub(crate) struct SpecFileError {
+    /// The file, as its reader names it.
+    path: PathBuf,
+    source: serde_json::Error,
+}
+
 /// Reads a JSON spec from `reader` (a path's file, or one opened beneath the run directory).
 pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
     reader: impl std::io::Read,
     what: &Path,
-) -> Result<T, String> {
-    serde_json::from_reader(std::io::BufReader::new(reader))
-        .map_err(|e| format!("parsing {}: {e}", what.display()))
+) -> Result<T, SpecFileError> {
+    serde_json::from_reader(std::io::BufReader::new(reader)).map_err(|source| SpecFileError {
+        path: what.to_path_buf(),
+        source,
+    })
 }
 
 /// How the program's process ended, as stage 1 saw it.
@@ -366,7 +384,13 @@ mod tests {
         assert_eq!(parse("0.0.0.0/0").as_deref(), Ok("0.0.0.0/0"));
         for bad in ["10.1.2", "10.1.2.3/33", "intranet", "::1", "10.0.0.0/x"] {
             let err = Ipv4Network::parse(bad).unwrap_err();
-            assert!(err.contains("IPv4 address or network"), "{bad}: {err}");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "{bad:?} is not an IPv4 address or network such as \"10.1.2.3\" or \
+                     \"10.1.0.0/16\""
+                )
+            );
         }
     }
 }

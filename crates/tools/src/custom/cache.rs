@@ -92,6 +92,25 @@ struct CacheFile {
     checked: Vec<String>,
 }
 
+/// Why a cache entry cannot be used or kept.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    /// The file cannot be read or written, or is not a cache file.
+    #[error(transparent)]
+    File(#[from] golem_toolset::cache_file::CacheFileError),
+    /// The file is of another format number.
+    #[error("{}: written in another format ({format})", path.display())]
+    OtherFormat {
+        /// The file.
+        path: PathBuf,
+        /// Its format number.
+        format: u32,
+    },
+    /// The entry could not be put into JSON.
+    #[error(transparent)]
+    Encode(#[from] serde_json::Error),
+}
+
 /// An entry of the cache.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CacheEntry {
@@ -129,18 +148,17 @@ impl CacheSlot {
     /// What `describe` printed, when the entry is of this key; `Ok(None)` when there is no
     /// entry or one for another version of the module; an error saying why it cannot be used
     /// when it is unreadable, corrupt or of another format.
-    pub fn read(&self) -> Result<Option<CacheEntry>, String> {
+    pub fn read(&self) -> Result<Option<CacheEntry>, CacheError> {
         let Some(file): Option<CacheFile> =
             golem_toolset::cache_file::read(&self.path, "describe cache file")?
         else {
             return Ok(None);
         };
         if file.format != FORMAT {
-            return Err(format!(
-                "{}: written in another format ({})",
-                self.path.display(),
-                file.format
-            ));
+            return Err(CacheError::OtherFormat {
+                path: self.path.clone(),
+                format: file.format,
+            });
         }
         if file.key != self.key {
             return Ok(None);
@@ -153,7 +171,7 @@ impl CacheSlot {
 
     /// Writes `entry` for the module named `shown` (a temporary file renamed over the
     /// entry).
-    pub fn write(&self, shown: &str, entry: &CacheEntry) -> Result<(), String> {
+    pub fn write(&self, shown: &str, entry: &CacheEntry) -> Result<(), CacheError> {
         let file = CacheFile {
             format: FORMAT,
             key: self.key.clone(),
@@ -163,8 +181,8 @@ impl CacheSlot {
             described: entry.described.clone(),
             checked: entry.checked.clone(),
         };
-        let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-        golem_toolset::cache_file::replace(&self.path, &text)
+        let text = serde_json::to_string_pretty(&file)?;
+        Ok(golem_toolset::cache_file::replace(&self.path, &text)?)
     }
 }
 
@@ -276,16 +294,20 @@ mod tests {
         };
         let cache = dir.path().join(".golem-forge/custom-tools");
         let slot = CacheSlot::new(&cache, &inputs(b"v1"));
-        assert_eq!(slot.read(), Ok(None), "no file is a miss");
+        assert_eq!(slot.read().unwrap(), None, "no file is a miss");
         let entry = CacheEntry {
             described: json!({"tools": [{"name": "f", "inputSchema": {"type": "object"}}]}),
             checked: vec!["f".to_owned()],
         };
         slot.write("./tools.py", &entry).unwrap();
-        assert_eq!(slot.read(), Ok(Some(entry.clone())));
+        assert_eq!(slot.read().unwrap(), Some(entry.clone()));
         let changed = CacheSlot::new(&cache, &inputs(b"v2"));
         assert_eq!(changed.path(), slot.path(), "one file per module");
-        assert_eq!(changed.read(), Ok(None), "another version of the module");
+        assert_eq!(
+            changed.read().unwrap(),
+            None,
+            "another version of the module"
+        );
         let names: Vec<_> = std::fs::read_dir(&cache)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -293,10 +315,19 @@ mod tests {
         assert_eq!(names.len(), 1, "no temporary file is left: {names:?}");
         std::fs::write(slot.path(), "{ not json").unwrap();
         let why = slot.read().unwrap_err();
-        assert!(why.contains("not a describe cache file"), "{why}");
+        assert!(
+            why.to_string().starts_with(&format!(
+                "{}: not a describe cache file: ",
+                slot.path().display()
+            )),
+            "{why}"
+        );
         let text = json!({"format": 99, "key": "k", "module": "m", "kind": "python",
             "describedAt": "x", "described": {}});
         std::fs::write(slot.path(), text.to_string()).unwrap();
-        assert!(slot.read().unwrap_err().contains("another format"));
+        assert_eq!(
+            slot.read().unwrap_err().to_string(),
+            format!("{}: written in another format (99)", slot.path().display())
+        );
     }
 }

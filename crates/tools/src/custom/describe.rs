@@ -8,7 +8,7 @@ use golem_protocol::ExecutionMode;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::CustomError;
+use super::{CustomError, ToolProblem};
 
 /// A tool's own approval policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,21 +69,21 @@ struct RawManual {
 
 /// Reads what `describe` printed as JSON (what the describe cache keeps).
 pub fn parse(module: &str, stdout: &str) -> Result<Value, CustomError> {
-    serde_json::from_str(stdout.trim()).map_err(|e| did_not_print(module, &e, stdout))
+    serde_json::from_str(stdout.trim()).map_err(|e| did_not_print(module, e, stdout))
 }
 
 /// Reads the JSON `describe` printed as its tool list.
 pub fn from_value(module: &str, raw: &Value) -> Result<Described, CustomError> {
-    Described::deserialize(raw).map_err(|e| did_not_print(module, &e, &raw.to_string()))
+    Described::deserialize(raw).map_err(|e| did_not_print(module, e, &raw.to_string()))
 }
 
 /// The error of a module whose `describe` printed `stdout`, which is not a tool list.
-fn did_not_print(module: &str, e: &serde_json::Error, stdout: &str) -> CustomError {
-    let shown: String = stdout.trim().chars().take(200).collect();
-    CustomError(format!(
-        "custom tool module {module}: `describe` did not print \
-         {{\"tools\": [...]}} as JSON ({e}); it printed: {shown:?}"
-    ))
+fn did_not_print(module: &str, source: serde_json::Error, stdout: &str) -> CustomError {
+    CustomError::DidNotPrint {
+        module: module.to_owned(),
+        source,
+        printed: stdout.trim().chars().take(200).collect(),
+    }
 }
 
 /// Whether `name` is a tool name every provider accepts: `^[a-zA-Z0-9_-]{1,64}$`.
@@ -102,22 +102,20 @@ pub fn select(
     described: Described,
     whitelist: Option<&[String]>,
 ) -> Result<Vec<Entry>, CustomError> {
-    let tool_error = |name: &str, why: String| {
-        CustomError(format!("custom tool `{name}` (module {module}): {why}"))
+    let tool_error = |name: &str, problem: ToolProblem| CustomError::Tool {
+        tool: name.to_owned(),
+        module: module.to_owned(),
+        problem,
     };
     let names: Vec<&str> = described.tools.iter().map(|t| t.name.as_str()).collect();
     if let Some(list) = whitelist {
         for wanted in list {
             if !names.contains(&wanted.as_str()) {
-                return Err(CustomError(format!(
-                    "custom tool module {module} has no tool `{wanted}` (listed under `tools`); \
-                     it has: {}",
-                    if names.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        names.join(", ")
-                    }
-                )));
+                return Err(CustomError::NoSuchTool {
+                    module: module.to_owned(),
+                    wanted: wanted.clone(),
+                    has: names.iter().map(|name| (*name).to_owned()).collect(),
+                });
             }
         }
     }
@@ -128,47 +126,32 @@ pub fn select(
         }
         let name = raw.name;
         if !is_valid_name(&name) {
-            return Err(tool_error(
-                &name,
-                "a tool name must be 1 to 64 letters, digits, `_` or `-`".to_owned(),
-            ));
+            return Err(tool_error(&name, ToolProblem::BadName));
         }
         if entries.iter().any(|e| e.name == name) {
-            return Err(tool_error(
-                &name,
-                "the module has two tools of this name".to_owned(),
-            ));
+            return Err(tool_error(&name, ToolProblem::Duplicate));
         }
         if let Some(why) = raw.error {
-            return Err(tool_error(&name, format!("no usable input schema: {why}")));
+            return Err(tool_error(&name, ToolProblem::NotDescribed(why)));
         }
         let input_schema = match raw.input_schema {
             Some(schema @ Value::Object(_)) => schema,
             Some(_) | None => {
-                return Err(tool_error(
-                    &name,
-                    "no usable input schema: `inputSchema` must be a JSON Schema object".to_owned(),
-                ));
+                return Err(tool_error(&name, ToolProblem::NoSchema));
             }
         };
         if input_schema
             .get("type")
             .is_some_and(|t| t != &Value::String("object".to_owned()))
         {
-            return Err(tool_error(
-                &name,
-                "the input schema must describe an object (`\"type\": \"object\"`)".to_owned(),
-            ));
+            return Err(tool_error(&name, ToolProblem::NotAnObject));
         }
         let own_policy = match raw.needs_approval {
             None | Some(Value::Null) => None,
             Some(Value::Bool(ask)) => Some(OwnPolicy::Static(ask)),
             Some(Value::String(s)) if s == "dynamic" => Some(OwnPolicy::Dynamic),
             Some(other) => {
-                return Err(tool_error(
-                    &name,
-                    format!("`needsApproval` must be true, false or \"dynamic\", not {other}"),
-                ));
+                return Err(tool_error(&name, ToolProblem::BadPolicy(other)));
             }
         };
         let execution = match raw.manual_execution {
@@ -224,10 +207,15 @@ mod tests {
 
     #[test]
     fn bad_output_and_bad_policies_are_errors() {
-        let err = parse("m.sh", "not json").unwrap_err().to_string();
-        assert!(
-            err.contains("module m.sh") && err.contains("\"not json\""),
-            "{err}"
+        let err = parse("m.sh", "not json").unwrap_err();
+        let source = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "custom tool module m.sh: `describe` did not print {{\"tools\": [...]}} as JSON \
+                 ({}); it printed: \"not json\"",
+                source.unwrap_or_default()
+            )
         );
         let err = from_value("m.sh", &serde_json::json!({"tool": []}))
             .unwrap_err()
@@ -239,6 +227,17 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("needsApproval")
+        );
+        let d = described(r#"{"tools":[{"name":"a","inputSchema":{},"needsApproval":3}]}"#);
+        assert_eq!(
+            select("m", d, None).unwrap_err().to_string(),
+            "custom tool `a` (module m): `needsApproval` must be true, false or \"dynamic\", not 3"
+        );
+        let d = described(r#"{"tools":[{"name":"a","inputSchema":[]}]}"#);
+        assert_eq!(
+            select("m", d, None).unwrap_err().to_string(),
+            "custom tool `a` (module m): no usable input schema: `inputSchema` must be a JSON \
+             Schema object"
         );
         let d = described(r#"{"tools":[{"name":"a b","inputSchema":{}}]}"#);
         assert!(

@@ -79,10 +79,143 @@ pub fn cache_dir(program_root: &Path) -> PathBuf {
     program_root.join(".golem-forge").join("custom-tools")
 }
 
-/// Why a module's tools could not be built; the message names the module (and the tool).
+/// Why a module's tools could not be built; the message names the module (`module`, as the
+/// worker file writes it) and the tool.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct CustomError(pub String);
+pub enum CustomError {
+    /// The module's file cannot be read.
+    #[error("custom tool module {module} ({}) cannot be read: {source}", path.display())]
+    Unreadable {
+        /// The module.
+        module: String,
+        /// Its file on the host.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The module's directory cannot be listed (for the files that travel with it).
+    #[error("custom tool module {module}: its directory {} cannot be read: {source}", dir.display())]
+    DirectoryUnreadable {
+        /// The module.
+        module: String,
+        /// Its directory.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Too many or too large source files next to the module.
+    #[error(
+        "custom tool module {module}: the {extensions} files next to it (which it may import, \
+         so they travel with it into the jail) come to more than {max_files} files or \
+         {max_kib} KiB; put the module and its helpers in a directory of their own"
+    )]
+    TooManySiblings {
+        /// The module.
+        module: String,
+        /// The extensions that travel (`py`, `mjs/.js/.cjs/.json`).
+        extensions: String,
+        /// The most files that travel.
+        max_files: usize,
+        /// The most KiB that travel.
+        max_kib: u64,
+    },
+    /// A source file next to the module cannot be read as text.
+    #[error("custom tool module {module}: {name}, next to it, cannot be read as text: {source}")]
+    SiblingUnreadable {
+        /// The module.
+        module: String,
+        /// The file's name.
+        name: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// What `describe` printed is not a tool list (`printed`: its first 200 characters).
+    #[error(
+        "custom tool module {module}: `describe` did not print {{\"tools\": [...]}} as JSON \
+         ({source}); it printed: {printed:?}"
+    )]
+    DidNotPrint {
+        /// The module.
+        module: String,
+        /// What the parser said.
+        source: serde_json::Error,
+        /// The start of the output.
+        printed: String,
+    },
+    /// `tools:` names a tool the module does not have.
+    #[error(
+        "custom tool module {module} has no tool `{wanted}` (listed under `tools`); it has: {}",
+        if has.is_empty() { "none".to_owned() } else { has.join(", ") }
+    )]
+    NoSuchTool {
+        /// The module.
+        module: String,
+        /// The tool named under `tools`.
+        wanted: String,
+        /// The tools the module has.
+        has: Vec<String>,
+    },
+    /// One exposed tool is unusable.
+    #[error("custom tool `{tool}` (module {module}): {problem}")]
+    Tool {
+        /// The tool.
+        tool: String,
+        /// The module.
+        module: String,
+        /// What is wrong with it.
+        problem: ToolProblem,
+    },
+    /// A tool's input schema does not compile.
+    #[error("custom tool module {module}: {source}")]
+    Schema {
+        /// The module.
+        module: String,
+        /// The registry's check.
+        source: golem_core::registry::RegistryError,
+    },
+    /// No runtime to run `describe` on.
+    #[error("custom tool module {module}: {source}")]
+    Runtime {
+        /// The module.
+        module: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The jailed `describe` run failed.
+    #[error("custom tool module {module}: reading its tools failed: {}", error.message)]
+    Describe {
+        /// The module.
+        module: String,
+        /// The run's error (its message is shown; boxed: it is large).
+        error: Box<golem_protocol::ToolError>,
+    },
+    /// The thread reading the tools panicked.
+    #[error("reading custom tools panicked")]
+    Panicked,
+}
+
+/// What is wrong with one tool a module describes.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToolProblem {
+    /// A name providers refuse.
+    #[error("a tool name must be 1 to 64 letters, digits, `_` or `-`")]
+    BadName,
+    /// Two tools of one name.
+    #[error("the module has two tools of this name")]
+    Duplicate,
+    /// The adapter could not describe it; its words (`parameter `x` has no type hint`).
+    #[error("no usable input schema: {0}")]
+    NotDescribed(String),
+    /// `inputSchema` missing or not an object.
+    #[error("no usable input schema: `inputSchema` must be a JSON Schema object")]
+    NoSchema,
+    /// A schema of another type than `object`.
+    #[error("the input schema must describe an object (`\"type\": \"object\"`)")]
+    NotAnObject,
+    /// A `needsApproval` that is neither a bool nor `"dynamic"`.
+    #[error("`needsApproval` must be true, false or \"dynamic\", not {0}")]
+    BadPolicy(serde_json::Value),
+}
 
 /// The tools of one module: reads its tools from the describe cache when it holds this very
 /// module, else once through `describe_jail` (a jail used for nothing else: it is driven from
@@ -97,12 +230,10 @@ pub fn custom_tools(
     // What a module's code changes in the zones waits for the gate (`process::changes`).
     let jail = jail.with_zone_writes(ZoneWrites::Changeset);
     let describe_jail = describe_jail.with_zone_writes(ZoneWrites::Changeset);
-    let source = std::fs::read(&options.path).map_err(|e| {
-        CustomError(format!(
-            "custom tool module {} ({}) cannot be read: {e}",
-            options.config.module,
-            options.path.display()
-        ))
+    let source = std::fs::read(&options.path).map_err(|source| CustomError::Unreadable {
+        module: options.config.module.clone(),
+        path: options.path.clone(),
+        source,
     })?;
     let kind = ModuleKind::of(&options.path);
     let siblings = siblings::read(&options.path, &options.config.module, kind)?;
@@ -118,21 +249,25 @@ pub fn custom_tools(
         };
         cache::CacheSlot::new(dir, &inputs)
     });
-    let cached = slot.as_ref().and_then(|slot| {
-        let read = slot.read().and_then(|found| {
-            found
-                .map(|entry| {
-                    describe::from_value(&options.config.module, &entry.described)
-                        .map(|described| (entry, described))
-                        .map_err(|e| e.0)
-                })
-                .transpose()
-        });
-        read.unwrap_or_else(|why| {
-            tracing::info!(module = %options.config.module, "describe cache unusable, describing again: {why}");
+    let unusable = |why: &dyn std::fmt::Display| {
+        tracing::info!(module = %options.config.module, "describe cache unusable, describing again: {why}");
+    };
+    let cached = match slot.as_ref().map(cache::CacheSlot::read) {
+        Some(Ok(Some(entry))) => {
+            match describe::from_value(&options.config.module, &entry.described) {
+                Ok(described) => Some((entry, described)),
+                Err(why) => {
+                    unusable(&why);
+                    None
+                }
+            }
+        }
+        Some(Err(why)) => {
+            unusable(&why);
             None
-        })
-    });
+        }
+        Some(Ok(None)) | None => None,
+    };
     let (raw, described, mut checked) = match cached {
         Some((entry, described)) => (entry.described, described, entry.checked),
         None => {
@@ -163,9 +298,12 @@ pub fn custom_tools(
         .collect();
     if !unchecked.is_empty() {
         for entry in &unchecked {
-            golem_core::registry::check_schema(&entry.name, &entry.input_schema).map_err(|e| {
-                CustomError(format!("custom tool module {}: {e}", options.config.module))
-            })?;
+            golem_core::registry::check_schema(&entry.name, &entry.input_schema).map_err(
+                |source| CustomError::Schema {
+                    module: options.config.module.clone(),
+                    source,
+                },
+            )?;
         }
         checked.extend(unchecked.iter().map(|entry| entry.name.clone()));
         let entry = cache::CacheEntry {
@@ -207,17 +345,17 @@ fn describe_blocking(module: module::Module) -> Result<serde_json::Value, Custom
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| CustomError(format!("custom tool module {shown}: {e}")))?;
+            .map_err(|source| CustomError::Runtime {
+                module: shown,
+                source,
+            })?;
         let result = runtime.block_on(async {
             let answer = module
                 .request("describe", None, None, &CancellationToken::new())
                 .await
-                .map_err(|e| {
-                    CustomError(format!(
-                        "custom tool module {}: reading its tools failed: {}",
-                        module.shown(),
-                        e.message
-                    ))
+                .map_err(|error| CustomError::Describe {
+                    module: module.shown().to_owned(),
+                    error: Box::new(error),
                 })?;
             // Describing is no occasion to change the zones: whatever it wrote is dropped.
             if let Some(changes) = answer.changes {
@@ -231,7 +369,5 @@ fn describe_blocking(module: module::Module) -> Result<serde_json::Value, Custom
         drop(module);
         result
     });
-    handle
-        .join()
-        .unwrap_or_else(|_| Err(CustomError("reading custom tools panicked".to_owned())))
+    handle.join().unwrap_or_else(|_| Err(CustomError::Panicked))
 }

@@ -66,8 +66,18 @@ pub fn result(what: &str, stdout: &str) -> Result<Output, ToolError> {
 /// Why the data of a result of a well-known kind is not what that kind holds; `None` when it
 /// is (and for custom kinds, whose data is the tool's own business).
 fn data_mismatch(result: &ToolResultValue) -> Option<String> {
-    fn holds<T: DeserializeOwned>(data: &Value) -> Result<(), String> {
-        T::deserialize(data).map(drop).map_err(|e| e.to_string())
+    /// What is missing from the data.
+    #[derive(Debug, thiserror::Error)]
+    enum Mismatch {
+        /// Not of the kind's shape (the parser's words).
+        #[error("{0}")]
+        Shape(#[from] serde_json::Error),
+        /// An image with nothing to show.
+        #[error("an image needs a `url`, `base64` or `path`")]
+        NoImageSource,
+    }
+    fn holds<T: DeserializeOwned>(data: &Value) -> Result<(), Mismatch> {
+        Ok(T::deserialize(data).map(drop)?)
     }
     let data = &result.data;
     let checked = match result.kind.as_str() {
@@ -82,7 +92,7 @@ fn data_mismatch(result: &ToolResultValue) -> Option<String> {
             if has("url") || has("base64") || has("path") {
                 Ok(())
             } else {
-                Err("an image needs a `url`, `base64` or `path`".to_owned())
+                Err(Mismatch::NoImageSource)
             }
         }),
         _ => Ok(()),

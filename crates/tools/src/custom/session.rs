@@ -68,7 +68,7 @@ pub struct Session {
 /// What became of one request.
 enum Exchange {
     /// The process answered (the reply's `ok` or `error`).
-    Answered(Result<Value, String>),
+    Answered(Result<Value, ModuleRefused>),
     /// Its stdout ended, or could not be written or read (`Some`: what went wrong).
     Ended(Option<std::io::Error>),
     /// An answer to the request's id came without its nonce.
@@ -166,7 +166,7 @@ impl Session {
                         message.push_str(printed.trim_end());
                         message.push('\n');
                     }
-                    message.push_str(&error);
+                    message.push_str(&error.to_string());
                     ToolError::new(ToolErrorCode::ExecutionError, message)
                 });
                 let changes = match live.take() {
@@ -250,11 +250,25 @@ async fn exchange(process: &mut JailProcess, line: &str, id: u64, nonce: &str) -
     }
 }
 
+/// A reply's `error`: why the module (or its adapter) did not answer with `ok`.
+#[derive(Debug, PartialEq, thiserror::Error)]
+enum ModuleRefused {
+    /// The module's own words (`"error": "…"`), shown as they are.
+    #[error("{0}")]
+    Said(String),
+    /// An `error` that is not a string, shown as JSON.
+    #[error("{0}")]
+    Value(Value),
+    /// Neither `ok` nor `error`.
+    #[error("the adapter's reply held neither `ok` nor `error`")]
+    Neither,
+}
+
 /// What a line that answers a request's id says.
 #[derive(Debug, PartialEq)]
 enum Reply {
     /// The reply's `ok` or `error`.
-    Answer(Result<Value, String>),
+    Answer(Result<Value, ModuleRefused>),
     /// It lacks the request's nonce.
     Forged,
 }
@@ -275,9 +289,9 @@ fn reply(line: &str, id: u64, nonce: &str) -> Option<Reply> {
             return Some(Reply::Answer(Ok(ok)));
         }
         Some(Reply::Answer(Err(match object.remove("error") {
-            Some(Value::String(error)) => error,
-            Some(other) => other.to_string(),
-            None => "the adapter's reply held neither `ok` nor `error`".to_owned(),
+            Some(Value::String(error)) => ModuleRefused::Said(error),
+            Some(other) => ModuleRefused::Value(other),
+            None => ModuleRefused::Neither,
         })))
     };
     parse(line).or_else(|| parse(&line[line.rfind("{\"id\":")?..]))
@@ -329,7 +343,9 @@ mod tests {
         );
         assert_eq!(
             reply(r#"{"id":3,"nonce":"n1","error":"no tool"}"#, 3, "n1"),
-            Some(Reply::Answer(Err("no tool".to_owned())))
+            Some(Reply::Answer(Err(ModuleRefused::Said(
+                "no tool".to_owned()
+            ))))
         );
         assert_eq!(reply(r#"{"id":2,"nonce":"n1","ok":true}"#, 3, "n1"), None);
         assert_eq!(reply("hello from a subprocess", 3, "n1"), None);

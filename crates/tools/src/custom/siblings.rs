@@ -36,11 +36,10 @@ pub fn read(
     }
     let dir = path.parent().unwrap_or(Path::new("."));
     let own = path.file_name();
-    let entries = std::fs::read_dir(dir).map_err(|e| {
-        CustomError(format!(
-            "custom tool module {shown}: its directory {} cannot be read: {e}",
-            dir.display()
-        ))
+    let entries = std::fs::read_dir(dir).map_err(|source| CustomError::DirectoryUnreadable {
+        module: shown.to_owned(),
+        dir: dir.to_path_buf(),
+        source,
     })?;
     let mut found = Vec::new();
     let mut bytes = 0u64;
@@ -61,18 +60,19 @@ pub fn read(
         }
         bytes += entry.metadata().map_or(0, |m| m.len());
         if bytes > MAX_BYTES || found.len() >= MAX_FILES {
-            return Err(CustomError(format!(
-                "custom tool module {shown}: the {} files next to it (which it may import, so \
-                 they travel with it into the jail) come to more than {MAX_FILES} files or \
-                 {} KiB; put the module and its helpers in a directory of their own",
-                extensions.join("/."),
-                MAX_BYTES / 1024
-            )));
+            return Err(CustomError::TooManySiblings {
+                module: shown.to_owned(),
+                extensions: extensions.join("/."),
+                max_files: MAX_FILES,
+                max_kib: MAX_BYTES / 1024,
+            });
         }
-        let source = std::fs::read_to_string(entry.path()).map_err(|e| {
-            CustomError(format!(
-                "custom tool module {shown}: {name}, next to it, cannot be read as text: {e}"
-            ))
+        let source = std::fs::read_to_string(entry.path()).map_err(|source| {
+            CustomError::SiblingUnreadable {
+                module: shown.to_owned(),
+                name: name.to_owned(),
+                source,
+            }
         })?;
         found.push((name.to_owned(), source));
     }
@@ -128,10 +128,12 @@ mod tests {
             ModuleKind::Python,
         )
         .unwrap_err()
-        .0;
-        assert!(
-            error.contains("./tools.py") && error.contains("directory of their own"),
-            "{error}"
+        .to_string();
+        assert_eq!(
+            error,
+            "custom tool module ./tools.py: the py files next to it (which it may import, so they \
+             travel with it into the jail) come to more than 200 files or 1024 KiB; put the \
+             module and its helpers in a directory of their own"
         );
     }
 }

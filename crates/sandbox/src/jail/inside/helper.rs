@@ -21,17 +21,23 @@ pub(crate) fn open_report(path: &Path) -> Option<File> {
 /// write to yet).
 pub(crate) fn read_jail_spec(dir: &Path) -> Option<JailSpec> {
     let path = dir.join(JAIL_SPEC_FILE);
-    std::fs::File::open(&path)
-        .map_err(|e| format!("reading {}: {e}", path.display()))
-        .and_then(|file| read_json(file, &path))
-        .map_err(|message| eprintln!("golem-forge {HELPER_ARG}: {message}"))
+    let file = match std::fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("golem-forge {HELPER_ARG}: reading {}: {e}", path.display());
+            return None;
+        }
+    };
+    read_json(file, &path)
+        .map_err(|e| eprintln!("golem-forge {HELPER_ARG}: {e}"))
         .ok()
 }
 
-/// Reports that the jail could not be built and returns the helper's exit code for that.
-pub(crate) fn setup_failed(report: &mut Option<File>, message: String) -> i32 {
+/// Reports that the jail could not be built (`message`: an error of a stage, or a sentence)
+/// and returns the helper's exit code for that.
+pub(crate) fn setup_failed(report: &mut Option<File>, message: impl std::fmt::Display) -> i32 {
     if let Some(report) = report {
-        append(report, &ReportLine::SetupError(message));
+        append(report, &ReportLine::SetupError(message.to_string()));
     }
     SETUP_FAILED
 }

@@ -31,39 +31,40 @@ fn rules<'a>(
     })
 }
 
+/// Why Landlock is not in force.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LandlockError {
+    /// Building or enforcing the ruleset failed.
+    #[error("Landlock could not be applied: {0}")]
+    Apply(#[from] landlock::RulesetError),
+    /// The kernel enforces none of it.
+    #[error("Landlock is not available ({0:?}): files outside the zones would be reachable")]
+    NotAvailable(landlock::LandlockStatus),
+}
+
 /// The ruleset for `view`, built but not yet in force (building opens every path of the view,
 /// so it is done before the run is known; see [`restrict`]).
-pub(crate) fn prepare(view: &View, network: bool) -> Result<RulesetCreated, String> {
-    let fail = |e: landlock::RulesetError| format!("Landlock could not be applied: {e}");
+pub(crate) fn prepare(view: &View, network: bool) -> Result<RulesetCreated, LandlockError> {
     let read = AccessFs::from_read(ABI_USED);
     let all = AccessFs::from_all(ABI_USED);
     let device = AccessFs::from_file(ABI_USED);
-    let mut ruleset = Ruleset::default().handle_access(all).map_err(fail)?;
+    let mut ruleset = Ruleset::default().handle_access(all)?;
     if !network {
-        ruleset = ruleset
-            .handle_access(AccessNet::from_all(ABI_USED))
-            .map_err(fail)?;
+        ruleset = ruleset.handle_access(AccessNet::from_all(ABI_USED))?;
     }
-    ruleset
-        .scope(Scope::from_all(ABI_USED))
-        .map_err(fail)?
-        .create()
-        .map_err(fail)?
-        .add_rules(rules(&view.read_only, read))
-        .map_err(fail)?
-        .add_rules(rules(&view.read_write, all))
-        .map_err(fail)?
-        .add_rules(rules(&view.devices, device))
-        .map_err(fail)?
-        .add_rules(rules(&view.list_only, AccessFs::ReadDir.into()))
-        .map_err(fail)
+    Ok(ruleset
+        .scope(Scope::from_all(ABI_USED))?
+        .create()?
+        .add_rules(rules(&view.read_only, read))?
+        .add_rules(rules(&view.read_write, all))?
+        .add_rules(rules(&view.devices, device))?
+        .add_rules(rules(&view.list_only, AccessFs::ReadDir.into()))?)
 }
 
 /// Restricts this process (and what it `exec`s) to the prepared ruleset. Returns notes on what
 /// the kernel could not enforce; an error when Landlock is not available at all.
-pub(crate) fn restrict(created: RulesetCreated) -> Result<Vec<String>, String> {
-    let fail = |e: landlock::RulesetError| format!("Landlock could not be applied: {e}");
-    let status = created.restrict_self().map_err(fail)?;
+pub(crate) fn restrict(created: RulesetCreated) -> Result<Vec<String>, LandlockError> {
+    let status = created.restrict_self()?;
     match status.ruleset {
         RulesetStatus::FullyEnforced => Ok(Vec::new()),
         RulesetStatus::PartiallyEnforced => Ok(vec![format!(
@@ -71,9 +72,6 @@ pub(crate) fn restrict(created: RulesetCreated) -> Result<Vec<String>, String> {
              rights (network, signal or socket scoping, file truncation) are not restricted",
             status.landlock, ABI_USED as u32
         )]),
-        RulesetStatus::NotEnforced => Err(format!(
-            "Landlock is not available ({:?}): files outside the zones would be reachable",
-            status.landlock
-        )),
+        RulesetStatus::NotEnforced => Err(LandlockError::NotAvailable(status.landlock)),
     }
 }

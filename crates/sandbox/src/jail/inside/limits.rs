@@ -7,8 +7,19 @@ use rustix::process::{Resource, Rlimit, setrlimit};
 
 use crate::jail::spec::SpecLimits;
 
+/// A limit the kernel refused.
+#[derive(Debug, thiserror::Error)]
+#[error("limiting {name} to {value}: {source}")]
+pub(crate) struct LimitError {
+    /// What was limited (`open files`).
+    name: &'static str,
+    /// The limit asked for (already at most the hard limit).
+    value: u64,
+    source: rustix::io::Errno,
+}
+
 /// Applies `limits` to this process (inherited by everything it starts).
-pub(crate) fn apply(limits: &SpecLimits) -> Result<(), String> {
+pub(crate) fn apply(limits: &SpecLimits) -> Result<(), LimitError> {
     for (resource, name, value) in [
         (Resource::Cpu, "CPU seconds", limits.cpu_secs),
         (Resource::As, "address space", limits.memory_bytes),
@@ -31,7 +42,11 @@ pub(crate) fn apply(limits: &SpecLimits) -> Result<(), String> {
             current: Some(value),
             maximum: Some(maximum),
         };
-        setrlimit(resource, limit).map_err(|e| format!("limiting {name} to {value}: {e}"))?;
+        setrlimit(resource, limit).map_err(|source| LimitError {
+            name,
+            value,
+            source,
+        })?;
     }
     Ok(())
 }

@@ -19,8 +19,9 @@
 //!
 //! Runs in stage 2, inside the jail's mount namespace, before the run is known.
 
-use std::ffi::CString;
+use std::ffi::{CString, NulError};
 use std::fs;
+use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -180,11 +181,94 @@ struct MountAttr {
     userns_fd: u64,
 }
 
+/// What building the view was doing when it failed (on a path, which the error names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    Restrict,
+    Create,
+    MountTmpfs,
+    Inspect,
+    ReadLink,
+    CreateLink,
+    Mount,
+    Open,
+    MountOverlay,
+    Write,
+    Remove,
+    Enter,
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Step::Restrict => "restricting the mount",
+            Step::Create => "creating",
+            Step::MountTmpfs => "mounting a tmpfs on",
+            Step::Inspect => "inspecting",
+            Step::ReadLink => "reading link",
+            Step::CreateLink => "creating link",
+            Step::Mount => "mounting",
+            Step::Open => "opening",
+            Step::MountOverlay => "mounting the copy-on-write layer of",
+            Step::Write => "writing",
+            Step::Remove => "removing",
+            Step::Enter => "entering",
+        })
+    }
+}
+
+/// Why the jail's filesystem view could not be built.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum MountError {
+    /// A step on `path` failed.
+    #[error("{step} {}: {source}", path.display())]
+    Io {
+        step: Step,
+        path: PathBuf,
+        source: io::Error,
+    },
+    /// A path or mount option held a NUL byte, which no system call can take.
+    #[error("{step} {}: {source}", path.display())]
+    Nul {
+        step: Step,
+        path: PathBuf,
+        source: NulError,
+    },
+    /// The jail's own resolver is shown over the host's file, which must be one.
+    #[error("the host's /etc/resolv.conf is not a plain file")]
+    ResolverNotAFile,
+    #[error("making mounts private: {0}")]
+    MakePrivate(#[source] rustix::io::Errno),
+    #[error("pivot_root: {0}")]
+    PivotRoot(#[source] rustix::io::Errno),
+    #[error("detaching the old root: {0}")]
+    DetachOldRoot(#[source] rustix::io::Errno),
+    #[error("entering the new root: {0}")]
+    EnterNewRoot(#[source] io::Error),
+}
+
+/// The error of `step` on `path` (an I/O error, or an errno).
+fn failed<E: Into<io::Error>>(step: Step, path: &Path) -> impl FnOnce(E) -> MountError + '_ {
+    move |source| MountError::Io {
+        step,
+        path: path.to_path_buf(),
+        source: source.into(),
+    }
+}
+
+/// The error of `step` on `path` whose path or options held a NUL byte.
+fn nul(step: Step, path: &Path) -> impl FnOnce(NulError) -> MountError + '_ {
+    move |source| MountError::Nul {
+        step,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 /// Adds `attributes` to the mount at `path`, and with `recursive` to every mount below it.
 #[allow(unsafe_code)]
-fn restrict_mount(path: &Path, attributes: u64, recursive: bool) -> Result<(), String> {
-    let c_path = CString::new(path.as_os_str().as_bytes())
-        .map_err(|e| err("restricting the mount", path, e))?;
+fn restrict_mount(path: &Path, attributes: u64, recursive: bool) -> Result<(), MountError> {
+    let c_path = CString::new(path.as_os_str().as_bytes()).map_err(nul(Step::Restrict, path))?;
     let attr = MountAttr {
         attr_set: attributes,
         attr_clr: 0,
@@ -211,19 +295,15 @@ fn restrict_mount(path: &Path, attributes: u64, recursive: bool) -> Result<(), S
     if result == 0 {
         Ok(())
     } else {
-        Err(err(
-            "restricting the mount",
-            path,
-            std::io::Error::last_os_error(),
-        ))
+        Err(failed(Step::Restrict, path)(io::Error::last_os_error()))
     }
 }
 
 /// Mounts a tmpfs of at most `bytes` and `files` inodes on `target`.
-fn mount_tmpfs(target: &Path, mode: &str, bytes: u64, files: u64) -> Result<(), String> {
-    fs::create_dir_all(target).map_err(|e| err("creating", target, e))?;
+fn mount_tmpfs(target: &Path, mode: &str, bytes: u64, files: u64) -> Result<(), MountError> {
+    fs::create_dir_all(target).map_err(failed(Step::Create, target))?;
     let data = CString::new(format!("mode={mode},size={bytes},nr_inodes={files}"))
-        .map_err(|e| err("mounting a tmpfs on", target, e))?;
+        .map_err(nul(Step::MountTmpfs, target))?;
     rustix::mount::mount(
         "tmpfs",
         target,
@@ -231,11 +311,7 @@ fn mount_tmpfs(target: &Path, mode: &str, bytes: u64, files: u64) -> Result<(), 
         MountFlags::NOSUID | MountFlags::NODEV,
         Some(data.as_c_str()),
     )
-    .map_err(|e| err("mounting a tmpfs on", target, e))
-}
-
-fn err(what: &str, path: &Path, error: impl std::fmt::Display) -> String {
-    format!("{what} {}: {error}", path.display())
+    .map_err(failed(Step::MountTmpfs, target))
 }
 
 /// `target` inside the new root.
@@ -244,22 +320,22 @@ fn under(root: &Path, target: &Path) -> PathBuf {
 }
 
 /// Makes `host` visible at `target` (same kind: directory, file or symbolic link), for `access`.
-fn expose(root: &Path, host: &Path, target: &Path, access: Access) -> Result<(), String> {
+fn expose(root: &Path, host: &Path, target: &Path, access: Access) -> Result<(), MountError> {
     let inside = under(root, target);
-    let meta = fs::symlink_metadata(host).map_err(|e| err("inspecting", host, e))?;
+    let meta = fs::symlink_metadata(host).map_err(failed(Step::Inspect, host))?;
     if let Some(parent) = inside.parent() {
-        fs::create_dir_all(parent).map_err(|e| err("creating", parent, e))?;
+        fs::create_dir_all(parent).map_err(failed(Step::Create, parent))?;
     }
     if meta.file_type().is_symlink() {
-        let link = fs::read_link(host).map_err(|e| err("reading link", host, e))?;
-        return symlink(&link, &inside).map_err(|e| err("creating link", &inside, e));
+        let link = fs::read_link(host).map_err(failed(Step::ReadLink, host))?;
+        return symlink(&link, &inside).map_err(failed(Step::CreateLink, &inside));
     }
     if meta.is_dir() {
-        fs::create_dir_all(&inside).map_err(|e| err("creating", &inside, e))?;
+        fs::create_dir_all(&inside).map_err(failed(Step::Create, &inside))?;
     } else {
-        fs::File::create(&inside).map_err(|e| err("creating", &inside, e))?;
+        fs::File::create(&inside).map_err(failed(Step::Create, &inside))?;
     }
-    rustix::mount::mount_bind_recursive(host, &inside).map_err(|e| err("mounting", host, e))?;
+    rustix::mount::mount_bind_recursive(host, &inside).map_err(failed(Step::Mount, host))?;
     restrict_mount(&inside, access.attributes(), true)
 }
 
@@ -280,17 +356,17 @@ fn mount_overlay(
     lower: &Path,
     layer: &SpecOverlay,
     target: &Path,
-) -> Result<(), String> {
+) -> Result<(), MountError> {
     use std::os::fd::AsRawFd;
     let inside = under(root, target);
-    fs::create_dir_all(&inside).map_err(|e| err("creating", &inside, e))?;
+    fs::create_dir_all(&inside).map_err(failed(Step::Create, &inside))?;
     let open = |path: &Path| {
         rustix::fs::open(
             path,
             rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
             rustix::fs::Mode::empty(),
         )
-        .map_err(|e| err("opening", path, e))
+        .map_err(failed(Step::Open, path))
     };
     let (lower_fd, upper_fd, work_fd) = (open(lower)?, open(&layer.upper)?, open(&layer.work)?);
     let data = CString::new(format!(
@@ -300,7 +376,7 @@ fn mount_overlay(
         upper_fd.as_raw_fd(),
         work_fd.as_raw_fd()
     ))
-    .map_err(|e| err("mounting the copy-on-write layer of", lower, e))?;
+    .map_err(nul(Step::MountOverlay, lower))?;
     rustix::mount::mount(
         "overlay",
         &inside,
@@ -308,34 +384,34 @@ fn mount_overlay(
         MountFlags::NOSUID | MountFlags::NODEV,
         Some(data.as_c_str()),
     )
-    .map_err(|e| err("mounting the copy-on-write layer of", lower, e))
+    .map_err(failed(Step::MountOverlay, lower))
 }
 
 /// Shows the jail's own network's DNS forwarder as `/etc/resolv.conf` (the host's names servers
 /// that are private or its own are out of reach).
-fn private_resolver(root: &Path) -> Result<(), String> {
+fn private_resolver(root: &Path) -> Result<(), MountError> {
     let target = under(root, Path::new("/etc/resolv.conf"));
     if !fs::symlink_metadata(&target).is_ok_and(|meta| meta.is_file()) {
-        return Err("the host's /etc/resolv.conf is not a plain file".to_owned());
+        return Err(MountError::ResolverNotAFile);
     }
     let source = root.join(".resolv.conf");
     fs::write(&source, format!("nameserver {}\n", NAMESERVER))
-        .map_err(|e| err("writing", &source, e))?;
-    rustix::mount::mount_bind(&source, &target).map_err(|e| err("mounting", &target, e))?;
+        .map_err(failed(Step::Write, &source))?;
+    rustix::mount::mount_bind(&source, &target).map_err(failed(Step::Mount, &target))?;
     // The mount keeps the file; the root's own entry goes.
-    fs::remove_file(&source).map_err(|e| err("removing", &source, e))?;
+    fs::remove_file(&source).map_err(failed(Step::Remove, &source))?;
     restrict_mount(&target, Access::ReadOnly.attributes(), false)
 }
 
 /// Builds the new root on `spec.root` and moves into it. Returns the view and notes about
 /// what is missing (a `/proc` that could not be mounted).
-pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
+pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), MountError> {
     let mut notes = Vec::new();
     rustix::mount::mount_change(
         "/",
         MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
     )
-    .map_err(|e| format!("making mounts private: {e}"))?;
+    .map_err(MountError::MakePrivate)?;
     let root_dir = spec.root();
     let root = root_dir.as_path();
     rustix::mount::mount(
@@ -345,7 +421,7 @@ pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
         MountFlags::NOSUID | MountFlags::NODEV,
         Some(c"mode=0755,size=4m"),
     )
-    .map_err(|e| err("mounting a tmpfs on", root, e))?;
+    .map_err(failed(Step::MountTmpfs, root))?;
 
     let mut read_only = Vec::new();
     for path in existing_system_paths() {
@@ -385,7 +461,7 @@ pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
         }
     }
     let dev = under(root, Path::new("/dev"));
-    fs::create_dir_all(&dev).map_err(|e| err("creating", &dev, e))?;
+    fs::create_dir_all(&dev).map_err(failed(Step::Create, &dev))?;
     for (name, target) in [
         ("fd", "/proc/self/fd"),
         ("stdin", "/proc/self/fd/0"),
@@ -393,7 +469,7 @@ pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
         ("stderr", "/proc/self/fd/2"),
     ] {
         let link = dev.join(name);
-        symlink(target, &link).map_err(|e| err("creating link", &link, e))?;
+        symlink(target, &link).map_err(failed(Step::CreateLink, &link))?;
     }
     let shm = under(root, Path::new("/dev/shm"));
     match mount_tmpfs(&shm, "1777", limits.tmp_bytes, limits.tmp_files) {
@@ -401,7 +477,7 @@ pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
         Err(e) => notes.push(format!("no /dev/shm: {e}")),
     }
     let proc_dir = under(root, Path::new("/proc"));
-    fs::create_dir_all(&proc_dir).map_err(|e| err("creating", &proc_dir, e))?;
+    fs::create_dir_all(&proc_dir).map_err(failed(Step::Create, &proc_dir))?;
     match rustix::mount::mount(
         "proc",
         &proc_dir,
@@ -413,11 +489,10 @@ pub(crate) fn build(spec: &JailSpec) -> Result<(View, Vec<String>), String> {
         Err(e) => notes.push(format!("no /proc in the jail: mounting it failed: {e}")),
     }
 
-    std::env::set_current_dir(root).map_err(|e| err("entering", root, e))?;
-    rustix::process::pivot_root(".", ".").map_err(|e| format!("pivot_root: {e}"))?;
-    rustix::mount::unmount(".", UnmountFlags::DETACH)
-        .map_err(|e| format!("detaching the old root: {e}"))?;
-    std::env::set_current_dir("/").map_err(|e| format!("entering the new root: {e}"))?;
+    std::env::set_current_dir(root).map_err(failed(Step::Enter, root))?;
+    rustix::process::pivot_root(".", ".").map_err(MountError::PivotRoot)?;
+    rustix::mount::unmount(".", UnmountFlags::DETACH).map_err(MountError::DetachOldRoot)?;
+    std::env::set_current_dir("/").map_err(MountError::EnterNewRoot)?;
     // The root itself holds only mount points: make it read-only (not recursively: the mounts
     // on it keep their own access).
     restrict_mount(Path::new("/"), Access::ReadOnly.attributes(), false)?;
@@ -453,5 +528,23 @@ mod tests {
                 "{path}: a zone named `{top}` would clash with the jail's own /{top}"
             );
         }
+    }
+
+    #[test]
+    fn a_failed_step_names_its_path_and_keeps_the_io_error_as_its_source() {
+        let missing = Path::new("/nonexistent/golem-forge-test");
+        let err = expose(Path::new("/tmp"), missing, missing, Access::ReadOnly).unwrap_err();
+        let MountError::Io { step, path, source } = &err else {
+            panic!("not an I/O error: {err:?}");
+        };
+        assert_eq!((*step, path.as_path()), (Step::Inspect, missing));
+        assert_eq!(source.kind(), io::ErrorKind::NotFound);
+        assert!(
+            err.to_string()
+                .starts_with("inspecting /nonexistent/golem-forge-test: "),
+            "{err}"
+        );
+        let shown = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(shown, Some(source.to_string()));
     }
 }

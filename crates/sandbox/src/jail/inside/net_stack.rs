@@ -66,19 +66,36 @@ impl Stack {
 
     /// Once stage 1's namespaces are made: lets the stack configure them, waits until it has,
     /// and adds `routes`.
-    pub fn start(mut self, routes: &NetRoutes) -> Result<Stack, String> {
-        rustix::io::write(&self.start, b"1").map_err(|e| format!("starting slirp4netns: {e}"))?;
+    pub fn start(mut self, routes: &NetRoutes) -> Result<Stack, NetStackError> {
+        rustix::io::write(&self.start, b"1").map_err(NetStackError::Start)?;
         let mut said = [0u8; 1];
         if !matches!(rustix::io::read(&self.ready, &mut said), Ok(1)) {
-            let status = self.child.wait().map(|s| s.to_string()).unwrap_or_default();
-            return Err(format!(
-                "slirp4netns could not give the jail its network ({status}; its messages are \
-                 above)"
-            ));
+            return Err(NetStackError::NotReady {
+                status: self.child.wait().ok(),
+            });
         }
-        add_routes(routes).map_err(|e| format!("adding the jail's routes: {e}"))?;
+        add_routes(routes).map_err(NetStackError::Routes)?;
         Ok(self)
     }
+}
+
+/// Why the jail's network could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NetStackError {
+    /// Telling the stack to start failed.
+    #[error("starting slirp4netns: {0}")]
+    Start(#[source] rustix::io::Errno),
+    /// The stack ended without saying it was ready (how it ended, when that is known).
+    #[error(
+        "slirp4netns could not give the jail its network ({}; its messages are above)",
+        status.map(|s| s.to_string()).unwrap_or_default()
+    )]
+    NotReady {
+        status: Option<std::process::ExitStatus>,
+    },
+    /// The kernel refused a route.
+    #[error("adding the jail's routes: {0}")]
+    Routes(#[source] std::io::Error),
 }
 
 /// The helper's `--net STACK START READY ALIVE PID` mode: waits for `START`, then becomes the

@@ -27,12 +27,12 @@ pub(crate) fn probe() -> i32 {
         }
     };
     let landlock = probe_landlock();
-    let seccomp = match rustix::thread::set_no_new_privs(true)
-        .map_err(|e| e.to_string())
-        .and_then(|()| seccomp::apply(false))
-    {
-        Ok(()) => LayerSupport::Available(String::new()),
-        Err(e) => LayerSupport::Missing(e),
+    let seccomp = match rustix::thread::set_no_new_privs(true) {
+        Err(e) => LayerSupport::Missing(e.to_string()),
+        Ok(()) => match seccomp::apply(false) {
+            Ok(()) => LayerSupport::Available(String::new()),
+            Err(e) => LayerSupport::Missing(e.to_string()),
+        },
     };
     let support = KernelSupport {
         user_namespaces,

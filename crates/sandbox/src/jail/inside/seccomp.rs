@@ -26,8 +26,8 @@
 use std::collections::BTreeMap;
 
 use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-    SeccompRule, TargetArch,
+    BackendError, BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition,
+    SeccompFilter, SeccompRule, TargetArch,
 };
 
 /// Refused outright.
@@ -125,26 +125,49 @@ const NAMESPACE_FLAGS: &[u64] = &[
     libc::CLONE_NEWCGROUP as u64,
 ];
 
-fn arch() -> Result<TargetArch, String> {
-    TargetArch::try_from(std::env::consts::ARCH).map_err(|e| {
-        format!(
-            "seccomp is not supported on {}: {e}",
-            std::env::consts::ARCH
-        )
+/// Why a filter could not be compiled (before the run is known).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CompileError {
+    /// seccompiler has no backend for this architecture.
+    #[error("seccomp is not supported on {arch}: {source}")]
+    Arch {
+        arch: &'static str,
+        source: BackendError,
+    },
+    /// A condition, rule or filter the backend refused.
+    #[error("{0}")]
+    Backend(#[from] BackendError),
+}
+
+/// Why the filters are not in force.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SeccompError {
+    /// Compiling them failed.
+    #[error("the seccomp filter could not be compiled: {0}")]
+    Compile(#[source] CompileError),
+    /// The kernel refused one.
+    #[error("the seccomp filter could not be installed: {0}")]
+    Install(#[source] seccompiler::Error),
+}
+
+fn arch() -> Result<TargetArch, CompileError> {
+    TargetArch::try_from(std::env::consts::ARCH).map_err(|source| CompileError::Arch {
+        arch: std::env::consts::ARCH,
+        source,
     })
 }
 
-fn condition(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
-    SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(|e| e.to_string())
+fn condition(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, BackendError> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value)
 }
 
 /// A condition on a 32-bit argument (`int`, `mode_t`).
-fn condition32(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
-    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(|e| e.to_string())
+fn condition32(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, BackendError> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value)
 }
 
 /// One rule per set-id bit: the mode argument `arg` has it.
-fn set_id_rules(arg: u8) -> Result<Vec<SeccompRule>, String> {
+fn set_id_rules(arg: u8) -> Result<Vec<SeccompRule>, BackendError> {
     SET_ID_BITS
         .iter()
         .map(|&bit| rule(vec![condition32(arg, SeccompCmpOp::MaskedEq(bit), bit)?]))
@@ -153,7 +176,7 @@ fn set_id_rules(arg: u8) -> Result<Vec<SeccompRule>, String> {
 
 /// With the network off, `socket` and `socketpair` are refused for any family but `AF_UNIX`
 /// and for any type but the connected ones.
-fn unix_only_socket_rules() -> Result<Vec<SeccompRule>, String> {
+fn unix_only_socket_rules() -> Result<Vec<SeccompRule>, BackendError> {
     let mut rules = vec![rule(vec![condition32(
         0,
         SeccompCmpOp::Ne,
@@ -169,18 +192,18 @@ fn unix_only_socket_rules() -> Result<Vec<SeccompRule>, String> {
     Ok(rules)
 }
 
-fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
-    SeccompRule::new(conditions).map_err(|e| e.to_string())
+fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, BackendError> {
+    SeccompRule::new(conditions)
 }
 
 /// The `EPERM` filter.
-fn deny_filter(network: bool) -> Result<BpfProgram, String> {
+fn deny_filter(network: bool) -> Result<BpfProgram, CompileError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
         DENIED.iter().map(|&nr| (nr, Vec::new())).collect();
     let clone_rules = NAMESPACE_FLAGS
         .iter()
         .map(|&flag| rule(vec![condition(0, SeccompCmpOp::MaskedEq(flag), flag)?]))
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, BackendError>>()?;
     rules.insert(libc::SYS_clone, clone_rules);
     rules.insert(
         libc::SYS_ioctl,
@@ -202,20 +225,19 @@ fn deny_filter(network: bool) -> Result<BpfProgram, String> {
 }
 
 /// A program that fails the calls `rules` match with `errno` and allows everything else.
-fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, String> {
+fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, CompileError> {
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
         SeccompAction::Errno(errno as u32),
         arch()?,
-    )
-    .map_err(|e| e.to_string())?;
-    BpfProgram::try_from(filter).map_err(|e| e.to_string())
+    )?;
+    Ok(BpfProgram::try_from(filter)?)
 }
 
 /// The `ENOSYS` filter for `clone3` and `openat2`, whose flags and mode are behind a pointer the
 /// filter cannot follow; callers fall back to `clone` and `openat`, which it can inspect.
-fn clone3_filter() -> Result<BpfProgram, String> {
+fn clone3_filter() -> Result<BpfProgram, CompileError> {
     compile(
         BTreeMap::from([
             (libc::SYS_clone3, Vec::new()),
@@ -226,7 +248,7 @@ fn clone3_filter() -> Result<BpfProgram, String> {
 }
 
 /// The `EOPNOTSUPP` filter for setting extended attributes.
-fn xattr_filter() -> Result<BpfProgram, String> {
+fn xattr_filter() -> Result<BpfProgram, CompileError> {
     compile(
         SET_XATTR.iter().map(|&nr| (nr, Vec::new())).collect(),
         libc::EOPNOTSUPP,
@@ -234,26 +256,24 @@ fn xattr_filter() -> Result<BpfProgram, String> {
 }
 
 /// The compiled filters (compiled before the run is known; see [`install`]).
-pub(crate) fn compile_filters(network: bool) -> Result<Vec<BpfProgram>, String> {
-    let fail = |e: String| format!("the seccomp filter could not be compiled: {e}");
+pub(crate) fn compile_filters(network: bool) -> Result<Vec<BpfProgram>, SeccompError> {
     Ok(vec![
-        deny_filter(network).map_err(fail)?,
-        clone3_filter().map_err(fail)?,
-        xattr_filter().map_err(fail)?,
+        deny_filter(network).map_err(SeccompError::Compile)?,
+        clone3_filter().map_err(SeccompError::Compile)?,
+        xattr_filter().map_err(SeccompError::Compile)?,
     ])
 }
 
 /// Installs compiled filters on this process (inherited across `fork` and `exec`).
-pub(crate) fn install(filters: &[BpfProgram]) -> Result<(), String> {
+pub(crate) fn install(filters: &[BpfProgram]) -> Result<(), SeccompError> {
     for program in filters {
-        seccompiler::apply_filter(program)
-            .map_err(|e| format!("the seccomp filter could not be installed: {e}"))?;
+        seccompiler::apply_filter(program).map_err(SeccompError::Install)?;
     }
     Ok(())
 }
 
 /// Compiles and installs the filters on this process.
-pub(crate) fn apply(network: bool) -> Result<(), String> {
+pub(crate) fn apply(network: bool) -> Result<(), SeccompError> {
     install(&compile_filters(network)?)
 }
 
@@ -267,5 +287,17 @@ mod tests {
         assert!(!deny_filter(true).unwrap().is_empty());
         assert!(!clone3_filter().unwrap().is_empty());
         assert!(!xattr_filter().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_refused_rule_says_what_failed_to_compile_and_keeps_the_cause() {
+        let err = SeccompError::Compile(CompileError::from(rule(Vec::new()).unwrap_err()));
+        let cause = BackendError::EmptyRule.to_string();
+        assert_eq!(
+            err.to_string(),
+            format!("the seccomp filter could not be compiled: {cause}")
+        );
+        let source = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(source.as_deref(), Some(cause.as_str()));
     }
 }

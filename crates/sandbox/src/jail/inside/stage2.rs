@@ -22,7 +22,7 @@ use rustix::process::Signal;
 
 use crate::jail::spec::{
     ProgramStdio, RUN_SPEC_FILE, ReportLine, ReportedExit, RunSpec, SCRIPT_DIR, SETUP_FAILED,
-    append, read_json,
+    SpecFileError, append, read_json,
 };
 
 use super::channel::{CHANNEL_FD_VAR, Channel};
@@ -67,20 +67,42 @@ fn open_beneath(dir: &OwnedFd, name: &str) -> std::io::Result<File> {
     Ok(File::from(fd))
 }
 
+/// Why the run could not be read or its script not put in place.
+#[derive(Debug, thiserror::Error)]
+enum RunSpecError {
+    #[error("reading the run spec: {0}")]
+    Open(#[source] std::io::Error),
+    #[error(transparent)]
+    Parse(#[from] SpecFileError),
+    #[error("reading the script {script}: {source}")]
+    ReadScript {
+        script: String,
+        source: std::io::Error,
+    },
+    #[error("writing the script to {}: {source}", path.display())]
+    WriteScript {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// Reads the run spec, and with namespaces copies the script into the jail's own `/tmp`.
-fn prepare_run(dir: &OwnedFd, view: &View, namespaced: bool) -> Result<RunSpec, String> {
+fn prepare_run(dir: &OwnedFd, view: &View, namespaced: bool) -> Result<RunSpec, RunSpecError> {
     let what = Path::new(RUN_SPEC_FILE);
-    let spec: RunSpec = open_beneath(dir, RUN_SPEC_FILE)
-        .map_err(|e| format!("reading the run spec: {e}"))
-        .and_then(|file| read_json(file, what))?;
+    let file = open_beneath(dir, RUN_SPEC_FILE).map_err(RunSpecError::Open)?;
+    let spec: RunSpec = read_json(file, what)?;
     if let (Some(script), true) = (&spec.script, namespaced) {
         let mut contents = Vec::new();
         open_beneath(dir, &format!("{SCRIPT_DIR}/{script}"))
             .and_then(|mut file| file.read_to_end(&mut contents))
-            .map_err(|e| format!("reading the script {script}: {e}"))?;
-        let target = view.tmp.join(script);
-        std::fs::write(&target, contents)
-            .map_err(|e| format!("writing the script to {}: {e}", target.display()))?;
+            .map_err(|source| RunSpecError::ReadScript {
+                script: script.clone(),
+                source,
+            })?;
+        let path = view.tmp.join(script);
+        if let Err(source) = std::fs::write(&path, contents) {
+            return Err(RunSpecError::WriteScript { path, source });
+        }
     }
     Ok(spec)
 }
@@ -165,7 +187,7 @@ pub(crate) fn stage2(dir: &Path, namespaced: bool) -> i32 {
     }
     match ruleset.and_then(landlock_rules::restrict) {
         Ok(notes) => weakened.extend(notes),
-        Err(message) if jail.best_effort => weakened.push(message),
+        Err(message) if jail.best_effort => weakened.push(message.to_string()),
         Err(message) => return setup_failed(&mut report, message),
     }
     if let Err(message) = limits::apply(&jail.limits) {
@@ -173,7 +195,7 @@ pub(crate) fn stage2(dir: &Path, namespaced: bool) -> i32 {
     }
     match filters.and_then(|filters| seccomp::install(&filters)) {
         Ok(()) => {}
-        Err(message) if jail.best_effort => weakened.push(message),
+        Err(message) if jail.best_effort => weakened.push(message.to_string()),
         Err(message) => return setup_failed(&mut report, message),
     }
     if let Some(report) = &mut report {

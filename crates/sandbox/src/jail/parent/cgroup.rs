@@ -51,6 +51,26 @@ fn remove_stale(parent: &Path) {
     }
 }
 
+/// Why a run's cgroup for one controller could not be made.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CgroupError {
+    /// This process's cgroups have no hierarchy with the controller (or none it may write).
+    #[error("no {} cgroup controller is available to this process", .0.name())]
+    NoController(Controller),
+    /// Making the run's directory failed.
+    #[error("creating {}: {source}", dir.display())]
+    Create {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    /// Writing a limit the controller needs failed.
+    #[error("setting {}: {source}", path.display())]
+    Set {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// A controller the jail limits a run with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Controller {
@@ -98,7 +118,7 @@ pub(crate) struct RunCgroups {
 impl RunCgroups {
     /// Makes a cgroup for each controller in `limits` (controller, limit). Returns what could
     /// be made, and for each controller that could not, why.
-    pub fn create(limits: &[(Controller, u64)]) -> (RunCgroups, Vec<(Controller, String)>) {
+    pub fn create(limits: &[(Controller, u64)]) -> (RunCgroups, Vec<(Controller, CgroupError)>) {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let run = COUNTER.fetch_add(1, Ordering::Relaxed);
         let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
@@ -106,12 +126,7 @@ impl RunCgroups {
         let mut missing = Vec::new();
         for &(controller, limit) in limits {
             let made = parent_dir(&own, controller)
-                .ok_or_else(|| {
-                    format!(
-                        "no {} cgroup controller is available to this process",
-                        controller.name()
-                    )
-                })
+                .ok_or(CgroupError::NoController(controller))
                 .and_then(|(parent, v2)| {
                     remove_stale(&parent);
                     let dir = parent.join(format!("{PREFIX}{}-{run}", std::process::id()));
@@ -132,12 +147,13 @@ impl RunCgroups {
         v2: bool,
         controller: Controller,
         limit: u64,
-    ) -> Result<(), String> {
+    ) -> Result<(), CgroupError> {
         let index = match self.groups.iter().position(|group| group.dir == dir) {
             Some(index) => index,
             None => {
-                std::fs::create_dir(&dir)
-                    .map_err(|e| format!("creating {}: {e}", dir.display()))?;
+                if let Err(source) = std::fs::create_dir(&dir) {
+                    return Err(CgroupError::Create { dir, source });
+                }
                 self.groups.push(Cgroup {
                     dir: dir.clone(),
                     v2,
@@ -151,7 +167,7 @@ impl RunCgroups {
             let value = if file == "memory.swap.max" { 0 } else { limit };
             match std::fs::write(&path, value.to_string()) {
                 Ok(()) => {}
-                Err(e) if required => return Err(format!("setting {}: {e}", path.display())),
+                Err(source) if required => return Err(CgroupError::Set { path, source }),
                 Err(_) => {}
             }
         }

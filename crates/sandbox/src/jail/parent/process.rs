@@ -105,7 +105,7 @@ impl LayeredZones {
     /// Waits (blocking) until every process of the jail is gone, then reads the changes.
     fn scan(self) -> Result<Changeset, ChangesetError> {
         if let Some(stage2) = &self.stage2 {
-            super::run::wait_for_end(stage2).map_err(ChangesetError::Scan)?;
+            super::run::wait_for_end(stage2)?;
         }
         Changeset::scan(&self.sandbox, self.layers)
     }

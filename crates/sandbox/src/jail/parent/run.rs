@@ -183,7 +183,7 @@ pub(in crate::jail) async fn run_changeset(
     let sandbox = jail.sandbox.clone();
     let changeset = tokio::task::spawn_blocking(move || {
         if let Some(stage2) = stage2 {
-            wait_for_end(&stage2).map_err(ChangesetError::Scan)?;
+            wait_for_end(&stage2)?;
         }
         Changeset::scan(&sandbox, layers)
     })
@@ -243,7 +243,7 @@ async fn stage2_handle(standby: &mut Standby) -> Result<Option<OwnedFd>, JailErr
 
 /// Kills stage 2 (nothing happens when it has already ended) and waits until it is gone: its
 /// end comes after the end of every other process of its PID namespace.
-pub(super) fn wait_for_end(stage2: &OwnedFd) -> Result<(), String> {
+pub(super) fn wait_for_end(stage2: &OwnedFd) -> Result<(), StillRunning> {
     use rustix::event::{PollFd, PollFlags, Timespec, poll};
     let _ = rustix::process::pidfd_send_signal(stage2, rustix::process::Signal::KILL);
     let deadline = Instant::now() + STAGE2_END;
@@ -255,17 +255,32 @@ pub(super) fn wait_for_end(stage2: &OwnedFd) -> Result<(), String> {
         };
         let mut fds = [PollFd::new(stage2, PollFlags::IN)];
         match poll(&mut fds, Some(&timeout)) {
-            Ok(0) => {
-                return Err(format!(
-                    "the run's processes did not end within {} s of being killed, so its \
-                     changes cannot be read safely",
-                    STAGE2_END.as_secs()
-                ));
-            }
+            Ok(0) => return Err(StillRunning::TimedOut(STAGE2_END)),
             Ok(_) => return Ok(()),
             Err(rustix::io::Errno::INTR) => {}
-            Err(e) => return Err(format!("waiting for the run's processes to end: {e}")),
+            Err(e) => return Err(StillRunning::Wait(e)),
         }
+    }
+}
+
+/// Why the end of a run's processes is not known (see [`wait_for_end`]).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum StillRunning {
+    /// They did not end within this long of being killed.
+    #[error(
+        "the run's processes did not end within {} s of being killed, so its changes cannot \
+         be read safely",
+        .0.as_secs()
+    )]
+    TimedOut(Duration),
+    /// Waiting on stage 2's pidfd failed.
+    #[error("waiting for the run's processes to end: {0}")]
+    Wait(#[source] rustix::io::Errno),
+}
+
+impl From<StillRunning> for ChangesetError {
+    fn from(still: StillRunning) -> ChangesetError {
+        ChangesetError::Scan(still.to_string())
     }
 }
 

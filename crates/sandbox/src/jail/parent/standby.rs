@@ -439,7 +439,7 @@ fn pass_as_stdin_fd(command: &mut Command, fd: std::os::fd::RawFd) {
 
 /// Why the process limit cannot be enforced without a pids cgroup, or `None` when it can:
 /// `RLIMIT_NPROC` holds for every user but `root`.
-fn process_limit_note(why: &str) -> Option<String> {
+fn process_limit_note(why: &impl std::fmt::Display) -> Option<String> {
     rustix::process::getuid().is_root().then(|| {
         format!(
             "the process limit cannot be enforced: golem-forge runs as root, whom the kernel \

@@ -33,7 +33,7 @@ impl RunLimitSupport {
             missing
                 .iter()
                 .find(|(c, _)| *c == controller)
-                .map(|(_, why)| why.clone())
+                .map(|(_, why)| why.to_string())
         };
         let processes = match why(Controller::Pids) {
             None => LayerSupport::Available("a pids cgroup per run".into()),
@@ -111,7 +111,7 @@ impl KernelSupport {
     }
 
     /// Runs the probe; the error says why it gave no report.
-    fn probe_with(helper: &Path) -> Result<KernelSupport, String> {
+    fn probe_with(helper: &Path) -> Result<KernelSupport, ProbeError> {
         let output = Command::new(helper)
             .arg(HELPER_ARG)
             .arg(PROBE_ARG)
@@ -119,17 +119,38 @@ impl KernelSupport {
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .output()
-            .map_err(|e| format!("the jail helper {} could not run: {e}", helper.display()))?;
-        serde_json::from_slice(&output.stdout)
-            .map_err(|e| format!("the jail helper {} gave no report ({e})", helper.display()))
+            .map_err(|source| ProbeError::Run {
+                helper: helper.to_path_buf(),
+                source,
+            })?;
+        serde_json::from_slice(&output.stdout).map_err(|source| ProbeError::NoReport {
+            helper: helper.to_path_buf(),
+            source,
+        })
     }
 
     /// Every layer missing for the same reason.
-    fn unknown(why: String) -> KernelSupport {
+    fn unknown(why: ProbeError) -> KernelSupport {
+        let why = why.to_string();
         KernelSupport {
             user_namespaces: LayerSupport::Missing(why.clone()),
             landlock: LayerSupport::Missing(why.clone()),
             seccomp: LayerSupport::Missing(why),
         }
     }
+}
+
+/// Why the probe gave no report.
+#[derive(Debug, thiserror::Error)]
+enum ProbeError {
+    #[error("the jail helper {} could not run: {source}", helper.display())]
+    Run {
+        helper: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the jail helper {} gave no report ({source})", helper.display())]
+    NoReport {
+        helper: PathBuf,
+        source: serde_json::Error,
+    },
 }
