@@ -1,7 +1,7 @@
 //! Architecture rules that CI enforces: every Rust file opens with a `//!` header, crate
 //! dependencies point only downwards (ARCHITECTURE.md, Invariants), test-support crates are
-//! only ever dev-dependencies, and no file of the subcommands, the protocol or the core is on an
-//! import cycle.
+//! only ever dev-dependencies, and no file of the subcommands, the protocol, the core or the
+//! runtime is on an import cycle.
 //!
 //! One module per concern: the crate graph (`architecture/layers.rs`), what library code may do
 //! (`architecture/sources.rs`), the documentation (`architecture/docs.rs`), import cycles
