@@ -149,20 +149,27 @@ fn invalid_arguments_are_refused_and_the_tool_never_runs() {
     }
 }
 
+/// A project whose `out/a.txt` holds `original`, and a model that asks to overwrite it, then
+/// answers "It was denied.".
+fn overwrite_of_a_txt(wire: Wire) -> (TestEnv, MockServer) {
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", fs_worker(""))]);
+    env.write("proj/out/a.txt", "original");
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[(
+            "call_1",
+            "write_file",
+            json!({"path": "/out/a.txt", "content": "overwritten"}),
+        )]),
+        wire.text("It was denied."),
+    ]);
+    (env, server)
+}
+
 #[test]
 fn auto_deny_sends_a_denied_result_with_the_note_and_leaves_the_file_untouched() {
     for wire in Wire::ALL {
-        let env = TestEnv::new();
-        project(&env, &[("main.worker", fs_worker(""))]);
-        env.write("proj/out/a.txt", "original");
-        let server = MockServer::start_blocking(vec![
-            wire.tool_calls(&[(
-                "call_1",
-                "write_file",
-                json!({"path": "/out/a.txt", "content": "overwritten"}),
-            )]),
-            wire.text("It was denied."),
-        ]);
+        let (env, server) = overwrite_of_a_txt(wire);
         let output = run(
             &env,
             wire,
@@ -203,17 +210,7 @@ fn the_trace_of_a_denied_call_as_the_user_sees_it() {
     let shown: Vec<String> = Wire::ALL
         .into_iter()
         .map(|wire| {
-            let env = TestEnv::new();
-            project(&env, &[("main.worker", fs_worker(""))]);
-            env.write("proj/out/a.txt", "original");
-            let server = MockServer::start_blocking(vec![
-                wire.tool_calls(&[(
-                    "call_1",
-                    "write_file",
-                    json!({"path": "/out/a.txt", "content": "overwritten"}),
-                )]),
-                wire.text("It was denied."),
-            ]);
+            let (env, server) = overwrite_of_a_txt(wire);
             let output = run(
                 &env,
                 wire,
