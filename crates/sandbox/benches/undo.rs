@@ -65,8 +65,8 @@ fn main() {
     let start = Instant::now();
     let report = journal.undo(UndoScope::Last(1), false).unwrap();
     println!(
-        "undo of a turn that wrote 100 new files: {} ({} paths put back)",
+        "undo of a turn that wrote 100 new files: {} ({} paths removed)",
         ms(start.elapsed()),
-        report.restored.len()
+        report.removed.len()
     );
 }

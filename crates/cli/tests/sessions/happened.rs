@@ -177,17 +177,23 @@ fn sessions_undo_appears_in_show_and_export_with_the_files_put_back() {
     let undone = in_proj(&env, wire, &server, &["sessions", "undo", &id]);
     assert!(undone.ends_with("[exit status: 0]\n"), "{undone}");
     assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("old a\n"));
+    assert_eq!(
+        env.read("proj/out/b.txt"),
+        None,
+        "the file the turn made is gone"
+    );
 
+    // What was there is put back; what the turn made is removed, and said so.
     let shown = in_proj(&env, wire, &server, &["sessions", "show", &id]);
     assert!(
         shown.contains(
-            "ended: completed\n\nundo\n  undid turn 1: /out/b.txt, /out/a.txt put back\n"
+            "ended: completed\n\nundo\n  undid turn 1: /out/a.txt put back; /out/b.txt removed\n"
         ),
         "{shown}"
     );
     let report = in_proj(&env, wire, &server, &["sessions", "export", &id]);
     assert!(
-        report.contains("\n### Undo\n\n> undid turn 1: /out/b.txt, /out/a.txt put back\n"),
+        report.contains("\n### Undo\n\n> undid turn 1: /out/a.txt put back; /out/b.txt removed\n"),
         "{report}"
     );
 }

@@ -41,8 +41,10 @@ pub struct UndoConflict {
 pub struct UndoReport {
     /// The turns undone, oldest first.
     pub turns: Vec<u32>,
-    /// The virtual paths put back, in the order they were.
+    /// The virtual paths put back as they were, in the order they were.
     pub restored: Vec<String>,
+    /// The virtual paths removed because they did not exist before (files the turns made).
+    pub removed: Vec<String>,
     /// Paths left as they are, with why (a directory that now holds other files).
     pub kept: Vec<(String, String)>,
     /// Conflicts overwritten (with `force`).
@@ -50,14 +52,10 @@ pub struct UndoReport {
 }
 
 impl UndoReport {
-    /// What the user is told: `undid turn 3: /work/a.txt, /work/b.txt put back`, with what was
-    /// kept and what was overwritten.
+    /// What the user is told: `undid turn 3: /work/a.txt put back; /work/new.txt removed`, with
+    /// what was kept and what was overwritten.
     pub fn summary(&self) -> String {
-        let mut text = format!(
-            "undid {}: {} put back",
-            turn_list(&self.turns),
-            listed(&self.restored)
-        );
+        let mut text = format!("undid {}: {}", turn_list(&self.turns), self.changes());
         for (path, why) in &self.kept {
             text.push_str(&format!("; {path} {why}"));
         }
@@ -71,28 +69,42 @@ impl UndoReport {
         text
     }
 
+    /// `A put back; B removed`, either alone, or that nothing needed to be put back.
+    fn changes(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.restored.is_empty() {
+            parts.push(format!(
+                "{} put back",
+                crate::shown_paths(&self.restored, 8)
+            ));
+        }
+        if !self.removed.is_empty() {
+            parts.push(format!("{} removed", crate::shown_paths(&self.removed, 8)));
+        }
+        if parts.is_empty() {
+            return "nothing needed to be put back".to_owned();
+        }
+        parts.join("; ")
+    }
+
     /// What the model is told, as a note in its conversation.
     pub fn model_note(&self) -> String {
-        if self.restored.is_empty() {
+        if self.restored.is_empty() && self.removed.is_empty() {
             return format!(
                 "[The user undid {}; no file needed to be put back.]",
                 turn_list(&self.turns)
             );
         }
         format!(
-            "[The user undid the file changes of {}: {} are back as they were before (files \
-             that did not exist then are gone). Read files again before relying on what was \
-             done then.]",
+            "[The user undid the file changes of {}: {}, as before those turns. Read files \
+             again before relying on what was done then.]",
             turn_list(&self.turns),
-            listed(&self.restored)
+            self.changes()
         )
     }
 }
 
 fn listed(paths: &[String]) -> String {
-    if paths.is_empty() {
-        return "nothing needed to be".to_owned();
-    }
     crate::shown_paths(paths, 8)
 }
 
@@ -336,7 +348,7 @@ fn put_back(
         match result {
             Ok(()) => {
                 if matches!(step.target, Image::Absent) {
-                    report.restored.push(vpath);
+                    report.removed.push(vpath);
                 }
             }
             Err(err) if err.code == ToolErrorCode::FileNotFound => {}

@@ -266,3 +266,34 @@ fn a_session_that_changes_nothing_writes_nothing() {
     f.sandbox.read(&f.path("/work/a.txt")).unwrap();
     assert!(!f.journal.dir().exists());
 }
+
+#[test]
+fn the_report_says_what_was_put_back_and_what_was_removed() {
+    let f = fixture(DEFAULT_UNDO_CAP);
+    f.journal.begin_turn(1);
+    f.sandbox
+        .write_atomic(&f.path("/work/a.txt"), b"changed", false)
+        .unwrap();
+    f.sandbox
+        .write_atomic(&f.path("/work/made.txt"), b"new", false)
+        .unwrap();
+    let report = f.journal.undo(UndoScope::Last(1), false).unwrap();
+    assert_eq!(report.restored, ["/work/a.txt"]);
+    assert_eq!(report.removed, ["/work/made.txt"]);
+    assert_eq!(
+        report.summary(),
+        "undid turn 1: /work/a.txt put back; /work/made.txt removed"
+    );
+    assert_eq!(
+        report.model_note(),
+        "[The user undid the file changes of turn 1: /work/a.txt put back; /work/made.txt \
+         removed, as before those turns. Read files again before relying on what was done then.]"
+    );
+    // A turn that only made a file: nothing is said to be put back.
+    f.journal.begin_turn(2);
+    f.sandbox
+        .write_atomic(&f.path("/work/only.txt"), b"x", false)
+        .unwrap();
+    let report = f.journal.undo(UndoScope::Last(1), false).unwrap();
+    assert_eq!(report.summary(), "undid turn 2: /work/only.txt removed");
+}
