@@ -131,6 +131,36 @@ fn init_never_overwrites() {
 }
 
 #[test]
+fn a_second_init_names_every_file_it_would_overwrite_in_one_sentence() {
+    let env = TestEnv::new();
+    let first = env.run(&["init"]);
+    assert!(first.ends_with("[exit status: 0]\n"), "{first}");
+    let again = env.run(&["init"]);
+    assert!(
+        again.contains(
+            "./golem-forge.config.yaml, ./main.worker, ./workspace/README.md and \
+             ./.golem-forge/.gitignore already exist"
+        ),
+        "{again}"
+    );
+    assert!(again.ends_with("[exit status: 2]\n"), "{again}");
+}
+
+#[test]
+fn check_of_the_current_directory_shows_the_worker_s_path_without_dots() {
+    let env = TestEnv::new();
+    let made = env.run(&["init"]);
+    assert!(made.ends_with("[exit status: 0]\n"), "{made}");
+    let checked = env.run(&["check", "."]);
+    let root = env.path().display().to_string();
+    assert!(
+        checked.contains(&format!("Worker assistant ({root}/main.worker)")),
+        "{checked}"
+    );
+    assert!(!checked.contains("/./"), "{checked}");
+}
+
+#[test]
 fn check_reports_a_bad_worker_with_file_line_and_key() {
     let env = TestEnv::new();
     std::fs::write(

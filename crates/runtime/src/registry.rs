@@ -245,7 +245,8 @@ impl WorkerRegistry {
 /// Resolves the command line's `<WORKER>` against `cwd`: a worker file, a directory with a
 /// `main.worker`, or a worker name looked up through the program config of `cwd`.
 pub fn resolve_worker_arg(arg: &str, cwd: &Path) -> Result<PathBuf, RegistryError> {
-    let path = cwd.join(arg);
+    // `.` and `./x` name the same file as `x`, and are shown as it (not `…/./main.worker`).
+    let path = tidy(&cwd.join(arg));
     if path.is_file() {
         return Ok(path);
     }

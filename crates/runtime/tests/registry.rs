@@ -214,7 +214,7 @@ fn command_line_argument() {
         ),
         (
             "workers/",
-            "directory $ROOT/workers/ has no main.worker (it has greeter.worker; pass one of them)",
+            "directory $ROOT/workers has no main.worker (it has greeter.worker; pass one of them)",
         ),
         // Names, through the program config of the current directory.
         ("greeter", "workers/greeter.worker"),
@@ -224,6 +224,8 @@ fn command_line_argument() {
             "no worker named `greter`: looked for greter.worker, greter/main.worker and `name: greter` in $ROOT, $ROOT/workers (did you mean `greeter`?)",
         ),
         ("Greeter", "no worker file at $ROOT/Greeter"),
+        // `.` parts are not kept in what is found or said.
+        ("./workers/./greeter.worker", "workers/greeter.worker"),
     ] {
         assert_eq!(resolve(arg, &cwd), expected, "{arg}");
     }

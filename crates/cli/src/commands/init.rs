@@ -93,11 +93,13 @@ fn create_project(dir: &Path) -> Result<(), CommandError> {
         .filter(|(path, _)| dir.join(path).exists())
         .map(|(path, _)| dir.join(path).display().to_string())
         .collect();
-    if !existing.is_empty() {
-        return Err(
-            CommandError::usage(format!("{} already exists", existing.join(", ")))
-                .with_hint("Run `golem-forge init NEW_DIR` to create the project somewhere else"),
-        );
+    if let Some((last, first)) = existing.split_last() {
+        let message = match first {
+            [] => format!("{last} already exists"),
+            _ => format!("{} and {last} already exist", first.join(", ")),
+        };
+        return Err(CommandError::usage(message)
+            .with_hint("Run `golem-forge init NEW_DIR` to create the project somewhere else"));
     }
     for (path, content) in scaffold() {
         let target = dir.join(path);
