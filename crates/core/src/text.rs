@@ -1,8 +1,22 @@
 //! Small text helpers shared by approval descriptions and error messages (`fold`, kept in
 //! `golem-protocol`, which the model clients use too), and the did-you-mean suggestion of error
-//! messages (`closest`: unknown options and values here, unknown slash commands in the chat).
+//! messages (`closest`: unknown options and values here, unknown slash commands in the chat),
+//! and counts for people (`thousands`).
 
 pub use golem_protocol::text::fold;
+
+/// A count for people, its thousands grouped: `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
 
 /// Levenshtein edit distance between two strings, by characters.
 fn levenshtein(a: &str, b: &str) -> usize {

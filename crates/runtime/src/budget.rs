@@ -156,18 +156,7 @@ impl fmt::Display for BudgetExceeded {
     }
 }
 
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use golem_core::text::thousands;
 
 /// Dollars with enough places to show small amounts (`$0.50`, `$0.0031`).
 fn dollars(amount: f64) -> String {

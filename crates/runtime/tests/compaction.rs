@@ -222,6 +222,27 @@ async fn the_compact_action_summarises_with_the_focus_and_status_shows_the_fill(
         "{}",
         result.message
     );
+    // The same numbers as the `contextCompacted` line beside it, grouped the same way.
+    let Some(DisplayEvent::ContextCompacted {
+        tokens_before,
+        tokens_after,
+        ..
+    }) = seen
+        .iter()
+        .find(|e| matches!(e, DisplayEvent::ContextCompacted { .. }))
+    else {
+        panic!("no contextCompacted in {seen:?}")
+    };
+    assert!(*tokens_before >= 1_000, "{tokens_before}");
+    assert!(
+        result.message.ends_with(&format!(
+            "about {} tokens instead of {}",
+            golem_core::text::thousands(*tokens_after),
+            golem_core::text::thousands(*tokens_before)
+        )),
+        "{}",
+        result.message
+    );
     assert_eq!(compactions(&seen), [CompactionReason::Requested]);
     let requests = program.server.requests();
     let summary = requests.last().unwrap().body.to_string();

@@ -275,8 +275,8 @@ impl WorkerRuntime {
             "compacted: {} message{} summarised; the next request is about {} tokens instead of {}",
             done.replaced,
             if done.replaced == 1 { "" } else { "s" },
-            done.tokens_after,
-            done.tokens_before
+            golem_core::text::thousands(done.tokens_after),
+            golem_core::text::thousands(done.tokens_before)
         ))
     }
 }

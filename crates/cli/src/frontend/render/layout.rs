@@ -269,17 +269,7 @@ pub(crate) fn human_duration(ms: u64) -> String {
 }
 
 /// A count for people, its thousands grouped: `190,000`.
-pub(crate) fn human_count(count: u64) -> String {
-    let digits = count.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
+pub(crate) use golem_core::text::thousands as human_count;
 
 /// An amount of US dollars for people: `$1.23`, and four decimals below a cent (`$0.0042`).
 pub(crate) fn human_cost(dollars: f64) -> String {
