@@ -9,6 +9,7 @@
 mod agent;
 mod permission;
 mod prompt;
+mod render;
 mod replay;
 mod session;
 mod tool_call;

@@ -18,8 +18,9 @@ pub const ALLOW_PROJECT: &str = "allow_project";
 /// Decline this call; the model is told the user declined.
 pub const REJECT_ONCE: &str = "reject_once";
 
-/// The note the model gets when the user declines in the editor.
-pub const DECLINED: &str = "The user declined this call in the editor.";
+/// The note the model gets when the user declines in the editor. The gate puts it after its
+/// own "The user denied TOOL: ", so it says only what that sentence does not.
+pub const DECLINED: &str = "rejected in the editor";
 
 /// The options of an approval request. Consent for what a jailed program did (`editable:
 /// false`) is about one set of effects, so it is allowed once or rejected.
@@ -59,11 +60,14 @@ pub fn answer(
     let chosen = match outcome {
         Ok(RequestPermissionOutcome::Selected(selected)) => selected.option_id.0.to_string(),
         Ok(RequestPermissionOutcome::Cancelled) => {
-            return ApprovalResponse::deny(id, Some("The user cancelled the turn.".to_owned()));
+            return ApprovalResponse::deny(
+                id,
+                Some("the turn was cancelled in the editor".to_owned()),
+            );
         }
         Ok(_) => String::new(),
         Err(why) => {
-            return ApprovalResponse::deny(id, Some(format!("The editor could not ask: {why}")));
+            return ApprovalResponse::deny(id, Some(format!("the editor could not ask ({why})")));
         }
     };
     let remember = match chosen.as_str() {
@@ -75,7 +79,7 @@ pub fn answer(
             return ApprovalResponse::deny(
                 id,
                 Some(format!(
-                    "The editor answered with an unknown option `{other}`."
+                    "the editor answered with an unknown option `{other}`"
                 )),
             );
         }
@@ -202,6 +206,23 @@ mod tests {
         assert!(!answer(&r, Err("gone".into())).approved);
         // Consent for effects is never remembered, whatever the editor sends.
         assert!(!answer(&request(false), chose(ALLOW_SESSION)).approved);
+    }
+
+    #[test]
+    fn a_denial_note_does_not_repeat_the_sentence_the_gate_puts_before_it() {
+        // The gate writes "The user denied TOOL: NOTE".
+        let r = request(true);
+        for outcome in [
+            chose(REJECT_ONCE),
+            Ok(RequestPermissionOutcome::Cancelled),
+            Err("gone".into()),
+            chose("made_up"),
+        ] {
+            let note = answer(&r, outcome).note.unwrap();
+            let told = format!("The user denied write_file: {note}");
+            assert_eq!(told.matches("The user").count(), 1, "{told}");
+            assert!(!note.starts_with(char::is_uppercase), "{note}");
+        }
     }
 
     #[test]

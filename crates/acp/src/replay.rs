@@ -1,5 +1,9 @@
 //! A recorded conversation told again as `session/update`s, for `session/load`: the user's
-//! messages, the agent's answers, and each tool call with how it ended.
+//! messages, the agent's answers, and each tool call with how it ended. A call is shown from
+//! its transcript record (the result value front ends saw), so it comes back with the same
+//! content kinds as it had live — a diff as a diff; only a call with no recorded value (older
+//! transcripts) falls back to the text the model was given. The session's cost so far is the
+//! sum of its recorded `usage` events.
 
 use std::collections::HashMap;
 
@@ -8,15 +12,61 @@ use agent_client_protocol::v1::schema::{
     ToolCallUpdateFields,
 };
 use golem_llm::Message;
+use golem_protocol::{DisplayEvent, ToolResultValue, ToolStatus};
+use golem_session::TranscriptEntry;
 use serde_json::Value;
 
 use crate::tool_call::{self, ZoneMap};
-use crate::updates::message;
+use crate::updates::{call_status, message};
 
-/// The updates that tell `history` again; `kind_of` says what kind of thing a tool does (the
-/// session's tools say it).
+/// What a transcript keeps beyond the conversation: each settled call's status and result
+/// value, and what the session has cost.
+#[derive(Debug, Clone, Default)]
+pub struct Recorded {
+    /// By call id.
+    pub calls: HashMap<String, (ToolStatus, ToolResultValue)>,
+    /// The sum of the recorded `usage` events' costs in US dollars; `None` when none had a
+    /// price.
+    pub cost: Option<f64>,
+}
+
+impl Recorded {
+    /// What `entries` (a transcript's lines, in order) record.
+    pub fn from_entries(entries: &[TranscriptEntry]) -> Self {
+        let mut recorded = Self::default();
+        for entry in entries {
+            match entry {
+                TranscriptEntry::ToolCall(record) => {
+                    if let Some(value) = &record.value {
+                        recorded
+                            .calls
+                            .insert(record.tool_call_id.clone(), (record.status, value.clone()));
+                    }
+                }
+                TranscriptEntry::Event {
+                    event:
+                        DisplayEvent::Usage {
+                            cost: Some(cost), ..
+                        },
+                } => recorded.cost = Some(recorded.cost.unwrap_or(0.0) + cost),
+                TranscriptEntry::Meta(_)
+                | TranscriptEntry::Event { .. }
+                | TranscriptEntry::Message { .. }
+                | TranscriptEntry::Compacted { .. }
+                | TranscriptEntry::Cleared
+                | TranscriptEntry::Input { .. }
+                | TranscriptEntry::Ended { .. } => {}
+            }
+        }
+        recorded
+    }
+}
+
+/// The updates that tell `history` again, each call from `recorded` where it has it;
+/// `kind_of` says what kind of thing a tool does (the session's tools say it).
 pub fn replay(
     history: &[Message],
+    recorded: &Recorded,
     zones: &ZoneMap,
     kind_of: impl Fn(&str) -> golem_protocol::ToolKind,
 ) -> Vec<SessionUpdate> {
@@ -43,21 +93,34 @@ pub fn replay(
                 }
                 for call in tool_calls {
                     let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-                    let (status, content) = match results.get(call.id.as_str()) {
-                        Some((text, false)) => (ToolCallStatus::Completed, *text),
-                        Some((text, true)) => (ToolCallStatus::Failed, *text),
-                        None => (ToolCallStatus::Failed, "(no result was recorded)"),
+                    let mut fields = ToolCallUpdateFields::new()
+                        .kind(tool_call::acp_kind(kind_of(&call.name)))
+                        .locations(tool_call::locations(&call.name, &args, zones));
+                    fields = match recorded.calls.get(&call.id) {
+                        Some((status, value)) => {
+                            let changed = tool_call::changed_locations(value, zones);
+                            if !changed.is_empty() {
+                                fields = fields.locations(changed);
+                            }
+                            fields
+                                .status(call_status(*status))
+                                .content(tool_call::content(value, zones))
+                                .raw_output(serde_json::to_value(value).unwrap_or(Value::Null))
+                        }
+                        None => {
+                            let (status, content) = match results.get(call.id.as_str()) {
+                                Some((text, false)) => (ToolCallStatus::Completed, *text),
+                                Some((text, true)) => (ToolCallStatus::Failed, *text),
+                                None => (ToolCallStatus::Failed, "(no result was recorded)"),
+                            };
+                            fields
+                                .status(status)
+                                .content(vec![tool_call::text(content)])
+                        }
                     };
                     let mut shown =
                         ToolCall::new(call.id.clone(), tool_call::title(&call.name, &args));
-                    shown.update(
-                        ToolCallUpdateFields::new()
-                            .kind(tool_call::acp_kind(kind_of(&call.name)))
-                            .status(status)
-                            .locations(tool_call::locations(&args, zones))
-                            .content(vec![tool_call::text(content)])
-                            .raw_input(args),
-                    );
+                    shown.update(fields.raw_input(args));
                     updates.push(SessionUpdate::ToolCall(shown));
                 }
             }
@@ -97,12 +160,16 @@ mod tests {
                 tool_calls: Vec::new(),
             },
         ];
-        let updates =
-            serde_json::to_value(replay(&history, &ZoneMap::default(), |name| match name {
+        let updates = serde_json::to_value(replay(
+            &history,
+            &Recorded::default(),
+            &ZoneMap::default(),
+            |name| match name {
                 "write_file" => golem_protocol::ToolKind::Edit,
                 _ => golem_protocol::ToolKind::Other,
-            }))
-            .unwrap();
+            },
+        ))
+        .unwrap();
         let kinds: Vec<_> = updates
             .as_array()
             .unwrap()
@@ -116,5 +183,83 @@ mod tests {
         assert_eq!(updates[1]["status"], "completed");
         assert_eq!(updates[1]["kind"], "edit");
         assert_eq!(updates[2]["content"]["text"], "Saved.");
+    }
+
+    #[test]
+    fn a_recorded_change_comes_back_as_a_diff_with_its_line_and_the_cost_is_summed() {
+        use golem_protocol::result::{DiffData, DiffHunk};
+        use std::path::PathBuf;
+        let change = ToolResultValue::diff(DiffData {
+            path: "/out/a.txt".into(),
+            original: Some("a\nb\n".into()),
+            modified: "a\nc\n".into(),
+            is_new: false,
+            bytes_written: Some(4),
+            hunks: Some(vec![DiffHunk {
+                old_start: 2,
+                old_lines: 1,
+                new_start: 2,
+                new_lines: 1,
+                lines: vec!["-b".into(), "+c".into()],
+            }]),
+        });
+        let line = |entry: serde_json::Value| -> TranscriptEntry {
+            serde_json::from_value(entry).unwrap()
+        };
+        let entries = vec![
+            line(serde_json::json!({"kind": "toolCall", "toolCallId": "c1",
+                "toolName": "edit_file", "invokedBy": "model", "status": "success",
+                "proposedArgs": {}, "value": change})),
+            line(
+                serde_json::json!({"kind": "event", "event": {"type": "usage",
+                "usage": {"inputTokens": 1, "outputTokens": 1},
+                "total": {"inputTokens": 1, "outputTokens": 1}, "cost": 0.0011}}),
+            ),
+            line(
+                serde_json::json!({"kind": "event", "event": {"type": "usage",
+                "usage": {"inputTokens": 1, "outputTokens": 1},
+                "total": {"inputTokens": 1, "outputTokens": 1}, "cost": 0.0022}}),
+            ),
+        ];
+        let recorded = Recorded::from_entries(&entries);
+        assert!(
+            (recorded.cost.unwrap() - 0.0033).abs() < 1e-12,
+            "{recorded:?}"
+        );
+        let history = vec![
+            Message::Assistant {
+                text: String::new(),
+                tool_calls: vec![ModelToolCall {
+                    id: "c1".into(),
+                    name: "edit_file".into(),
+                    arguments: r#"{"path":"/out/a.txt","old":"b","new":"c"}"#.into(),
+                }],
+            },
+            Message::Tool {
+                results: vec![ToolResultMessage {
+                    tool_call_id: "c1".into(),
+                    tool_name: "edit_file".into(),
+                    content: "Changed /out/a.txt".into(),
+                    is_error: false,
+                }],
+            },
+        ];
+        let zones = ZoneMap::new([("out".to_owned(), PathBuf::from("/project/./out"))]);
+        let updates = serde_json::to_value(replay(&history, &recorded, &zones, |_| {
+            golem_protocol::ToolKind::Edit
+        }))
+        .unwrap();
+        let call = &updates[0];
+        assert_eq!(call["status"], "completed");
+        assert_eq!(
+            call["content"],
+            serde_json::json!([{"type": "diff", "path": "/project/out/a.txt",
+                "oldText": "a\nb\n", "newText": "a\nc\n"}])
+        );
+        assert_eq!(
+            call["locations"],
+            serde_json::json!([{"path": "/project/out/a.txt", "line": 2}])
+        );
+        assert_eq!(call["rawOutput"]["kind"], "diff");
     }
 }

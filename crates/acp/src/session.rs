@@ -23,7 +23,7 @@ use tokio::sync::oneshot;
 
 use crate::permission;
 use crate::prompt::PromptAction;
-use crate::replay::replay;
+use crate::replay::{Recorded, replay};
 use crate::tool_call::ZoneMap;
 use crate::updates::{Step, Translator, message};
 
@@ -72,14 +72,29 @@ impl AcpSession {
         options: HostOptions,
         connection: ConnectionTo<Client>,
     ) -> Result<Opened, String> {
-        let resumed = matches!(
-            options.worker,
-            golem_runtime::host::HostWorker::Resume { .. }
-        );
-        let host = tokio::task::spawn_blocking(move || SessionHost::open(options))
-            .await
-            .map_err(|e| format!("the session could not be opened: {e}"))?
-            .map_err(|e| e.to_string())?;
+        let resumed = match &options.worker {
+            golem_runtime::host::HostWorker::Resume { program_root, .. } => {
+                Some(program_root.clone())
+            }
+            golem_runtime::host::HostWorker::File(_) => None,
+        };
+        let (host, recorded) = tokio::task::spawn_blocking(move || {
+            let host = SessionHost::open(options)?;
+            // What the conversation does not keep: the calls' result values and the cost.
+            let recorded = resumed.map(|root| {
+                golem_session::SessionStore::new(&root)
+                    .load(&host.session_id())
+                    .map(|transcript| Recorded::from_entries(&transcript.entries))
+                    .unwrap_or_else(|e| {
+                        tracing::warn!(error = %e, "the transcript could not be read again");
+                        Recorded::default()
+                    })
+            });
+            Ok::<_, golem_runtime::host::HostError>((host, recorded))
+        })
+        .await
+        .map_err(|e| format!("the session could not be opened: {e}"))?
+        .map_err(|e| e.to_string())?;
         let definition = host.definition();
         let zones = ZoneMap::new(
             definition
@@ -87,16 +102,18 @@ impl AcpSession {
                 .iter()
                 .map(|zone| (zone.name.clone(), definition.zone_dir(zone))),
         );
-        let history = if resumed {
-            let registry = host.registry();
-            replay(host.history(), &zones, |name| {
-                registry
-                    .get(name)
-                    .map_or(golem_protocol::ToolKind::Other, |tool| tool.kind())
-            })
-        } else {
-            Vec::new()
+        let history = match &recorded {
+            Some(recorded) => {
+                let registry = host.registry();
+                replay(host.history(), recorded, &zones, |name| {
+                    registry
+                        .get(name)
+                        .map_or(golem_protocol::ToolKind::Other, |tool| tool.kind())
+                })
+            }
+            None => Vec::new(),
         };
+        let cost_so_far = recorded.and_then(|r| r.cost);
         let tools = host.registry().manual_tool_infos();
         let mode = host.approval_mode();
         let id = host.session_id();
@@ -113,7 +130,7 @@ impl AcpSession {
         });
         tokio::spawn(pump(
             events,
-            Translator::new(zones),
+            Translator::new(zones).with_cost(cost_so_far),
             Arc::downgrade(&session),
             connection,
         ));

@@ -1,8 +1,9 @@
 //! A tool call as an editor shows it: its kind (what icon and treatment it gets), its title,
-//! the host files it touches (locations the editor can open), and its content — a diff for a
-//! change to a file, text otherwise.
+//! the host files it touches (locations the editor can open, clean absolute paths with the line
+//! where the tool knows it), and its content — a diff for a change to a file, readable markdown
+//! otherwise (`render.rs`).
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{
     ContentBlock, Diff, TextContent, ToolCallContent, ToolCallLocation, ToolKind,
@@ -33,10 +34,14 @@ pub struct ZoneMap {
 }
 
 impl ZoneMap {
-    /// Zones by name with their host directories.
+    /// Zones by name with their host directories (made absolute and clean: a zone written
+    /// `./notes` beside the worker is `<dir>/notes`, not `<dir>/./notes`).
     pub fn new(zones: impl IntoIterator<Item = (String, PathBuf)>) -> Self {
         Self {
-            zones: zones.into_iter().collect(),
+            zones: zones
+                .into_iter()
+                .map(|(name, dir)| (name, clean_path(&dir)))
+                .collect(),
         }
     }
 
@@ -62,6 +67,26 @@ impl ZoneMap {
     }
 }
 
+/// `path` absolute (against the working directory when relative) with its `.` components
+/// dropped and each `..` taking off the component before it, lexically: the filesystem is not
+/// asked, so a path that does not exist yet is cleaned too.
+pub fn clean_path(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut clean = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            Component::Prefix(_) | Component::RootDir | Component::Normal(_) => {
+                clean.push(part.as_os_str());
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                clean.pop();
+            }
+        }
+    }
+    clean
+}
+
 /// The virtual paths a call's arguments name (`path`, `source`, `destination`, …).
 fn argument_paths(args: &Value) -> Vec<&str> {
     ["path", "source", "destination", "from", "to", "dir"]
@@ -70,13 +95,52 @@ fn argument_paths(args: &Value) -> Vec<&str> {
         .collect()
 }
 
-/// The host files a call touches, from its arguments.
-pub fn locations(args: &Value, zones: &ZoneMap) -> Vec<ToolCallLocation> {
+/// The host files a call touches, from its arguments; a text read from an `offset` starts at
+/// line `offset + 1`.
+pub fn locations(name: &str, args: &Value, zones: &ZoneMap) -> Vec<ToolCallLocation> {
+    let first_line = match (name, args.get("offset").and_then(Value::as_u64)) {
+        ("read_file", Some(offset))
+            if args.get("encoding").and_then(Value::as_str) != Some("base64") =>
+        {
+            u32::try_from(offset.saturating_add(1)).ok()
+        }
+        _ => None,
+    };
     argument_paths(args)
         .into_iter()
         .filter_map(|path| zones.host_path(path))
-        .map(ToolCallLocation::new)
+        .map(|path| ToolCallLocation::new(path).line(first_line))
         .collect()
+}
+
+/// The files a result (or preview) changes, each at the first line its change touches; empty
+/// when the value is no change or says no lines.
+pub fn changed_locations(value: &ToolResultValue, zones: &ZoneMap) -> Vec<ToolCallLocation> {
+    let changes = if value.kind == "diff" {
+        Some(value.clone())
+    } else {
+        value
+            .data
+            .get("changes")
+            .and_then(|c| serde_json::from_value::<ToolResultValue>(c.clone()).ok())
+    };
+    let Some(changes) = changes else {
+        return Vec::new();
+    };
+    let at = |data: &Value| {
+        let diff = serde_json::from_value::<DiffData>(data.clone()).ok()?;
+        let host = zones.host_path(&diff.path)?;
+        let line = diff
+            .hunks
+            .as_ref()
+            .and_then(|hunks| hunks.first())
+            .map(|hunk| hunk.new_start.max(1));
+        Some(ToolCallLocation::new(host).line(line))
+    };
+    match changes.data.get("files").and_then(Value::as_array) {
+        Some(files) => files.iter().filter_map(at).collect(),
+        None => at(&changes.data).into_iter().collect(),
+    }
 }
 
 /// The title of a call: the tool and what it works on.
@@ -96,7 +160,8 @@ pub fn title(name: &str, args: &Value) -> String {
 }
 
 /// A value as the content of a tool call: a `diff` as ACP diffs (host paths, whole texts),
-/// anything else as its text for the model.
+/// anything else as readable markdown ([`crate::render::markdown`]), never the model's text with
+/// JSON appended (the value itself is the call's `rawOutput`).
 pub fn content(value: &ToolResultValue, zones: &ZoneMap) -> Vec<ToolCallContent> {
     if value.kind == "diff" {
         let diffs = diffs(&value.data, zones);
@@ -109,15 +174,15 @@ pub fn content(value: &ToolResultValue, zones: &ZoneMap) -> Vec<ToolCallContent>
         .get("changes")
         .and_then(|c| serde_json::from_value::<ToolResultValue>(c.clone()).ok())
     {
-        let mut out = vec![text(value.to_model_text())];
+        let mut out = vec![text(crate::render::markdown(value))];
         out.extend(diffs(&changes.data, zones));
         return out;
     }
-    let model_text = value.to_model_text();
-    if model_text.is_empty() {
+    let shown = crate::render::markdown(value);
+    if shown.is_empty() {
         return Vec::new();
     }
-    vec![text(model_text)]
+    vec![text(shown)]
 }
 
 /// A text content block.
@@ -186,12 +251,70 @@ mod tests {
     }
 
     #[test]
+    fn zone_dirs_are_clean_absolute_paths_without_touching_the_filesystem() {
+        let zones = ZoneMap::new([
+            ("notes".to_owned(), PathBuf::from("/home/u/notes/./notes")),
+            ("up".to_owned(), PathBuf::from("/home/u/w/../shared/./x")),
+            ("rel".to_owned(), PathBuf::from("./nowhere-yet")),
+        ]);
+        assert_eq!(
+            zones.host_path("/notes/./summary.md"),
+            Some(PathBuf::from("/home/u/notes/notes/summary.md"))
+        );
+        assert_eq!(
+            zones.host_path("/up/a"),
+            Some(PathBuf::from("/home/u/shared/x/a"))
+        );
+        let relative = zones.host_path("/rel/a").unwrap();
+        assert!(relative.is_absolute(), "{relative:?}");
+        assert!(relative.ends_with("nowhere-yet/a"), "{relative:?}");
+        assert!(!relative.to_string_lossy().contains("/./"), "{relative:?}");
+        assert_eq!(clean_path(Path::new("/a/../../b")), PathBuf::from("/b"));
+    }
+
+    #[test]
+    fn a_read_from_an_offset_and_a_change_say_their_line() {
+        let zones = zones();
+        let read = locations(
+            "read_file",
+            &json!({"path": "/out/a.txt", "offset": 40}),
+            &zones,
+        );
+        let read = serde_json::to_value(&read).unwrap();
+        assert_eq!(read, json!([{"path": "/project/out/a.txt", "line": 41}]));
+        // Bytes are no line; a read from the top and other tools name no line.
+        let bytes = json!({"path": "/out/a.bin", "offset": 4, "encoding": "base64"});
+        assert_eq!(locations("read_file", &bytes, &zones)[0].line, None);
+        assert_eq!(
+            locations("read_file", &json!({"path": "/out/a"}), &zones)[0].line,
+            None
+        );
+        let edit = ToolResultValue::diff(DiffData {
+            path: "/out/./a.txt".into(),
+            original: Some("a\nb\n".into()),
+            modified: "a\nc\n".into(),
+            is_new: false,
+            bytes_written: Some(4),
+            hunks: Some(vec![golem_protocol::result::DiffHunk {
+                old_start: 2,
+                old_lines: 1,
+                new_start: 2,
+                new_lines: 1,
+                lines: vec!["-b".into(), "+c".into()],
+            }]),
+        });
+        let changed = serde_json::to_value(changed_locations(&edit, &zones)).unwrap();
+        assert_eq!(changed, json!([{"path": "/project/out/a.txt", "line": 2}]));
+        assert!(changed_locations(&ToolResultValue::text("x"), &zones).is_empty());
+    }
+
+    #[test]
     fn kinds_titles_and_locations_come_from_the_name_and_arguments() {
         assert_eq!(acp_kind(golem_protocol::ToolKind::Edit), ToolKind::Edit);
         assert_eq!(acp_kind(golem_protocol::ToolKind::Other), ToolKind::Other);
         let args = json!({"source": "/out/a", "destination": "/out/b"});
         assert_eq!(title("move_file", &args), "move_file /out/a → /out/b");
-        assert_eq!(locations(&args, &zones()).len(), 2);
+        assert_eq!(locations("move_file", &args, &zones()).len(), 2);
         assert_eq!(
             title("shell", &json!({"command": "ls -la\nrm x"})),
             "shell: ls -la"

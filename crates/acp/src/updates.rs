@@ -61,8 +61,15 @@ pub struct Translator {
     /// Whether text was streamed since the last assistant message (the message then repeats
     /// it and is not sent again).
     streamed: bool,
-    /// The session's cost so far, when prices are known.
+    /// The session's cost so far, when prices are known (a loaded session starts from what
+    /// its transcript recorded).
     cost: Option<f64>,
+}
+
+/// A cost in US dollars as the editor gets it: rounded to a millionth of a dollar, so that
+/// the sum of many calls' prices reads `0.002955`, not `0.0029551000000000004`.
+pub fn rounded_cost(dollars: f64) -> f64 {
+    (dollars * 1_000_000.0).round() / 1_000_000.0
 }
 
 /// A text chunk of the agent's message.
@@ -80,7 +87,7 @@ pub fn thought(text: impl Into<String>) -> SessionUpdate {
 }
 
 /// How a tool call that ended is shown.
-fn call_status(status: ToolStatus) -> ToolCallStatus {
+pub fn call_status(status: ToolStatus) -> ToolCallStatus {
     match status {
         ToolStatus::Success => ToolCallStatus::Completed,
         ToolStatus::Error | ToolStatus::Denied | ToolStatus::Blocked | ToolStatus::Interrupted => {
@@ -98,13 +105,35 @@ impl Translator {
         }
     }
 
+    /// Starts the session's cost at `cost`, what was spent before (a loaded session's total).
+    pub fn with_cost(mut self, cost: Option<f64>) -> Self {
+        self.cost = cost;
+        self
+    }
+
     /// The fields of a call as the editor first sees it.
     fn call_fields(&self, name: &str, kind: ToolKind, args: &Value) -> ToolCallUpdateFields {
         ToolCallUpdateFields::new()
             .title(tool_call::title(name, args))
             .kind(tool_call::acp_kind(kind))
-            .locations(tool_call::locations(args, &self.zones))
+            .locations(tool_call::locations(name, args, &self.zones))
             .raw_input(args.clone())
+    }
+
+    /// `fields` with the content of `value` and, when it is a change that says where, the
+    /// changed files at their first changed line as the locations.
+    fn with_value(
+        &self,
+        fields: ToolCallUpdateFields,
+        value: &ToolResultValue,
+    ) -> ToolCallUpdateFields {
+        let fields = fields.content(tool_call::content(value, &self.zones));
+        let changed = tool_call::changed_locations(value, &self.zones);
+        if changed.is_empty() {
+            fields
+        } else {
+            fields.locations(changed)
+        }
     }
 
     /// The `tool_call` the first time a call is seen, a `tool_call_update` after.
@@ -133,7 +162,7 @@ impl Translator {
     pub fn asked_call(&self, request: &ApprovalRequest) -> ToolCallUpdate {
         let mut fields = self.call_fields(&request.tool_name, request.tool_kind, &request.args);
         if let Some(preview) = &request.preview {
-            fields = fields.content(tool_call::content(preview, &self.zones));
+            fields = self.with_value(fields, preview);
         }
         ToolCallUpdate::new(request.tool_call_id.clone(), fields)
     }
@@ -141,7 +170,7 @@ impl Translator {
     fn pending(&mut self, request: &ApprovalRequest) -> SessionUpdate {
         let mut fields = ToolCallUpdateFields::new().status(ToolCallStatus::Pending);
         if let Some(preview) = &request.preview {
-            fields = fields.content(tool_call::content(preview, &self.zones));
+            fields = self.with_value(fields, preview);
         }
         self.call(
             &request.tool_call_id,
@@ -158,10 +187,12 @@ impl Translator {
         status: ToolStatus,
         value: &ToolResultValue,
     ) -> SessionUpdate {
-        let fields = ToolCallUpdateFields::new()
-            .status(call_status(status))
-            .content(tool_call::content(value, &self.zones))
-            .raw_output(serde_json::to_value(value).unwrap_or(Value::Null));
+        let fields = self.with_value(
+            ToolCallUpdateFields::new()
+                .status(call_status(status))
+                .raw_output(serde_json::to_value(value).unwrap_or(Value::Null)),
+            value,
+        );
         self.call(id, tool, None, fields)
     }
 
@@ -271,7 +302,7 @@ impl Translator {
                     (None, Some(fill)) => {
                         let mut usage = UsageUpdate::new(fill.used, fill.window);
                         if let Some(total) = self.cost {
-                            usage = usage.cost(Cost::new(total, "USD"));
+                            usage = usage.cost(Cost::new(rounded_cost(total), "USD"));
                         }
                         update(SessionUpdate::UsageUpdate(usage))
                     }

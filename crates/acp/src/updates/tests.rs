@@ -115,3 +115,62 @@ fn a_warning_is_shown_and_the_turn_end_is_a_step() {
     });
     assert_eq!(kinds(&end), ["turnEnded"]);
 }
+
+#[test]
+fn a_file_read_is_its_text_in_a_block_and_the_value_is_the_raw_output() {
+    let mut t = Translator::default();
+    let value = ToolResultValue::file_content(golem_protocol::result::FileContentData {
+        path: "/input/about.txt".into(),
+        content: "Golem Forge\nruns workers\n".into(),
+        size: 25,
+        encoding: Some("utf-8".into()),
+    })
+    .with_summary("/input/about.txt (25 bytes, 2 lines)");
+    let ended = t.steps(&DisplayEvent::ToolResult {
+        tool_call_id: "c1".into(),
+        tool_name: "read_file".into(),
+        tool_kind: golem_protocol::ToolKind::Read,
+        status: ToolStatus::Success,
+        value: value.clone(),
+        duration_ms: 1,
+        invoked_by: InvokedBy::Model,
+        worker: None,
+    });
+    let Step::Update(update) = &ended[0] else {
+        unreachable!()
+    };
+    let json = serde_json::to_value(update).unwrap();
+    assert_eq!(
+        json["content"],
+        json!([{"type": "content", "content": {"type": "text",
+                "text": "```txt\nGolem Forge\nruns workers\n```"}}])
+    );
+    assert_eq!(json["rawOutput"], serde_json::to_value(&value).unwrap());
+}
+
+#[test]
+fn the_cost_is_the_sessions_total_from_what_was_spent_before_and_rounded() {
+    let mut t = Translator::default().with_cost(Some(0.0012));
+    let usage = |cost: f64| DisplayEvent::Usage {
+        usage: Default::default(),
+        total: Default::default(),
+        model: None,
+        cost: Some(cost),
+        budget: None,
+        context: Some(golem_protocol::ContextFill {
+            used: 10,
+            window: 100,
+        }),
+        worker: None,
+    };
+    let mut last = Value::Null;
+    for cost in [0.0011, 0.0006551000000000004, 0.0000000000000001] {
+        let steps = t.steps(&usage(cost));
+        let Step::Update(update) = &steps[0] else {
+            unreachable!()
+        };
+        last = serde_json::to_value(update).unwrap();
+    }
+    assert_eq!(last["cost"], json!({"amount": 0.002955, "currency": "USD"}));
+    assert_eq!(rounded_cost(0.0029551000000000004).to_string(), "0.002955");
+}

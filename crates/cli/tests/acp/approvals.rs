@@ -1,6 +1,7 @@
 //! Approvals as the editor's permission dialog: a write asks with its diff and is allowed once;
 //! allowed for the session, the same call is not asked again; allowed for the project, a rule
-//! is written; rejected, nothing is written and the model is told the user declined; a switched
+//! is written; rejected, nothing is written, the model is told the user denied it and the editor
+//! shows that sentence once; a switched
 //! mode decides without asking.
 
 use serde_json::{Value, json};
@@ -130,7 +131,7 @@ fn allowed_for_the_project_a_rule_is_written() {
 }
 
 #[test]
-fn rejected_nothing_is_written_and_the_model_is_told_the_user_declined() {
+fn rejected_nothing_is_written_and_the_denial_is_one_sentence_said_once() {
     let project = Project::new(
         &[("main.worker", writer(""))],
         vec![write("call_1", "no\n"), WIRE.text("Understood.")],
@@ -143,11 +144,24 @@ fn rejected_nothing_is_written_and_the_model_is_told_the_user_declined() {
     assert_eq!(result(&report, 2)["stopReason"], "end_turn", "{report:#}");
     assert!(project.read("out/a.txt").is_none());
     let seen = call_updates(&report, "call_1");
-    assert_eq!(seen.last().unwrap()["status"], "failed", "{seen:#?}");
+    let last = seen.last().unwrap();
+    assert_eq!(last["status"], "failed", "{seen:#?}");
+    // The editor shows the denial as one sentence, said once, with no JSON after it.
+    assert_eq!(
+        last["content"],
+        json!([{"type": "content", "content": {"type": "text",
+                "text": "The user denied write_file: rejected in the editor"}}]),
+        "{seen:#?}"
+    );
+    assert_eq!(last["rawOutput"]["kind"], "tool_error");
     // The model's second request carries the declined call's result.
     let requests = project.model.requests();
     let told = requests.last().unwrap().body.to_string();
-    assert!(told.contains("declined"), "{told}");
+    assert!(
+        told.contains("The user denied write_file: rejected in the editor"),
+        "{told}"
+    );
+    assert_eq!(told.matches("The user").count(), 1, "{told}");
 }
 
 #[test]

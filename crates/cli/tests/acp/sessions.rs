@@ -192,3 +192,128 @@ fn the_editors_mcp_server_gives_a_tool_that_runs_through_the_gate() {
     assert_eq!(last["status"], "completed", "{seen:#?}");
     assert!(last["content"].to_string().contains("hi there"), "{last:#}");
 }
+
+/// A priced model (per million tokens), so that usage updates carry a cost.
+fn priced(project: &Project) {
+    let config = project.read("golem-forge.config.yaml").unwrap_or_default();
+    project.env.write(
+        "proj/golem-forge.config.yaml",
+        &format!(
+            "{config}prices:\n  \"{}\": {{ input: 1000, output: 2000 }}\n",
+            golem_testkit::cli::model_for(WIRE)
+        ),
+    );
+}
+
+/// The costs of the usage updates, in order.
+fn costs(report: &serde_json::Value) -> Vec<f64> {
+    updates(report, "usage_update")
+        .iter()
+        .filter_map(|u| u["cost"]["amount"].as_f64())
+        .collect()
+}
+
+#[test]
+fn results_are_readable_and_a_loaded_session_shows_them_as_live_with_its_whole_cost() {
+    let project = Project::new(
+        &[("main.worker", writer(""))],
+        vec![
+            WIRE.tool_calls(&[("call_1", "read_file", json!({"path": "/out/about.txt"}))]),
+            WIRE.tool_calls(&[(
+                "call_2",
+                "write_file",
+                json!({"path": "/out/a.txt", "content": "new\n"}),
+            )]),
+            WIRE.text("Done."),
+            WIRE.text("Again."),
+        ],
+    );
+    priced(&project);
+    project
+        .env
+        .write("proj/out/about.txt", "Golem Forge\nruns workers\n");
+    let first = editor(
+        &project,
+        &[],
+        new_session_then(
+            &project,
+            json!([prompt("read, then save", &["allow_once"])]),
+        ),
+    );
+    assert_eq!(result(&first, 2)["stopReason"], "end_turn", "{first:#}");
+    let session = result(&first, 1)["sessionId"].as_str().unwrap().to_owned();
+    let host = |rel: &str| {
+        project
+            .env
+            .path()
+            .join("proj/out")
+            .join(rel)
+            .display()
+            .to_string()
+    };
+
+    // Live: the file's text in a block with its language, nothing appended; the value raw.
+    let read = call_updates(&first, "call_1");
+    let read_end = read.last().unwrap();
+    assert_eq!(read_end["status"], "completed", "{read:#?}");
+    assert_eq!(
+        read_end["content"],
+        json!([{"type": "content", "content": {"type": "text",
+                "text": "```txt\nGolem Forge\nruns workers\n```"}}]),
+        "{read:#?}"
+    );
+    assert_eq!(read_end["rawOutput"]["kind"], "file_content");
+    assert_eq!(
+        read_end["rawOutput"]["data"]["content"],
+        "Golem Forge\nruns workers\n"
+    );
+    assert_eq!(read[0]["locations"][0]["path"], host("about.txt").as_str());
+    let write_live = call_updates(&first, "call_2");
+    let write_end = write_live.last().unwrap();
+    assert_eq!(write_end["content"][0]["type"], "diff", "{write_live:#?}");
+    assert_eq!(
+        write_end["locations"],
+        json!([{"path": host("a.txt"), "line": 1}])
+    );
+    let live = costs(&first);
+    assert_eq!(live.len(), 3, "{first:#}");
+    let per_call = live[0];
+    assert!(per_call > 0.0, "{live:?}");
+
+    let second = editor(
+        &project,
+        &[],
+        json!([
+            {"op": "initialize"},
+            {"op": "load", "cwd": project_dir(&project), "sessionId": session},
+            prompt("again", &[]),
+        ]),
+    );
+    assert_eq!(result(&second, 2)["stopReason"], "end_turn", "{second:#}");
+    // Told again with the same content kinds: the read as its block, the write as its diff.
+    let read_again = &call_updates(&second, "call_1")[0];
+    assert_eq!(read_again["content"], read_end["content"], "{second:#}");
+    assert_eq!(read_again["rawOutput"], read_end["rawOutput"]);
+    let write_again = &call_updates(&second, "call_2")[0];
+    assert_eq!(write_again["status"], "completed", "{second:#}");
+    assert_eq!(
+        write_again["content"],
+        json!([{"type": "diff", "path": host("a.txt"), "newText": "new\n"}]),
+        "{second:#}"
+    );
+    assert_eq!(write_again["locations"], write_end["locations"]);
+    // The cost goes on from the session's total, rounded (four calls of the same price).
+    let after = costs(&second);
+    assert_eq!(after.len(), 1, "{second:#}");
+    let want = ((live[2] + per_call) * 1e6).round() / 1e6;
+    assert_eq!(after[0], want, "live {live:?}, after the load {after:?}");
+    assert!(
+        after[0] > live[2],
+        "live {live:?}, after the load {after:?}"
+    );
+    for cost in live.iter().chain(&after) {
+        let shown = cost.to_string();
+        let decimals = shown.split_once('.').map_or(0, |(_, d)| d.len());
+        assert!(decimals <= 6, "{shown} is not rounded");
+    }
+}
