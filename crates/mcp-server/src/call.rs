@@ -40,6 +40,14 @@ const CLOSING: Duration = Duration::from_secs(10);
 /// call has its answer.
 const FLUSHING: Duration = Duration::from_secs(2);
 
+/// Why a call that needs consent is denied when the MCP client cannot ask its user (it did
+/// not declare elicitation), completing "TOOL was denied: …"; it names the flags that decide
+/// without asking.
+pub(crate) const UNATTENDED: &str = "this MCP client cannot ask a person for approval (it did not \
+     declare the elicitation capability). To decide such calls without asking, start the \
+     server with `golem-forge mcp --approval approve_all` (allow them) or `--approval defer` \
+     (park them in the approval inbox: `golem-forge inbox`)";
+
 /// An elicitation request on its way: the action that settles its question, with the
 /// request's id.
 type Asking = Pin<Box<dyn Future<Output = (Option<RequestId>, ActionEvent)> + Send>>;
@@ -198,12 +206,15 @@ impl CallRun {
         let host = tokio::task::spawn_blocking(move || SessionHost::open(options))
             .await
             .map_err(|e| format!("the session could not be opened: {e}"))?
-            .map_err(|e| format!("worker {} could not be started: {e}", entry.name))?;
+            .map_err(|e| format!("worker {} could not be started: {e}", entry.name))?
+            .with_unattended_reason(UNATTENDED);
         let session_id = host.session_id();
+        // A client that cannot elicit answers no approvals: a call that would ask is denied
+        // with [`UNATTENDED`].
         let attachment = if interactive {
             host.attach_interactive()
         } else {
-            host.attach(true)
+            host.attach(false)
         };
         let (events, actions, presence) = attachment.into_parts();
         let running = host.start();

@@ -4,8 +4,10 @@
 //! are settled, and runs it ([`crate::call`]).
 //!
 //! Approvals: a client that declared the elicitation capability is asked (`interactive`);
-//! one that did not gets `auto_deny`. An explicit `--approval approve_all|auto_deny`, else
-//! the worker's program config's `approval.mode`, decides for every client instead.
+//! for one that did not, a call that would ask is denied, saying that the client cannot ask a
+//! person and naming `--approval approve_all` and `--approval defer`. An explicit
+//! `--approval approve_all|auto_deny|defer`, else the worker's program config's
+//! `approval.mode`, decides for every client instead.
 //! Clients of protocol 2025-11-25 and before are asked with an `elicitation/create` request
 //! while the call runs; clients of 2026-07-28, which forbids requests from the server, get
 //! an input-required result carrying the same elicitation, and the call waits (parked here,
@@ -161,15 +163,16 @@ impl McpServer {
         Running(self.inner.clone())
     }
 
-    /// How a call of `entry` settles approvals, for a client that can (`elicits`) or cannot
-    /// answer elicitation requests.
-    fn mode_for(&self, entry: &WorkerEntry, elicits: bool) -> ApprovalMode {
+    /// How a call of `entry` settles approvals: `--approval`, else the program config's, else
+    /// `interactive` (asked through elicitation, or denied when the client cannot elicit).
+    fn mode_for(&self, entry: &WorkerEntry) -> ApprovalMode {
         match self.inner.settings.approval.or(entry.config_mode) {
             Some(ApprovalMode::ApproveAll) => ApprovalMode::ApproveAll,
             Some(ApprovalMode::AutoDeny) => ApprovalMode::AutoDeny,
             Some(ApprovalMode::Defer) => ApprovalMode::Defer,
-            Some(ApprovalMode::Interactive) | None if elicits => ApprovalMode::Interactive,
-            Some(ApprovalMode::Interactive) | None => ApprovalMode::AutoDeny,
+            // A client that cannot elicit is attached as nobody who answers approvals, so a
+            // call that would ask is denied saying why (`call::UNATTENDED`).
+            Some(ApprovalMode::Interactive) | None => ApprovalMode::Interactive,
         }
     }
 
@@ -415,7 +418,7 @@ impl ServerHandler for McpServer {
             Err(message) => return Ok(error_result(message).into()),
         };
         let elicits = elicits(&context);
-        let mode = self.mode_for(&entry, elicits);
+        let mode = self.mode_for(&entry);
         let options = self.host_options(&entry, mode);
         let run = match CallRun::start(entry, options, input, elicits).await {
             Ok(run) => run,

@@ -18,6 +18,19 @@ pub const MCP_SERVERS_INSTALL: &str = "npm install --prefix target/mcp-servers \
      @modelcontextprotocol/server-everything@2026.8.31 \
      @modelcontextprotocol/server-filesystem@2026.8.31";
 
+/// The JSON Schema validator `ajv` (with `ajv-formats`) and the YAML language server (npm),
+/// installed into `target/schema-tools`: the worker schema's tests run them with the
+/// machine's Node, as a strict validator and an editor would.
+pub const SCHEMA_TOOL_PACKAGES: [&str; 3] = [
+    "ajv@8.20.0",
+    "ajv-formats@3.0.1",
+    "yaml-language-server@1.25.0",
+];
+
+/// The exact command, from the workspace root, that installs the schema tools.
+pub const SCHEMA_TOOLS_INSTALL: &str = "npm install --prefix target/schema-tools ajv@8.20.0 \
+     ajv-formats@3.0.1 yaml-language-server@1.25.0";
+
 /// The Python MCP client (PyPI) the `golem-forge mcp` tests drive, pinned.
 pub const MCP_PYTHON_PACKAGE: &str = "mcp==2.3.0";
 
@@ -61,6 +74,9 @@ mod tests {
     fn the_install_commands_name_the_pinned_versions() {
         for package in MCP_SERVER_PACKAGES {
             assert!(MCP_SERVERS_INSTALL.contains(package), "{package}");
+        }
+        for package in SCHEMA_TOOL_PACKAGES {
+            assert!(SCHEMA_TOOLS_INSTALL.contains(package), "{package}");
         }
         assert!(MCP_PYTHON_INSTALL.contains(MCP_PYTHON_PACKAGE));
         assert!(MCP_PYTHON_INSTALL.contains(ACP_PYTHON_PACKAGE));

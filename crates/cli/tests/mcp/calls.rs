@@ -237,7 +237,7 @@ fn a_failing_run_is_an_error_result_and_the_server_goes_on() {
 }
 
 #[test]
-fn a_client_without_elicitation_gets_auto_deny_and_approve_all_needs_no_asking() {
+fn a_client_without_elicitation_is_denied_saying_why_and_approve_all_needs_no_asking() {
     for protocol in [Protocol::Handshake, Protocol::Discovery] {
         let write = |id: &str, path: &str| {
             WIRE.tool_calls(&[(id, "write_file", json!({"path": path, "content": "x"}))])
@@ -262,13 +262,24 @@ fn a_client_without_elicitation_gets_auto_deny_and_approve_all_needs_no_asking()
             "{protocol:?}"
         );
         assert_eq!(project.read("out/a.md"), None);
+        // The model is told why, and what changes it: nobody chose `auto_deny`.
         let results = WIRE.tool_results(&project.model.requests()[1]);
+        let denial = &results[0].content;
         assert!(
-            results[0]
-                .content
-                .contains("write_file was denied: approval mode is auto_deny"),
-            "the model is told why: {results:?}"
+            denial.contains(
+                "[DENIED] write_file was denied: this MCP client cannot ask a person for approval"
+            ),
+            "{protocol:?}: {denial}"
         );
+        for names in [
+            "elicitation",
+            "golem-forge mcp --approval approve_all",
+            "--approval defer",
+        ] {
+            assert!(denial.contains(names), "{protocol:?}: {names}: {denial}");
+        }
+        assert!(!denial.contains("auto_deny"), "{protocol:?}: {denial}");
+        assert!(!denial.contains("terminal"), "{protocol:?}: {denial}");
 
         // --approval approve_all decides for every client: nothing is asked.
         let project = Project::new(

@@ -26,7 +26,7 @@ mod transcript;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use golem_core::approval::{
     ApprovalCallback, ApprovalController, ApprovalMode, CallbackError, no_terminal_message,
@@ -193,6 +193,7 @@ pub struct SessionHost {
     ui: RuntimeUI,
     interrupt: InterruptSignal,
     answerers: Arc<AtomicUsize>,
+    unattended: Arc<OnceLock<String>>,
     actions: ActionSubscription,
     recorder: DisplaySubscription,
     runtime: WorkerRuntime,
@@ -296,19 +297,24 @@ impl RunningSession {
 }
 
 /// Asks through the bus while some attached front end can answer; otherwise denies with the
-/// headless message, as a session without a terminal always has.
+/// headless message, as a session without a terminal always has, or with `unattended`'s
+/// reason once a front end set one ([`SessionHost::with_unattended_reason`]).
 /// A request that waits long enough runs the `notify:` command, if there is one. While it
 /// waits, the tree of workers shows its worker as waiting on an approval.
 fn attached_approval_callback(
     ui: RuntimeUI,
     answerers: Arc<AtomicUsize>,
+    unattended: Arc<OnceLock<String>>,
     notifier: Option<ApprovalNotifier>,
     tree: Arc<WorkerTree>,
 ) -> ApprovalCallback {
     let ask = ui_approval_callback(ui);
     Arc::new(move |request, cancel| {
         if answerers.load(Ordering::SeqCst) == 0 {
-            let message = no_terminal_message(&request.tool_name);
+            let message = match unattended.get() {
+                Some(why) => format!("{} was denied: {why}", request.tool_name),
+                None => no_terminal_message(&request.tool_name),
+            };
             return Box::pin(async move { Err(CallbackError::Unavailable(message)) });
         }
         let nudge = notifier.as_ref().map(|n| n.watch(&request));
@@ -359,6 +365,7 @@ impl SessionHost {
         let ui = RuntimeUI::new(bus.clone());
         let interrupt = InterruptSignal::new();
         let answerers = Arc::new(AtomicUsize::new(0));
+        let unattended = Arc::new(OnceLock::new());
         let tree = WorkerTree::new(ui.clone());
         let mode = options
             .approval
@@ -372,6 +379,7 @@ impl SessionHost {
             .with_callback(attached_approval_callback(
                 ui.clone(),
                 answerers.clone(),
+                unattended.clone(),
                 notifier.clone(),
                 tree.clone(),
             ))
@@ -485,6 +493,7 @@ impl SessionHost {
             ui,
             interrupt,
             answerers,
+            unattended,
             actions,
             recorder,
             runtime,
@@ -564,6 +573,14 @@ impl SessionHost {
     /// The conversation so far (of a resumed session).
     pub fn history(&self) -> &[Message] {
         self.runtime.history()
+    }
+
+    /// Says why nobody can be asked (`why`, completing "TOOL was denied: …"): a call that needs
+    /// consent while no front end answering approvals is attached is denied with it instead of
+    /// the headless message, which speaks of a terminal. Set once; later reasons are ignored.
+    pub fn with_unattended_reason(self, why: impl Into<String>) -> Self {
+        let _ = self.unattended.set(why.into());
+        self
     }
 
     /// Bounds the summary asked for after an interrupt (tests use a short one).

@@ -86,6 +86,7 @@ pub(crate) async fn serve(host: SessionHost) {
         ui,
         interrupt,
         answerers: _,
+        unattended: _,
         actions,
         recorder,
         runtime,
