@@ -333,7 +333,7 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         }
         chat.turn(line);
     }
-    chat.close();
+    chat.close(session_root(&args.worker).as_deref());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -357,7 +357,13 @@ impl Chat {
         screen.line(&format!("{text}\n{hint}"));
     }
 
-    fn close(mut self) {
+    /// Ends the session and says goodbye, with how to come back to it when it holds a
+    /// conversation (a fresh session after `/new` with nothing said is not worth resuming).
+    fn close(mut self, root: Option<&std::path::Path>) {
+        let resumable = self
+            .status()
+            .filter(|status| status.messages > 0)
+            .map(|status| status.session_id);
         self.send(ActionEvent::EndSession {
             reason: Some(SessionEndReason::Completed),
         });
@@ -365,6 +371,49 @@ impl Chat {
         if let Some(running) = self.running.take() {
             self.runtime.block_on(running.closed());
         }
-        self.screen().line("Bye.");
+        let mut screen = self.screen();
+        screen.line("Bye.");
+        if let Some(id) = resumable {
+            let text = screen.dim(&saved_session(&id, root));
+            screen.line(&text);
+        }
     }
+}
+
+/// What `chat`, `serve` and an interrupted `run` say about the session `id` as they end: that
+/// it is kept, and the command that continues it with one more input, as `sessions fork`
+/// prints it. `root` is the program holding the session: when it is not the program of the
+/// current directory (a worker named by its path elsewhere), the command starts by going there,
+/// since `sessions resume` looks for the session in the current directory's program.
+pub(crate) fn saved_session(id: &str, root: Option<&std::path::Path>) -> String {
+    let id = clean_text(id);
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    let go = match root {
+        Some(root) if *root != golem_runtime::config::program_root(&cwd) => {
+            let shown = root
+                .strip_prefix(&cwd)
+                .unwrap_or(root)
+                .display()
+                .to_string();
+            format!(
+                "cd {} && ",
+                crate::commands::shell_word(&clean_text(&shown))
+            )
+        }
+        Some(_) | None => String::new(),
+    };
+    format!(
+        "Session {id} saved. Resume it with: {go}golem-forge sessions resume {id} \"your next input\""
+    )
+}
+
+/// The program root of the worker `arg` names (the folder whose sessions hold its sessions);
+/// `None` when it cannot be found (the session then could not have started either).
+pub(crate) fn session_root(arg: &str) -> Option<std::path::PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let path = golem_runtime::registry::resolve_worker_arg(arg, &cwd).ok()?;
+    let dir = path
+        .parent()
+        .map_or_else(|| cwd.clone(), |dir| cwd.join(dir));
+    Some(golem_runtime::config::program_root(&dir))
 }

@@ -13,6 +13,7 @@ mod mcp;
 mod mcp_refresh;
 mod parked;
 mod queue;
+pub(crate) use queue::shell_word;
 mod run;
 mod schema;
 mod serve;

@@ -39,7 +39,7 @@ pub(super) fn password_note(queue: &Queue) -> String {
 
 /// `word` as one shell word: as it is when nothing in it is special to a shell, else in
 /// single quotes.
-fn shell_word(word: &str) -> String {
+pub(crate) fn shell_word(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

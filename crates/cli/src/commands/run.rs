@@ -94,7 +94,9 @@ pub fn cmd_run(args: RunArgs) -> Result<ExitCode, CommandError> {
     block_on(async {
         let choice = SessionChoice::Worker(&args.worker);
         let host = open_host(choice, &args.options, args.run.max_iterations, false)?;
-        run_turn(host, Some(&input), &args.run, args.options.trace).await
+        let root = crate::chat::session_root(&args.worker);
+        let trace = args.options.trace;
+        run_turn_in(host, Some(&input), &args.run, trace, root.as_deref()).await
     })?
 }
 
@@ -116,6 +118,18 @@ pub(super) async fn run_turn(
     options: &RunInput,
     trace: TraceLevel,
 ) -> Result<ExitCode, CommandError> {
+    run_turn_in(host, input, options, trace, None).await
+}
+
+/// [`run_turn`] of a session kept in the program at `root` (`None`: the current directory's),
+/// which an interrupted turn's resume hint goes to.
+async fn run_turn_in(
+    host: SessionHost,
+    input: Option<&str>,
+    options: &RunInput,
+    trace: TraceLevel,
+    root: Option<&std::path::Path>,
+) -> Result<ExitCode, CommandError> {
     let json = options.json;
     let session = host.session_id();
     let how = TurnHow {
@@ -126,7 +140,7 @@ pub(super) async fn run_turn(
         print_answer: !json,
     };
     let end = drive_turn(host, input, &how).await;
-    turn_exit(end, &session, json)
+    turn_exit_in(end, &session, json, root)
 }
 
 /// How [`drive_turn`] runs a turn.
@@ -241,11 +255,22 @@ pub(super) fn print_response(end: &TurnEnd) {
 }
 
 /// The exit of a command whose one turn of session `session` ended as `end` (`None`: the
-/// session ended first, by a second Ctrl+C).
+/// session ended first, by a second Ctrl+C); an interrupted turn's error says how to resume
+/// the session.
 pub(super) fn turn_exit(
     end: Option<TurnEnd>,
     session: &str,
     json: bool,
+) -> Result<ExitCode, CommandError> {
+    turn_exit_in(end, session, json, None)
+}
+
+/// [`turn_exit`] of a session kept in the program at `root` (`None`: the current directory's).
+fn turn_exit_in(
+    end: Option<TurnEnd>,
+    session: &str,
+    json: bool,
+    root: Option<&std::path::Path>,
 ) -> Result<ExitCode, CommandError> {
     // Ended before the turn did: a second Ctrl+C.
     let end = end.unwrap_or(TurnEnd {
@@ -278,7 +303,8 @@ pub(super) fn turn_exit(
                 .to_owned(),
             format!("`golem-forge sessions resume {session}` continues it once it is answered"),
         ],
-        TurnStatus::Completed | TurnStatus::Failed | TurnStatus::Interrupted => Vec::new(),
+        TurnStatus::Interrupted => vec![crate::chat::saved_session(session, root)],
+        TurnStatus::Completed | TurnStatus::Failed => Vec::new(),
     };
     Err(CommandError {
         kind,

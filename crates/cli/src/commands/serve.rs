@@ -78,9 +78,11 @@ pub fn cmd_serve(args: ServeArgs) -> Result<ExitCode, CommandError> {
 }
 
 async fn serve(args: ServeArgs, worker: &str) -> Result<ExitCode, CommandError> {
+    let args_worker = worker.to_owned();
     let choice = SessionChoice::Worker(worker);
     let host = open_host(choice, &args.options, args.max_iterations, true)?;
     let worker = host.worker_name().to_owned();
+    let session = host.session_id();
     // What the tabs see, also traced on stderr for whoever started the server.
     let (events, ..) = host.attach(false).into_parts();
     let screen = Arc::new(Mutex::new(Screen::stderr()));
@@ -116,6 +118,8 @@ async fn serve(args: ServeArgs, worker: &str) -> Result<ExitCode, CommandError> 
     let served = server.run(shutdown).await;
     let _ = trace.await;
     served.map_err(|e| CommandError::usage(e.to_string()))?;
+    let root = crate::chat::session_root(&args_worker);
+    eprintln!("{}", crate::chat::saved_session(&session, root.as_deref()));
     Ok(ExitCode::SUCCESS)
 }
 

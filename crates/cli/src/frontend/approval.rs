@@ -3,25 +3,34 @@
 //! preview (a diff for file writes, rendered like a result), then takes the answer: `y` once,
 //! `s` for the session, `p` always in this project (a rule in `.golem-forge/approvals.yaml`
 //! matching the call's exact `path` when it has one, else its exact arguments; broader rules,
-//! such as a path glob, are written by hand), `n` to deny (then an optional note for the model), `e` to edit the
-//! arguments (in `$VISUAL`/`$EDITOR`, or inline as JSON; validated against the tool's schema
-//! before they are accepted), `q` or Ctrl+C to interrupt the run. Empty or unknown input
-//! denies; Ctrl+D or a closed terminal denies saying so.
+//! such as a path glob, are written by hand), `n` to deny (then an optional note for the
+//! model), `e` to edit the arguments (in `$VISUAL`/`$EDITOR`, or inline as JSON; validated
+//! against the tool's schema before they are accepted), `q`, Ctrl+C or Esc to interrupt the
+//! run; Ctrl+D or a closed terminal denies saying so.
 //!
-//! The box is drawn on a [`Screen`] (the chat's on stdout, `run`'s on stderr). Answers are read
+//! When stdin is a terminal each answer is one key, acting at once (no Enter): the terminal is
+//! put in a mode without line buffering, echo or signals for that one key (output processing
+//! stays on), Enter, space and other keys never decide (another letter is told the choices),
+//! and only the note after `n` and inline JSON after `e` are read as lines. When stdin is not a
+//! terminal (answers piped in by a script) the answer is a line (`y`/`yes`, `s`/`session`,
+//! `p`/`project`, `n`/`no`, `e`/`edit`, `q`/`quit`/`stop`), and an empty or unknown line denies.
+//!
+//! The box is drawn on a [`Screen`] (the chat's on stdout, `run`'s on stderr). Lines are read
 //! with reedline (`frontend::ask`) when stdin and stdout are terminals; otherwise (`run` with
 //! its stdout redirected) the question is written on the screen and a plain line is read from
 //! stdin, so no prompt text ever reaches a redirected stdout. Everything in a request may come
 //! from the model or a file: the box shows it cleaned (`frontend::clean`), styled only by us.
 //!
 //! Both answer the session host's `approvalRequired` events with [`answer`], which returns the
-//! action to send back: `approvalResponse`, or `interrupt` for `q` and Ctrl+C.
+//! action to send back: `approvalResponse`, or `interrupt` for `q`, Ctrl+C and Esc.
 
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use golem_core::registry::ToolRegistry;
 use golem_protocol::{ActionEvent, ApprovalRequest, ApprovalResponse, RememberScope, Risk};
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::termios::{LocalModes, OptionalActions, SpecialCodeIndex, tcgetattr, tcsetattr};
 use serde_json::Value;
 
 use super::ask::{Input, ask, line_editor_usable};
@@ -56,6 +65,10 @@ const ARG_ROWS: usize = 30;
 const PREVIEW_ROWS: usize = 40;
 /// The question asked under the box.
 const ANSWER: &str = "answer› ";
+/// Said when a key that is none of the choices is pressed (then the keys that are).
+const NOT_A_CHOICE: &str = "is not a choice: press";
+/// How long to wait after an Esc for the rest of an escape sequence (arrow keys and the like).
+const ESCAPE_SEQUENCE_GAP: std::time::Duration = std::time::Duration::from_millis(30);
 /// The question after `n`.
 const NOTE: &str = "note for the model› ";
 /// The question after `e` when there is no editor.
@@ -152,9 +165,9 @@ pub fn render_request_body(request: &ApprovalRequest, screen: &Screen) -> String
 /// How the prompt ended.
 #[derive(Debug, Clone, PartialEq)]
 enum Answer {
-    /// The user decided (y, s, n, e, or an empty or unknown answer).
+    /// The user decided (y, s, p, n, e, or an empty or unknown line).
     Response(ApprovalResponse),
-    /// `q` or Ctrl+C: stop the run.
+    /// `q`, Ctrl+C or Esc: stop the run.
     Interrupt,
     /// Ctrl+D or the terminal closed: denied with this note.
     Closed(String),
@@ -163,9 +176,9 @@ enum Answer {
 }
 
 /// Answers an `approvalRequired` event the way every front end does: with an action event —
-/// `approvalResponse` for y/s/n/e, an empty or unknown answer and a closed terminal (a denial
-/// saying so), `interrupt` for `q` or Ctrl+C (the pending request is then cancelled and the
-/// call ends as interrupted).
+/// `approvalResponse` for y/s/p/n/e, an empty or unknown piped line and a closed terminal (a
+/// denial saying so), `interrupt` for `q`, Ctrl+C or Esc (the pending request is then cancelled
+/// and the call ends as interrupted).
 pub async fn answer(request: ApprovalRequest, context: PromptContext) -> ActionEvent {
     let id = request.request_id.clone();
     match ask_user(request, context).await {
@@ -193,9 +206,7 @@ async fn ask_user(request: ApprovalRequest, context: PromptContext) -> Answer {
             if let Some(keys) = &context.keys {
                 keys.pause();
             }
-            let mut reader = TerminalReader {
-                line_editor: line_editor_usable(),
-            };
+            let mut reader = TerminalReader::new();
             let answer = prompt(&request, &context, &mut reader);
             if let Some(keys) = &context.keys {
                 keys.resume();
@@ -210,10 +221,32 @@ async fn ask_user(request: ApprovalRequest, context: PromptContext) -> Answer {
         .unwrap_or_else(|_| Answer::Failed("it ended without an answer".to_owned()))
 }
 
+/// The answer to the prompt's main question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Choice {
+    /// One key pressed at a terminal: its character (Enter, space and keys without one are
+    /// never returned).
+    Key(char),
+    /// A line read where keys cannot be (stdin is not a terminal).
+    Line(String),
+    /// Ctrl+C, or a lone Esc at a terminal.
+    Interrupt,
+    /// Ctrl+D, or the terminal or stdin closed.
+    Closed,
+}
+
 /// Where the prompt's answers come from (also the form prompt's, `frontend::input`).
 pub(crate) trait Reader {
     /// Asks `question` (with `prefill` already typed, when the reader can) and reads the answer.
     fn read(&mut self, screen: &Mutex<Screen>, question: &str, prefill: &str) -> Input;
+    /// Asks the main `question` and reads its answer: by default a line, as [`Reader::read`].
+    fn choose(&mut self, screen: &Mutex<Screen>, question: &str) -> Choice {
+        match self.read(screen, question, "") {
+            Input::Line(line) => Choice::Line(line),
+            Input::CtrlC => Choice::Interrupt,
+            Input::CtrlD => Choice::Closed,
+        }
+    }
     /// The editor command for `e`, if one may be started.
     fn editor(&self) -> Option<String>;
 }
@@ -223,9 +256,53 @@ pub(crate) struct TerminalReader {
     /// Whether reedline may be used (stdin and stdout are terminals); if not, the question goes
     /// to the screen and a plain line is read from stdin.
     pub(crate) line_editor: bool,
+    /// Whether the main question is answered by one key (stdin is a terminal).
+    pub(crate) keys: bool,
+}
+
+impl TerminalReader {
+    /// A reader for the terminals this process has.
+    pub(crate) fn new() -> Self {
+        Self {
+            line_editor: line_editor_usable(),
+            keys: std::io::stdin().is_terminal(),
+        }
+    }
 }
 
 impl Reader for TerminalReader {
+    fn choose(&mut self, screen: &Mutex<Screen>, question: &str) -> Choice {
+        if !self.keys {
+            return match self.read(screen, question, "") {
+                Input::Line(line) => Choice::Line(line),
+                Input::CtrlC => Choice::Interrupt,
+                Input::CtrlD => Choice::Closed,
+            };
+        }
+        {
+            let mut screen = lock(screen);
+            screen.end_line();
+            screen.write(&clean_text(question));
+        }
+        let choice = match KeyMode::enter() {
+            Some(_mode) => read_choice_key(),
+            // The terminal cannot be switched (it went away): read a line as without one.
+            None => {
+                lock(screen).input_ended();
+                self.keys = false;
+                return self.choose(screen, question);
+            }
+        };
+        let echo = match &choice {
+            Choice::Key(key) => key.to_string(),
+            Choice::Interrupt => "^C".to_owned(),
+            Choice::Closed => "^D".to_owned(),
+            Choice::Line(line) => clean_text(line).into_owned(),
+        };
+        lock(screen).write(&format!("{echo}\n"));
+        choice
+    }
+
     fn read(&mut self, screen: &Mutex<Screen>, question: &str, prefill: &str) -> Input {
         if self.line_editor {
             return ask(question, prefill);
@@ -260,6 +337,97 @@ impl Reader for TerminalReader {
     }
 }
 
+/// The terminal in the mode of one key (no line buffering, echo or signals; output processing
+/// stays on, so other output still starts its lines at the left); dropping it puts the terminal
+/// back as it was.
+struct KeyMode {
+    saved: rustix::termios::Termios,
+}
+
+impl KeyMode {
+    /// Switches stdin's terminal; `None` when it cannot be.
+    fn enter() -> Option<KeyMode> {
+        let saved = tcgetattr(std::io::stdin()).ok()?;
+        let mut mode = saved.clone();
+        mode.local_modes
+            .remove(LocalModes::ICANON | LocalModes::ECHO | LocalModes::ISIG);
+        mode.special_codes[SpecialCodeIndex::VMIN] = 1;
+        mode.special_codes[SpecialCodeIndex::VTIME] = 0;
+        tcsetattr(std::io::stdin(), OptionalActions::Now, &mode).ok()?;
+        Some(KeyMode { saved })
+    }
+}
+
+impl Drop for KeyMode {
+    fn drop(&mut self) {
+        let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, &self.saved);
+    }
+}
+
+/// Whether stdin has a byte to read within `timeout`.
+fn readable(timeout: std::time::Duration) -> bool {
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+    let timeout = Timespec {
+        tv_sec: 0,
+        tv_nsec: i64::from(timeout.subsec_nanos()),
+    };
+    matches!(poll(&mut fds, Some(&timeout)), Ok(n) if n > 0)
+}
+
+/// One byte of stdin; `None` at its end or on an error.
+fn read_byte() -> Option<u8> {
+    let mut byte = [0u8; 1];
+    loop {
+        match rustix::io::read(std::io::stdin(), &mut byte) {
+            Ok(1) => return Some(byte[0]),
+            Err(rustix::io::Errno::INTR) => continue,
+            Ok(_) | Err(_) => return None,
+        }
+    }
+}
+
+/// Reads keys (in [`KeyMode`]) until one answers: a printable character, Ctrl+C or a lone Esc
+/// (interrupt), Ctrl+D or the end of input (closed). Enter, space, escape sequences (arrows…)
+/// and other bytes are skipped, so that no stray key decides.
+fn read_choice_key() -> Choice {
+    loop {
+        match read_byte() {
+            None | Some(0x04) => return Choice::Closed,
+            Some(0x03) => return Choice::Interrupt,
+            Some(0x1b) => {
+                if !readable(ESCAPE_SEQUENCE_GAP) {
+                    return Choice::Interrupt;
+                }
+                skip_escape_sequence();
+            }
+            Some(byte @ 0x21..=0x7e) => return Choice::Key(char::from(byte)),
+            Some(_) => {}
+        }
+    }
+}
+
+/// Reads the rest of an escape sequence whose Esc was read (an arrow key, a function key, Alt
+/// with a key), and no further: keys typed after it are still read.
+fn skip_escape_sequence() {
+    match read_byte() {
+        // CSI: parameters and intermediates, up to a final byte.
+        Some(b'[') => {
+            while let Some(byte) = read_byte() {
+                if (0x40..=0x7e).contains(&byte) {
+                    break;
+                }
+            }
+        }
+        // SS3: one more byte (F1–F4, arrows in application mode).
+        Some(b'O') => {
+            let _ = read_byte();
+        }
+        // Alt with a key, or the end of input: nothing more.
+        Some(_) | None => {}
+    }
+}
+
 pub(crate) fn lock(screen: &Mutex<Screen>) -> MutexGuard<'_, Screen> {
     screen.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -280,19 +448,32 @@ fn prompt(request: &ApprovalRequest, context: &PromptContext, reader: &mut dyn R
         ))
     };
     loop {
-        let answer = match reader.read(&context.screen, ANSWER, "") {
-            Input::Line(line) => line.trim().to_lowercase(),
-            Input::CtrlC => return Answer::Interrupt,
-            Input::CtrlD => return closed(),
+        let decision = match reader.choose(&context.screen, ANSWER) {
+            Choice::Key(key) => match Decision::of_key(key) {
+                Some(decision) => decision,
+                None => {
+                    let mut screen = lock(&context.screen);
+                    let keys = match request.editable {
+                        true => "y, s, p, n, e or q",
+                        false => "y, s, p, n or q",
+                    };
+                    let text = screen.dim(&format!("`{key}` {NOT_A_CHOICE} {keys}"));
+                    screen.line(&text);
+                    continue;
+                }
+            },
+            Choice::Line(line) => Decision::of_line(&line),
+            Choice::Interrupt => return Answer::Interrupt,
+            Choice::Closed => return closed(),
         };
-        let response = match answer.as_str() {
-            "y" | "yes" => ApprovalResponse::approve(id),
-            "s" | "session" => {
+        let response = match decision {
+            Decision::Once => ApprovalResponse::approve(id),
+            Decision::Session => {
                 let mut response = ApprovalResponse::approve(id);
                 response.remember = RememberScope::Session;
                 response
             }
-            "p" | "project" => {
+            Decision::Project => {
                 {
                     let mut screen = lock(&context.screen);
                     for rule in project_rules(request) {
@@ -307,20 +488,20 @@ fn prompt(request: &ApprovalRequest, context: &PromptContext, reader: &mut dyn R
                 response.remember = RememberScope::Project;
                 response
             }
-            "n" | "no" => {
+            Decision::Deny => {
                 let note = match reader.read(&context.screen, NOTE, "") {
                     Input::Line(note) => Some(note.trim().to_owned()).filter(|n| !n.is_empty()),
                     Input::CtrlC | Input::CtrlD => None,
                 };
                 ApprovalResponse::deny(id, note)
             }
-            "e" | "edit" if !request.editable => {
+            Decision::Edit if !request.editable => {
                 let mut screen = lock(&context.screen);
                 let text = screen.dim("there is nothing to edit in this request");
                 screen.line(&text);
                 continue;
             }
-            "e" | "edit" => match edit_arguments(request, context, reader) {
+            Decision::Edit => match edit_arguments(request, context, reader) {
                 Some(args) => {
                     let mut response = ApprovalResponse::approve(id);
                     response.modified_args = Some(args);
@@ -328,10 +509,60 @@ fn prompt(request: &ApprovalRequest, context: &PromptContext, reader: &mut dyn R
                 }
                 None => continue,
             },
-            "q" | "quit" | "stop" => return Answer::Interrupt,
-            _ => ApprovalResponse::deny(id, Some("denied at the prompt".to_owned())),
+            Decision::Stop => return Answer::Interrupt,
+            Decision::Unknown => {
+                ApprovalResponse::deny(id, Some("denied at the prompt".to_owned()))
+            }
         };
         return Answer::Response(response);
+    }
+}
+
+/// What an answer to the main question decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    /// `y`: approve once.
+    Once,
+    /// `s`: approve for the session.
+    Session,
+    /// `p`: approve always in this project.
+    Project,
+    /// `n`: deny, with an optional note.
+    Deny,
+    /// `e`: edit the arguments, then approve.
+    Edit,
+    /// `q`: interrupt the run.
+    Stop,
+    /// A piped line that is none of the answers: denied.
+    Unknown,
+}
+
+impl Decision {
+    /// The choice of one key (either case); `None` for a key that is none of them.
+    fn of_key(key: char) -> Option<Decision> {
+        match key.to_ascii_lowercase() {
+            'y' => Some(Decision::Once),
+            's' => Some(Decision::Session),
+            'p' => Some(Decision::Project),
+            'n' => Some(Decision::Deny),
+            'e' => Some(Decision::Edit),
+            'q' => Some(Decision::Stop),
+            _ => None,
+        }
+    }
+
+    /// The choice of a piped line (a key or its word, either case); an empty or unknown line
+    /// denies.
+    fn of_line(line: &str) -> Decision {
+        match line.trim().to_lowercase().as_str() {
+            "y" | "yes" => Decision::Once,
+            "s" | "session" => Decision::Session,
+            "p" | "project" => Decision::Project,
+            "n" | "no" => Decision::Deny,
+            "e" | "edit" => Decision::Edit,
+            "q" | "quit" | "stop" => Decision::Stop,
+            _ => Decision::Unknown,
+        }
     }
 }
 

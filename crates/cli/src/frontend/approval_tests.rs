@@ -13,9 +13,11 @@ use serde_json::json;
 use super::*;
 
 /// Answers typed in advance; each question and answer is echoed on the screen as a terminal
-/// would show them.
+/// would show them. With `keys`, the main question is answered by those keys (as at a
+/// terminal), the rest by `answers`; without, every answer is a line (as when piped).
 struct Scripted {
     answers: VecDeque<Input>,
+    keys: Option<VecDeque<Choice>>,
 }
 
 impl Scripted {
@@ -25,12 +27,22 @@ impl Scripted {
                 .iter()
                 .map(|a| Input::Line((*a).to_owned()))
                 .collect(),
+            keys: None,
         }
     }
 
     fn inputs(answers: Vec<Input>) -> Self {
         Self {
             answers: answers.into(),
+            keys: None,
+        }
+    }
+
+    /// `keys` pressed at the main question, `lines` typed at the others.
+    fn keys(keys: Vec<Choice>, lines: &[&str]) -> Self {
+        Self {
+            keys: Some(keys.into()),
+            ..Self::new(lines)
         }
     }
 }
@@ -51,6 +63,19 @@ impl Reader for Scripted {
         };
         screen.line(&clean_text(&format!("{question}{prefilled}{shown}")));
         input
+    }
+
+    fn choose(&mut self, screen: &Mutex<Screen>, question: &str) -> Choice {
+        let Some(keys) = &mut self.keys else {
+            return match self.read(screen, question, "") {
+                Input::Line(line) => Choice::Line(line),
+                Input::CtrlC => Choice::Interrupt,
+                Input::CtrlD => Choice::Closed,
+            };
+        };
+        let choice = keys.pop_front().unwrap_or(Choice::Closed);
+        lock(screen).line(&format!("{question}{choice:?}"));
+        choice
     }
 
     fn editor(&self) -> Option<String> {
@@ -319,7 +344,91 @@ fn ctrl_d_or_a_closed_terminal_denies_saying_so() {
 }
 
 #[test]
-fn an_empty_or_unknown_answer_denies() {
+fn one_key_decides_at_once_in_either_case() {
+    let request = write_request(None, "draft\n");
+    let session = {
+        let mut response = ApprovalResponse::approve("a1");
+        response.remember = RememberScope::Session;
+        Answer::Response(response)
+    };
+    let project = {
+        let mut response = ApprovalResponse::approve("a1");
+        response.remember = RememberScope::Project;
+        Answer::Response(response)
+    };
+    for (key, expected) in [
+        ('y', approved("a1")),
+        ('Y', approved("a1")),
+        ('s', session),
+        ('p', project),
+        ('q', Answer::Interrupt),
+        ('Q', Answer::Interrupt),
+    ] {
+        let mut reader = Scripted::keys(vec![Choice::Key(key)], &[]);
+        let (answer, shown) = exchange(&request, None, &mut reader);
+        assert_eq!(answer, expected, "{key:?}");
+        assert!(!shown.contains(NOT_A_CHOICE), "{key:?}: {shown}");
+    }
+}
+
+#[test]
+fn a_key_that_is_no_choice_is_told_the_choices_and_decides_nothing() {
+    let request = write_request(None, "draft\n");
+    let mut reader = Scripted::keys(
+        vec![Choice::Key('x'), Choice::Key('1'), Choice::Key('y')],
+        &[],
+    );
+    let (answer, shown) = exchange(&request, None, &mut reader);
+    assert_eq!(answer, approved("a1"));
+    assert_eq!(shown.matches(NOT_A_CHOICE).count(), 2, "{shown}");
+    assert_eq!(
+        shown.matches(ANSWER).count(),
+        3,
+        "asked again each time: {shown}"
+    );
+    insta::assert_snapshot!("a_key_that_is_no_choice", shown);
+}
+
+#[test]
+fn key_n_reads_a_note_line_and_enter_alone_sends_none() {
+    let request = write_request(None, "draft\n");
+    let mut reader = Scripted::keys(vec![Choice::Key('n')], &["  because  "]);
+    let (answer, _) = exchange(&request, None, &mut reader);
+    assert_eq!(
+        answer,
+        Answer::Response(ApprovalResponse::deny("a1", Some("because".into())))
+    );
+    let mut reader = Scripted::keys(vec![Choice::Key('N')], &[""]);
+    let (answer, shown) = exchange(&request, None, &mut reader);
+    assert_eq!(answer, Answer::Response(ApprovalResponse::deny("a1", None)));
+    assert!(shown.contains(NOTE), "{shown}");
+}
+
+#[test]
+fn interrupt_and_closed_keys_keep_their_meaning() {
+    let request = write_request(None, "draft\n");
+    let mut reader = Scripted::keys(vec![Choice::Interrupt], &[]);
+    assert_eq!(exchange(&request, None, &mut reader).0, Answer::Interrupt);
+    let mut reader = Scripted::keys(vec![Choice::Closed], &[]);
+    assert_eq!(
+        exchange(&request, None, &mut reader).0,
+        Answer::Closed("write_file was denied: the terminal closed before an answer".into())
+    );
+}
+
+#[test]
+fn key_e_edits_with_the_json_read_as_a_line() {
+    let request = write_request(None, "draft\n");
+    let edited = r#"{"path": "/out/b.txt", "content": "x"}"#;
+    let mut reader = Scripted::keys(vec![Choice::Key('e')], &[edited]);
+    let (answer, _) = exchange(&request, None, &mut reader);
+    let mut expected = ApprovalResponse::approve("a1");
+    expected.modified_args = Some(json!({"path": "/out/b.txt", "content": "x"}));
+    assert_eq!(answer, Answer::Response(expected));
+}
+
+#[test]
+fn an_empty_or_unknown_piped_line_denies() {
     let request = request(
         "rename",
         json!({"from": "a", "to": "b"}),

@@ -14,7 +14,7 @@ use golem_protocol::{ActionEvent, FieldType, FormField, InputAction};
 use serde_json::{Map, Number, Value};
 
 use super::approval::{PromptContext, Reader, TerminalReader, lock};
-use super::ask::{Input, line_editor_usable};
+use super::ask::Input;
 use super::clean::clean_text;
 use super::screen::{Screen, Tone};
 use crate::chat::form::field_prompt;
@@ -48,9 +48,7 @@ pub async fn answer(question: Question, context: PromptContext) -> ActionEvent {
             if let Some(keys) = &context.keys {
                 keys.pause();
             }
-            let mut reader = TerminalReader {
-                line_editor: line_editor_usable(),
-            };
+            let mut reader = TerminalReader::new();
             let action = prompt(&question, &context.screen, &mut reader);
             if let Some(keys) = &context.keys {
                 keys.resume();

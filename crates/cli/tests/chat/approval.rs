@@ -1,8 +1,9 @@
 //! The approval prompt of a model's file write: the box (tool, arguments, diff preview,
-//! choices), `y` once, `s` for the session (a second identical call in a later turn is not
-//! asked, and `/approvals` lists it), `p` always in this project (a rule for the path, kept in
-//! `.golem-forge/approvals.yaml`), `n` with a note the model receives, empty or unknown
-//! answers denying, and `q` stopping the turn.
+//! choices), each answer one key acting at once (no Enter): `y` once, `s` for the session (a
+//! second identical call in a later turn is not asked, and `/approvals` lists it), `p` always
+//! in this project (a rule for the path, kept in `.golem-forge/approvals.yaml`), `n` then a note
+//! the model receives (Enter alone: none), a stray Enter or another key deciding nothing, and
+//! `q` stopping the turn.
 
 use super::*;
 
@@ -46,7 +47,8 @@ fn y_approves_once_and_the_file_is_written() {
     );
     insta::assert_snapshot!(chat.screen());
 
-    chat.send_line("y");
+    // The key alone, no Enter.
+    chat.send("y");
     chat.wait_prompt();
     let shown = chat.since();
     assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("new line\n"));
@@ -83,7 +85,7 @@ fn s_remembers_so_an_identical_call_in_a_later_turn_is_not_asked() {
     let mut chat = start(&env, wire, &server);
     chat.ready();
     until_asked(&mut chat, "write it");
-    chat.send_line("s");
+    chat.send("s");
     chat.wait_prompt();
     assert!(chat.since().contains("Wrote it."), "{}", chat.dump());
     assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("same\n"));
@@ -124,7 +126,7 @@ fn p_keeps_a_project_rule_so_a_later_write_to_the_path_is_not_asked() {
     let mut chat = start(&env, wire, &server);
     chat.ready();
     until_asked(&mut chat, "write it");
-    chat.send_line("p");
+    chat.send("p");
     chat.wait_prompt();
     let shown = chat.since();
     assert!(
@@ -169,7 +171,7 @@ fn n_with_a_note_denies_and_the_model_receives_the_note() {
         let mut chat = start(&env, wire, &server);
         chat.ready();
         until_asked(&mut chat, "change a.txt");
-        chat.send_line("n");
+        chat.send("n");
         chat.wait_prompt_text(NOTE);
         chat.send_line("please write b.txt instead");
         chat.wait_prompt();
@@ -207,9 +209,10 @@ fn n_with_an_empty_note_denies_without_one() {
     let mut chat = start(&env, wire, &server);
     chat.ready();
     until_asked(&mut chat, "make a file");
-    chat.send_line("n");
+    chat.send("n");
     chat.wait_prompt_text(NOTE);
-    chat.send_line("");
+    // Enter alone sends no note.
+    chat.send("\r");
     chat.wait_prompt();
     assert_eq!(env.read("proj/out/new.txt"), None);
     let results = wire.tool_results(&server.requests()[1]);
@@ -219,32 +222,49 @@ fn n_with_an_empty_note_denies_without_one() {
 }
 
 #[test]
-fn an_empty_or_unknown_answer_denies() {
+fn a_stray_enter_or_another_key_decides_nothing_then_n_denies() {
     let wire = Wire::Anthropic;
-    for answer in ["", "maybe", "Y E S"] {
-        let env = TestEnv::new();
-        project(&env, &fs_worker());
-        let server = MockServer::start_blocking(vec![
-            wire.tool_calls(&[("call_1", "write_file", write_args("/out/new.txt", "x"))]),
-            wire.text("Not written."),
-        ]);
-        let mut chat = start(&env, wire, &server);
-        chat.ready();
-        until_asked(&mut chat, "make a file");
-        chat.send_line(answer);
-        // A denial may ask for a note; an empty one adds nothing.
-        if chat.wait_for_any(&[NOTE.trim_end(), "Not written."]) == 0 {
-            chat.wait_prompt_text(NOTE);
-            chat.send_line("");
-        }
-        chat.wait_prompt();
-        assert_eq!(env.read("proj/out/new.txt"), None, "answer {answer:?}");
-        let results = wire.tool_results(&server.requests()[1]);
-        assert!(
-            wire.result_text(&results[0]).starts_with("[DENIED]"),
-            "answer {answer:?}: {results:?}"
-        );
-    }
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![
+        wire.tool_calls(&[("call_1", "write_file", write_args("/out/new.txt", "x"))]),
+        wire.text("Not written."),
+    ]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    until_asked(&mut chat, "make a file");
+    // Enter, space, an arrow key and a letter that is no choice: the keys are read in order,
+    // so once the letter is answered the others were read and decided nothing.
+    chat.send("\r \x1b[Ax");
+    chat.wait_for("`x` is not a choice: press y, s, p, n, e or q");
+    chat.wait_prompt_text(ANSWER);
+    assert_eq!(env.read("proj/out/new.txt"), None, "{}", chat.dump());
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "the call still waits for an answer:\n{}",
+        chat.dump()
+    );
+    assert!(!chat.history().contains("⏺ write_file"), "{}", chat.dump());
+    chat.send("n");
+    assert_eq!(
+        chat.wait_for_any(&[NOTE.trim_end(), "Not written."]),
+        0,
+        "n asks for the note before the turn goes on:\n{}",
+        chat.dump()
+    );
+    chat.wait_prompt_text(NOTE);
+    chat.send_line("because");
+    chat.wait_prompt();
+    assert!(chat.since().contains("Not written."), "{}", chat.dump());
+    assert_eq!(env.read("proj/out/new.txt"), None);
+    let results = wire.tool_results(&server.requests()[1]);
+    let text = wire.result_text(&results[0]);
+    assert!(text.starts_with("[DENIED]"), "{text}");
+    assert!(
+        text.contains("because"),
+        "the note reaches the model: {text}"
+    );
 }
 
 #[test]
@@ -260,7 +280,7 @@ fn q_stops_the_turn_and_the_prompt_comes_back() {
     let mut chat = start(&env, wire, &server);
     chat.ready();
     until_asked(&mut chat, "make two files");
-    chat.send_line("q");
+    chat.send("q");
     chat.wait_for("interrupted");
     chat.wait_prompt();
     let shown = chat.since();

@@ -1,6 +1,7 @@
 //! The session itself: the banner, a message and its streamed answer with the status line, the
 //! built-in commands that only show things (`/help`, `/status`, an unknown command), ending with
-//! `/exit`, `/quit` or Ctrl+D, history kept across sessions, and `NO_COLOR`.
+//! `/exit`, `/quit` or Ctrl+D (with the command that resumes the session, which works as
+//! printed), history kept across sessions, and `NO_COLOR`.
 
 use super::*;
 
@@ -104,6 +105,111 @@ fn exit_ends_the_session_with_status_0() {
         chat.send_line(command);
         assert_eq!(chat.wait_exit(LIMIT), 0, "{command}\n{}", chat.dump());
         assert!(server.requests().is_empty(), "{command}");
+        assert!(
+            chat.history().contains("Bye.") && !chat.history().contains("Resume it with"),
+            "{command}: nothing was said, so there is nothing to resume\n{}",
+            chat.dump()
+        );
+    }
+}
+
+/// Runs `command` as printed, through `sh` in the temp dir, with `golem-forge` on the PATH and
+/// the model of `wire` pointed at `server`.
+pub(crate) fn run_printed(
+    env: &TestEnv,
+    wire: Wire,
+    server: &MockServer,
+    command: &str,
+) -> std::process::Output {
+    let bin = env.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("golem-forge");
+    if !link.exists() {
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_golem-forge"), &link).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(env.path())
+        .env_clear()
+        .env("HOME", env.path())
+        .env("PATH", path)
+        .envs(provider_env(wire, server))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The session id and the command of the `Session … saved. Resume it with: …` line in `shown`.
+pub(crate) fn resume_line(shown: &str) -> (String, String) {
+    let line = shown
+        .lines()
+        .find(|l| l.contains("Resume it with: "))
+        .unwrap_or_else(|| panic!("no resume line:\n{shown}"));
+    let id = line
+        .trim_start()
+        .strip_prefix("Session ")
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("no session id in {line:?}"));
+    let command = line.split_once("Resume it with: ").unwrap().1.trim();
+    (id.to_owned(), command.to_owned())
+}
+
+#[test]
+fn exit_after_a_turn_prints_the_command_that_resumes_the_session_and_it_works() {
+    let wire = Wire::Anthropic;
+    for (how, key) in [("/exit", "/exit\r"), ("Ctrl+D", "\x04")] {
+        let env = TestEnv::new();
+        project(&env, &fs_worker());
+        let server = MockServer::start_blocking(vec![
+            wire.text("First answer."),
+            wire.text("Resumed and remembered."),
+        ]);
+        let mut chat = start(&env, wire, &server);
+        chat.ready();
+        chat.turn("remember the word tangerine");
+        chat.send(key);
+        assert_eq!(chat.wait_exit(LIMIT), 0, "{how}\n{}", chat.dump());
+        let history = chat.history();
+        let (id, command) = resume_line(&history);
+        let bye = history.find("Bye.").expect("Bye.");
+        assert!(
+            bye < history.find("Resume it with").unwrap(),
+            "{how}: {history}"
+        );
+        // The session lives in proj/, the chat ran one folder up: the command goes there.
+        assert_eq!(
+            command,
+            format!("cd proj && golem-forge sessions resume {id} \"your next input\""),
+            "{how}"
+        );
+        let sessions = env.transcripts("proj");
+        assert_eq!(sessions.len(), 1, "{how}");
+
+        let output = run_printed(&env, wire, &server, &command);
+        assert!(output.status.success(), "{how}: {}", cli::render(&output));
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            "Resumed and remembered.\n",
+            "{how}"
+        );
+        let request = request_text(&server, 1);
+        for expected in ["tangerine", "First answer.", "your next input"] {
+            assert!(
+                request.contains(expected),
+                "{how}: the resumed session carries {expected}: {request}"
+            );
+        }
+        assert_eq!(
+            env.transcripts("proj").len(),
+            1,
+            "{how}: the same session went on"
+        );
     }
 }
 

@@ -40,7 +40,7 @@ fn e_runs_the_editor_on_the_arguments_and_the_edited_call_runs() {
         chat.send_line("write a draft");
         chat.wait_for(CHOICES);
         chat.wait_prompt_text(ANSWER);
-        chat.send_line("e");
+        chat.send("e");
         chat.wait_prompt();
         assert_eq!(
             env.read("proj/out/a.txt").as_deref(),
@@ -79,7 +79,7 @@ fn e_without_an_editor_asks_for_json_inline_until_it_is_valid() {
     chat.send_line("write a draft");
     chat.wait_for(CHOICES);
     chat.wait_prompt_text(ANSWER);
-    chat.send_line("e");
+    chat.send("e");
     let mut errors = Vec::new();
     // Not JSON, then JSON that is not what write_file takes (`contents` for `content`): each
     // is refused with an error, and nothing runs.
@@ -107,7 +107,7 @@ fn e_without_an_editor_asks_for_json_inline_until_it_is_valid() {
         errors.push(error);
         assert_eq!(env.read("proj/out/a.txt"), None, "{bad}: nothing ran yet");
         if again == ANSWER {
-            chat.send_line("e");
+            chat.send("e");
         }
     }
     assert!(

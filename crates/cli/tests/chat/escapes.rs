@@ -82,7 +82,7 @@ fn run_prompt_shows_a_faked_prompt_visibly_and_the_real_path() {
     );
     assert!(run.titles().is_empty(), "{:?}", run.titles());
 
-    run.send_line("y");
+    run.send("y");
     run.wait_for("good.");
     assert_eq!(run.wait_exit(LIMIT), 0, "{}", run.dump());
     let shown = run.history();
@@ -177,7 +177,7 @@ fn chat_approval_draws_c1_del_and_bidi_controls_in_the_arguments_visibly() {
         "the content's controls are drawn visibly:\n{}",
         chat.dump()
     );
-    chat.send_line("n");
+    chat.send("n");
     chat.wait_prompt_text(NOTE);
     chat.send_line("");
     chat.wait_for("Stopped.");

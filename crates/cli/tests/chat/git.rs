@@ -54,7 +54,7 @@ fn slash_git_push_runs_without_a_prompt_and_force_asks() {
     let boxed = approval_box(&shown);
     assert!(boxed.starts_with("┌ Approve git_push?"), "{boxed}");
     assert!(boxed.contains("Force-push `main`"), "{boxed}");
-    chat.send_line("n");
+    chat.send("n");
     chat.wait_prompt_text(NOTE);
     chat.send_line("");
     chat.wait_prompt();
@@ -68,7 +68,7 @@ fn slash_git_push_runs_without_a_prompt_and_force_asks() {
     chat.send_line("/git_push --branch main --force");
     chat.wait_for(CHOICES);
     chat.wait_prompt_text(ANSWER);
-    chat.send_line("y");
+    chat.send("y");
     chat.wait_prompt();
     assert!(
         chat.since().contains("force-pushed main to origin"),

@@ -284,7 +284,7 @@ fn at_a_terminal_one_box_shows_the_real_diff_and_the_answer_decides() {
             assert!(shown_box.contains(expected), "{expected}:\n{shown_box}");
         }
         assert_eq!(zone_files(&env), before, "nothing lands before the answer");
-        pty.send_line(answer);
+        pty.send(answer);
         if answer == "n" {
             pty.wait_prompt_text(NOTE);
             pty.send_line("");

@@ -236,7 +236,7 @@ fn a_daemon_of_the_notify_command_ends_with_the_run() {
         assert!(Instant::now() < deadline, "no nudge:\n{}", pty.dump());
         std::thread::sleep(Duration::from_millis(20));
     }
-    pty.send_line("y");
+    pty.send("y");
     pty.wait_for("Done.");
     assert_eq!(pty.wait_exit(LIMIT), 0, "{}", pty.dump());
     let started = daemons(&pids, 1);

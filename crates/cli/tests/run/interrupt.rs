@@ -195,3 +195,76 @@ fn a_second_sigint_exits_at_once_instead_of_interrupting_again() {
         "the summary is announced: {stderr}"
     );
 }
+
+#[test]
+fn an_interrupted_run_says_how_to_resume_its_session_and_that_command_works() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &[("main.worker", fs_worker(""))]);
+    let server = MockServer::start_blocking(vec![slow_stream(
+        wire,
+        "Once upon a time, much later.",
+        Duration::from_secs(20),
+    )]);
+    server.set_fallback(wire.text("Picked up again."));
+    let child = spawn(&env, wire, &server, &["proj/main.worker", "a long tale"]);
+    assert!(
+        server.wait_for_requests(1, LIMIT),
+        "the model was never asked"
+    );
+    send_signal(child.id(), "-INT");
+    let output = wait_for_exit(child);
+    assert_exit(&output, 130);
+    let err = stderr(&output);
+    let transcripts = env.transcripts("proj");
+    assert_eq!(transcripts.len(), 1);
+    let id = std::fs::read_dir(env.path().join("proj/.golem-forge/sessions"))
+        .unwrap()
+        .filter_map(|entry| {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".jsonl").map(str::to_owned)
+        })
+        .next()
+        .expect("a transcript file");
+    let expected = format!(
+        "Session {id} saved. Resume it with: cd proj && golem-forge sessions resume {id} \"your next input\""
+    );
+    assert!(err.contains(&expected), "{expected}\n{}", render(&output));
+
+    // Run as printed, by a shell with `golem-forge` on the PATH.
+    let command = expected.split_once("Resume it with: ").unwrap().1;
+    let bin = env.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_golem-forge"), bin.join("golem-forge")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let resumed = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(env.path())
+        .env_clear()
+        .env("HOME", env.path())
+        .env("PATH", path)
+        .envs(provider_env(wire, &server))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_exit(&resumed, 0);
+    assert_eq!(
+        stdout(&resumed),
+        "Picked up again.\n",
+        "{}",
+        render(&resumed)
+    );
+    let request = server.requests().last().unwrap().body.to_string();
+    for said in ["a long tale", "your next input"] {
+        assert!(
+            request.contains(said),
+            "the resumed session carries {said}: {request}"
+        );
+    }
+    assert_eq!(env.transcripts("proj").len(), 1, "the same session went on");
+}

@@ -95,7 +95,7 @@ fn the_box_is_the_chats_and_y_writes_the_file() {
         "nothing is written before the answer"
     );
 
-    run.send_line("y");
+    run.send("y");
     run.wait_for("Saved.");
     assert_eq!(run.wait_exit(LIMIT), 0, "{}", run.dump());
     assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("new line\n"));
@@ -119,7 +119,7 @@ fn n_with_a_note_denies_and_the_model_receives_the_note() {
         ]);
         let mut run = start_run(&env, wire, &server, "change a.txt");
         until_asked(&mut run);
-        run.send_line("n");
+        run.send("n");
         run.wait_prompt_text(NOTE);
         run.send_line("please write b.txt instead");
         run.wait_for("Understood, I will not.");
@@ -145,13 +145,13 @@ fn e_edits_the_arguments_inline_checked_against_the_schema() {
     let server = overwrite_model(wire);
     let mut run = start_run(&env, wire, &server, "update a.txt");
     until_asked(&mut run);
-    run.send_line("e");
+    run.send("e");
     run.wait_prompt_prefilled("arguments (JSON)› ");
     run.key_clear_line();
     run.send_line(r#"{"path": 1}"#);
     run.wait_for("the arguments do not fit the tool");
     run.wait_prompt_text(ANSWER);
-    run.send_line("e");
+    run.send("e");
     run.wait_prompt_prefilled("arguments (JSON)› ");
     run.key_clear_line();
     run.send_line(r#"{"path": "/out/b.txt", "content": "edited\n"}"#);
@@ -163,7 +163,7 @@ fn e_edits_the_arguments_inline_checked_against_the_schema() {
 #[test]
 fn q_or_ctrl_c_stops_the_run_with_130_and_nothing_is_written() {
     let wire = Wire::Anthropic;
-    for key in ["q\r", "\x03"] {
+    for key in ["q", "\x03"] {
         let env = TestEnv::new();
         scribe_project(&env);
         let server = MockServer::start_blocking(vec![wire.tool_calls(&[
@@ -231,7 +231,7 @@ fn with_stdout_redirected_the_prompt_is_asked_on_stderr_and_stdout_keeps_the_ans
     let mut run = Chat::start_program(&env, "sh", &args, &envs);
     let shown = until_asked(&mut run);
     assert!(shown.contains("new line"), "{shown}");
-    run.send_line("y");
+    run.send("y");
     run.wait_for("⎿ ✓ +1 −1 lines");
     assert_eq!(run.wait_exit(LIMIT), 0, "{}", run.dump());
     assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("new line\n"));
