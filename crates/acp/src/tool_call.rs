@@ -254,7 +254,7 @@ mod tests {
     fn zone_dirs_are_clean_absolute_paths_without_touching_the_filesystem() {
         let zones = ZoneMap::new([
             ("notes".to_owned(), PathBuf::from("/home/u/notes/./notes")),
-            ("up".to_owned(), PathBuf::from("/home/u/w/../shared/./x")),
+            ("up".to_owned(), PathBuf::from("/home/u/w/../common/./x")),
             ("rel".to_owned(), PathBuf::from("./nowhere-yet")),
         ]);
         assert_eq!(
@@ -263,7 +263,7 @@ mod tests {
         );
         assert_eq!(
             zones.host_path("/up/a"),
-            Some(PathBuf::from("/home/u/shared/x/a"))
+            Some(PathBuf::from("/home/u/common/x/a"))
         );
         let relative = zones.host_path("/rel/a").unwrap();
         assert!(relative.is_absolute(), "{relative:?}");

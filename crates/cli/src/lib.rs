@@ -11,6 +11,7 @@ mod logging;
 mod open_files;
 mod run_input;
 mod session;
+mod shell_word;
 
 use std::process::ExitCode;
 

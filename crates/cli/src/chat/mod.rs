@@ -397,7 +397,7 @@ pub(crate) fn saved_session(id: &str, root: Option<&std::path::Path>) -> String 
                 .to_string();
             format!(
                 "cd {} && ",
-                crate::commands::shell_word(&clean_text(&shown))
+                crate::shell_word::shell_word(&clean_text(&shown))
             )
         }
         Some(_) | None => String::new(),

@@ -13,7 +13,6 @@ mod mcp;
 mod mcp_refresh;
 mod parked;
 mod queue;
-pub(crate) use queue::shell_word;
 mod run;
 mod schema;
 mod serve;

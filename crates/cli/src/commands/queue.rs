@@ -9,6 +9,7 @@ use golem_queue::connect::PASSWORD_VAR;
 use golem_queue::{Queue, QueueError, QueueUrl};
 
 use crate::cli_error::CommandError;
+use crate::shell_word::shell_word;
 
 /// Connects to the queue at `url`, checking the credentials.
 pub(super) async fn open_queue(url: &str) -> Result<Queue, CommandError> {
@@ -34,20 +35,6 @@ pub(super) fn password_note(queue: &Queue) -> String {
         format!(" (with the password in {PASSWORD_VAR})")
     } else {
         String::new()
-    }
-}
-
-/// `word` as one shell word: as it is when nothing in it is special to a shell, else in
-/// single quotes.
-pub(crate) fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 
