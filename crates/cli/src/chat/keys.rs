@@ -12,17 +12,13 @@ use std::time::Duration;
 
 use golem_protocol::ActionEvent;
 use golem_runtime::host::ActionSender;
-use rustix::event::{PollFd, PollFlags, Timespec, poll};
-use rustix::termios::{
-    LocalModes, OptionalActions, SpecialCodeIndex, Termios, tcgetattr, tcsetattr,
-};
+use rustix::termios::{OptionalActions, Termios, tcgetattr, tcsetattr};
 
 use crate::frontend::approval::KeyWatcher;
 use crate::frontend::screen::Screen;
+use crate::frontend::terminal_keys::{ESCAPE_SEQUENCE_GAP, key_mode, read_byte, readable};
 use crate::frontend::workers::WorkerTreeView;
 
-/// How long to wait after an Esc for the rest of an escape sequence (arrow keys and the like).
-const ESCAPE_SEQUENCE_GAP: Duration = Duration::from_millis(30);
 /// How often the watcher looks at its flags.
 const POLL_INTERVAL: Duration = Duration::from_millis(50);
 /// The longest line kept while a turn runs.
@@ -49,33 +45,6 @@ fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Flags> {
     shared.0.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn watching_mode(saved: &Termios) -> Termios {
-    let mut mode = saved.clone();
-    mode.local_modes
-        .remove(LocalModes::ICANON | LocalModes::ECHO | LocalModes::ISIG);
-    mode.special_codes[SpecialCodeIndex::VMIN] = 1;
-    mode.special_codes[SpecialCodeIndex::VTIME] = 0;
-    mode
-}
-
-fn readable(timeout: Duration) -> bool {
-    let stdin = std::io::stdin();
-    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
-    let timeout = Timespec {
-        tv_sec: 0,
-        tv_nsec: i64::from(timeout.subsec_nanos()),
-    };
-    matches!(poll(&mut fds, Some(&timeout)), Ok(n) if n > 0)
-}
-
-fn read_byte() -> Option<u8> {
-    let mut byte = [0u8; 1];
-    match rustix::io::read(std::io::stdin(), &mut byte) {
-        Ok(1) => Some(byte[0]),
-        _ => None,
-    }
-}
-
 impl TurnKeys {
     /// Starts watching (`None` when stdin is not a terminal); `/workers` draws `workers`.
     pub fn start(
@@ -84,12 +53,7 @@ impl TurnKeys {
         workers: Arc<Mutex<WorkerTreeView>>,
     ) -> Option<TurnKeys> {
         let saved = tcgetattr(std::io::stdin()).ok()?;
-        tcsetattr(
-            std::io::stdin(),
-            OptionalActions::Now,
-            &watching_mode(&saved),
-        )
-        .ok()?;
+        tcsetattr(std::io::stdin(), OptionalActions::Now, &key_mode(&saved)).ok()?;
         let shared: Shared = Arc::new((Mutex::new(Flags::default()), Condvar::new()));
         let flags = shared.clone();
         let watched = screen.clone();
@@ -123,7 +87,7 @@ impl TurnKeys {
         let _ = tcsetattr(
             std::io::stdin(),
             OptionalActions::Now,
-            &watching_mode(&self.saved),
+            &key_mode(&self.saved),
         );
         let mut flags = lock(&self.shared);
         flags.paused = false;

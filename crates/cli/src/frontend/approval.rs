@@ -29,14 +29,13 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use golem_core::registry::ToolRegistry;
 use golem_protocol::{ActionEvent, ApprovalRequest, ApprovalResponse, RememberScope, Risk};
-use rustix::event::{PollFd, PollFlags, Timespec, poll};
-use rustix::termios::{LocalModes, OptionalActions, SpecialCodeIndex, tcgetattr, tcsetattr};
 use serde_json::Value;
 
 use super::ask::{Input, ask, line_editor_usable};
 use super::clean::{clean_text, escape_json_controls};
 use super::render::{RenderStyle, render_lines};
 use super::screen::{Screen, Tone};
+use super::terminal_keys::{ESCAPE_SEQUENCE_GAP, KeyMode, read_byte, readable};
 
 /// Something reading keys while no prompt is up (the chat's key watcher during a turn): paused
 /// while the prompt reads, resumed after.
@@ -67,8 +66,6 @@ const PREVIEW_ROWS: usize = 40;
 const ANSWER: &str = "answer› ";
 /// Said when a key that is none of the choices is pressed (then the keys that are).
 const NOT_A_CHOICE: &str = "is not a choice: press";
-/// How long to wait after an Esc for the rest of an escape sequence (arrow keys and the like).
-const ESCAPE_SEQUENCE_GAP: std::time::Duration = std::time::Duration::from_millis(30);
 /// The question after `n`.
 const NOTE: &str = "note for the model› ";
 /// The question after `e` when there is no editor.
@@ -334,56 +331,6 @@ impl Reader for TerminalReader {
     fn editor(&self) -> Option<String> {
         // An editor takes over the terminal through stdout, so only when stdout is one.
         self.line_editor.then(editor).flatten()
-    }
-}
-
-/// The terminal in the mode of one key (no line buffering, echo or signals; output processing
-/// stays on, so other output still starts its lines at the left); dropping it puts the terminal
-/// back as it was.
-struct KeyMode {
-    saved: rustix::termios::Termios,
-}
-
-impl KeyMode {
-    /// Switches stdin's terminal; `None` when it cannot be.
-    fn enter() -> Option<KeyMode> {
-        let saved = tcgetattr(std::io::stdin()).ok()?;
-        let mut mode = saved.clone();
-        mode.local_modes
-            .remove(LocalModes::ICANON | LocalModes::ECHO | LocalModes::ISIG);
-        mode.special_codes[SpecialCodeIndex::VMIN] = 1;
-        mode.special_codes[SpecialCodeIndex::VTIME] = 0;
-        tcsetattr(std::io::stdin(), OptionalActions::Now, &mode).ok()?;
-        Some(KeyMode { saved })
-    }
-}
-
-impl Drop for KeyMode {
-    fn drop(&mut self) {
-        let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, &self.saved);
-    }
-}
-
-/// Whether stdin has a byte to read within `timeout`.
-fn readable(timeout: std::time::Duration) -> bool {
-    let stdin = std::io::stdin();
-    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
-    let timeout = Timespec {
-        tv_sec: 0,
-        tv_nsec: i64::from(timeout.subsec_nanos()),
-    };
-    matches!(poll(&mut fds, Some(&timeout)), Ok(n) if n > 0)
-}
-
-/// One byte of stdin; `None` at its end or on an error.
-fn read_byte() -> Option<u8> {
-    let mut byte = [0u8; 1];
-    loop {
-        match rustix::io::read(std::io::stdin(), &mut byte) {
-            Ok(1) => return Some(byte[0]),
-            Err(rustix::io::Errno::INTR) => continue,
-            Ok(_) | Err(_) => return None,
-        }
     }
 }
 

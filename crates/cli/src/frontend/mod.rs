@@ -17,4 +17,5 @@ pub mod markdown;
 pub mod render;
 pub mod screen;
 pub mod syntax;
+pub mod terminal_keys;
 pub mod workers;
