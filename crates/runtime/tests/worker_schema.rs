@@ -389,6 +389,27 @@ fn the_editor_setup_checks_the_front_matter_and_not_the_instructions() {
         checked += 1;
     }
     assert_eq!(checked, 3);
+    // Instructions that are markdown but not YAML: after a plain `---` the server finds YAML
+    // syntax errors in them; after `--- |` (which the worker file reader takes as the same
+    // closing line) they are one block of text to it, and nothing is flagged.
+    let markdown = "Summarise the notes.\n- **Summary**: one line: no more\n`code` *em* @who\n\n## Steps\n1. read: then write\n";
+    let plain = with_modeline(&format!("---\nname: summariser\n---\n{markdown}"));
+    let uri = format!("file://{}/plain.worker", dir.path().display());
+    assert_ne!(
+        server.diagnostics(&uri, &plain),
+        Vec::<String>::new(),
+        "{plain}"
+    );
+    let literal = with_modeline(&format!("---\nname: summariser\n--- |\n{markdown}"));
+    let parsed =
+        golem_runtime::worker::parse_worker(&literal, Path::new("summariser.worker")).unwrap();
+    assert_eq!(parsed.instructions.trim_end(), markdown.trim_end());
+    let uri = format!("file://{}/literal.worker", dir.path().display());
+    assert_eq!(
+        server.diagnostics(&uri, &literal),
+        Vec::<String>::new(),
+        "{literal}"
+    );
     // A bad key in the front matter is the one diagnostic, on its line.
     let bad = with_modeline("---\nname: greeter\ntoolset: {}\n---\nSay hello.\n");
     let uri = format!("file://{}/bad.worker", dir.path().display());

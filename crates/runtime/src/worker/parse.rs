@@ -171,6 +171,19 @@ struct Parts<'a> {
 const MISSING_FRONT_MATTER: &str = "missing front matter: a worker file starts with a `---` \
      line, then YAML keys such as `name:`, then a closing `---` line, then the instructions";
 
+const BAD_CLOSING_LINE: &str = "the front matter closes with a `---` line, or `--- |` to have \
+     YAML editors read the instructions as one block of text; nothing else may follow `---`";
+
+/// Whether `line` (without its line ending) closes the front matter: `---`, or `--- |`, which
+/// the runtime reads the same way and YAML tools read as "the rest is one literal block of text"
+/// (so an editor's YAML checks leave the instructions alone).
+fn closes_front_matter(line: &str) -> bool {
+    line == "---"
+        || line
+            .strip_prefix("---")
+            .is_some_and(|rest| rest.trim_start() == "|")
+}
+
 /// Splits `text` (LF line endings) at its `---` lines; an error is a line and a message.
 fn split_front_matter(text: &str) -> Result<Parts<'_>, (u64, String)> {
     let mut offset = 0;
@@ -184,12 +197,15 @@ fn split_front_matter(text: &str) -> Result<Parts<'_>, (u64, String)> {
             None if content.is_empty() => {}
             None if content == "---" => opened = Some((number, offset)),
             None => return Err((number, MISSING_FRONT_MATTER.to_owned())),
-            Some((open_line, yaml_start)) if content == "---" => {
+            Some((open_line, yaml_start)) if closes_front_matter(content) => {
                 return Ok(Parts {
                     open_line,
                     yaml: text.get(yaml_start..start).unwrap_or(""),
                     body: text.get(offset..).unwrap_or(""),
                 });
+            }
+            Some(_) if content.starts_with("--- ") => {
+                return Err((number, BAD_CLOSING_LINE.to_owned()));
             }
             Some(_) => {}
         }
@@ -427,6 +443,17 @@ mod tests {
         check_split("\n# title\n---\n", Err(2));
         check_split("---\nname: a\n", Err(1));
         check_split("\n---\nname: a\n", Err(2));
+        // `--- |` closes it too; anything else after `---` on the closing line is an error.
+        check_split(
+            "---\nname: a\n--- |\n- **x**: y\n",
+            Ok((1, "name: a\n", "- **x**: y\n")),
+        );
+        check_split(
+            "---\nname: a\n---   |  \nbody",
+            Ok((1, "name: a\n", "body")),
+        );
+        check_split("---\nname: a\n--- >\nbody", Err(3));
+        check_split("---\nname: a\n--- |-\nbody", Err(3));
     }
 
     #[test]
