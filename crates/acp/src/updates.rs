@@ -180,11 +180,12 @@ impl Translator {
         )
     }
 
+    /// A call's end; `args` are those of a call that never started (its first announcement).
     fn ended(
         &mut self,
         id: &str,
         tool: (&str, ToolKind),
-        status: ToolStatus,
+        (status, args): (ToolStatus, Option<&Value>),
         value: &ToolResultValue,
     ) -> SessionUpdate {
         let fields = self.with_value(
@@ -193,7 +194,7 @@ impl Translator {
                 .raw_output(serde_json::to_value(value).unwrap_or(Value::Null)),
             value,
         );
-        self.call(id, tool, None, fields)
+        self.call(id, tool, args, fields)
     }
 
     /// The steps of `event`.
@@ -238,10 +239,16 @@ impl Translator {
                 tool_name,
                 tool_kind,
                 status,
+                args,
                 value,
                 ..
             } => {
-                let shown = self.ended(tool_call_id, (tool_name, *tool_kind), *status, value);
+                let shown = self.ended(
+                    tool_call_id,
+                    (tool_name, *tool_kind),
+                    (*status, args.as_ref()),
+                    value,
+                );
                 vec![
                     Step::Update(shown),
                     Step::Answer {

@@ -32,6 +32,17 @@ impl ErrorKind {
             ErrorKind::WaitingApproval => 4,
         }
     }
+
+    /// The word the message is printed after: a parked run is an outcome, not an error.
+    fn head(self) -> &'static str {
+        match self {
+            ErrorKind::Usage
+            | ErrorKind::Failed
+            | ErrorKind::Interrupted
+            | ErrorKind::BudgetExceeded => "Error",
+            ErrorKind::WaitingApproval => "Waiting",
+        }
+    }
 }
 
 /// An error a command reports to the user.
@@ -67,7 +78,7 @@ impl CommandError {
 
 impl fmt::Display for CommandError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Error: {}", self.message)?;
+        write!(f, "{}: {}", self.kind.head(), self.message)?;
         for hint in &self.hints {
             write!(f, "\nHint: {hint}")?;
         }

@@ -216,6 +216,7 @@ impl ToolCallOrchestrator {
                 tool_name: call.name.clone(),
                 tool_kind,
                 status,
+                args: executed_args.is_none().then(|| call.args.clone()),
                 value: value.clone(),
                 duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
                 invoked_by: call.invoked_by,

@@ -338,6 +338,7 @@ mod tests {
             tool_name: tool.into(),
             tool_kind: golem_protocol::ToolKind::Other,
             status,
+            args: None,
             value: ToolResultValue::text("ok"),
             duration_ms: 3,
             invoked_by: InvokedBy::Model,

@@ -34,8 +34,9 @@ use crate::workers::{
 /// `approvalDeferred`, the `waitingApproval` turn and session endings, the `continueTurn`
 /// action — and the batch events of `golem-forge batch --json`; 1.11: `setApprovalMode`, the
 /// approval mode switched during a session, and `sessionStatus.approvalMode`; 1.12: `toolKind`
-/// on `toolStarted`, `toolResult` and `approvalRequired`, what kind of thing the tool does).
-pub const PROTOCOL_VERSION: &str = "1.12";
+/// on `toolStarted`, `toolResult` and `approvalRequired`, what kind of thing the tool does;
+/// 1.13: `toolResult.args`, the arguments of a call that never started).
+pub const PROTOCOL_VERSION: &str = "1.13";
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -173,6 +174,11 @@ pub enum DisplayEvent {
         tool_kind: ToolKind,
         /// The outcome.
         status: ToolStatus,
+        /// The arguments the model (or the user) proposed, for a call that never started
+        /// (denied, blocked, invalid, unknown): no `toolStarted` event carried them. Absent when
+        /// the call started.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        args: Option<Value>,
         /// The result, or a `tool_error` value.
         value: ToolResultValue,
         /// Time from the call reaching the gate to its end.

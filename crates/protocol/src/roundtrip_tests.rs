@@ -506,7 +506,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.12", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.13", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(
@@ -554,6 +554,7 @@ fn display_events() {
             tool_name: "read_file".into(),
             tool_kind: crate::ToolKind::Other,
             status: ToolStatus::Success,
+            args: None,
             value: ToolResultValue::text("x"),
             duration_ms: 3,
             invoked_by: InvokedBy::Model,
@@ -562,6 +563,23 @@ fn display_events() {
         json!({"type": "toolResult", "toolCallId": "t1", "toolName": "read_file",
                "status": "success", "value": {"kind": "text", "data": {"content": "x"}},
                "durationMs": 3, "invokedBy": "model"}),
+    );
+    check(
+        DisplayEvent::ToolResult {
+            tool_call_id: "t2".into(),
+            tool_name: "delete_file".into(),
+            tool_kind: crate::ToolKind::Delete,
+            status: ToolStatus::Blocked,
+            args: Some(json!({"path": "/out/a"})),
+            value: ToolResultValue::text("blocked"),
+            duration_ms: 0,
+            invoked_by: InvokedBy::Model,
+            worker: None,
+        },
+        json!({"type": "toolResult", "toolCallId": "t2", "toolName": "delete_file",
+               "toolKind": "delete", "status": "blocked", "args": {"path": "/out/a"},
+               "value": {"kind": "text", "data": {"content": "blocked"}},
+               "durationMs": 0, "invokedBy": "model"}),
     );
     for (status, name) in [
         (ToolStatus::Success, "success"),

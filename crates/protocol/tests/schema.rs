@@ -76,6 +76,7 @@ fn schema_accepts_real_events_and_rejects_malformed_ones() {
             tool_name: "x".into(),
             tool_kind: golem_protocol::ToolKind::Other,
             status: ToolStatus::Denied,
+            args: None,
             value: ToolError::new(ToolErrorCode::Denied, "no").to_result_value(),
             duration_ms: 1,
             invoked_by: InvokedBy::Model,

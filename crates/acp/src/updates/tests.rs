@@ -60,6 +60,7 @@ fn a_call_is_announced_once_then_updated_and_its_end_answers_a_manual_call() {
         tool_name: "write_file".into(),
         tool_kind: golem_protocol::ToolKind::Edit,
         status: ToolStatus::Error,
+        args: None,
         value: ToolResultValue::text("no space"),
         duration_ms: 1,
         invoked_by: InvokedBy::Model,
@@ -131,6 +132,7 @@ fn a_file_read_is_its_text_in_a_block_and_the_value_is_the_raw_output() {
         tool_name: "read_file".into(),
         tool_kind: golem_protocol::ToolKind::Read,
         status: ToolStatus::Success,
+        args: None,
         value: value.clone(),
         duration_ms: 1,
         invoked_by: InvokedBy::Model,
@@ -146,6 +148,34 @@ fn a_file_read_is_its_text_in_a_block_and_the_value_is_the_raw_output() {
                 "text": "```txt\nGolem Forge\nruns workers\n```"}}])
     );
     assert_eq!(json["rawOutput"], serde_json::to_value(&value).unwrap());
+}
+
+#[test]
+fn a_call_that_never_started_is_announced_with_its_arguments() {
+    let mut t = Translator::default();
+    let args = json!({"path": "/out/a.txt"});
+    let ended = t.steps(&DisplayEvent::ToolResult {
+        tool_call_id: "c9".into(),
+        tool_name: "delete_file".into(),
+        tool_kind: golem_protocol::ToolKind::Delete,
+        status: ToolStatus::Blocked,
+        args: Some(args.clone()),
+        value: ToolResultValue::text("deleting is blocked in /out"),
+        duration_ms: 0,
+        invoked_by: InvokedBy::Model,
+        worker: None,
+    });
+    assert_eq!(kinds(&ended), ["tool_call", "answer"]);
+    let Step::Update(update) = &ended[0] else {
+        unreachable!()
+    };
+    let json = serde_json::to_value(update).unwrap();
+    assert_eq!(json["rawInput"], args, "{json}");
+    assert!(
+        json["title"].as_str().unwrap().contains("/out/a.txt"),
+        "{json}"
+    );
+    assert_eq!(json["status"], "failed", "{json}");
 }
 
 #[test]

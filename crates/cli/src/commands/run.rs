@@ -105,6 +105,8 @@ pub(super) struct TurnEnd {
     pub(super) status: TurnStatus,
     pub(super) response: String,
     pub(super) error: Option<String>,
+    /// The approval inbox's numbers of the calls the turn left waiting there.
+    pub(super) parked: Vec<u64>,
 }
 
 /// Runs one turn of the session on `input` (or, with `None`, continues the turn it left
@@ -199,8 +201,12 @@ pub(super) async fn drive_turn(
         None => ActionEvent::ContinueTurn {},
     });
     let mut end = None;
+    let mut parked = Vec::new();
     while let Some(event) = control.recv().await {
         match event {
+            DisplayEvent::ApprovalDeferred {
+                inbox_id: Some(id), ..
+            } => parked.push(id),
             DisplayEvent::ApprovalRequired(request) if answers => {
                 control.send(approval::answer(request, prompts.clone()).await);
             }
@@ -228,6 +234,7 @@ pub(super) async fn drive_turn(
                     status,
                     response: response.unwrap_or_default(),
                     error,
+                    parked: std::mem::take(&mut parked),
                 };
                 if how.print_answer {
                     print_response(&ended);
@@ -277,6 +284,7 @@ fn turn_exit_in(
         status: TurnStatus::Interrupted,
         response: String::new(),
         error: None,
+        parked: Vec::new(),
     });
     let (kind, message) = match end.status {
         TurnStatus::Completed => return Ok(ExitCode::SUCCESS),
@@ -286,8 +294,12 @@ fn turn_exit_in(
         TurnStatus::WaitingApproval => (
             ErrorKind::WaitingApproval,
             format!(
-                "session {session} is parked, {}",
-                end.error.as_deref().unwrap_or("waiting for approval")
+                "session {session} is parked until {} answered",
+                match end.parked.as_slice() {
+                    [] => "what waits for approval in the inbox is".to_owned(),
+                    [one] => format!("approval {one} in the inbox is"),
+                    many => format!("approvals {} in the inbox are", numbers(many)),
+                }
             ),
         ),
     };
@@ -297,12 +309,26 @@ fn turn_exit_in(
              only lower it)"
                 .to_owned(),
         ],
-        TurnStatus::WaitingApproval => vec![
-            "`golem-forge inbox` lists what waits; `golem-forge inbox approve N --resume` \
-             approves and continues at once"
-                .to_owned(),
-            format!("`golem-forge sessions resume {session}` continues it once it is answered"),
-        ],
+        TurnStatus::WaitingApproval => {
+            let answer = match end.parked.first() {
+                Some(first) => format!(
+                    "`golem-forge inbox show {first}` shows what it would do; `golem-forge inbox \
+                     approve {first} --resume` approves it and continues at once (or `deny {first}`)"
+                ),
+                None => "`golem-forge inbox` lists what waits".to_owned(),
+            };
+            vec![
+                answer,
+                format!(
+                    "`golem-forge sessions resume {session}` continues it once {} answered",
+                    if end.parked.len() > 1 {
+                        "all are"
+                    } else {
+                        "it is"
+                    }
+                ),
+            ]
+        }
         TurnStatus::Interrupted => vec![crate::chat::saved_session(session, root)],
         TurnStatus::Completed | TurnStatus::Failed => Vec::new(),
     };
@@ -312,6 +338,18 @@ fn turn_exit_in(
         hints,
         quiet: json,
     })
+}
+
+/// Inbox numbers as people list them: `3, 4 and 7`.
+fn numbers(ids: &[u64]) -> String {
+    match ids {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => {
+            let rest: Vec<String> = rest.iter().map(u64::to_string).collect();
+            format!("{} and {last}", rest.join(", "))
+        }
+    }
 }
 
 /// Ctrl+C interrupts the turn; a second one (even while the model summarises) ends the session

@@ -18,7 +18,7 @@ use golem_protocol::{
 use super::markdown::{MarkdownStream, MarkdownStyle};
 use super::render::{
     RenderStyle, detect_image_protocol, human_count, human_duration, render_lines, summary_line,
-    summary_rows,
+    summary_rows, text_width, truncate_text,
 };
 use super::screen::{Screen, Tone};
 use super::workers::WorkerTreeView;
@@ -56,6 +56,23 @@ pub struct EventDisplay {
 
 fn indent(worker: &Option<WorkerOrigin>) -> String {
     "  ".repeat(worker.as_ref().map_or(0, |w| w.depth as usize))
+}
+
+/// Draws a call's line, `⏺ tool {args}`, its arguments shortened to fit the screen's width.
+fn draw_call(
+    screen: &mut Screen,
+    worker: &Option<WorkerOrigin>,
+    tool_name: &str,
+    args: &serde_json::Value,
+) {
+    let indent = indent(worker);
+    let head = format!("⏺ {tool_name}");
+    let used = text_width(&indent) + text_width(&head) + 1;
+    let room = screen.width().saturating_sub(used).max(8);
+    let args = truncate_text(&args.to_string(), room);
+    let name = screen.paint(Tone::Bold, &head);
+    let line = format!("{indent}{name}{}", screen.dim(&format!(" {args}")));
+    screen.line(&line);
 }
 
 impl EventDisplay {
@@ -226,30 +243,33 @@ impl EventDisplay {
                 let mut screen = self.screen();
                 screen.stop_spin();
                 if self.trace != TraceLevel::Quiet {
-                    let args = golem_core::text::fold(&args.to_string(), 80);
-                    let name = screen.paint(Tone::Bold, &format!("⏺ {tool_name}"));
-                    let line = format!(
-                        "{}{name}{}",
-                        indent(worker),
-                        screen.dim(&format!(" {args}"))
-                    );
-                    screen.line(&line);
+                    draw_call(&mut screen, worker, tool_name, args);
                 }
                 drop(screen);
                 self.spin(&format!("running {tool_name}"));
             }
             DisplayEvent::ToolResult {
+                tool_name,
                 status,
+                args,
                 value,
                 duration_ms,
                 worker,
                 ..
             } => {
                 self.stats().tools += 1;
+                if args.is_some() {
+                    self.end_text();
+                }
                 let mut screen = self.screen();
                 screen.stop_spin();
                 if self.trace == TraceLevel::Quiet {
                     return;
+                }
+                // A call that never started (denied, blocked, invalid) had no `toolStarted`
+                // line: its result brings the arguments to draw it with.
+                if let Some(args) = args {
+                    draw_call(&mut screen, worker, tool_name, args);
                 }
                 let pad = format!("{}  ", indent(worker));
                 let mark = match status {
@@ -475,6 +495,7 @@ mod tests {
             tool_name: "write_file".into(),
             tool_kind: golem_protocol::ToolKind::Other,
             status: ToolStatus::Denied,
+            args: None,
             value: ToolResultValue::text("x").with_summary("DENIED: no"),
             duration_ms: 3,
             invoked_by: InvokedBy::Model,
@@ -491,6 +512,7 @@ mod tests {
             tool_name: "write_file".into(),
             tool_kind: golem_protocol::ToolKind::Other,
             status: ToolStatus::Denied,
+            args: None,
             value: ToolResultValue::text("x").with_summary(message),
             duration_ms: 3,
             invoked_by: InvokedBy::Model,
@@ -591,6 +613,7 @@ mod tests {
                 tool_name: "write_file".into(),
                 tool_kind: golem_protocol::ToolKind::Other,
                 status: ToolStatus::Error,
+                args: None,
                 value: ToolResultValue::text("x").with_summary("done\r\x1b]0;pwned\x07"),
                 duration_ms: 3,
                 invoked_by: InvokedBy::Model,

@@ -227,6 +227,72 @@ fn the_trace_of_a_denied_call_as_the_user_sees_it() {
 }
 
 #[test]
+fn every_call_of_the_trace_has_its_line_once_within_80_columns() {
+    // A denied write with long arguments, a blocked delete and a started read: each call's
+    // `⏺` line is drawn once (the two that never started from their results) and nothing the
+    // trace draws is wider than the 80 columns of a screen that is not a terminal.
+    let zone = "      approval: { delete: blocked }\n";
+    for wire in Wire::ALL {
+        let env = TestEnv::new();
+        project(&env, &[("main.worker", fs_worker(zone))]);
+        env.write("proj/out/a.txt", "original");
+        let long = "a line that goes on and on, ".repeat(8);
+        let server = MockServer::start_blocking(vec![
+            wire.tool_calls(&[
+                (
+                    "call_1",
+                    "write_file",
+                    json!({"path": "/out/a.txt", "content": long}),
+                ),
+                ("call_2", "delete_file", json!({"path": "/out/a.txt"})),
+                ("call_3", "read_file", json!({"path": "/out/a.txt"})),
+            ]),
+            wire.text("Read it."),
+        ]);
+        let output = run(
+            &env,
+            wire,
+            &server,
+            &["proj/main.worker", "tidy up", "-a", "auto_deny"],
+        );
+        assert_exit(&output, 0);
+        let trace = String::from_utf8_lossy(&output.stderr).into_owned();
+        for tool in ["write_file", "delete_file", "read_file"] {
+            let lines = trace
+                .lines()
+                .filter(|line| line.starts_with(&format!("⏺ {tool} ")))
+                .count();
+            assert_eq!(lines, 1, "{wire:?}: one line for {tool}:\n{trace}");
+        }
+        let call = trace
+            .lines()
+            .find(|l| l.starts_with("⏺ write_file"))
+            .unwrap();
+        assert!(
+            call.starts_with("⏺ write_file {") && call.ends_with('…'),
+            "{wire:?}: the long arguments are shortened: {call}"
+        );
+        let order: Vec<&str> = trace
+            .lines()
+            .filter(|l| l.starts_with('⏺') || l.trim_start().starts_with('⎿'))
+            .map(|l| l.split_whitespace().nth(1).unwrap_or(""))
+            .collect();
+        assert_eq!(
+            order,
+            ["write_file", "⊘", "delete_file", "⊘", "read_file", "✓"],
+            "{wire:?}: each result follows its call:\n{trace}"
+        );
+        for line in trace.lines() {
+            assert!(
+                line.chars().count() <= 80,
+                "{wire:?}: wider than 80 columns: {line:?}\n{trace}"
+            );
+        }
+        assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("original"));
+    }
+}
+
+#[test]
 fn interactive_approval_without_a_terminal_denies_with_the_headless_message() {
     for wire in Wire::ALL {
         let env = TestEnv::new();
@@ -284,7 +350,13 @@ fn the_headless_denial_reaches_stderr_whole_with_its_hint() {
             joined.contains(&headless_message("write_file")),
             "{trace:?}: {stderr}"
         );
-        assert!(!stderr.contains('…'), "{trace:?}: cut: {stderr}");
+        // (The call's own line above it is shortened to the width; the message is not.)
+        let message = stderr.lines().filter(|line| !line.starts_with("⏺ "));
+        assert!(
+            message.clone().all(|line| !line.contains('…')),
+            "{trace:?}: cut: {stderr}"
+        );
+        assert!(message.count() > 1, "{trace:?}: {stderr}");
     }
 }
 

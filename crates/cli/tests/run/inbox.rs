@@ -157,8 +157,29 @@ fn a_denial_with_a_note_reaches_the_model_when_the_session_resumes() {
     assert_exit(&output, 4);
     let text = stderr(&output);
     assert!(text.contains("waits for approval (inbox 1)"), "{text}");
-    assert!(text.contains("golem-forge inbox"), "{text}");
+    // Parking is an outcome, not an error, and the hints name the entry, not a placeholder.
     let session = parked_session(&output);
+    let end: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Waiting:"))
+        .collect();
+    assert_eq!(
+        end,
+        [
+            format!(
+                "Waiting: session {session} is parked until approval 1 in the inbox is answered"
+            )
+            .as_str(),
+            "Hint: `golem-forge inbox show 1` shows what it would do; `golem-forge inbox approve 1 \
+             --resume` approves it and continues at once (or `deny 1`)",
+            format!(
+                "Hint: `golem-forge sessions resume {session}` continues it once it is answered"
+            )
+            .as_str(),
+        ],
+        "{text}"
+    );
+    assert!(!text.contains("Error:"), "{text}");
 
     let denied = golem(
         &env,

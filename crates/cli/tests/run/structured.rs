@@ -55,7 +55,10 @@ fn run_json_shows_the_structured_answer_in_turn_ended() {
             requests[0].body
         );
         let started = of_type(&events, "sessionStarted");
-        assert_eq!(started[0]["protocolVersion"], "1.12");
+        assert_eq!(
+            started[0]["protocolVersion"],
+            golem_protocol::PROTOCOL_VERSION
+        );
     }
 }
 

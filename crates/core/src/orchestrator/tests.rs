@@ -317,6 +317,14 @@ async fn blocked_never_calls_the_approval_callback() {
     let events = h.events();
     assert!(matches!(&events[0], DisplayEvent::ApprovalResolved(r)
         if !r.approved && r.decided_by == DecidedBy::Policy && r.note.as_deref() == Some("rm -rf is blocked")));
+    // The call never started, so its result carries the arguments a front end draws it with.
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, DisplayEvent::ToolResult { args, .. }
+            if *args == Some(json!({"path": "/a"})))),
+        "{events:?}"
+    );
     assert!(
         !events
             .iter()
@@ -661,6 +669,10 @@ async fn events_carry_the_worker_origin() {
     for event in h.events() {
         let value = serde_json::to_value(&event).unwrap();
         assert_eq!(value["worker"]["depth"], 2, "{value}");
+        // A call that started had its arguments on `toolStarted`; its result does not repeat them.
+        if value["type"] == "toolResult" {
+            assert_eq!(value.get("args"), None, "{value}");
+        }
     }
 }
 

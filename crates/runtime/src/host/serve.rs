@@ -497,12 +497,18 @@ impl Worker {
 /// What a turn that ended waiting for approvals says: which inbox entries, and how to answer.
 fn waiting_message(ids: &[u64]) -> String {
     let numbers: Vec<String> = ids.iter().map(u64::to_string).collect();
-    format!(
-        "waiting for approval in the inbox ({} {}): answer with `golem-forge inbox approve N` \
-         or `deny N`",
-        if ids.len() == 1 { "entry" } else { "entries" },
-        numbers.join(", ")
-    )
+    match numbers.as_slice() {
+        [] => "waiting for approval in the inbox: `golem-forge inbox` lists what waits".to_owned(),
+        [one] => format!(
+            "waiting for approval in the inbox (entry {one}): answer with `golem-forge inbox \
+             approve {one}` or `golem-forge inbox deny {one}`"
+        ),
+        [first, rest @ ..] => format!(
+            "waiting for approval in the inbox (entries {first}, {}): answer each with \
+             `golem-forge inbox approve {first}` or `golem-forge inbox deny {first}`, and so on",
+            rest.join(", ")
+        ),
+    }
 }
 
 /// The `actionResult` answering a session action.
@@ -521,4 +527,23 @@ fn answer(
         ok,
         message,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::waiting_message;
+
+    #[test]
+    fn the_waiting_message_names_the_entries_it_means() {
+        assert_eq!(
+            waiting_message(&[7]),
+            "waiting for approval in the inbox (entry 7): answer with `golem-forge inbox \
+             approve 7` or `golem-forge inbox deny 7`"
+        );
+        let many = waiting_message(&[3, 4, 9]);
+        assert!(many.contains("(entries 3, 4, 9)"), "{many}");
+        assert!(many.contains("`golem-forge inbox approve 3`"), "{many}");
+        assert!(!waiting_message(&[]).contains(" N"));
+        assert!(!many.contains(" N`") && !many.contains(" N "), "{many}");
+    }
 }

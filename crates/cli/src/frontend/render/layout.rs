@@ -7,7 +7,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 use super::canvas::{Line, palette};
 
 /// The display width of `text` in terminal columns.
-pub(super) fn width(text: &str) -> usize {
+pub(crate) fn width(text: &str) -> usize {
     text.width()
 }
 
@@ -106,8 +106,7 @@ pub(super) fn truncate(line: &Line, width: usize) -> Line {
 }
 
 /// `text` cut to `width` columns, ending in `…` when something was cut.
-#[cfg(test)]
-pub(super) fn truncate_str(text: &str, width: usize) -> String {
+pub(crate) fn truncate_str(text: &str, width: usize) -> String {
     truncate(&Line::plain(text), width).text()
 }
 

@@ -33,7 +33,9 @@ use serde_json::Value;
 
 use canvas::{Line, palette};
 pub use image::{ImageProtocol, detect_image_protocol};
-pub(crate) use layout::{human_cost, human_count, human_duration};
+pub(crate) use layout::{
+    human_cost, human_count, human_duration, truncate_str as truncate_text, width as text_width,
+};
 
 /// The narrowest width the renderers lay out for; smaller widths are treated as this.
 const MIN_WIDTH: usize = 20;
