@@ -9,6 +9,7 @@
 
 mod approval;
 mod basics;
+mod complete;
 mod custom;
 mod edit;
 mod elicitation;
@@ -16,6 +17,8 @@ mod escapes;
 mod git;
 mod interrupt;
 mod manual;
+mod midstream;
+mod mode;
 mod model;
 mod undo;
 mod workers;

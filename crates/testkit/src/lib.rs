@@ -276,7 +276,7 @@ mod tests {
                     .iter()
                     .filter_map(|c| match c {
                         Chunk::Data(data) => Some(data.clone()),
-                        Chunk::Delay(_) | Chunk::Cut | Chunk::Hang => None,
+                        Chunk::Delay(_) | Chunk::Cut | Chunk::Hang | Chunk::Until(_) => None,
                     })
                     .collect()
             };

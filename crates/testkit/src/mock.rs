@@ -1,6 +1,6 @@
 //! A local mock of a provider's HTTP API: replies are scripted in order (JSON bodies or SSE
-//! streams with delays, a cut connection, or a hang), and every request is recorded (path,
-//! headers, JSON body) so tests can assert what was sent.
+//! streams with delays, a cut connection, a hang, or a gate the test opens), and every request
+//! is recorded (path, headers, JSON body) so tests can assert what was sent.
 //!
 //! A context limit ([`MockServer::set_context_limit`]) makes it answer a request larger than
 //! the limit with its wire's real overflow error, and count each request's tokens as the input
@@ -31,6 +31,37 @@ pub enum Chunk {
     Cut,
     /// Nothing more is ever sent, and the connection stays open.
     Hang,
+    /// Nothing more is sent until the test opens the gate (at once if it is open already).
+    Until(Gate),
+}
+
+/// Where a scripted stream waits ([`Chunk::Until`]) until the test opens it: a pause that ends
+/// when the test has seen what it waited for, rather than after a guessed time.
+#[derive(Debug, Clone)]
+pub struct Gate(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Gate {
+    fn default() -> Self {
+        Self(Arc::new(tokio::sync::watch::Sender::new(false)))
+    }
+}
+
+impl Gate {
+    /// A closed gate.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Opens the gate: every stream waiting at it goes on, and so does any that reaches it later.
+    pub fn open(&self) {
+        self.0.send_replace(true);
+    }
+
+    async fn passed(&self) {
+        let mut open = self.0.subscribe();
+        // The sender lives as long as the gate, so this ends only when the gate is open.
+        let _ = open.wait_for(|open| *open).await;
+    }
 }
 
 /// One scripted reply.
@@ -398,6 +429,7 @@ async fn handle(
                     ));
                 }
                 Chunk::Hang => futures::future::pending::<()>().await,
+                Chunk::Until(gate) => gate.passed().await,
             }
         }
     });
@@ -511,6 +543,45 @@ mod tests {
         assert!(
             std::net::TcpStream::connect(&addr).is_err(),
             "the server stops when dropped"
+        );
+    }
+
+    #[test]
+    fn a_reply_goes_on_past_a_gate_once_it_is_open() {
+        use std::io::{Read, Write};
+        let gate = Gate::new();
+        let reply = Reply::sse(vec![
+            Chunk::Data("before ".into()),
+            Chunk::Until(gate.clone()),
+            Chunk::Data("after".into()),
+        ]);
+        let server = MockServer::start_blocking(vec![reply.clone(), reply]);
+        let addr = server.base_url.trim_start_matches("http://").to_owned();
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            stream,
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 1024];
+        while !String::from_utf8_lossy(&seen).contains("before ") {
+            let n = stream.read(&mut buf).unwrap();
+            assert!(
+                n > 0,
+                "the reply ended early: {}",
+                String::from_utf8_lossy(&seen)
+            );
+            seen.extend_from_slice(&buf[..n]);
+        }
+        gate.open();
+        stream.read_to_end(&mut seen).unwrap();
+        assert!(String::from_utf8_lossy(&seen).contains("after"));
+        // A gate already open lets the next reply through at once.
+        let second = post(&server.base_url, "/", "{}");
+        assert!(
+            second.contains("before ") && second.contains("after"),
+            "{second}"
         );
     }
 

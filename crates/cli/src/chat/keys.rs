@@ -1,8 +1,11 @@
 //! Keys during a turn: while the model streams or a tool runs, the terminal is put in a mode
 //! without line buffering, echo or signals (output processing stays on), and a thread watches
 //! for Ctrl+C and a lone Esc, each of which sends an `interrupt` action. A line typed meanwhile
-//! (shown after the spinner) is read on Enter: `/workers` draws the tree of running workers;
-//! anything else is answered with what works during a turn. The approval prompt
+//! (shown after the spinner) is read on Enter: `/help` lists the commands, `/workers` draws the
+//! tree of running workers; anything else is answered with what works during a turn. What it
+//! prints while the answer streams goes above the line still streaming (`frontend::screen`),
+//! and `⏹ interrupting…` is printed before the interrupt is sent, so that it comes before
+//! what the end of the turn prints. The approval prompt
 //! (`frontend::approval`) pauses the watcher and gets the terminal back as it was; the watcher
 //! resumes after the answer.
 
@@ -137,10 +140,11 @@ fn typed_line(line: &str, screen: &Mutex<Screen>, workers: &Mutex<WorkerTreeView
     match line.trim() {
         "" => {}
         "/workers" => super::show_workers(workers, &mut screen),
+        "/help" => screen.line(&super::slash::help_text()),
         other => {
             let text = screen.dim(&format!(
-                "{other}: while a turn runs only /workers works (Esc or Ctrl+C interrupts); \
-                 send it after the turn"
+                "{other}: while a turn runs only /help and /workers work (Esc or Ctrl+C \
+                 interrupts); send it after the turn"
             ));
             screen.line(&text);
         }
@@ -207,17 +211,19 @@ fn watch(
             }
         };
         if let Some(reason) = reason {
-            // Every press is sent: a second one stops the summary an interrupt asks for
-            // ("summarising… (Ctrl+C again to stop)"). The line is drawn once.
-            bus.send(ActionEvent::Interrupt {
-                reason: Some(reason.to_owned()),
-            });
+            // The line is drawn once, and before the interrupt goes out: the turn may end
+            // (and print that it did) as soon as the session gets it.
             if !interrupted {
                 interrupted = true;
                 let mut screen = lock_screen(screen);
                 let text = screen.dim("⏹ interrupting…");
                 screen.line(&text);
             }
+            // Every press is sent: a second one stops the summary an interrupt asks for
+            // ("summarising… (Ctrl+C again to stop)").
+            bus.send(ActionEvent::Interrupt {
+                reason: Some(reason.to_owned()),
+            });
         }
     }
 }

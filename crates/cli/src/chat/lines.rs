@@ -6,11 +6,11 @@
 use std::path::Path;
 
 use reedline::{
-    ColumnarMenu, Emacs, FileBackedHistory, KeyCode, KeyModifiers, MenuBuilder, Reedline,
-    ReedlineEvent, ReedlineMenu, default_emacs_keybindings,
+    Emacs, FileBackedHistory, KeyCode, KeyModifiers, Reedline, ReedlineEvent,
+    default_emacs_keybindings,
 };
 
-use super::complete::ChatCompleter;
+use super::complete::{ChatCompleter, completion_menu};
 pub use crate::frontend::ask::Input;
 use crate::frontend::ask::{TextPrompt, signal_to_input};
 use crate::frontend::screen::use_color;
@@ -34,12 +34,11 @@ impl ChatEditor {
                 ReedlineEvent::MenuNext,
             ]),
         );
-        let menu = ColumnarMenu::default().with_name("completion_menu");
         let mut editor = Reedline::create()
             .with_ansi_colors(use_color())
             .with_quick_completions(true)
             .with_completer(Box::new(completer))
-            .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
+            .with_menu(completion_menu())
             .with_edit_mode(Box::new(Emacs::new(keybindings)));
         if let Some(file) = history_file
             && let Ok(history) = FileBackedHistory::with_file(1000, file.to_path_buf())

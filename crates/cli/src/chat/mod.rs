@@ -3,18 +3,21 @@
 //! ([`ChatArgs`]) are defined here; `commands/mod.rs` only names them.
 //!
 //! The loop reads a line with reedline (`lines.rs`: history, Tab completion from
-//! `complete.rs`). A slash command (parsed by `command/`, run by `slash.rs`) becomes a session
+//! `complete.rs`, zone paths from `zones.rs`). `@path` in a message attaches the file
+//! (`attach.rs`). A slash command (parsed by `command/`, run by `slash.rs`) becomes a session
 //! action — `/model` is `setModel`, `/new` `newSession`, `/clear` `clearHistory`, `/status`
-//! `getStatus`, `/tools` `listManualTools`, `/approvals` `listApprovals`/`forgetApprovals`, a
-//! tool command `manualToolInvoke` (its arguments from options or a `-i` form, `form.rs`);
-//! anything else is `userInput`. The terminal adapter (`events.rs`) reads the display events: it
-//! draws them on the shared screen (`frontend/screen.rs`) — streamed markdown, spinner, tool
-//! calls and rendered results — answers `approvalRequired` and a tool's `inputRequired` question
-//! with the prompts shared with `run` (`frontend/approval.rs`, `frontend/input.rs`), and hands
-//! the loop the answers it waits for (`turnEnded`, `actionResult`, …) once they are drawn.
-//! During a turn `keys.rs` turns Ctrl+C and Esc into `interrupt` actions. After each turn a
-//! status line says what it cost.
+//! `getStatus`, `/tools` `listManualTools`, `/approvals` `listApprovals`/`forgetApprovals`,
+//! `/mode` `setApprovalMode`, a tool command `manualToolInvoke` (its arguments from options or
+//! a `-i` form, `form.rs`); anything else is `userInput`. The terminal adapter (`events.rs`)
+//! reads the display events: it draws them on the shared screen (`frontend/screen.rs`) —
+//! streamed markdown, spinner, tool calls and rendered results — answers `approvalRequired` and
+//! a tool's `inputRequired` question with the prompts shared with `run` (`frontend/approval.rs`,
+//! `frontend/input.rs`), and hands the loop the answers it waits for (`turnEnded`,
+//! `actionResult`, …) once they are drawn. During a turn `keys.rs` turns Ctrl+C and Esc into
+//! `interrupt` actions. After each turn a status line says what it cost (tokens, the cache's
+//! reads and writes when there were any, the price, the context's fill).
 
+mod attach;
 mod command;
 mod complete;
 mod events;
@@ -22,6 +25,8 @@ pub(crate) mod form;
 mod keys;
 mod lines;
 mod slash;
+mod words;
+mod zones;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -167,10 +172,7 @@ impl Chat {
             }
             None => self.error("✗ the session ended"),
         }
-        let mut parts = vec![format!(
-            "{} in · {} out",
-            stats.usage.input_tokens, stats.usage.output_tokens
-        )];
+        let mut parts = vec![slash::token_counts(&stats.usage)];
         if let Some(cost) = stats.cost {
             parts.push(human_cost(cost));
         }
@@ -257,6 +259,7 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         true,
     )?;
     let registry = host.registry();
+    let zones = zones::ZoneFiles::open(host.definition());
     let context = PromptContext {
         screen: screen.clone(),
         keys: Some(keys.clone()),
@@ -300,7 +303,8 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
     let history_file = std::fs::create_dir_all(&history)
         .ok()
         .map(|()| history.join("chat-history"));
-    let completer = ChatCompleter::new(slash::manual_tools(&chat));
+    let completer =
+        ChatCompleter::new(slash::manual_tools(&chat)).with_paths(chat.registry(), zones.clone());
     let prompt = format!("{}› ", clean_text(&chat.worker_name));
     let mut editor = ChatEditor::new(&prompt, history_file.as_deref(), completer);
     let mut ctrl_c_pressed = false;
@@ -331,7 +335,11 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
             }
             continue;
         }
-        chat.turn(line);
+        // `@path` mentions attach their files (`attach.rs`); a refusal sends nothing.
+        match attach::expand(line, &zones) {
+            Ok(message) => chat.turn(&message),
+            Err(e) => chat.error(&clean_text(&e.to_string())),
+        }
     }
     chat.close(session_root(&args.worker).as_deref());
     Ok(ExitCode::SUCCESS)

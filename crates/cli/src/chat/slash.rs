@@ -1,19 +1,25 @@
 //! The chat's slash commands: `/help`, `/model [name]`, `/clear`, `/compact [focus]`, `/new`,
 //! `/undo [N] [--force]`, `/status`, `/tools`, `/tool NAME …` (also `/t NAME …` and `/NAME …`,
 //! with `-i` for a form), `/approvals [forget N | clear]` (the session's approvals and the
-//! project's rules) and `/exit`. Parsing and classification are `super::command`, typing a tool's options
+//! project's rules), `/mode [mode]` (the session's approval mode, `setApprovalMode`) and
+//! `/exit`. Parsing and classification are `super::command`, typing a tool's options
 //! `golem_core::coerce`; this module carries them out.
 
 use std::collections::BTreeMap;
 
+use clap::ValueEnum;
 use golem_core::coerce::{missing_required, options_to_args};
-use golem_protocol::{ActionEvent, ApprovalScope, DisplayEvent, ExecutionMode};
+use golem_core::text::thousands;
+use golem_protocol::{
+    ActionEvent, ApprovalMode, ApprovalScope, DisplayEvent, ExecutionMode, TokenUsage,
+};
 use serde_json::Value;
 
 use super::Chat;
 use super::command::{BuiltinCommand, CommandKind, ParsedCommand, classify_command, parse_command};
 use super::complete::ToolEntry;
 use super::form;
+use crate::commands::common::ApprovalArg;
 
 /// What the chat does after a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,29 +93,51 @@ pub fn handle(chat: &mut Chat, line: &str) -> Flow {
     }
 }
 
+/// What `/help` shows (between turns, and typed while a turn runs): every command and the keys.
+pub(super) fn help_text() -> String {
+    let mut text = String::from("Commands:\n");
+    for command in BuiltinCommand::ALL {
+        text.push_str(&format!(
+            "  {:<22} {}\n",
+            command.usage(),
+            command.summary()
+        ));
+    }
+    text.push_str(&format!(
+        "  {:<22} {}\n  {:<22} {}\n",
+        "/tool NAME [--opt v]",
+        "run a manual tool (also /t NAME, /NAME)",
+        "/tool NAME -i",
+        "fill in the tool's arguments one by one"
+    ));
+    text.push_str(
+        "Keys: Tab completes; Ctrl+C or Esc interrupts a turn; Ctrl+D (or Ctrl+C twice) exits.",
+    );
+    text
+}
+
+/// The tokens of `usage` as the status line and `/status` show them: `1 in · 48 out`, then the
+/// cache's reads and writes when there were any (`· 1,870 cache write`), every count grouped.
+pub(super) fn token_counts(usage: &TokenUsage) -> String {
+    let mut text = format!(
+        "{} in · {} out",
+        thousands(usage.input_tokens),
+        thousands(usage.output_tokens)
+    );
+    for (tokens, what) in [
+        (usage.cache_read_tokens, "cache read"),
+        (usage.cache_write_tokens, "cache write"),
+    ] {
+        if tokens > 0 {
+            text.push_str(&format!(" · {} {what}", thousands(tokens)));
+        }
+    }
+    text
+}
+
 fn builtin(chat: &mut Chat, command: BuiltinCommand, parsed: &ParsedCommand) -> Flow {
     match command {
-        BuiltinCommand::Help => {
-            let mut text = String::from("Commands:\n");
-            for command in BuiltinCommand::ALL {
-                text.push_str(&format!(
-                    "  {:<22} {}\n",
-                    command.usage(),
-                    command.summary()
-                ));
-            }
-            text.push_str(&format!(
-                "  {:<22} {}\n  {:<22} {}\n",
-                "/tool NAME [--opt v]",
-                "run a manual tool (also /t NAME, /NAME)",
-                "/tool NAME -i",
-                "fill in the tool's arguments one by one"
-            ));
-            text.push_str(
-                "Keys: Tab completes; Ctrl+C or Esc interrupts a turn; Ctrl+D (or Ctrl+C twice) exits.",
-            );
-            chat.say(&text);
-        }
+        BuiltinCommand::Help => chat.say(&help_text()),
         BuiltinCommand::Model => match parsed.args.first() {
             None => match chat.status() {
                 Some(status) => chat.say(&format!("model: {}", status.model)),
@@ -127,6 +155,7 @@ fn builtin(chat: &mut Chat, command: BuiltinCommand, parsed: &ParsedCommand) -> 
         BuiltinCommand::Status => status(chat),
         BuiltinCommand::Tools => list_tools(chat),
         BuiltinCommand::Approvals => approvals(chat, parsed),
+        BuiltinCommand::Mode => mode(chat, parsed),
         BuiltinCommand::Workers => chat.show_workers(),
         BuiltinCommand::Exit => return Flow::Exit,
     }
@@ -157,6 +186,48 @@ fn undo(chat: &mut Chat, parsed: &ParsedCommand) {
     });
 }
 
+/// `/mode [mode]`: the session's approval mode, or `setApprovalMode`. `defer` is refused: it
+/// parks a call in the approval inbox and ends the turn waiting there, and the chat has no way
+/// to continue such a turn.
+fn mode(chat: &mut Chat, parsed: &ParsedCommand) {
+    const USAGE: &str = "usage: /mode [interactive | approve_all | auto_deny]";
+    if !parsed.options.is_empty() {
+        return chat.error(USAGE);
+    }
+    let name = match parsed.args.as_slice() {
+        [] => {
+            return match chat.status() {
+                Some(status) => match status.approval_mode {
+                    Some(mode) => chat.say(&format!("approval mode: {mode}")),
+                    None => chat.error("the session does not say its approval mode"),
+                },
+                None => chat.error("the session is over"),
+            };
+        }
+        [name] => name,
+        _ => return chat.error(USAGE),
+    };
+    let Ok(arg) = ApprovalArg::from_str(name, true) else {
+        return chat.error(&format!(
+            "unknown approval mode {name}: the modes are interactive, approve_all, auto_deny \
+             and defer"
+        ));
+    };
+    match ApprovalMode::from(arg) {
+        ApprovalMode::Defer => chat.error(
+            "defer does not work in a chat: it parks calls in the approval inbox for someone to \
+             answer later, and a chat cannot continue a turn left waiting there (use interactive \
+             to be asked here, or `golem-forge run --approval defer`)",
+        ),
+        mode @ (ApprovalMode::Interactive | ApprovalMode::ApproveAll | ApprovalMode::AutoDeny) => {
+            chat.act(ActionEvent::SetApprovalMode {
+                request_id: None,
+                mode,
+            })
+        }
+    }
+}
+
 /// `/compact [focus]`: the `compact` action; the words after it are what the summary keeps
 /// in focus.
 fn compact(chat: &mut Chat, parsed: &ParsedCommand) {
@@ -182,7 +253,7 @@ fn status(chat: &mut Chat) {
         .map(|z| format!("/{} ({})", z.name, z.mode))
         .collect();
     let text = format!(
-        "worker: {} (depth 0)\nmodel: {}\nzones: {}\ntokens: {} in · {} out{}\nconversation: {} messages{}\napprovals remembered: {}\nsession: {}",
+        "worker: {} (depth 0)\nmodel: {}\nzones: {}\ntokens: {}{}\nconversation: {} messages{}\napprovals remembered: {}\nsession: {}",
         status.worker,
         status.model,
         if zones.is_empty() {
@@ -190,8 +261,7 @@ fn status(chat: &mut Chat) {
         } else {
             zones.join(", ")
         },
-        status.usage.input_tokens,
-        status.usage.output_tokens,
+        token_counts(&status.usage),
         status
             .cost
             .map(|cost| format!(" · {}", crate::frontend::render::human_cost(cost)))

@@ -1,4 +1,5 @@
 //! The session itself: the banner, a message and its streamed answer with the status line, the
+//! cache's reads and writes in the status line and `/status` when there are any, the
 //! built-in commands that only show things (`/help`, `/status`, an unknown command), ending with
 //! `/exit`, `/quit` or Ctrl+D (with the command that resumes the session, which works as
 //! printed), history kept across sessions, and `NO_COLOR`.
@@ -285,6 +286,78 @@ fn status_shows_worker_model_zones_and_tokens() {
     let shown = chat.turn("/status");
     // The worker, the model, the zones and the mock's usage (10 in, 5 out).
     insta::assert_snapshot!(chat.redacted(&shown));
+}
+
+/// `reply` (an Anthropic answer) with its usage saying `input` uncached input tokens, `read`
+/// read from the cache and `write` written to it, as `message_start` reports them.
+fn with_cache(mut reply: Reply, input: u64, read: u64, write: u64) -> Reply {
+    let mut changed = 0;
+    for chunk in &mut reply.chunks {
+        if let Chunk::Data(frame) = chunk
+            && frame.contains("\"message_start\"")
+        {
+            *frame = frame
+                .replace("\"input_tokens\":10", &format!("\"input_tokens\":{input}"))
+                .replace(
+                    "\"cache_creation_input_tokens\":0",
+                    &format!("\"cache_creation_input_tokens\":{write}"),
+                )
+                .replace(
+                    "\"cache_read_input_tokens\":0",
+                    &format!("\"cache_read_input_tokens\":{read}"),
+                );
+            changed += 1;
+        }
+    }
+    assert_eq!(changed, 1, "one message_start in {reply:?}");
+    reply
+}
+
+/// The status line of the last turn in `shown`, without its duration (the last part).
+fn status_line(chat: &Chat, shown: &str) -> String {
+    let line = shown
+        .lines()
+        .rfind(|l| l.starts_with("── "))
+        .unwrap_or_else(|| panic!("no status line\n{}", chat.dump()));
+    line.rsplit_once(" · ").unwrap().0.to_owned()
+}
+
+#[test]
+fn cache_reads_and_writes_are_shown_when_there_are_any() {
+    let wire = Wire::Anthropic;
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![
+        with_cache(wire.text("Cached both ways."), 1234, 12_345, 1870),
+        with_cache(wire.text("Written only."), 1, 0, 1870),
+        wire.text("Nothing cached."),
+    ]);
+    let mut chat = start(&env, wire, &server);
+    chat.ready();
+    let shown = chat.turn("first");
+    assert!(shown.contains("Cached both ways."), "{}", chat.dump());
+    assert_eq!(
+        status_line(&chat, &shown),
+        "── 1,234 in · 5 out · 12,345 cache read · 1,870 cache write · ctx 7 %"
+    );
+    let shown = chat.turn("second");
+    assert_eq!(
+        status_line(&chat, &shown),
+        "── 1 in · 5 out · 1,870 cache write · ctx 0 %",
+        "a zero count adds nothing"
+    );
+    let shown = chat.turn("third");
+    assert_eq!(status_line(&chat, &shown), "── 10 in · 5 out · ctx 0 %");
+
+    let shown = chat.turn("/status");
+    let tokens = shown
+        .lines()
+        .find(|l| l.starts_with("tokens: "))
+        .unwrap_or_else(|| panic!("no tokens line\n{}", chat.dump()));
+    assert_eq!(
+        tokens, "tokens: 1,245 in · 15 out · 12,345 cache read · 3,740 cache write",
+        "the session's totals"
+    );
 }
 
 #[test]

@@ -82,7 +82,7 @@ fn workers_typed_during_a_turn_draws_the_tree_of_two_levels_of_delegation() {
 
     // Anything else typed during a turn is answered, not sent.
     chat.send("hello\r");
-    chat.wait_for("hello: while a turn runs only /workers works");
+    chat.wait_for("hello: while a turn runs only /help and /workers work");
 
     chat.key_esc();
     chat.wait_for("interrupted");

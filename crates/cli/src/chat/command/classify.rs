@@ -30,6 +30,8 @@ pub enum BuiltinCommand {
     Tools,
     /// `/approvals`: show the approvals remembered this session.
     Approvals,
+    /// `/mode [mode]`: show or switch how calls that need consent are decided.
+    Mode,
     /// `/workers`: show the tree of running workers.
     Workers,
     /// `/exit` (also `/quit`, `/q`): end the session.
@@ -38,7 +40,7 @@ pub enum BuiltinCommand {
 
 impl BuiltinCommand {
     /// Every built-in command, in the order `/help` lists them.
-    pub const ALL: [BuiltinCommand; 11] = [
+    pub const ALL: [BuiltinCommand; 12] = [
         BuiltinCommand::Help,
         BuiltinCommand::Model,
         BuiltinCommand::Clear,
@@ -48,6 +50,7 @@ impl BuiltinCommand {
         BuiltinCommand::Status,
         BuiltinCommand::Tools,
         BuiltinCommand::Approvals,
+        BuiltinCommand::Mode,
         BuiltinCommand::Workers,
         BuiltinCommand::Exit,
     ];
@@ -64,6 +67,7 @@ impl BuiltinCommand {
             BuiltinCommand::Status => "status",
             BuiltinCommand::Tools => "tools",
             BuiltinCommand::Approvals => "approvals",
+            BuiltinCommand::Mode => "mode",
             BuiltinCommand::Workers => "workers",
             BuiltinCommand::Exit => "exit",
         }
@@ -73,7 +77,17 @@ impl BuiltinCommand {
     pub fn aliases(self) -> &'static [&'static str] {
         match self {
             BuiltinCommand::Exit => &["quit", "q"],
-            _ => &[],
+            BuiltinCommand::Help
+            | BuiltinCommand::Model
+            | BuiltinCommand::Clear
+            | BuiltinCommand::Compact
+            | BuiltinCommand::New
+            | BuiltinCommand::Undo
+            | BuiltinCommand::Status
+            | BuiltinCommand::Tools
+            | BuiltinCommand::Approvals
+            | BuiltinCommand::Mode
+            | BuiltinCommand::Workers => &[],
         }
     }
 
@@ -89,6 +103,7 @@ impl BuiltinCommand {
             BuiltinCommand::Status => "/status",
             BuiltinCommand::Tools => "/tools",
             BuiltinCommand::Approvals => "/approvals",
+            BuiltinCommand::Mode => "/mode [mode]",
             BuiltinCommand::Workers => "/workers",
             BuiltinCommand::Exit => "/exit",
         }
@@ -108,6 +123,7 @@ impl BuiltinCommand {
             BuiltinCommand::Status => "Show the worker's state",
             BuiltinCommand::Tools => "List the tools you can invoke by hand",
             BuiltinCommand::Approvals => "Show the approvals remembered for this session",
+            BuiltinCommand::Mode => "The approval mode: interactive, approve_all or auto_deny",
             BuiltinCommand::Workers => "Show the running workers (also while a turn runs)",
             BuiltinCommand::Exit => "Exit the session (also /quit, /q)",
         }
@@ -375,6 +391,7 @@ mod tests {
         assert_eq!(builtin("/quit"), BuiltinCommand::Exit);
         assert_eq!(builtin("/Q"), BuiltinCommand::Exit);
         assert_eq!(builtin("/exit"), BuiltinCommand::Exit);
+        assert_eq!(builtin("/Mode approve_all"), BuiltinCommand::Mode);
         for command in BuiltinCommand::ALL {
             assert_eq!(builtin(&format!("/{}", command.name())), command);
         }
@@ -471,7 +488,7 @@ mod tests {
 
     #[test]
     fn builtin_metadata() {
-        assert_eq!(BuiltinCommand::ALL.len(), 11);
+        assert_eq!(BuiltinCommand::ALL.len(), 12);
         for command in BuiltinCommand::ALL {
             assert!(!command.summary().is_empty() && !command.summary().contains('\n'));
             assert!(command.usage().starts_with(&format!("/{}", command.name())));
