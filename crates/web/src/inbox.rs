@@ -6,7 +6,11 @@
 //! - `GET /api/inbox`: `{"entries": [...]}`, every [`InboxEntry`] oldest first, each with
 //!   `state` (`waiting`: no answer yet; `continuing`: answered here, its session is being
 //!   continued; `answered`: answered elsewhere, it waits for its session to continue) and,
-//!   when continuing failed, `problem`.
+//!   when continuing failed, `problem`; and `answered`: the answers given on this page since
+//!   the server started, newest first (at most [`MAX_ANSWERED`]), each with how its session
+//!   went on ([`Outcome`]: `continuing`, then what its transcript says: `completed`, `failed`,
+//!   `interrupted`, `budgetExceeded`, `unfinished`, or `waiting` again with the entries it
+//!   parked).
 //! - `POST /api/inbox/{n}/answer` with `{"approved": bool, "remember"?: "none"|"session"|
 //!   "project", "note"?: string}` (`Content-Type: application/json`): stores the answer and
 //!   hands the entry to the [`Continuer`], which continues its session in the background. `404`
@@ -32,7 +36,8 @@ use golem_http::guard::{Access, guard};
 use golem_http::listen::{self, Limits};
 use golem_protocol::{InboxEntry, RememberScope};
 use golem_runtime::inbox::{InboxError, InboxStore};
-use serde::Deserialize;
+use golem_session::{SessionStatus, SessionStore};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
@@ -48,6 +53,9 @@ pub type Continuer = Arc<dyn Fn(InboxEntry) -> Continuation + Send + Sync>;
 /// The largest answer body accepted (a note for the model, not a file).
 const MAX_BODY: usize = 64 * 1024;
 
+/// How many answers given on the page `GET /api/inbox` recalls, with their outcomes.
+pub const MAX_ANSWERED: usize = 20;
+
 /// A server of one project's inbox, bound to its address.
 pub struct InboxServer {
     listener: TcpListener,
@@ -58,15 +66,124 @@ pub struct InboxServer {
 /// What the handlers share.
 struct InboxState {
     store: InboxStore,
+    sessions: SessionStore,
     continuer: Continuer,
     progress: Mutex<Progress>,
 }
 
-/// The answers given on this page whose sessions go on, and why some could not.
+/// The answers given on this page whose sessions go on, why some could not, and how the
+/// latest went on.
 #[derive(Default)]
 struct Progress {
     continuing: HashSet<u64>,
     problems: HashMap<u64, String>,
+    /// Newest first, at most [`MAX_ANSWERED`].
+    answered: Vec<Answered>,
+}
+
+/// An answer given on this page and what became of its session, as `answered` lists it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Answered {
+    /// The entry answered.
+    id: u64,
+    tool_name: String,
+    worker: String,
+    session: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    batch: Option<golem_protocol::BatchItemRef>,
+    approved: bool,
+    #[serde(flatten)]
+    outcome: Outcome,
+}
+
+/// How the session of an answered entry went on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "outcome",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+enum Outcome {
+    /// It is being continued now.
+    Continuing,
+    /// Its turn (or batch item) completed.
+    Completed,
+    /// It parked another call: the entries now waiting for it.
+    Waiting { waiting: Vec<u64> },
+    /// It failed, or could not continue (`problem` says why when known).
+    Failed {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
+    },
+    /// An interrupt ended it.
+    Interrupted,
+    /// Its budget ran out.
+    BudgetExceeded,
+    /// It went on, but its transcript records no end (or could not be read: `problem`).
+    Unfinished {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
+    },
+}
+
+impl Progress {
+    /// Records (or updates) how the session of entry `id` goes on.
+    fn settle(&mut self, id: u64, outcome: Outcome) {
+        if let Some(found) = self.answered.iter_mut().find(|a| a.id == id) {
+            found.outcome = outcome;
+        }
+    }
+
+    /// Recalls an answer just given, newest first.
+    fn remember(&mut self, entry: &InboxEntry, approved: bool) {
+        self.answered.retain(|a| a.id != entry.id);
+        self.answered.insert(
+            0,
+            Answered {
+                id: entry.id,
+                tool_name: entry.request.tool_name.clone(),
+                worker: entry.worker.clone(),
+                session: entry.session.clone(),
+                batch: entry.batch.clone(),
+                approved,
+                outcome: Outcome::Continuing,
+            },
+        );
+        self.answered.truncate(MAX_ANSWERED);
+    }
+}
+
+impl InboxState {
+    /// How the session of `entry` went on once its continuation returned `Ok`: what its
+    /// transcript says, and when it parked again, the entries now waiting for it.
+    fn outcome_after(&self, entry: &InboxEntry) -> Outcome {
+        let status = match self.sessions.load(&entry.session) {
+            Ok(transcript) => transcript.status(),
+            Err(e) => {
+                return Outcome::Unfinished {
+                    problem: Some(format!("its transcript cannot be read: {e}")),
+                };
+            }
+        };
+        match status {
+            SessionStatus::Completed => Outcome::Completed,
+            SessionStatus::Failed => Outcome::Failed { problem: None },
+            SessionStatus::Interrupted => Outcome::Interrupted,
+            SessionStatus::BudgetExceeded => Outcome::BudgetExceeded,
+            SessionStatus::Unfinished => Outcome::Unfinished { problem: None },
+            SessionStatus::WaitingApproval => Outcome::Waiting {
+                waiting: self
+                    .store
+                    .list()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|other| other.session == entry.session && other.answer.is_none())
+                    .map(|other| other.id)
+                    .collect(),
+            },
+        }
+    }
 }
 
 impl InboxState {
@@ -103,6 +220,7 @@ impl InboxServer {
             access: Arc::new(Access::new(new_token(), local)),
             state: Arc::new(InboxState {
                 store: InboxStore::new(program_root),
+                sessions: SessionStore::new(program_root),
                 continuer,
                 progress: Mutex::default(),
             }),
@@ -210,7 +328,11 @@ async fn list(State(state): State<Arc<InboxState>>) -> Response {
             value
         })
         .collect();
-    json_response(StatusCode::OK, &json!({ "entries": shown }))
+    let answered = serde_json::to_value(&progress.answered).unwrap_or(Value::Null);
+    json_response(
+        StatusCode::OK,
+        &json!({ "entries": shown, "answered": answered }),
+    )
 }
 
 /// `POST /api/inbox/{n}/answer`.
@@ -274,9 +396,11 @@ async fn answer(
         let mut progress = state.progress();
         progress.continuing.insert(id);
         progress.problems.remove(&id);
+        progress.remember(&entry, answer.approved);
     }
     let continuation = (state.continuer)(entry.clone());
     let watcher = state.clone();
+    let answered = entry.clone();
     tokio::spawn(async move {
         let outcome = continuation.await;
         let problem = match outcome {
@@ -291,8 +415,22 @@ async fn answer(
                 Ok(_) | Err(_) => None,
             },
         };
+        let went_on = match &problem {
+            Some(problem) => Outcome::Failed {
+                problem: Some(problem.clone()),
+            },
+            None => {
+                let watcher = watcher.clone();
+                tokio::task::spawn_blocking(move || watcher.outcome_after(&answered))
+                    .await
+                    .unwrap_or_else(|e| Outcome::Unfinished {
+                        problem: Some(format!("how it went on could not be read: {e}")),
+                    })
+            }
+        };
         let mut progress = watcher.progress();
         progress.continuing.remove(&id);
+        progress.settle(id, went_on);
         if let Some(problem) = problem {
             tracing::warn!(entry = id, %problem, "an answered session did not continue");
             progress.problems.insert(id, problem);

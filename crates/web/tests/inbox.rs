@@ -2,7 +2,9 @@
 //! page (compressed for a browser that takes it) and the list are served, an answer is stored
 //! and handed to the continuer (once), and the refusals say why: an unknown entry is `404`, an
 //! answered one `409`, a body that is not an answer `400`, one without the JSON content type
-//! `415`.
+//! `415`. Each answer given is listed under `answered`, newest first, with how its session went
+//! on as its transcript tells (completed, waiting again with the entries it parked, failed with
+//! why it could not continue, unfinished when no transcript says).
 
 #![allow(
     clippy::unwrap_used,
@@ -105,6 +107,14 @@ async fn post_answer(addr: SocketAddr, token: &str, n: &str, body: &str) -> (u16
 }
 
 async fn list(addr: SocketAddr, token: &str) -> Vec<Value> {
+    body(addr, token).await["entries"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// `GET /api/inbox`'s body.
+async fn body(addr: SocketAddr, token: &str) -> Value {
     let response = client()
         .get(format!("http://{addr}/api/inbox"))
         .header("cookie", cookie(addr, token))
@@ -112,8 +122,7 @@ async fn list(addr: SocketAddr, token: &str) -> Vec<Value> {
         .await
         .unwrap();
     assert_eq!(response.status().as_u16(), 200);
-    let body: Value = response.json().await.unwrap();
-    body["entries"].as_array().unwrap().clone()
+    response.json().await.unwrap()
 }
 
 /// Polls the list until `check` holds (the continuation runs in the background).
@@ -370,4 +379,129 @@ async fn refusals_say_why() {
             && entries[0]["problem"] == "the batch is running"
     })
     .await;
+}
+
+/// Starts session `id`'s transcript at `root`, as a parked session has one.
+fn transcript(root: &Path, id: &str) -> golem_session::SessionWriter {
+    golem_session::SessionStore::new(root)
+        .create_with_id(
+            id,
+            golem_session::SessionMeta::new("writer", "writer.worker", "test:mock", "defer"),
+        )
+        .unwrap()
+}
+
+#[tokio::test]
+async fn each_answer_is_listed_with_how_its_session_went_on() {
+    use golem_protocol::SessionEndReason;
+    use golem_session::TranscriptEntry;
+
+    let root = tempfile::tempdir().unwrap();
+    let by = |session: &str| ParkedBy {
+        session: session.into(),
+        worker: "writer".into(),
+        batch: None,
+    };
+    let store = InboxStore::new(root.path());
+    // s1 completes; s2 parks again; s3 cannot continue; s4 has no transcript.
+    for (session, call) in [("s1", "c1"), ("s2", "c2"), ("s3", "c3"), ("s4", "c4")] {
+        store.park(&by(session), &request(call)).unwrap();
+        if session != "s4" {
+            transcript(root.path(), session);
+        }
+    }
+    let at = root.path().to_owned();
+    let continuer: Continuer = Arc::new(move |entry: InboxEntry| -> Continuation {
+        let store = InboxStore::new(&at);
+        let sessions = golem_session::SessionStore::new(&at);
+        Box::pin(async move {
+            let end = |reason| {
+                let mut writer = sessions.reopen(&entry.session).unwrap();
+                writer
+                    .append(&TranscriptEntry::Ended {
+                        reason,
+                        message: None,
+                    })
+                    .unwrap();
+                writer.finish().unwrap();
+            };
+            match entry.session.as_str() {
+                "s1" => end(SessionEndReason::Completed),
+                "s2" => {
+                    store.park(&by("s2"), &request("c2b")).unwrap();
+                    end(SessionEndReason::WaitingApproval);
+                }
+                "s3" => return Err("the batch is running".to_owned()),
+                _ => {}
+            }
+            store.remove(entry.id).map_err(|e| e.to_string())
+        })
+    });
+    let server = InboxServer::bind(root.path(), "127.0.0.1:0".parse().unwrap(), continuer)
+        .await
+        .unwrap();
+    let addr = server.local_addr().unwrap();
+    let token = server.token().to_owned();
+    tokio::spawn(async move { server.run(std::future::pending()).await.unwrap() });
+
+    assert_eq!(body(addr, &token).await["answered"], json!([]));
+    for (n, approved) in [(1, true), (2, true), (3, false), (4, true)] {
+        let (status, _) = post_answer(
+            addr,
+            &token,
+            &n.to_string(),
+            &json!({ "approved": approved }).to_string(),
+        )
+        .await;
+        assert_eq!(status, 200);
+        // Listed at once, newest first, while it continues (or once it went on).
+        let answered = body(addr, &token).await["answered"].clone();
+        assert_eq!(answered[0]["id"], n, "{answered}");
+        assert_eq!(answered[0]["approved"], approved);
+        assert_eq!(answered[0]["toolName"], "write_file");
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let answered = loop {
+        let answered = body(addr, &token).await["answered"].clone();
+        let done = answered
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["outcome"] != "continuing");
+        if done {
+            break answered;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{answered}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let outcome = |n: u64| {
+        answered
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == n)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(outcome(1)["outcome"], "completed", "{answered}");
+    assert_eq!(outcome(1)["session"], "s1");
+    assert_eq!(outcome(2)["outcome"], "waiting", "{answered}");
+    assert_eq!(outcome(2)["waiting"], json!([5]), "the entry it parked");
+    assert_eq!(outcome(3)["outcome"], "failed", "{answered}");
+    assert_eq!(outcome(3)["problem"], "the batch is running");
+    assert_eq!(outcome(4)["outcome"], "unfinished", "{answered}");
+    assert!(
+        outcome(4)["problem"]
+            .as_str()
+            .unwrap()
+            .contains("transcript cannot be read"),
+        "{answered}"
+    );
+    let order: Vec<&Value> = answered
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| &a["id"])
+        .collect();
+    assert_eq!(order, [4, 3, 2, 1]);
 }

@@ -2,16 +2,18 @@
 //! with its diff preview; Approve on the page continues the session in the background, which
 //! writes the file and settles the entry (gone from the page and from `inbox --json`); Deny
 //! with a note tells the model and writes nothing; a parked batch item goes on through its
-//! batch, which records its result. A `serve` page and an inbox page open in one browser
-//! each keep their own token cookie: visiting the second does not log the first out.
+//! batch, which records its result. After an answer the page confirms it and says how the
+//! session went on (completed, waiting again, failed), also after a reload, at a desktop's
+//! width and a phone's. A `serve` page and an inbox page open in one browser each keep their
+//! own token cookie: visiting the second does not log the first out.
 
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use golem_testkit::mock::MockServer;
+use golem_testkit::mock::{MockServer, Reply};
 
 use crate::harness::{
-    LIMIT, Serve, Ui, WIRE, fs_worker, project, require_browser, tid, write_args,
+    HEIGHT, LIMIT, Serve, Ui, WIDTHS, WIRE, fs_worker, project, require_browser, tid, write_args,
 };
 use golem_testkit::cli::{TestEnv, model_for, provider_env};
 
@@ -235,4 +237,122 @@ fn a_serve_page_and_the_inbox_page_in_one_browser_keep_their_cookies() {
     // And the inbox's too.
     ui.goto_url(&format!("{}/", inbox.origin));
     ui.wait_element(&loaded);
+}
+
+/// Waits for the page's confirmation of entry `id` with `outcome`; returns its text, after
+/// checking that it is drawn inside the viewport.
+fn wait_answered(ui: &Ui, id: u64, outcome: &str) -> String {
+    let selector = format!(
+        "{}[data-id=\"{id}\"][data-outcome=\"{outcome}\"]",
+        tid("inbox-answered")
+    );
+    let text = ui.wait_text(&selector, "#");
+    let inside = ui.js(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();
+         return r.width > 0 && r.left >= 0 && r.right <= innerWidth + 0.5;",
+        vec![serde_json::json!(selector)],
+    );
+    assert_eq!(inside, true, "{selector}\n{}", ui.describe());
+    text
+}
+
+/// Parks a write in `env`, opens the inbox page at `width` and waits for the entry.
+fn parked_at(name: &str, width: u32, env: &TestEnv, server: &MockServer) -> Ui {
+    let worker = project(env, &fs_worker());
+    park_a_write(env, server, &worker);
+    let ui = open_inbox(&format!("{name}_{width}"), env, server);
+    ui.set_viewport(width, HEIGHT);
+    ui.wait_element(&format!("{}[data-state=\"waiting\"]", tid("inbox-entry")));
+    ui
+}
+
+#[test]
+fn after_an_approval_the_inbox_page_says_the_session_completed() {
+    for width in WIDTHS {
+        let env = TestEnv::new();
+        let server = MockServer::start_blocking(vec![
+            WIRE.tool_calls(&[("call_1", "write_file", write_args("/out/a.txt", "a\n"))]),
+            WIRE.text("Written."),
+        ]);
+        let ui = parked_at("approved_completed", width, &env, &server);
+        assert!(!ui.exists(&tid("inbox-answered")), "nothing answered yet");
+        ui.click(&tid("inbox-approve"));
+        ui.wait_element(&tid("inbox-answered"));
+        let said = wait_answered(&ui, 1, "completed");
+        assert!(said.starts_with("Approved #1 write_file"), "{said}");
+        assert!(
+            said.contains("the session continued and completed"),
+            "{said}"
+        );
+        assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("a\n"));
+        // The server remembers it: a reload shows it too.
+        ui.reload();
+        wait_answered(&ui, 1, "completed");
+        ui.wait_element(&tid("inbox-empty"));
+    }
+}
+
+#[test]
+fn after_a_denial_the_inbox_page_says_how_the_session_went_on() {
+    for width in WIDTHS {
+        let env = TestEnv::new();
+        let server = MockServer::start_blocking(vec![
+            WIRE.tool_calls(&[("call_1", "write_file", write_args("/out/a.txt", "a\n"))]),
+            WIRE.text("Understood."),
+        ]);
+        let ui = parked_at("denied_completed", width, &env, &server);
+        ui.click(&tid("inbox-deny"));
+        ui.fill(&tid("inbox-deny-note"), "not now");
+        ui.click(&tid("inbox-deny-confirm"));
+        let said = wait_answered(&ui, 1, "completed");
+        assert!(said.starts_with("Denied #1 write_file"), "{said}");
+        assert!(
+            said.contains("the session continued and completed"),
+            "{said}"
+        );
+        assert_eq!(
+            ui.attr(&tid("inbox-answered"), "data-approved").as_deref(),
+            Some("false")
+        );
+        assert!(env.read("proj/out/a.txt").is_none());
+    }
+}
+
+#[test]
+fn a_session_that_parks_again_or_fails_is_shown_as_such() {
+    for width in WIDTHS {
+        let env = TestEnv::new();
+        let server = MockServer::start_blocking(vec![
+            WIRE.tool_calls(&[("call_1", "write_file", write_args("/out/a.txt", "a\n"))]),
+            // After the first write, a second one: parked again.
+            WIRE.tool_calls(&[("call_2", "write_file", write_args("/out/b.txt", "b\n"))]),
+            // After the second, the model's API refuses: the turn fails.
+            Reply::json(
+                400,
+                r#"{"error": {"message": "bad request", "type": "invalid_request_error"}}"#,
+            ),
+        ]);
+        let ui = parked_at("parks_again_then_fails", width, &env, &server);
+        ui.click(&tid("inbox-approve"));
+        let said = wait_answered(&ui, 1, "waiting");
+        assert!(
+            said.contains("the session continued and is waiting again (#2, below)"),
+            "{said}"
+        );
+        ui.wait_element(&format!(
+            "{}[data-id=\"2\"][data-state=\"waiting\"]",
+            tid("inbox-entry")
+        ));
+        ui.click(&tid("inbox-approve"));
+        let said = wait_answered(&ui, 2, "failed");
+        assert!(said.starts_with("Approved #2 write_file"), "{said}");
+        assert!(said.contains("continued and failed"), "{said}");
+        // Newest first; the first answer's outcome is kept.
+        let order = ui.js(
+            "return [...document.querySelectorAll('[data-testid=\"inbox-answered\"]')].map(e => e.dataset.id + ':' + e.dataset.outcome);",
+            vec![],
+        );
+        assert_eq!(order, serde_json::json!(["2:failed", "1:waiting"]));
+        assert_eq!(env.read("proj/out/b.txt").as_deref(), Some("b\n"));
+    }
 }

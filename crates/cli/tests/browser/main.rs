@@ -16,9 +16,12 @@
 
 mod approvals;
 mod chat;
+mod code_blocks;
 mod elicitation;
 mod harness;
 mod inbox;
+mod layout;
 mod security;
 mod session;
 mod tools;
+mod usage;

@@ -7,7 +7,7 @@
 
 use golem_testkit::mock::MockServer;
 
-use crate::harness::{Ui, WIRE, fs_worker, project, tid, worker, write_args};
+use crate::harness::{HEIGHT, Ui, WIDTHS, WIRE, fs_worker, project, tid, worker, write_args};
 use golem_testkit::cli::TestEnv;
 
 /// A session that has had one turn (`what is one?` → `First answer.`), whose model answers
@@ -160,6 +160,25 @@ fn undo_last_turn_puts_back_a_write_and_a_changeset() {
     assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("old a\n"));
     assert_eq!(env.read("proj/out/old.txt").as_deref(), Some("old\n"));
     assert!(!env.path().join("proj/out/made.txt").exists());
+    // Both cards show it: the write's diff and the program's changeset.
+    for call in ["call_w", "call_c"] {
+        ui.wait_element(&format!(
+            "{}[data-call-id=\"{call}\"][data-undone=\"true\"] {}",
+            tid("tool-card"),
+            tid("undone")
+        ));
+    }
+    // The changeset says it is undone, and is struck through.
+    let changes = ui.js(
+        "const c = document.querySelector('[data-call-id=\"call_c\"] .changes');
+         return [getComputedStyle(c.querySelector('.stream-name'), '::after').content,
+                 getComputedStyle(c.lastElementChild).textDecorationLine];",
+        vec![],
+    );
+    assert_eq!(
+        changes,
+        serde_json::json!(["\" (undone)\"", "line-through"])
+    );
 
     // Again: nothing left, said as an error.
     session_action(&ui, "undo-turn");
@@ -255,4 +274,195 @@ fn compacting_draws_a_line_and_the_context_fill_follows() {
     ui.wait_gone(&tid("context"));
     ui.turn("what is three?", "Second answer.");
     ui.wait_element(&tid("context"));
+}
+
+/// The modes the session menu's mode buttons say are on (`aria-pressed="true"`).
+fn modes_on(ui: &Ui) -> Vec<String> {
+    let on = ui.js(
+        "return [...document.querySelectorAll('[data-testid=\"approval-mode\"][aria-pressed=\"true\"]')]
+            .map(b => b.dataset.mode);",
+        vec![],
+    );
+    serde_json::from_value(on).unwrap_or_default()
+}
+
+/// Opens the session menu (if it is not open) and waits until `mode`, alone, is pressed, with
+/// a check mark drawn before its label; every mode button is inside the viewport.
+fn wait_mode_on(ui: &Ui, mode: &str) {
+    if !ui.exists(&tid("session-menu")) {
+        ui.click(&tid("session-button"));
+        ui.wait_element(&tid("session-menu"));
+    }
+    ui.wait(&format!("{mode} alone pressed in the session menu"), |ui| {
+        (modes_on(ui) == [mode]).then_some(())
+    });
+    let looks = ui.js(
+        "const bs = [...document.querySelectorAll('[data-testid=\"approval-mode\"]')];
+         return bs.map(b => {
+           const r = b.getBoundingClientRect();
+           return { mode: b.dataset.mode, check: getComputedStyle(b, '::before').content,
+                    inside: r.left >= 0 && r.right <= innerWidth && r.width > 0 };
+         });",
+        vec![],
+    );
+    let looks = looks.as_array().expect("the mode buttons");
+    assert_eq!(looks.len(), 3, "Ask, Approve all, Deny all: {looks:?}");
+    for button in looks {
+        let on = button["mode"] == mode;
+        let check = button["check"].as_str().unwrap_or_default();
+        assert_eq!(check.contains('✓'), on, "{button} ({mode} on)");
+        assert_eq!(button["inside"], true, "{button}\n{}", ui.describe());
+    }
+}
+
+/// Clicks the mode button of `mode` in the open session menu.
+fn click_mode(ui: &Ui, mode: &str) {
+    ui.click(&format!("{}[data-mode=\"{mode}\"]", tid("approval-mode")));
+}
+
+#[test]
+fn the_session_menu_shows_which_approval_mode_is_on() {
+    for width in WIDTHS {
+        let env = TestEnv::new();
+        let worker = project(&env, &fs_worker());
+        let server = MockServer::start_blocking(vec![]);
+        server.set_fallback(WIRE.tool_calls(&[(
+            "call_w",
+            "write_file",
+            write_args("/out/a.txt", "a\n"),
+        )]));
+        let ui = Ui::open(
+            &format!("the_session_menu_shows_which_approval_mode_is_on_{width}"),
+            &env,
+            &server,
+            &worker,
+            &["--approval", "approve_all"],
+        );
+        ui.set_viewport(width, HEIGHT);
+        // The mode the session started in.
+        wait_mode_on(&ui, "approve_all");
+
+        // Switched here: the check mark moves, and the menu stays open to show it.
+        click_mode(&ui, "auto_deny");
+        wait_mode_on(&ui, "auto_deny");
+        ui.wait_text(&tid("notice"), "approval mode: auto_deny");
+
+        // Switched in another tab: this one follows.
+        let (first, _second) = ui.open_second_window();
+        ui.wait_connected();
+        wait_mode_on(&ui, "auto_deny");
+        click_mode(&ui, "interactive");
+        wait_mode_on(&ui, "interactive");
+        ui.switch_to(&first);
+        wait_mode_on(&ui, "interactive");
+
+        // And after a reload, from the session's status.
+        ui.reload();
+        ui.wait_connected();
+        wait_mode_on(&ui, "interactive");
+        // The mode shown is the mode the session decides by: a write now asks.
+        ui.click("[aria-label=\"Close the session menu\"]");
+        ui.wait_gone(&tid("session-menu"));
+        ui.send("write it");
+        ui.wait_element(&format!("{}[data-tool=\"write_file\"]", tid("approval")));
+    }
+}
+
+/// How the tool card of call `id` shows itself: (`data-undone`, whether an `undone` badge is
+/// shown, whether its diff rows are struck through).
+fn undone_look(ui: &Ui, id: &str) -> (bool, bool, bool) {
+    let look = ui.js(
+        "const card = document.querySelector(`[data-testid=\"tool-card\"][data-call-id=\"${arguments[0]}\"]`);
+         if (!card) return null;
+         const badge = card.querySelector('[data-testid=\"undone\"]');
+         const rows = card.querySelector('.diff-rows');
+         return [card.dataset.undone === 'true',
+                 !!badge && badge.getBoundingClientRect().width > 0 && badge.innerText.trim() === 'undone',
+                 !!rows && getComputedStyle(rows).textDecorationLine.includes('line-through')];",
+        vec![serde_json::json!(id)],
+    );
+    serde_json::from_value(look).unwrap_or_else(|e| panic!("the card {id}: {e}\n{}", ui.describe()))
+}
+
+/// Waits until the cards of `undone` show as undone and those of `applied` as applied.
+fn wait_undone(ui: &Ui, undone: &[&str], applied: &[&str]) {
+    ui.wait(
+        &format!("cards {undone:?} undone and {applied:?} not"),
+        |ui| {
+            let ok = undone
+                .iter()
+                .all(|id| undone_look(ui, id) == (true, true, true))
+                && applied
+                    .iter()
+                    .all(|id| matches!(undone_look(ui, id), (false, false, false)));
+            ok.then_some(())
+        },
+    );
+}
+
+#[test]
+fn undone_turns_show_their_changes_as_undone_also_after_a_reload() {
+    for width in WIDTHS {
+        let env = TestEnv::new();
+        let worker_path = project(
+            &env,
+            &worker(
+                "sandbox:\n  zones:\n    - name: out\n      mode: rw\n      approval: { create: \
+                 preApproved, write: preApproved }\ntoolsets:\n  filesystem: {}\n",
+            ),
+        );
+        env.write("proj/out/a.txt", "old a\n");
+        let server = MockServer::start_blocking(vec![
+            WIRE.tool_calls(&[("call_a", "write_file", write_args("/out/a.txt", "new a\n"))]),
+            WIRE.text("One."),
+            WIRE.tool_calls(&[
+                ("call_b", "write_file", write_args("/out/b.txt", "b\n")),
+                (
+                    "call_r",
+                    "read_file",
+                    serde_json::json!({"path": "/out/a.txt"}),
+                ),
+            ]),
+            WIRE.text("Two."),
+        ]);
+        server.set_fallback(WIRE.text("I see."));
+        let ui = Ui::open(
+            &format!("undone_turns_show_their_changes_as_undone_{width}"),
+            &env,
+            &server,
+            &worker_path,
+            &[],
+        );
+        ui.set_viewport(width, HEIGHT);
+        ui.turn("first", "One.");
+        ui.turn("second", "Two.");
+        wait_undone(&ui, &[], &["call_a", "call_b", "call_r"]);
+
+        // The last turn's write is undone; the turn before and the read are not.
+        session_action(&ui, "undo-turn");
+        ui.wait_text(&tid("notice"), "undid turn 2");
+        assert!(!env.path().join("proj/out/b.txt").exists());
+        wait_undone(&ui, &["call_b"], &["call_a", "call_r"]);
+        let card = ui.text(&format!("{}[data-call-id=\"call_b\"]", tid("tool-card")));
+        assert!(card.contains("put back"), "{card}");
+
+        // An undo that fails marks nothing more.
+        env.write("proj/out/a.txt", "edited outside\n");
+        session_action(&ui, "undo-turn");
+        ui.wait("the refused undo's notice", |ui| {
+            (ui.count(&format!("{}[data-level=\"error\"]", tid("notice"))) == 1).then_some(())
+        });
+        wait_undone(&ui, &["call_b"], &["call_a", "call_r"]);
+
+        // The turn before, forced by hand: both writes undone, and so they stay after a reload.
+        env.write("proj/out/a.txt", "new a\n");
+        session_action(&ui, "undo-turn");
+        ui.wait_text(&tid("notice"), "undid turn 1");
+        assert_eq!(env.read("proj/out/a.txt").as_deref(), Some("old a\n"));
+        wait_undone(&ui, &["call_a", "call_b"], &["call_r"]);
+        ui.reload();
+        ui.wait_connected();
+        ui.set_viewport(width, HEIGHT);
+        wait_undone(&ui, &["call_a", "call_b"], &["call_r"]);
+    }
 }

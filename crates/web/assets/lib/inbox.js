@@ -4,13 +4,16 @@
 // its preview (a diff for a file write) with the session page's renderers; Approve (once, for
 // the session, for the project) and Deny (with a note for the model) post
 // /api/inbox/N/answer, after which the server continues the session in the background and the
-// entry leaves the list once its call is settled. See PAGE.md (The inbox page).
+// entry leaves the list once its call is settled. What was answered on this page stays above the
+// list with how its session went on (continuing, then completed, waiting again, failed…), from
+// the same reads (every 0.5 s while one continues). See PAGE.md (The inbox page).
 import { html, render, useState } from './view.js';
 import { ResultView, JsonTree } from './results.js';
 
 const POLL_MS = 2000;
+const POLL_CONTINUING_MS = 500;
 const root = document.getElementById('root');
-const state = { entries: null, error: null, busy: new Set() };
+const state = { entries: null, answered: [], error: null, busy: new Set() };
 
 /** Reads the inbox and draws it again. */
 async function refresh() {
@@ -19,6 +22,7 @@ async function refresh() {
     const body = await response.json();
     if (!response.ok) throw new Error(body.error || `the server answered ${response.status}`);
     state.entries = Array.isArray(body.entries) ? body.entries : [];
+    state.answered = Array.isArray(body.answered) ? body.answered : [];
     state.error = null;
   } catch (e) {
     state.error = `The inbox could not be read: ${e.message}`;
@@ -61,6 +65,27 @@ const STATES = {
   continuing: 'Answered: its session is continuing…',
   answered: 'Answered elsewhere: it runs when its session continues.',
 };
+
+/** How the session of an answer given here went on, in words. */
+function outcome(a) {
+  const what = a.batch ? 'the batch item' : 'the session';
+  const waits = (a.waiting || []).map((n) => '#' + n).join(', ');
+  switch (a.outcome) {
+    case 'continuing': return `${what} is continuing…`;
+    case 'completed': return `${what} continued and completed.`;
+    case 'waiting': return `${what} continued and is waiting again${waits ? ` (${waits}, below)` : ''}.`;
+    case 'failed': return a.problem ? `${what} could not continue: ${a.problem}` : `${what} continued and failed: see \`golem-forge sessions show ${a.session}\`.`;
+    case 'interrupted': return `${what} continued and was interrupted.`;
+    case 'budgetExceeded': return `${what} continued and ran out of budget.`;
+    default: return `${what} went on, but how it ended is not recorded${a.problem ? `: ${a.problem}` : '.'}`;
+  }
+}
+
+function Answered({ a }) {
+  const level = a.outcome === 'failed' ? ' level-error' : a.outcome === 'completed' ? '' : ' level-warning';
+  return html`<p class=${'notice answered' + level} data-testid="inbox-answered" data-id=${a.id} data-approved=${a.approved ? 'true' : 'false'}
+    data-outcome=${a.outcome} role="status"><strong>${a.approved ? 'Approved' : 'Denied'}</strong> #${a.id} <code>${a.toolName}</code> (${a.worker}): ${outcome(a)}</p>`;
+}
 
 function Entry({ entry }) {
   const [denying, setDenying] = useState(false);
@@ -112,6 +137,7 @@ function Inbox() {
     <header class="topbar"><span class="brand">golem-forge</span><span>approval inbox</span></header>
     <main class="inbox" data-testid="inbox" data-loaded=${entries === null ? 'false' : 'true'}>
       ${state.error ? html`<p class="notice level-error" data-testid="inbox-error" role="alert">${state.error}</p>` : null}
+      ${state.answered.map((a) => html`<${Answered} key=${'a' + a.id} a=${a} />`)}
       ${entries === null ? html`<p class="dim">Loading…</p>`
         : entries.length === 0 ? html`<p class="empty dim" data-testid="inbox-empty">Nothing waits for an approval.</p>`
         : entries.map((entry) => html`<${Entry} key=${entry.id} entry=${entry} />`)}
@@ -123,6 +149,11 @@ function draw() {
   render(html`<${Inbox} />`, root);
 }
 
+/** Reads the inbox now and then: more often while a session continues. */
+async function poll() {
+  await refresh();
+  setTimeout(poll, state.answered.some((a) => a.outcome === 'continuing') ? POLL_CONTINUING_MS : POLL_MS);
+}
+
 draw();
-refresh();
-setInterval(refresh, POLL_MS);
+poll();

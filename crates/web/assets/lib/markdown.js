@@ -4,7 +4,8 @@
 // node, so markup in the model's answer is shown as the characters it is. Links keep only
 // http(s) and mailto targets; images are shown as links (the page loads nothing from outside).
 // Linear: failed searches are remembered, brackets matched in one pass, spans nest 16 deep.
-import { html } from './view.js';
+// A fenced block has a copy button (an icon only, outside the text a selection takes).
+import { html, useState } from './view.js';
 import { highlight, languageOf } from './highlight.js';
 
 /** `text` rendered as markdown nodes. */
@@ -214,10 +215,37 @@ function table(header, aligns, rows) {
   </table></div>`;
 }
 
-/** A fenced code block, highlighted when the language is known. */
+/** A fenced code block, highlighted when the language is known, with its copy button. */
 export function codeBlock(code, info) {
   const lang = languageOf(info);
-  return html`<pre class="code" data-lang=${info || undefined}><code>${highlight(code, lang)}</code></pre>`;
+  return html`<div class="code-block"><${Copy} text=${code} /><pre class="code" data-lang=${info || undefined}><code>${highlight(code, lang)}</code></pre></div>`;
+}
+
+/**
+ * Copies `text` to the clipboard; where the page may not (plain http from another machine), it
+ * selects the block instead, for the user's own copy.
+ */
+function Copy({ text }) {
+  const [said, setSaid] = useState(null);
+  const copy = (e) => {
+    const pre = e.currentTarget.nextElementSibling;
+    const tell = (what) => {
+      setSaid(what);
+      setTimeout(() => setSaid(null), 2000);
+    };
+    const select = () => {
+      getSelection()?.selectAllChildren(pre);
+      tell('Selected: copy it with your keyboard');
+    };
+    try {
+      navigator.clipboard.writeText(text).then(() => tell('Copied'), select);
+    } catch {
+      select();
+    }
+  };
+  return html`<button type="button" class="copy" data-testid="copy-code" aria-label=${said || 'Copy code'} title=${said || 'Copy code'}
+    data-copied=${said ? 'true' : undefined} onClick=${copy}><svg class="icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false">
+    <path d=${said === 'Copied' ? 'M5 12l5 5 9-10' : 'M9 9h10v11H9zM5 15V4h10'} fill="none" stroke="currentColor" stroke-width="1.8" stroke-linejoin="round" /></svg></button>`;
 }
 
 /** Whether `url` may be a link target: http(s) and mailto only. */

@@ -459,7 +459,7 @@ registerRenderer('code_result', (data, ctx) => {
       ? html`<ul class="weakened">${data.weakened.map((w) => html`<li>sandbox weakened: ${String(w)}</li>`)}</ul>` : null}
     ${stream('stdout', data.stdout)}${stream('stderr', data.stderr)}
     ${!data.stdout && !data.stderr ? html`<p class="dim">no output</p>` : null}
-    ${isObject(data.changes) ? html`<div class="stream"><div class="stream-name">changes applied</div>${renderValue(data.changes)}</div>` : null}
+    ${isObject(data.changes) ? html`<div class="stream changes"><div class="stream-name">changes applied</div>${renderValue(data.changes)}</div>` : null}
   </div>`;
 });
 

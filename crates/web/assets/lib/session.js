@@ -3,7 +3,8 @@
 // an error notice), and the approvals remembered for the session and the project
 // (`listApprovals`, answered by `approvalsRemembered`), each with a button to forget it
 // (`forgetApprovals {index}`; without an index, every approval of the session: project rules go
-// one by one), and the approval mode (`setApprovalMode`).
+// one by one), and the approval mode (`setApprovalMode`): the mode on is pressed, as the store
+// last heard it (the status, or a `setApprovalMode`'s answer from any tab).
 import { html, useEffect, useRef, preview, newId } from './view.js';
 import { dialogKeys } from './approval.js';
 
@@ -52,8 +53,10 @@ export function SessionMenu({ store, send, ui }) {
         <button type="button" class="btn" data-testid="undo-turn" onClick=${() => act('undo')}
           title="Put back the files the last turn changed; files edited elsewhere since are not overwritten">Undo last turn</button>
       </div>
-      <div class="actions" title="How calls that need consent are decided">${MODES.map(([mode, label]) => html`<button type="button" class="btn"
-        onClick=${() => send({ type: 'setApprovalMode', requestId: newId('mode'), mode }) && ui.close()}>${label}</button>`)}</div>
+      <div class="actions modes" role="group" aria-label="Approval mode" title="How calls that need consent are decided">${MODES.map(([mode, label]) => html`<button
+        type="button" class="btn mode" data-testid="approval-mode" data-mode=${mode} aria-pressed=${store.state.approvalMode === mode ? 'true' : 'false'}
+        onClick=${() => send({ type: 'setApprovalMode', requestId: newId('mode'), mode })}>${label}</button>`)}
+        ${store.state.approvalMode === 'defer' ? html`<span class="dim">Now: calls wait in the inbox</span>` : null}</div>
       <section data-testid="approvals-panel" aria-labelledby="approvals-title">
         <h3 id="approvals-title">Remembered approvals</h3>
         ${list === null ? html`<p class="dim">Loading…</p>` : list.length ? null : html`<p class="dim">None: every call that asks will ask.</p>`}

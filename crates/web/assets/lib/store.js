@@ -1,8 +1,21 @@
 // The session as the page shows it, rebuilt from display events: the timeline (messages, tool
 // cards, notices, compactions), approvals waiting, manual tools, token counts, how full the root
-// worker's context is, the running workers, the approvals remembered (`approvalsRemembered`,
-// kept across connections). `apply` takes one event; items that change are replaced (never
+// worker's context is, the running workers, the approval mode (`sessionStatus.approvalMode`, and
+// each `setApprovalMode`'s answer, whichever tab sent it), the approvals remembered
+// (`approvalsRemembered`, kept across connections). Tool cards carry the turn they ran in, counted
+// as the host counts them (each `turnEnded` since `sessionStarted`), so that an `undo`'s answer
+// (`undid turns 2, 3: …`) marks the cards whose file changes it put back. `apply` takes one event; items that change are replaced (never
 // mutated), so a view can skip the ones that did not.
+
+/** The tool kinds whose successful calls change files (what an undo puts back). */
+const CHANGES = new Set(['edit', 'delete', 'move']);
+
+/** Whether a tool card's call changed files: by its kind, a diff, or a program's changeset. */
+function changedFiles(it) {
+  const v = it.value;
+  return it.status === 'success' && (CHANGES.has(it.toolKind) || v?.kind === 'diff'
+    || (v?.kind === 'code_result' && !!v.data?.changes && typeof v.data.changes === 'object'));
+}
 
 const ZERO = () => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
@@ -11,6 +24,8 @@ function fresh(keep) {
     session: null,
     model: keep?.model ?? '',
     worker: keep?.worker ?? '',
+    approvalMode: keep?.approvalMode ?? null,
+    turns: 0,
     items: [],
     index: new Map(),
     calls: new Map(),
@@ -88,9 +103,11 @@ export class Store {
     if (!card || card.value) {
       key = 'tool:' + id + (card ? '#' + ++s.seq : '');
       s.calls.set(id, key);
+      // A call the user made between turns belongs to the turn before, as the undo journal has it.
+      const turn = patch.invokedBy === 'user' && !s.busy ? s.turns : s.turns + 1;
       this.push({
-        type: 'tool', id: key, callId: id, name, args: undefined, status: 'running',
-        awaiting: false, value: null, durationMs: null, invokedBy: 'model', worker: null, decision: null,
+        type: 'tool', id: key, callId: id, name, args: undefined, status: 'running', toolKind: null, turn,
+        awaiting: false, value: null, durationMs: null, invokedBy: 'model', worker: null, decision: null, undone: false,
       });
     }
     return this.update(key, (old) => ({ ...old, ...patch }));
@@ -124,6 +141,16 @@ export class Store {
   dropApproval(match) {
     const s = this.state;
     s.approvals = s.approvals.filter((a) => !match(a));
+  }
+
+  /** Marks the cards of the turns an undo names (`undid turn 3: …`, `undid turns 2, 3: …`) that changed files. */
+  undone(message) {
+    const m = /^undid turns? ([\d, ]+)/.exec(message || '');
+    if (!m) return;
+    const turns = new Set(m[1].split(',').map((n) => Number(n.trim())));
+    for (const it of this.state.items) {
+      if (it.type === 'tool' && !it.undone && turns.has(it.turn) && changedFiles(it)) this.update(it.id, (o) => ({ ...o, undone: true }));
+    }
   }
 
   // -- events ---------------------------------------------------------------------------------
@@ -172,6 +199,7 @@ export class Store {
       case 'toolStarted': {
         this.tool(ev.toolCallId, ev.toolName, {
           args: ev.args, status: 'running', awaiting: false, invokedBy: ev.invokedBy || 'model', worker: ev.worker || null,
+          toolKind: ev.toolKind ?? null,
         });
         this.dropApproval((a) => a.toolCallId === ev.toolCallId);
         break;
@@ -182,6 +210,7 @@ export class Store {
         this.tool(ev.toolCallId, ev.toolName, {
           status: ev.status || 'error', awaiting: false, value: ev.value || null, durationMs: ev.durationMs ?? null,
           invokedBy: ev.invokedBy || old?.invokedBy || 'model', worker: ev.worker || old?.worker || null,
+          toolKind: ev.toolKind ?? old?.toolKind ?? null,
         });
         this.dropApproval((a) => a.toolCallId === ev.toolCallId);
         break;
@@ -260,6 +289,7 @@ export class Store {
         break;
       }
       case 'turnEnded': {
+        s.turns++;
         s.busy = false;
         s.lastTurn = ev.status || 'completed';
         s.inputRequired = null;
@@ -288,6 +318,11 @@ export class Store {
           }
         }
         if (ev.action === 'forgetApprovals') this.forgotten = ev;
+        if (ev.ok && ev.action === 'setApprovalMode') {
+          const m = /^approval mode: (\w+)$/.exec(ev.message || '');
+          if (m) s.approvalMode = m[1];
+        }
+        if (ev.ok && ev.action === 'undo') this.undone(ev.message);
         if (!ev.ok) this.notice('error', ev.message);
         else if (ev.action === 'clearHistory') {
           s.context = null;
@@ -301,6 +336,7 @@ export class Store {
       case 'sessionStatus': {
         s.model = ev.model || s.model;
         s.worker = ev.worker || s.worker;
+        s.approvalMode = ev.approvalMode || s.approvalMode;
         if (ev.usage) s.usage = { ...ZERO(), ...ev.usage };
         s.cost = typeof ev.cost === 'number' ? ev.cost : s.cost;
         s.context = ev.context || null;

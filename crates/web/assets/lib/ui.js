@@ -148,16 +148,18 @@ function ToolCard({ item }) {
     ? `${d.approved ? 'Approved' : 'Denied'} by ${DECIDED[d.decidedBy] || d.decidedBy}${d.modifiedArgs !== undefined ? ' with edited arguments' : ''}${d.note ? ': ' + d.note : ''}`
     : null;
   const hidden = item.value?.display?.preferredView === 'hidden';
-  return html`<article class=${'card status-' + status + (item.awaiting ? ' awaiting' : '') + depthClass(item.worker)}
-    data-testid="tool-card" data-tool=${item.name} data-status=${status} data-call-id=${item.callId}
-    aria-label=${`${item.name}: ${label}`}>
+  return html`<article class=${'card status-' + status + (item.awaiting ? ' awaiting' : '') + (item.undone ? ' undone' : '') + depthClass(item.worker)}
+    data-testid="tool-card" data-tool=${item.name} data-status=${status} data-call-id=${item.callId} data-undone=${item.undone ? 'true' : undefined}
+    aria-label=${`${item.name}: ${label}${item.undone ? ', undone' : ''}`}>
     <header class="card-head">
       <span class=${'badge badge-' + (item.awaiting ? 'awaiting' : status)}>${label}</span>
+      ${item.undone ? html`<span class="badge badge-undone" data-testid="undone">undone</span>` : null}
       <code class="tool-name">${item.name}</code>
       <span class="arg-line">${argLine(item.args)}</span>
       <span class="card-meta dim">${[item.invokedBy === 'user' ? 'by you' : '', item.worker ? item.worker.name : '', item.durationMs != null ? duration(item.durationMs) : ''].filter(Boolean).join(' · ')}</span>
     </header>
     ${decision ? html`<p class=${'decision ' + (d.approved ? 'ok' : 'no')}>${decision}</p>` : null}
+    ${item.undone ? html`<p class="decision">Undone: what this call changed was put back.</p>` : null}
     ${item.args !== undefined ? html`<details class="args"><summary>Arguments</summary><${JsonTree} value=${item.args} /></details>` : null}
     ${item.value && !hidden ? html`<${ResultView} value=${item.value} />` : null}
   </article>`;
@@ -214,9 +216,10 @@ function StatusBar({ store, send, ui }) {
   const u = s.usage;
   const input = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
   const total = input + u.outputTokens;
+  const cache = [[u.cacheWriteTokens, 'written'], [u.cacheReadTokens, 'read']].filter(([n]) => n > 0).map(([n, what]) => `${num(n)} ${what}`);
   return html`<footer class="status-bar" data-testid="status-bar">
-    <span class="tokens" data-testid="tokens" title=${`input ${num(input)} (cached ${num(u.cacheReadTokens)}), output ${num(u.outputTokens)}`}>
-      ${num(total)} tokens <span class="dim detail">(${num(input)} in · ${num(u.outputTokens)} out)</span>${s.cost != null ? html` · <span class="cost">${usd(s.cost)}</span>` : null}${s.context ? html` · <${ContextFill} fill=${s.context} />` : null}
+    <span class="tokens" data-testid="tokens" title=${`input ${num(input)} (${num(u.cacheWriteTokens)} written to the cache, ${num(u.cacheReadTokens)} read from it), output ${num(u.outputTokens)}`}>
+      ${num(total)} tokens <span class="dim detail">(${num(u.inputTokens)} in · ${num(u.outputTokens)} out)</span>${cache.length ? html` · <span class="cache" data-testid="cache">cache ${cache.join(', ')}</span>` : null}${s.cost != null ? html` · <span class="cost">${usd(s.cost)}</span>` : null}${s.context ? html` · <${ContextFill} fill=${s.context} />` : null}
     </span>
     <${Workers} workers=${s.workers} />
     <${ModelForm} store=${store} send=${send} ui=${ui} />

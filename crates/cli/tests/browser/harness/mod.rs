@@ -30,5 +30,11 @@ pub use self::{
     ui::Ui,
 };
 
+/// The page widths the layout is checked at: a desktop window and a phone's (CSS pixels).
+pub const WIDTHS: [u32; 2] = [1280, 390];
+
+/// The window height the tests use with [`WIDTHS`].
+pub const HEIGHT: u32 = 900;
+
 /// How long anything may take before a test gives up (never reached when things work).
 pub const LIMIT: Duration = Duration::from_secs(20);

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use fantoccini::wd::{Capabilities, WindowHandle};
+use fantoccini::wd::{Capabilities, WebDriverCompatibleCommand, WindowHandle};
 use fantoccini::{Client, ClientBuilder};
 use golem_testkit::mock::MockServer;
 use serde_json::{Value, json};
@@ -188,11 +188,80 @@ impl Ui {
         })
     }
 
+    /// Runs the asynchronous `script` (a function body whose last argument is the callback
+    /// that gives its value; `arguments` are `args` before it) in the page.
+    pub fn js_async(&self, script: &str, args: Vec<Value>) -> Value {
+        let script = script.to_owned();
+        self.call(&format!("run async script {script}"), |c| async move {
+            c.execute_async(&script, args).await
+        })
+    }
+
+    /// Makes the page's viewport `width` × `height` CSS pixels (the window less whatever the
+    /// browser draws around the page) and waits until the page sees that width.
+    pub fn set_viewport(&self, width: u32, height: u32) {
+        self.call("set the window size", |c| async move {
+            c.set_window_size(width, height).await
+        });
+        let inner = self.js("return [window.innerWidth, window.innerHeight];", vec![]);
+        let around = |i: usize, wanted: u32| {
+            let seen = inner[i].as_u64().unwrap_or(u64::from(wanted));
+            wanted + u32::try_from(u64::from(wanted).saturating_sub(seen)).unwrap_or(0)
+        };
+        let (outer_w, outer_h) = (around(0, width), around(1, height));
+        if (outer_w, outer_h) != (width, height) {
+            self.call("set the window size", |c| async move {
+                c.set_window_size(outer_w, outer_h).await
+            });
+        }
+        self.wait_js(
+            &format!("the viewport to be {width} px wide"),
+            "window.innerWidth === arguments[0]",
+            vec![json!(width)],
+        );
+    }
+
+    /// Grants the page the permission `name` (`clipboard-read`, …) without a prompt.
+    pub fn grant(&self, name: &str) {
+        let command = SetPermission {
+            name: name.to_owned(),
+        };
+        self.call(&format!("grant {name}"), |c| async move {
+            c.issue_cmd(command).await
+        });
+    }
+
     /// Like [`Ui::js`], with a script error as `None` (while the page reloads, say).
     pub(super) fn try_js(&self, script: &str, args: Vec<Value>) -> Option<Value> {
         let script = script.to_owned();
         self.try_call(|c| async move { c.execute(&script, args).await })
             .ok()
+    }
+}
+
+/// WebDriver's "Set Permission" (the Permissions specification's extension command).
+#[derive(Debug)]
+struct SetPermission {
+    name: String,
+}
+
+impl WebDriverCompatibleCommand for SetPermission {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/permissions",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({"descriptor": {"name": self.name}, "state": "granted"}).to_string()),
+        )
     }
 }
 
