@@ -170,3 +170,56 @@ fn help_lists_mode_and_tab_completes_its_name() {
             .then_some(())
     });
 }
+
+#[test]
+fn a_chat_started_in_defer_mode_is_refused_with_the_reason_and_no_session() {
+    let env = TestEnv::new();
+    project(&env, &fs_worker());
+    let server = MockServer::start_blocking(vec![]);
+    let worker = format!("proj/{WORKER}.worker");
+    let envs: Vec<(&str, String)> = provider_env(Wire::Anthropic, &server).into_iter().collect();
+    let mut chat = Chat::start(
+        &env,
+        &[
+            "chat",
+            &worker,
+            "--model",
+            model_for(Wire::Anthropic),
+            "--approval",
+            "defer",
+        ],
+        &envs,
+    );
+    chat.wait_for("cannot use the approval mode `defer`");
+    assert_eq!(
+        chat.wait_exit(Duration::from_secs(10)),
+        2,
+        "{}",
+        chat.dump()
+    );
+    assert!(chat.dump().contains("--approval defer"), "{}", chat.dump());
+    assert!(server.requests().is_empty());
+    let listed = env.run(&["sessions", "list"]);
+    assert!(!listed.contains(WORKER), "no session was kept: {listed}");
+
+    // The program config's mode is refused the same way.
+    let config = env.read("proj/golem-forge.config.yaml").unwrap();
+    env.write(
+        "proj/golem-forge.config.yaml",
+        &format!("{config}approval:\n  mode: defer\n"),
+    );
+    let mut chat = Chat::start(
+        &env,
+        &["chat", &worker, "--model", model_for(Wire::Anthropic)],
+        &envs,
+    );
+    chat.wait_for("cannot use the approval mode `defer`");
+    assert_eq!(
+        chat.wait_exit(Duration::from_secs(10)),
+        2,
+        "{}",
+        chat.dump()
+    );
+    let listed = env.run(&["sessions", "list"]);
+    assert!(!listed.contains(WORKER), "no session was kept: {listed}");
+}
