@@ -2,7 +2,7 @@
 //! (its type, whether it is required, its default, its choices and description), typed with
 //! the same rules as command-line options.
 
-use golem_core::coerce::options_to_args;
+use golem_core::coerce::field_value;
 use golem_core::fields::derive_fields_from_schema;
 use golem_protocol::{FieldType, FormField};
 use serde_json::{Map, Value};
@@ -65,19 +65,19 @@ pub fn fill(schema: &Value, print: &mut dyn FnMut(&str)) -> Option<Map<String, V
                 }
                 break;
             }
-            // Type the answer now, so a mistake is asked again at once.
-            let mut one = Map::new();
-            one.insert(field.name.clone(), Value::String(answer.clone()));
-            match options_to_args(&[], &one, schema) {
-                Ok(_) => {
-                    options.insert(field.name.clone(), Value::String(answer));
+            // Type the answer now, so a mistake is asked again at once; the error names the
+            // field, as the form does (not `--field`: a form has no options).
+            match field_value(schema, &field.name, &answer) {
+                Ok(value) => {
+                    options.insert(field.name.clone(), value);
                     break;
                 }
                 Err(e) => print(&format!("  {e}")),
             }
         }
     }
-    options_to_args(&[], &options, schema).ok()
+    // The fields come in the schema's property order, as the arguments go.
+    Some(options)
 }
 
 #[cfg(test)]

@@ -87,6 +87,39 @@ enum Form {
 }
 
 #[test]
+fn a_bad_form_answer_names_the_field_not_an_option_and_is_asked_again() {
+    let (_env, _server, mut chat) = session(Wire::Anthropic);
+    chat.send_line("/read_file -i");
+    let mut answered_badly = false;
+    loop {
+        let next = chat.poll("a field prompt or the result", |view, from| {
+            if view.text_from(from).contains(CONTENT) {
+                return Some(Form::Done);
+            }
+            let line = view.cursor_line();
+            let is_field = view.cursor.0 > from
+                && line.ends_with('›')
+                && line.contains(" (")
+                && usize::from(view.cursor.1) == line.chars().count() + 1;
+            is_field.then(|| Form::Field(line.to_owned()))
+        });
+        match next {
+            Form::Done => break,
+            Form::Field(prompt) if prompt.starts_with("path (") => chat.send_line("/out/a.txt"),
+            Form::Field(prompt) if prompt.starts_with("offset (") && !answered_badly => {
+                answered_badly = true;
+                chat.send_line("soon");
+                chat.wait_for("invalid value 'soon' for offset: expected");
+            }
+            Form::Field(_) => chat.send_line(""),
+        }
+    }
+    assert!(answered_badly, "no offset field\n{}", chat.dump());
+    let screen = chat.dump();
+    assert!(!screen.contains("--offset"), "{screen}");
+}
+
+#[test]
 fn dash_i_prompts_each_field_then_runs() {
     let (_env, server, mut chat) = session(Wire::Anthropic);
     chat.send_line("/read_file -i");

@@ -179,6 +179,22 @@ pub fn options_to_args(
     Ok(ordered)
 }
 
+/// Types one form answer, the text given for property `name` of `schema`, as
+/// [`options_to_args`] types an option's value; an error names the field (`limit`), not an
+/// option (`--limit`): a form has no options. A name that is no property is an unknown option.
+pub fn field_value(schema: &Value, name: &str, answer: &str) -> Result<Value, CoerceError> {
+    let root = resolve(schema, schema).schema;
+    let empty = Map::new();
+    let properties = root
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let Some(property) = properties.get(name) else {
+        return Err(unknown_option(name, &display_option(name), properties));
+    };
+    coerce(schema, property, &Value::String(answer.to_owned()), name, 0)
+}
+
 /// The required properties of `schema` that `args` lacks, in property order.
 pub fn missing_required(args: &Map<String, Value>, schema: &Value) -> Vec<String> {
     let root = resolve(schema, schema).schema;

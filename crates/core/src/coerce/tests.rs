@@ -582,3 +582,22 @@ fn parse_bool_words() {
     assert_eq!(parse_bool("maybe"), None);
     assert_eq!(parse_bool(""), None);
 }
+
+#[test]
+fn a_form_answer_is_typed_and_its_error_names_the_field() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"offset": {"type": "integer"}, "all": {"type": "boolean"}}
+    });
+    assert_eq!(field_value(&schema, "offset", "12").unwrap(), json!(12));
+    assert_eq!(field_value(&schema, "all", "yes").unwrap(), json!(true));
+    let error = field_value(&schema, "offset", "soon")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("invalid value 'soon' for offset: expected"),
+        "{error}"
+    );
+    assert!(!error.contains("--"), "{error}");
+    assert!(field_value(&schema, "nope", "1").is_err());
+}
