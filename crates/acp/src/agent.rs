@@ -109,6 +109,8 @@ impl AgentState {
             jail_helper: settings.jail_helper.clone(),
             keeps_history: true,
             mcp_servers: client_servers(servers, cwd)?,
+            ready_model: None,
+            scratch: None,
             ..HostOptions::new(worker)
         })
     }

@@ -90,6 +90,8 @@ pub fn open_host(
         instructions: None,
         batch_item: None,
         mcp_servers: Default::default(),
+        ready_model: None,
+        scratch: None,
     })
     .map_err(host_error)
 }

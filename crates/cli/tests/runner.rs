@@ -20,3 +20,4 @@ mod scaffold;
 mod sessions;
 mod startup_order;
 mod tool_docs;
+mod worker_tests;

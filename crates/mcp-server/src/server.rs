@@ -191,6 +191,8 @@ impl McpServer {
             instructions: None,
             batch_item: None,
             mcp_servers: Default::default(),
+            ready_model: None,
+            scratch: None,
         }
     }
 

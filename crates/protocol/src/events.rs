@@ -35,8 +35,9 @@ use crate::workers::{
 /// action — and the batch events of `golem-forge batch --json`; 1.11: `setApprovalMode`, the
 /// approval mode switched during a session, and `sessionStatus.approvalMode`; 1.12: `toolKind`
 /// on `toolStarted`, `toolResult` and `approvalRequired`, what kind of thing the tool does;
-/// 1.13: `toolResult.args`, the arguments of a call that never started).
-pub const PROTOCOL_VERSION: &str = "1.13";
+/// 1.13: `toolResult.args`, the arguments of a call that never started; 1.14: the test events
+/// of `golem-forge test --json`, `testStarted`, `testFinished` and `testsEnded`).
+pub const PROTOCOL_VERSION: &str = "1.14";
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -589,4 +590,6 @@ pub enum ProtocolEvent {
     Action(Box<ActionEvent>),
     /// `golem-forge batch --json` → its reader.
     Batch(Box<BatchEvent>),
+    /// `golem-forge test --json` → its reader.
+    Test(Box<crate::worker_test::TestEvent>),
 }

@@ -21,6 +21,7 @@ pub mod session;
 pub mod text;
 pub mod tool_definition;
 pub mod tool_kind;
+pub mod worker_test;
 pub mod workers;
 
 pub use approval::{
@@ -45,6 +46,7 @@ pub use session::{
 };
 pub use tool_definition::ToolDefinition;
 pub use tool_kind::ToolKind;
+pub use worker_test::TestEvent;
 pub use workers::{
     BudgetAmounts, BudgetStatus, CompactionReason, ContextFill, TokenUsage, WorkerOrigin,
     WorkerProgress,

@@ -506,7 +506,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.13", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.14", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(
@@ -979,4 +979,39 @@ fn code_results_reach_the_model_as_status_and_output() {
     // Data that is not a code result falls back to the generic rendering.
     let odd = ToolResultValue::new("code_result", json!({"x": 1})).with_summary("s");
     assert_eq!(odd.to_model_text(), "s\n{\"x\":1}");
+}
+
+#[test]
+fn test_events_round_trip_in_camel_case() {
+    use crate::worker_test::TestEvent;
+    let finished = TestEvent::TestFinished {
+        case: "greets".into(),
+        worker: "greeter".into(),
+        run: 1,
+        passed: false,
+        failures: vec!["expect.answer: …".into()],
+        usage: TokenUsage {
+            input_tokens: 3,
+            output_tokens: 2,
+            ..TokenUsage::default()
+        },
+        cost: Some(0.0),
+        duration_ms: 12,
+    };
+    let value = serde_json::to_value(&finished).unwrap();
+    assert_eq!(
+        value,
+        json!({"type": "testFinished", "case": "greets", "worker": "greeter", "run": 1,
+               "passed": false, "failures": ["expect.answer: …"],
+               "usage": {"inputTokens": 3, "outputTokens": 2}, "cost": 0.0, "durationMs": 12})
+    );
+    assert_eq!(
+        serde_json::from_value::<TestEvent>(value).unwrap(),
+        finished
+    );
+    let ended: ProtocolEvent =
+        serde_json::from_value(json!({"type": "testsEnded", "passed": 2, "failed": 1})).unwrap();
+    assert!(
+        matches!(ended, ProtocolEvent::Test(ref e) if **e == TestEvent::TestsEnded { passed: 2, failed: 1 })
+    );
 }

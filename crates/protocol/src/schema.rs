@@ -4,7 +4,7 @@
 use crate::events::{PROTOCOL_VERSION, ProtocolEvent};
 
 /// The JSON Schema describing every display and action event and the events of
-/// `batch --json`, as pretty JSON with a trailing newline.
+/// `batch --json` and `test --json`, as pretty JSON with a trailing newline.
 pub fn protocol_schema_json() -> String {
     let mut schema = schemars::schema_for!(ProtocolEvent);
     schema.insert(

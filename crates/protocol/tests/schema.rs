@@ -51,6 +51,9 @@ fn schema_names_every_event_type() {
         "itemFinished",
         "batchProgress",
         "batchEnded",
+        "testStarted",
+        "testFinished",
+        "testsEnded",
     ] {
         assert!(
             text.contains(&format!("\"{name}\"")),

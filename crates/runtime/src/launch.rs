@@ -36,22 +36,40 @@ pub fn build_worker(
         .registry
         .load(name)
         .map_err(|e| LaunchError::Config(e.to_string()))?;
-    assemble(env, Arc::new(definition), Some(parent))
+    assemble(env, Arc::new(definition), Some(parent), None)
+}
+
+/// What a session may set about its root worker besides its file: a model ready to use and
+/// zones moved elsewhere (`golem-forge test`'s scripted model and scratch zones).
+#[derive(Default)]
+pub struct RootSetup {
+    /// This model instead of the one chosen by name (sub-workers without a `model` of their
+    /// own inherit it).
+    pub model: Option<Arc<dyn Model>>,
+    /// Each zone of the root worker is this directory's subdirectory of the zone's name instead
+    /// of its configured path (the zones' names, modes, approvals and `unprotect` are kept).
+    pub zones_dir: Option<std::path::PathBuf>,
 }
 
 /// Builds the root worker from its file (with the program's default zones when it declares
-/// none).
+/// none), with what `setup` sets instead.
 pub fn build_root(
     env: &Arc<SessionEnv>,
     worker_path: &Path,
+    setup: &RootSetup,
 ) -> Result<(WorkerRuntime, Arc<WorkerDefinition>, String), LaunchError> {
     let mut definition = match env.registry.parsed(worker_path) {
         Some(parsed) => parsed.clone(),
         None => load_worker(worker_path).map_err(|e| LaunchError::Config(e.to_string()))?,
     };
     env.config.apply_default_zones(&mut definition);
+    if let Some(dir) = &setup.zones_dir {
+        for zone in &mut definition.zones {
+            zone.path = Some(dir.join(&zone.name));
+        }
+    }
     let definition = Arc::new(definition);
-    let runtime = assemble(env, definition.clone(), None)?;
+    let runtime = assemble(env, definition.clone(), None, setup.model.clone())?;
     let model = runtime.model_name();
     Ok((runtime, definition, model))
 }
@@ -60,11 +78,14 @@ fn assemble(
     env: &Arc<SessionEnv>,
     definition: Arc<WorkerDefinition>,
     parent: Option<WorkerFrame>,
+    ready: Option<Arc<dyn Model>>,
 ) -> Result<WorkerRuntime, LaunchError> {
     let depth = parent.as_ref().map_or(0, |p| p.depth + 1);
-    // The model: the root by precedence; a sub-worker by its own `model`, else its caller's.
-    let model: Arc<dyn Model> = match (&parent, &definition.model) {
-        (None, _) => {
+    // The model: the root's ready one or by precedence; a sub-worker by its own `model`, else
+    // its caller's.
+    let model: Arc<dyn Model> = match (&parent, &definition.model, ready) {
+        (None, _, Some(model)) => model,
+        (None, _, None) => {
             let name = crate::config::choose_model(
                 env.cli_model.as_deref(),
                 &definition,
@@ -78,13 +99,13 @@ fn assemble(
                 None => model,
             }
         }
-        (Some(_), Some(own)) => {
+        (Some(_), Some(own), _) => {
             definition
                 .check_compatible(own)
                 .map_err(|e| LaunchError::Config(e.to_string()))?;
             env.resolver.resolve(own)?
         }
-        (Some(parent), None) => match &parent.model {
+        (Some(parent), None, _) => match &parent.model {
             Some(model) => {
                 definition
                     .check_compatible(&model.spec().to_string())

@@ -17,6 +17,7 @@ mod run;
 mod schema;
 mod serve;
 mod sessions;
+mod test;
 
 use std::process::ExitCode;
 
@@ -70,6 +71,7 @@ enum Command {
     Approvals(approvals::ApprovalsArgs),
     Inbox(inbox::InboxArgs),
     Schema(schema::SchemaArgs),
+    Test(test::TestArgs),
 }
 
 /// Runs the chosen subcommand.
@@ -90,5 +92,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, CommandError> {
         Command::Approvals(args) => approvals::cmd_approvals(args),
         Command::Inbox(args) => inbox::cmd_inbox(args),
         Command::Schema(args) => schema::cmd_schema(args),
+        Command::Test(args) => test::cmd_test(args),
     }
 }

@@ -31,6 +31,8 @@ fn layers() -> BTreeMap<&'static str, u32> {
         ("golem-batch", 6),
         // `golem-forge acp`: sessions driven by an editor over the Agent Client Protocol.
         ("golem-acp", 6),
+        // `golem-forge test`: a worker's test cases run as scratch sessions and checked.
+        ("golem-worker-tests", 6),
         // Batches on a Redis queue: consumers anywhere, built on the batch runner.
         ("golem-queue", 7),
         ("golem-forge", 8),

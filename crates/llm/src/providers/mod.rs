@@ -18,6 +18,7 @@ pub mod openai_chat;
 pub mod openai_common;
 pub mod openai_responses;
 pub mod replay;
+pub mod script;
 pub mod test_model;
 
 /// The built-in providers, in the order error messages list them. A provider defined in the

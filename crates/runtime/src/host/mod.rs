@@ -49,7 +49,7 @@ use golem_sandbox::undo::UndoJournal;
 use crate::budget::BudgetLimits;
 use crate::config::ProgramConfig;
 use crate::inbox::{InboxStore, SessionInbox};
-use crate::launch::{LaunchError, SessionEnv, build_root};
+use crate::launch::{LaunchError, RootSetup, SessionEnv, build_root};
 use crate::registry::WorkerRegistry;
 use crate::runner::WorkerRuntime;
 use crate::tree::WorkerTree;
@@ -107,6 +107,33 @@ pub struct HostOptions {
     /// their tools as one more MCP toolset, each asked unless a project rule says otherwise.
     /// A name the worker's own `toolsets.mcp` uses is an error.
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// A model for the root worker instead of one chosen by name (`golem-forge test`'s
+    /// scripted replies); `model` and `record` are then not used.
+    pub ready_model: Option<ReadyModel>,
+    /// Keeps the session out of the program's state and zone folders.
+    pub scratch: Option<Scratch>,
+}
+
+/// A model instance handed to the session ready to use.
+#[derive(Clone)]
+pub struct ReadyModel(pub Arc<dyn golem_llm::Model>);
+
+impl std::fmt::Debug for ReadyModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ReadyModel({})", self.0.spec())
+    }
+}
+
+/// Where a session runs apart from the user's files (a case of `golem-forge test`).
+#[derive(Debug, Clone)]
+pub struct Scratch {
+    /// Used instead of the program root for what the session writes (its transcript and undo
+    /// journal, the approval inbox) and for the project's approval rules (none unless a file
+    /// is put there), so the program's `.golem-forge/` is neither read for them nor written.
+    pub state_root: PathBuf,
+    /// Each zone of the root worker is this directory's subdirectory of the zone's name, which
+    /// must exist; the zone's configured folder is never opened.
+    pub zones_dir: PathBuf,
 }
 
 impl HostOptions {
@@ -126,6 +153,8 @@ impl HostOptions {
             instructions: None,
             batch_item: None,
             mcp_servers: BTreeMap::new(),
+            ready_model: None,
+            scratch: None,
         }
     }
 }
@@ -371,10 +400,16 @@ impl SessionHost {
             .approval
             .or(config.approval.mode)
             .unwrap_or(ApprovalMode::Interactive);
-        let notifier = config.notify.clone().map(|settings| {
+        // A scratch session tells nobody: its approvals are answered by its front end.
+        let notify = config.notify.clone().filter(|_| options.scratch.is_none());
+        let notifier = notify.map(|settings| {
             ApprovalNotifier::new(settings, ui.clone(), options.jail_helper.clone())
         });
-        let inbox = SessionInbox::new(InboxStore::new(&config.root), options.batch_item.clone());
+        let state_root = match &options.scratch {
+            Some(scratch) => scratch.state_root.clone(),
+            None => config.root.clone(),
+        };
+        let inbox = SessionInbox::new(InboxStore::new(&state_root), options.batch_item.clone());
         let controller = ApprovalController::new(mode)
             .with_callback(attached_approval_callback(
                 ui.clone(),
@@ -388,7 +423,7 @@ impl SessionHost {
                 notifier: notifier.clone(),
             }))
             .with_rules(
-                crate::approvals_file::project_rules(&config.root)
+                crate::approvals_file::project_rules(&state_root)
                     .map_err(|e| HostError::Config(e.to_string()))?,
             );
         let transcript = TranscriptSlot::default();
@@ -402,7 +437,7 @@ impl SessionHost {
             context: context.clone(),
             inbox: inbox.clone(),
         });
-        let store = SessionStore::new(&config.root);
+        let store = SessionStore::new(&state_root);
         let redactor = SessionEnv::secrets_of(&config);
         // Bound to the session's directory once its id is known (below).
         let undo = Arc::new(UndoJournal::unbound(config.undo.max_bytes()));
@@ -443,7 +478,11 @@ impl SessionHost {
                 ..McpToolsetConfig::default()
             }),
         });
-        let (mut runtime, definition, model_name) = build_root(&env, &worker_path)?;
+        let setup = RootSetup {
+            model: options.ready_model.as_ref().map(|ready| ready.0.clone()),
+            zones_dir: options.scratch.as_ref().map(|s| s.zones_dir.clone()),
+        };
+        let (mut runtime, definition, model_name) = build_root(&env, &worker_path, &setup)?;
         if let Some(more) = &options.instructions {
             runtime.append_instructions(more);
         }

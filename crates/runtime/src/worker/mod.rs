@@ -17,7 +17,8 @@ pub use models::glob_matches;
 pub use name::is_valid_worker_name;
 pub(crate) use parse::unique_zones;
 pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};
-pub use schema::worker_schema_json;
+pub use schema::{strict_schema_json, worker_schema_json};
+pub use yaml::{YamlProblem, from_yaml};
 
 // Each toolset's configuration lives with the toolset; these are the names a worker file's
 // readers (`check`, the tests) know them by.

@@ -17,10 +17,16 @@ use super::parse::FrontMatter;
 
 /// The JSON Schema of a `.worker` file's front matter, as pretty JSON with a trailing newline.
 pub fn worker_schema_json() -> String {
+    strict_schema_json::<FrontMatter>()
+}
+
+/// The strict JSON Schema (draft 2020-12, standard formats only) of a file golem-forge reads
+/// as `T`, as pretty JSON with a trailing newline (test files' schema is one too).
+pub fn strict_schema_json<T: schemars::JsonSchema>() -> String {
     let schema = SchemaSettings::draft2020_12()
         .with_transform(drop_non_standard_formats)
         .into_generator()
-        .into_root_schema_for::<FrontMatter>();
+        .into_root_schema_for::<T>();
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text

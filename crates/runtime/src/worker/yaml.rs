@@ -19,7 +19,7 @@ use super::suggest::did_you_mean;
 
 /// One problem in a YAML document, located in the file it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct YamlProblem {
+pub struct YamlProblem {
     /// 1-based line in the file.
     pub line: u64,
     /// The dotted key path (`toolsets.shell.rules[2].approval`), if the problem has one.
@@ -30,7 +30,7 @@ pub(crate) struct YamlProblem {
 
 /// Deserializes `text`, a YAML document that starts on line `first_line` of its file.
 /// `document` names the whole document in messages about its shape ("the front matter").
-pub(crate) fn from_yaml<T: DeserializeOwned>(
+pub fn from_yaml<T: DeserializeOwned>(
     text: &str,
     first_line: u64,
     document: &str,

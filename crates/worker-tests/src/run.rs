@@ -1,0 +1,257 @@
+//! Running one case: a fresh session of the worker, with its real tools, approval policies,
+//! jail and protected files, in scratch zones — a temporary directory per case in which each
+//! zone is a new empty folder with the case's `files:` applied — and its state (transcript,
+//! undo journal, inbox) kept there too, so the user's zone folders and `.golem-forge/` are
+//! never touched. The model is the case's scripted replies; calls that ask are answered from
+//! `approve:`. The display events give what the expectations need; the scratch zones, read
+//! through the sandbox, give the files.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use golem_core::approval::ApprovalMode;
+use golem_llm::providers::script::{ScriptedCall, ScriptedModel, ScriptedReply};
+use golem_protocol::{ActionEvent, ApprovalResponse, DisplayEvent, TokenUsage};
+use golem_runtime::host::{HostOptions, HostWorker, ReadyModel, Scratch, SessionHost};
+use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
+
+use crate::discover::Suite;
+use crate::error::TestError;
+use crate::expect::{Failure, Observed, ObservedCall, ObservedFile, check_file, check_run};
+use crate::file::Case;
+
+/// How cases are run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// The binary that runs the process jail's helper mode.
+    pub jail_helper: Option<std::path::PathBuf>,
+}
+
+/// The outcome of one run of one case.
+#[derive(Debug, Clone)]
+pub struct CaseReport {
+    /// The case's name.
+    pub case: String,
+    /// The worker's name.
+    pub worker: String,
+    /// The test file.
+    pub file: std::path::PathBuf,
+    /// Which run (1 for the first).
+    pub run: u32,
+    /// The expectations that did not hold, or why the case could not run.
+    pub failures: Vec<Failure>,
+    /// How many calls the run made.
+    pub calls: usize,
+    /// Tokens used.
+    pub usage: TokenUsage,
+    /// What it cost.
+    pub cost: Option<f64>,
+    /// How long it took.
+    pub duration: Duration,
+}
+
+impl CaseReport {
+    /// Whether every expectation held.
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// Runs `case` of `suite` once. A session that cannot be opened is a failure of the case; a
+/// scratch place that cannot be made is an error.
+pub async fn run_case(
+    suite: &Suite,
+    case: &Case,
+    options: &RunOptions,
+) -> Result<CaseReport, TestError> {
+    let started = Instant::now();
+    let scratch_error = |message: String| TestError::Scratch {
+        case: case.name.clone(),
+        message,
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("golem-forge-test-")
+        .tempdir()
+        .map_err(|e| scratch_error(e.to_string()))?;
+    let zones_dir = dir.path().join("zones");
+    let state_root = dir.path().join("state");
+    let mut configs = Vec::new();
+    for zone in &suite.zones {
+        let path = zones_dir.join(zone);
+        std::fs::create_dir_all(&path).map_err(|e| scratch_error(e.to_string()))?;
+        let mut config = ZoneConfig::new(zone.clone(), ZoneMode::Rw);
+        config.path = Some(path);
+        configs.push(config);
+    }
+    std::fs::create_dir_all(&state_root).map_err(|e| scratch_error(e.to_string()))?;
+    let zones = Sandbox::open(dir.path(), &configs).map_err(|e| scratch_error(e.to_string()))?;
+    for (path, content) in &case.files {
+        let at = zones
+            .resolve(path.as_str())
+            .map_err(|e| scratch_error(format!("{path}: {}", e.message)))?;
+        zones
+            .write_atomic(&at, content.as_bytes(), true)
+            .map_err(|e| scratch_error(format!("{path}: {}", e.message)))?;
+    }
+
+    let replies = case
+        .model
+        .iter()
+        .map(|reply| ScriptedReply {
+            text: reply.text.clone().unwrap_or_default(),
+            tool_calls: reply
+                .tool_calls
+                .iter()
+                .map(|call| ScriptedCall {
+                    name: call.name.clone(),
+                    args: call.args.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+    let model = Arc::new(ScriptedModel::new("case", replies));
+    let host_options = HostOptions {
+        approval: Some(ApprovalMode::Interactive),
+        jail_helper: options.jail_helper.clone(),
+        ready_model: Some(ReadyModel(model)),
+        scratch: Some(Scratch {
+            state_root,
+            zones_dir: zones_dir.clone(),
+        }),
+        ..HostOptions::new(HostWorker::File(suite.worker.clone()))
+    };
+    let (observed, mut failures) = match SessionHost::open(host_options) {
+        Ok(host) => (drive(host, case).await, Vec::new()),
+        Err(err) => (
+            Observed::default(),
+            vec![Failure {
+                expectation: "session".to_owned(),
+                message: format!("the worker could not start: {err}"),
+            }],
+        ),
+    };
+    if failures.is_empty() {
+        failures.extend(check_run(&case.expect, &observed));
+        for (path, expect) in &case.expect.files {
+            let actual = read_zone_file(&zones, path.as_str());
+            failures.extend(check_file(path.as_str(), expect, &actual));
+        }
+    }
+    drop(dir);
+    Ok(CaseReport {
+        case: case.name.clone(),
+        worker: suite.worker_name.clone(),
+        file: suite.file.clone(),
+        run: 1,
+        failures,
+        calls: observed.calls.len(),
+        usage: observed.usage,
+        cost: observed.cost,
+        duration: started.elapsed(),
+    })
+}
+
+/// A zone file as the run left it, read through the sandbox of the scratch zones: what cannot
+/// be read as a file there (nothing, a directory, a link out of the zone) is absent.
+fn read_zone_file(zones: &Sandbox, path: &str) -> ObservedFile {
+    let Ok(at) = zones.resolve(path) else {
+        return ObservedFile::Absent;
+    };
+    match zones.read(&at) {
+        Ok(bytes) => ObservedFile::Bytes(bytes),
+        Err(_) => ObservedFile::Absent,
+    }
+}
+
+/// Sends the case's input, answers approvals from `approve:`, and gathers what happened until
+/// the session ends.
+async fn drive(host: SessionHost, case: &Case) -> Observed {
+    let mut attachment = host.attach(true);
+    let running = host.start();
+    attachment.send(ActionEvent::UserInput {
+        request_id: None,
+        content: case.input.clone(),
+    });
+    let mut observed = Observed::default();
+    let mut started_args: HashMap<String, serde_json::Value> = HashMap::new();
+    while let Some(event) = attachment.recv().await {
+        match event {
+            DisplayEvent::ToolStarted {
+                tool_call_id, args, ..
+            } => {
+                started_args.insert(tool_call_id, args);
+            }
+            DisplayEvent::ToolResult {
+                tool_call_id,
+                tool_name,
+                status,
+                args,
+                ..
+            } => {
+                let args = started_args
+                    .remove(&tool_call_id)
+                    .or(args)
+                    .unwrap_or(serde_json::Value::Null);
+                observed.calls.push(ObservedCall {
+                    tool: tool_name,
+                    args,
+                    status,
+                });
+            }
+            DisplayEvent::ApprovalRequired(request) => {
+                observed.asked.push(request.tool_name.clone());
+                let yes = case
+                    .approve
+                    .get(&request.tool_name)
+                    .is_some_and(|answer| answer.0);
+                let response = if yes {
+                    ApprovalResponse::approve(request.request_id)
+                } else {
+                    ApprovalResponse::deny(
+                        request.request_id,
+                        Some("the test case's `approve:` says no".to_owned()),
+                    )
+                };
+                attachment.send(ActionEvent::ApprovalResponse(response));
+            }
+            DisplayEvent::TurnEnded {
+                status,
+                response,
+                error,
+                output,
+                usage,
+                cost,
+            } => {
+                observed.status = Some(status);
+                observed.answer = response;
+                observed.error = error;
+                observed.output = output;
+                observed.usage = usage;
+                observed.cost = cost;
+                attachment.send(ActionEvent::EndSession { reason: None });
+            }
+            DisplayEvent::SessionEnded { .. } => break,
+            DisplayEvent::SessionStarted { .. }
+            | DisplayEvent::Message { .. }
+            | DisplayEvent::Streaming { .. }
+            | DisplayEvent::ApprovalResolved(_)
+            | DisplayEvent::ApprovalDeferred { .. }
+            | DisplayEvent::InputRequired { .. }
+            | DisplayEvent::InputResolved { .. }
+            | DisplayEvent::Status { .. }
+            | DisplayEvent::ManualToolsAvailable { .. }
+            | DisplayEvent::WorkerStarted { .. }
+            | DisplayEvent::WorkerProgress(_)
+            | DisplayEvent::WorkerFinished { .. }
+            | DisplayEvent::Usage { .. }
+            | DisplayEvent::ContextCompacted { .. }
+            | DisplayEvent::ActionResult(_)
+            | DisplayEvent::SessionStatus(_)
+            | DisplayEvent::ApprovalsRemembered { .. } => {}
+        }
+    }
+    drop(attachment);
+    running.closed().await;
+    observed
+}
