@@ -435,3 +435,253 @@ fn a_worker_that_wants_more_replies_than_scripted_fails_and_says_so() {
         "{text}"
     );
 }
+
+/// Evals (`--model`, `--runs`, `--min-pass`, `--budget-cost`, `--update`) against the mock
+/// OpenAI server: every reply uses 10 input and 5 output tokens.
+mod evals {
+    use golem_testkit::Wire;
+    use golem_testkit::cli::{TestEnv, assert_exit, model_for, provider_env, stderr, stdout};
+    use golem_testkit::mock::MockServer;
+    use serde_json::json;
+    use std::process::Output;
+
+    const WIRE: Wire = Wire::OpenAi;
+
+    /// A case with no scripted replies: it runs only against a model.
+    const GREETS: &str = "cases:\n  - name: greets Ada\n    input: \"hello, I am Ada\"\n    expect:\n      answer: { contains: Ada }\n";
+
+    /// The keeper project, its config pricing the mock model at $0.02 a reply.
+    fn project(env: &TestEnv, tests: &str) {
+        super::project(env, tests);
+        env.write(
+            "proj/golem-forge.config.yaml",
+            "prices:\n  \"openai:gpt-mock\": {input: 1000, output: 2000}\n",
+        );
+    }
+
+    fn eval(env: &TestEnv, server: &MockServer, args: &[&str]) -> Output {
+        env.command()
+            .arg("test")
+            .args(["--model", model_for(WIRE)])
+            .args(args)
+            .envs(provider_env(WIRE, server))
+            .output()
+            .unwrap()
+    }
+
+    #[test]
+    fn model_replies_come_from_the_model_and_a_case_without_replies_needs_one() {
+        let env = TestEnv::new();
+        project(&env, GREETS);
+        let server = MockServer::start_blocking(vec![WIRE.text("Hello Ada!")]);
+        let out = eval(&env, &server, &["proj"]);
+        assert_exit(&out, 0);
+        let text = stdout(&out);
+        assert!(text.contains("✓ keeper · greets Ada ("), "{text}");
+        assert!(text.contains("1/1"), "{text}");
+        assert!(text.contains("$0.0200"), "{text}");
+        assert_eq!(server.requests().len(), 1);
+        let server = MockServer::start_blocking(vec![WIRE.text("Hello Bob!")]);
+        let out = eval(&env, &server, &["proj"]);
+        assert_exit(&out, 1);
+        let text = stdout(&out);
+        assert!(
+            text.contains("expect.answer: expected an answer that contains \"Ada\", the answer was \"Hello Bob!\""),
+            "{text}"
+        );
+        assert!(text.contains("0/1"), "{text}");
+        // Offline, the case cannot run: a load error naming the file and the case.
+        let out = super::test(&env, &["proj"]);
+        assert_exit(&out, 2);
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!(
+                "test file {}: case `greets Ada` has no `model:` replies, so it cannot run offline",
+                env.path().join("proj/keeper.test.yaml").display()
+            )),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn runs_give_a_pass_rate_that_min_pass_judges() {
+        let env = TestEnv::new();
+        project(&env, GREETS);
+        let (ada, bob) = (WIRE.text("Hi Ada"), WIRE.text("Hi Bob"));
+        let server = MockServer::start_blocking(vec![
+            ada.clone(),
+            bob.clone(),
+            ada.clone(),
+            ada,
+            bob,
+            WIRE.text("Hi Ada"),
+        ]);
+        let out = eval(
+            &env,
+            &server,
+            &[
+                "proj",
+                "--runs",
+                "3",
+                "--min-pass",
+                "0.6",
+                "--junit",
+                "report.xml",
+            ],
+        );
+        assert_exit(&out, 0);
+        let text = stdout(&out);
+        assert!(text.contains("2/3"), "{text}");
+        assert!(text.contains("67%"), "{text}");
+        assert!(text.contains("$0.0600"), "{text}");
+        assert!(
+            text.contains("2 of 3 runs passed; 1 passed, 0 failed"),
+            "{text}"
+        );
+        let xml = env.read("report.xml").unwrap();
+        assert_eq!(xml.matches("<testcase ").count(), 3, "{xml}");
+        for run in 1..=3 {
+            assert!(xml.contains(&format!("greets Ada (run {run})")), "{xml}");
+        }
+        let out = eval(
+            &env,
+            &server,
+            &["proj", "--runs", "3", "--min-pass", "0.9", "--json"],
+        );
+        assert_exit(&out, 1);
+        let events = super::events(&out);
+        let mut runs: Vec<u64> = events
+            .iter()
+            .filter(|e| e["type"] == "testFinished")
+            .map(|e| e["run"].as_u64().unwrap())
+            .collect();
+        runs.sort_unstable();
+        assert_eq!(runs, [1, 2, 3]);
+        let passed = events
+            .iter()
+            .filter(|e| e["type"] == "testFinished" && e["passed"] == true)
+            .count();
+        assert_eq!(passed, 2);
+        assert_eq!(server.requests().len(), 6);
+    }
+
+    #[test]
+    fn a_spent_cost_budget_starts_no_new_run_and_exits_3() {
+        let env = TestEnv::new();
+        project(&env, GREETS);
+        let server = MockServer::start_blocking(Vec::new());
+        server.set_fallback(WIRE.text("Hello Ada!"));
+        let out = eval(
+            &env,
+            &server,
+            &["proj", "--runs", "6", "--budget-cost", "0.01"],
+        );
+        assert_exit(&out, 3);
+        let text = stdout(&out);
+        assert!(
+            text.contains(
+                "the cost budget of $0.0100 is spent ($0.0800 so far): 2 of 6 runs did not start"
+            ),
+            "{text}"
+        );
+        // Four ran at once, and nothing after them.
+        assert_eq!(server.requests().len(), 4);
+    }
+
+    /// A test file with comments, odd spacing and flow mappings, whose first case has no
+    /// replies and whose second has old ones.
+    const HAND_WRITTEN: &str = "# Cases of the keeper, kept by hand.\ncases:\n    # the first: written by the model\n  -   name:   greets Ada     # odd spacing\n      input: 'hello, I am Ada'\n      approve: {write_file: yes}\n      expect:\n          answer: { contains: Ada }   # keep me\n          files: { /notes/greeted.md: { equals: \"Ada\\n\" } }\n\n  # between the cases\n  - name: says bye\n    model:    # will be replaced\n      - text: \"old\"    # gone\n    expect: { answer: { contains: \"Bye\" } }\n# the end\n";
+
+    #[test]
+    fn update_writes_the_replies_that_then_pass_offline_and_keeps_the_rest() {
+        let env = TestEnv::new();
+        project(&env, HAND_WRITTEN);
+        let server = MockServer::start_blocking(vec![
+            WIRE.tool_calls(&[(
+                "call_1",
+                "write_file",
+                json!({"path": "/notes/greeted.md", "content": "Ada\n"}),
+            )]),
+            WIRE.text("Hello \"Ada\": #1!"),
+            WIRE.text("Bye\nfor now"),
+        ]);
+        let file = env.path().join("proj/keeper.test.yaml");
+        let out = eval(&env, &server, &["proj", "--update", "-k", "greets Ada"]);
+        assert_exit(&out, 0);
+        let once = std::fs::read_to_string(&file).unwrap();
+        // Inserted after the case's last line; every other byte as it was.
+        let at = HAND_WRITTEN.find("\n\n  # between").unwrap();
+        assert!(once.starts_with(&HAND_WRITTEN[..at]), "{once}");
+        assert!(once.ends_with(&HAND_WRITTEN[at..]), "{once}");
+        let inserted = &once[at..once.len() - (HAND_WRITTEN.len() - at)];
+        assert!(
+            inserted.starts_with("\n      model:\n        - tool_calls:\n"),
+            "{inserted}"
+        );
+        let out = eval(&env, &server, &["proj", "--update", "-k", "says bye"]);
+        // The mock's "Bye\nfor now" passes `contains: Bye`.
+        assert_exit(&out, 0);
+        let twice = std::fs::read_to_string(&file).unwrap();
+        let from = once.find("model:    # will be replaced").unwrap();
+        let to = once
+            .find("\n    expect: { answer: { contains: \"Bye\" } }")
+            .unwrap();
+        assert!(twice.starts_with(&once[..from]), "{twice}");
+        assert!(twice.ends_with(&once[to..]), "{twice}");
+        assert_eq!(
+            &twice[from..twice.len() - (once.len() - to)],
+            "model:\n      - text: \"Bye\\nfor now\""
+        );
+        // Offline, the written replies pass.
+        let out = super::test(&env, &["proj"]);
+        assert_exit(&out, 0);
+        assert!(
+            stdout(&out).ends_with("2 passed, 0 failed\n"),
+            "{}",
+            stdout(&out)
+        );
+        assert_eq!(server.requests().len(), 3);
+        let left: Vec<_> = std::fs::read_dir(env.path().join("proj"))
+            .unwrap()
+            .collect();
+        assert_eq!(
+            left.len(),
+            4,
+            "a temp file was left beside the test file: {left:?}"
+        );
+    }
+
+    #[test]
+    fn bad_combinations_exit_2_and_say_why() {
+        let env = TestEnv::new();
+        project(&env, GREETS);
+        let out = super::test(&env, &["proj", "--update"]);
+        assert_exit(&out, 2);
+        assert!(
+            stderr(&out).contains("--update needs --model"),
+            "{}",
+            stderr(&out)
+        );
+        for rate in ["2", "-0.1", "most"] {
+            let out = super::test(&env, &["proj", &format!("--min-pass={rate}")]);
+            assert_exit(&out, 2);
+            assert!(
+                stderr(&out).contains("must be a pass rate between 0 and 1"),
+                "{}",
+                stderr(&out)
+            );
+        }
+        let server = MockServer::start_blocking(Vec::new());
+        let out = eval(&env, &server, &["proj", "--update", "--runs", "2"]);
+        assert_exit(&out, 2);
+        assert!(
+            stderr(&out).contains("--update runs each case once, but --runs is 2"),
+            "{}",
+            stderr(&out)
+        );
+        for args in [["--runs", "0"], ["--budget-cost", "0"]] {
+            assert_exit(&eval(&env, &server, &["proj", args[0], args[1]]), 2);
+        }
+        assert!(server.requests().is_empty());
+    }
+}

@@ -39,6 +39,18 @@ pub enum TestError {
     /// The worker a test file tests cannot be read, or its program config is wrong.
     #[error("{0}")]
     Worker(String),
+    /// Without a model to ask (`--model`), a case with no scripted replies cannot run.
+    #[error(
+        "test file {}: case `{case}` has no `model:` replies, so it cannot run offline; script \
+         its replies, or run it against a model with --model provider:model",
+        path.display()
+    )]
+    NoReplies {
+        /// The test file.
+        path: PathBuf,
+        /// The case.
+        case: String,
+    },
     /// The scratch directory of a case cannot be made or filled.
     #[error("cannot prepare the scratch zones of case `{case}`: {message}")]
     Scratch {

@@ -52,7 +52,7 @@ pub struct Case {
 }
 
 /// One scripted model reply: text, tool calls, or both.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reply {
     /// The answer text.
@@ -64,7 +64,7 @@ pub struct Reply {
 }
 
 /// A tool call of a scripted reply.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplyCall {
     /// The tool.

@@ -34,8 +34,10 @@ pub fn junit_xml(reports: &[CaseReport]) -> String {
             of_file.len(),
             escape(&file.display().to_string())
         ));
-        for report in of_file {
-            let name = if report.run > 1 {
+        for report in &of_file {
+            // A case run more than once names each run.
+            let several = of_file.iter().any(|r| r.case == report.case && r.run > 1);
+            let name = if several {
                 format!("{} (run {})", report.case, report.run)
             } else {
                 report.case.clone()
@@ -124,6 +126,7 @@ mod tests {
             usage: Default::default(),
             cost: None,
             duration: Duration::from_millis(5),
+            replies: None,
         };
         let xml = junit_xml(&[
             report("a <b> & \"c\"", vec![]),

@@ -2,8 +2,9 @@
 //! jail and protected files, in scratch zones — a temporary directory per case in which each
 //! zone is a new empty folder with the case's `files:` applied — and its state (transcript,
 //! undo journal, inbox) kept there too, so the user's zone folders and `.golem-forge/` are
-//! never touched. The model is the case's scripted replies; calls that ask are answered from
-//! `approve:`. The display events give what the expectations need; the scratch zones, read
+//! never touched. The model is the case's scripted replies, or the one `--model` names
+//! (resolved as the worker's, and recorded when `--update` wants its replies); calls that ask
+//! are answered from `approve:`. The display events give what the expectations need; the scratch zones, read
 //! through the sandbox, give the files.
 
 use std::collections::HashMap;
@@ -13,19 +14,29 @@ use std::time::{Duration, Instant};
 use golem_core::approval::ApprovalMode;
 use golem_llm::providers::script::{ScriptedCall, ScriptedModel, ScriptedReply};
 use golem_protocol::{ActionEvent, ApprovalResponse, DisplayEvent, TokenUsage};
+use golem_runtime::budget::BudgetLimits;
 use golem_runtime::host::{HostOptions, HostWorker, ReadyModel, Scratch, SessionHost};
 use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
 
 use crate::discover::Suite;
 use crate::error::TestError;
 use crate::expect::{Failure, Observed, ObservedCall, ObservedFile, check_file, check_run};
-use crate::file::Case;
+use crate::file::{Case, Reply};
 
 /// How cases are run.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// The binary that runs the process jail's helper mode.
     pub jail_helper: Option<std::path::PathBuf>,
+    /// `--model provider:model`: the replies come from this model, resolved as the worker's
+    /// model is (the program config's providers and prices), instead of the case's `model:`.
+    pub model: Option<String>,
+    /// A cost limit each run's turn runs under (the whole `--budget-cost`), so that a model
+    /// without a known price is refused rather than counted as free.
+    pub cost_limit: Option<f64>,
+    /// Keep what the model replied (`--update`): the run records its exchanges, read back as
+    /// [`CaseReport::replies`].
+    pub record: bool,
 }
 
 /// The outcome of one run of one case.
@@ -49,6 +60,9 @@ pub struct CaseReport {
     pub cost: Option<f64>,
     /// How long it took.
     pub duration: Duration,
+    /// The model's replies, in the test file's form, when [`RunOptions::record`] asked for
+    /// them and the run got as far as a model.
+    pub replies: Option<Result<Vec<Reply>, String>>,
 }
 
 impl CaseReport {
@@ -58,11 +72,12 @@ impl CaseReport {
     }
 }
 
-/// Runs `case` of `suite` once. A session that cannot be opened is a failure of the case; a
-/// scratch place that cannot be made is an error.
+/// Runs `case` of `suite` once, as run number `run`. A session that cannot be opened is a
+/// failure of the case; a scratch place that cannot be made is an error.
 pub async fn run_case(
     suite: &Suite,
     case: &Case,
+    run: u32,
     options: &RunOptions,
 ) -> Result<CaseReport, TestError> {
     let started = Instant::now();
@@ -110,11 +125,20 @@ pub async fn run_case(
                 .collect(),
         })
         .collect();
-    let model = Arc::new(ScriptedModel::new("case", replies));
+    let recording = dir.path().join("model.jsonl");
     let host_options = HostOptions {
         approval: Some(ApprovalMode::Interactive),
         jail_helper: options.jail_helper.clone(),
-        ready_model: Some(ReadyModel(model)),
+        model: options.model.clone(),
+        ready_model: match options.model {
+            Some(_) => None,
+            None => Some(ReadyModel(Arc::new(ScriptedModel::new("case", replies)))),
+        },
+        record: options.record.then(|| recording.clone()),
+        budget: BudgetLimits {
+            cost_usd: options.cost_limit,
+            ..BudgetLimits::default()
+        },
         scratch: Some(Scratch {
             state_root,
             zones_dir: zones_dir.clone(),
@@ -138,12 +162,15 @@ pub async fn run_case(
             failures.extend(check_file(path.as_str(), expect, &actual));
         }
     }
+    let replies =
+        (options.record && recording.exists()).then(|| crate::update::recorded_replies(&recording));
     drop(dir);
     Ok(CaseReport {
         case: case.name.clone(),
         worker: suite.worker_name.clone(),
         file: suite.file.clone(),
-        run: 1,
+        run,
+        replies,
         failures,
         calls: observed.calls.len(),
         usage: observed.usage,
