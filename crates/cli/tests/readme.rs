@@ -5,7 +5,7 @@
 
 use golem_testkit::parts::{
     ACP_PYTHON_PACKAGE, CHROMIUM_INSTALL, KUBERNETES_VALIDATE_PACKAGE, MCP_PYTHON_PACKAGE,
-    MCP_SERVER_PACKAGES, REDIS_INSTALL, SLIRP_INSTALL, TEST_COMMAND,
+    MCP_SERVER_PACKAGES, REDIS_INSTALL, SLIRP_INSTALL, TEST_COMMAND, XMLSCHEMA_PACKAGE,
 };
 
 use golem_testkit::cli::{repo_file, repo_root};
@@ -77,6 +77,7 @@ fn the_test_command_installs_every_part_then_runs_every_test() {
         MCP_PYTHON_PACKAGE,
         ACP_PYTHON_PACKAGE,
         KUBERNETES_VALIDATE_PACKAGE,
+        XMLSCHEMA_PACKAGE,
     ] {
         assert!(
             script.contains(&format!("'{package}'")),

@@ -14,6 +14,8 @@ mod batch_json;
 mod chat;
 mod cli;
 mod escapes;
+mod example_cases;
+mod junit_schema;
 mod readme;
 mod run;
 mod scaffold;

@@ -102,10 +102,90 @@ fn init_keeps_the_state_folder_out_of_git_but_not_the_rules() {
             ".golem-forge/approvals.yaml",
             "golem-forge.config.yaml",
             "main.worker",
+            "tests/assistant.yaml",
             "workspace/README.md",
             // What the worker wrote in its zone is the project's own.
             "workspace/notes.md",
         ]
+    );
+}
+
+/// The project `init` makes comes with test cases that pass as written and that pin the
+/// worker's zone policy: a new file is created without asking, a change asks first. The real
+/// zone folder is not touched by them.
+#[test]
+fn init_writes_test_cases_that_pass_and_check_the_zone_policy() {
+    let env = TestEnv::new();
+    let out = env.run(&["init", "proj"]);
+    assert!(out.contains("  tests/assistant.yaml\n"), "{out}");
+    assert!(out.contains("golem-forge test proj"), "{out}");
+    let out = env.run(&["test", "proj"]);
+    assert!(
+        out.contains("✓ assistant · creates a new note without asking ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("✓ assistant · asks before changing a file, and a no leaves it as it was ("),
+        "{out}"
+    );
+    assert!(out.contains("2 passed, 0 failed\n"), "{out}");
+    assert!(out.ends_with("[exit status: 0]\n"), "{out}");
+    // From inside the project, the default PATH is its root.
+    let inside = env
+        .command()
+        .current_dir(env.path().join("proj"))
+        .arg("test")
+        .output()
+        .unwrap();
+    assert_eq!(inside.status.code(), Some(0), "{inside:?}");
+    let mut zone: Vec<String> = std::fs::read_dir(env.path().join("proj/workspace"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    zone.sort();
+    assert_eq!(zone, ["README.md"], "the cases ran in a scratch zone");
+
+    // A changed policy is what the cases catch: creating a file now asks.
+    let worker = env.path().join("proj/main.worker");
+    let text = std::fs::read_to_string(&worker).unwrap();
+    assert!(text.contains("create: preApproved"), "{text}");
+    std::fs::write(&worker, text.replace("create: preApproved", "create: ask")).unwrap();
+    let out = env.run(&["test", "proj"]);
+    assert!(
+        out.contains("✗ assistant · creates a new note without asking ("),
+        "{out}"
+    );
+    assert!(out.contains("expect.asked"), "{out}");
+    assert!(out.ends_with("[exit status: 1]\n"), "{out}");
+}
+
+/// A second `init` leaves the project's own test cases as they are, as it does every file.
+#[test]
+fn a_second_init_keeps_the_project_s_test_cases() {
+    let env = TestEnv::new();
+    let first = env.run(&["init"]);
+    assert!(first.ends_with("[exit status: 0]\n"), "{first}");
+    let mine = "cases:\n  - name: mine\n    model: [{ text: hi }]\n";
+    env.write("tests/assistant.yaml", mine);
+    let again = env.run(&["init"]);
+    assert!(again.contains("./tests/assistant.yaml"), "{again}");
+    assert!(again.ends_with("[exit status: 2]\n"), "{again}");
+    assert_eq!(
+        std::fs::read_to_string(env.path().join("tests/assistant.yaml")).unwrap(),
+        mine
+    );
+    // Only the test file in the way is enough to stop it.
+    let other = TestEnv::new();
+    other.write("tests/assistant.yaml", mine);
+    let out = other.run(&["init"]);
+    assert!(
+        out.contains("./tests/assistant.yaml already exists"),
+        "{out}"
+    );
+    assert!(out.ends_with("[exit status: 2]\n"), "{out}");
+    assert!(
+        !other.path().join("main.worker").exists(),
+        "nothing half-created"
     );
 }
 
@@ -138,8 +218,8 @@ fn a_second_init_names_every_file_it_would_overwrite_in_one_sentence() {
     let again = env.run(&["init"]);
     assert!(
         again.contains(
-            "./golem-forge.config.yaml, ./main.worker, ./workspace/README.md and \
-             ./.golem-forge/.gitignore already exist"
+            "./golem-forge.config.yaml, ./main.worker, ./tests/assistant.yaml, \
+             ./workspace/README.md and ./.golem-forge/.gitignore already exist"
         ),
         "{again}"
     );

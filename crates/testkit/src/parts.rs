@@ -43,9 +43,14 @@ pub const ACP_PYTHON_PACKAGE: &str = "agent-client-protocol==0.12.1";
 /// environment.
 pub const KUBERNETES_VALIDATE_PACKAGE: &str = "kubernetes-validate==1.37.0";
 
-/// The command, from the workspace root, that makes the virtual environment with all three.
+/// The XML Schema validator (PyPI) the `golem-forge test --junit` test checks the JUnit XML
+/// with, against the committed JUnit schema, pinned; it lives in the same virtual environment.
+pub const XMLSCHEMA_PACKAGE: &str = "xmlschema==4.3.2";
+
+/// The command, from the workspace root, that makes the virtual environment with all four.
 pub const MCP_PYTHON_INSTALL: &str = "python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip \
-     install -q 'mcp==2.3.0' 'agent-client-protocol==0.12.1' 'kubernetes-validate==1.37.0'";
+     install -q 'mcp==2.3.0' 'agent-client-protocol==0.12.1' 'kubernetes-validate==1.37.0' \
+     'xmlschema==4.3.2'";
 
 /// Debian's browser and its WebDriver, for the browser tests.
 pub const CHROMIUM_INSTALL: &str = "apt-get install -y chromium chromium-driver";
@@ -81,6 +86,7 @@ mod tests {
         assert!(MCP_PYTHON_INSTALL.contains(MCP_PYTHON_PACKAGE));
         assert!(MCP_PYTHON_INSTALL.contains(ACP_PYTHON_PACKAGE));
         assert!(MCP_PYTHON_INSTALL.contains(KUBERNETES_VALIDATE_PACKAGE));
+        assert!(MCP_PYTHON_INSTALL.contains(XMLSCHEMA_PACKAGE));
     }
 
     #[test]

@@ -51,6 +51,38 @@ This folder is the `workspace` zone of main.worker: the only place the worker ca
 write files.
 ";
 
+/// The worker's test cases (docs/testing.md): what `golem-forge test` runs offline, with
+/// scripted model replies, in scratch copies of the zone. They pin the zone's approval policy:
+/// a new file is created without asking, a change to an existing one asks first.
+const WORKER_TESTS: &str = r#"# Test cases of main.worker: `golem-forge test` runs each as a fresh session with the
+# model's replies written down here, in a scratch copy of /workspace (the real folder is
+# never touched). Change the worker's zones or instructions, then run them again.
+cases:
+  - name: creates a new note without asking
+    input: "Please note that I like tea."
+    model:
+      - tool_calls: [{ name: write_file, args: { path: /workspace/notes.md, content: "- likes tea\n" } }]
+      - text: "I noted that you like tea in /workspace/notes.md."
+    expect:
+      calls: [{ tool: write_file, args: { path: /workspace/notes.md } }]
+      asked: []
+      blocked: []
+      files: { /workspace/notes.md: { equals: "- likes tea\n" } }
+      answer: { contains: "/workspace/notes.md" }
+
+  - name: asks before changing a file, and a no leaves it as it was
+    input: "Actually I prefer coffee."
+    files: { /workspace/notes.md: "- likes tea\n" }
+    model:
+      - tool_calls: [{ name: write_file, args: { path: /workspace/notes.md, content: "- likes coffee\n" } }]
+      - text: "You declined the change, so /workspace/notes.md still says tea."
+    approve: { write_file: no }
+    expect:
+      asked: [write_file]
+      files: { /workspace/notes.md: { equals: "- likes tea\n" } }
+      answer: { contains: "declined" }
+"#;
+
 /// Keeps what golem-forge writes for itself on this machine (sessions, undo images, the inbox,
 /// batches, caches, locks) out of the project's repository, whatever new folder a later
 /// version adds there; the project's rules are meant to be shared, so they stay in.
@@ -63,10 +95,11 @@ const STATE_GITIGNORE: &str = "\
 ";
 
 /// The files a new project gets, relative to its directory.
-fn scaffold() -> [(&'static str, &'static str); 4] {
+fn scaffold() -> [(&'static str, &'static str); 5] {
     [
         ("golem-forge.config.yaml", CONFIG),
         ("main.worker", WORKER),
+        ("tests/assistant.yaml", WORKER_TESTS),
         ("workspace/README.md", WORKSPACE_README),
         (".golem-forge/.gitignore", STATE_GITIGNORE),
     ]
@@ -84,6 +117,7 @@ pub fn cmd_init(args: InitArgs) -> Result<ExitCode, CommandError> {
     }
     println!("\nRun it offline with the built-in test model:\n  golem-forge run {shown} \"hello\"");
     println!("Check its tools and policies:\n  golem-forge check {shown}");
+    println!("Run its test cases (tests/assistant.yaml), offline:\n  golem-forge test {shown}");
     Ok(ExitCode::SUCCESS)
 }
 
