@@ -685,3 +685,50 @@ mod evals {
         assert!(server.requests().is_empty());
     }
 }
+
+#[test]
+fn a_sub_worker_with_its_own_model_takes_the_scripted_replies_too() {
+    // The helper names a model of its own (a provider with no key here): inside a case it
+    // still takes the next scripted reply, so the case stays offline.
+    let env = TestEnv::new();
+    env.write(
+        "proj/golem-forge.config.yaml",
+        "delegation:\n  max_depth: 2\n",
+    );
+    env.write(
+        "proj/lead.worker",
+        "---\nname: lead\ntoolsets:\n  workers:\n    allowed_workers: [helper]\n---\nDelegate.\n",
+    );
+    env.write(
+        "proj/helper.worker",
+        "---\nname: helper\ndescription: helps\nmodel: anthropic:claude-sonnet-4-5\n---\nHelp.\n",
+    );
+    env.write(
+        "proj/lead.test.yaml",
+        r#"cases:
+  - name: the helper answers from the script
+    input: "go"
+    model:
+      - tool_calls: [{ name: helper, args: { input: "help me" } }]
+      - text: "helped offline"
+      - text: "The helper said: helped offline"
+    approve: { helper: yes }
+    expect:
+      calls: [{ tool: helper }]
+      answer: { equals: "The helper said: helped offline" }
+"#,
+    );
+    let out = env
+        .command()
+        .arg("test")
+        .arg("proj")
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    assert!(
+        stdout(&out).contains("1 passed, 0 failed"),
+        "{}",
+        stdout(&out)
+    );
+}

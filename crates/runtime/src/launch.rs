@@ -36,16 +36,13 @@ pub fn build_worker(
         .registry
         .load(name)
         .map_err(|e| LaunchError::Config(e.to_string()))?;
-    assemble(env, Arc::new(definition), Some(parent), None)
+    assemble(env, Arc::new(definition), Some(parent))
 }
 
-/// What a session may set about its root worker besides its file: a model ready to use and
-/// zones moved elsewhere (`golem-forge test`'s scripted model and scratch zones).
+/// What a session may set about its root worker besides its file: zones moved elsewhere
+/// (`golem-forge test`'s scratch zones; its scripted model is [`SessionEnv::ready_model`]).
 #[derive(Default)]
 pub struct RootSetup {
-    /// This model instead of the one chosen by name (sub-workers without a `model` of their
-    /// own inherit it).
-    pub model: Option<Arc<dyn Model>>,
     /// Each zone of the root worker is this directory's subdirectory of the zone's name instead
     /// of its configured path (the zones' names, modes, approvals and `unprotect` are kept).
     pub zones_dir: Option<std::path::PathBuf>,
@@ -69,7 +66,7 @@ pub fn build_root(
         }
     }
     let definition = Arc::new(definition);
-    let runtime = assemble(env, definition.clone(), None, setup.model.clone())?;
+    let runtime = assemble(env, definition.clone(), None)?;
     let model = runtime.model_name();
     Ok((runtime, definition, model))
 }
@@ -78,13 +75,12 @@ fn assemble(
     env: &Arc<SessionEnv>,
     definition: Arc<WorkerDefinition>,
     parent: Option<WorkerFrame>,
-    ready: Option<Arc<dyn Model>>,
 ) -> Result<WorkerRuntime, LaunchError> {
     let depth = parent.as_ref().map_or(0, |p| p.depth + 1);
-    // The model: the root's ready one or by precedence; a sub-worker by its own `model`, else
-    // its caller's.
-    let model: Arc<dyn Model> = match (&parent, &definition.model, ready) {
-        (None, _, Some(model)) => model,
+    // The model: the session's ready one for every worker; else the root by precedence, a
+    // sub-worker by its own `model`, else its caller's.
+    let model: Arc<dyn Model> = match (&parent, &definition.model, &env.ready_model) {
+        (_, _, Some(model)) => model.clone(),
         (None, _, None) => {
             let name = crate::config::choose_model(
                 env.cli_model.as_deref(),

@@ -62,6 +62,10 @@ pub struct SessionEnv {
     pub max_depth: u32,
     /// `--record FILE`: record the root model's exchanges.
     pub record: Option<PathBuf>,
+    /// A model every worker of the session uses instead of one chosen by name, a sub-worker
+    /// with a `model:` of its own included (`golem-forge test`'s scripted replies, which keep a
+    /// case offline and take its requests in the order they come, whichever worker makes them).
+    pub ready_model: Option<Arc<dyn Model>>,
     /// Secret values kept out of every tool result (see [`SessionEnv::secrets_of`]).
     pub redactor: Arc<SecretRedactor>,
     /// The binary that runs the process jail's helper mode (`golem-forge` itself); `None`

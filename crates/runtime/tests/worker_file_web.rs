@@ -228,6 +228,7 @@ fn a_worker_with_the_toolset_gets_web_fetch_and_web_search() {
         env_model: None,
         max_iterations: None,
         record: None,
+        ready_model: None,
         jail_helper: None,
         tree: WorkerTree::new(RuntimeUI::new(UiEventBus::new())),
         budget: BudgetLimits::default(),

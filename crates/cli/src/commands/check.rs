@@ -295,6 +295,7 @@ pub fn cmd_check(args: CheckArgs) -> Result<ExitCode, CommandError> {
         env_model: None,
         max_iterations: None,
         record: None::<PathBuf>,
+        ready_model: None,
         redactor,
         jail_helper: std::env::current_exe().ok(),
         tree: WorkerTree::new(RuntimeUI::new(UiEventBus::new())),

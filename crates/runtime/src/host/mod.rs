@@ -107,8 +107,9 @@ pub struct HostOptions {
     /// their tools as one more MCP toolset, each asked unless a project rule says otherwise.
     /// A name the worker's own `toolsets.mcp` uses is an error.
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
-    /// A model for the root worker instead of one chosen by name (`golem-forge test`'s
-    /// scripted replies); `model` and `record` are then not used.
+    /// A model for every worker of the session instead of one chosen by name, sub-workers with
+    /// a `model:` of their own included (`golem-forge test`'s scripted replies); `model` and
+    /// `record` are then not used.
     pub ready_model: Option<ReadyModel>,
     /// Keeps the session out of the program's state and zone folders.
     pub scratch: Option<Scratch>,
@@ -468,6 +469,7 @@ impl SessionHost {
             env_model: options.env_model.clone(),
             max_iterations: options.max_iterations,
             record: options.record.clone(),
+            ready_model: options.ready_model.as_ref().map(|ready| ready.0.clone()),
             redactor,
             jail_helper: options.jail_helper.clone(),
             tree,
@@ -479,7 +481,6 @@ impl SessionHost {
             }),
         });
         let setup = RootSetup {
-            model: options.ready_model.as_ref().map(|ready| ready.0.clone()),
             zones_dir: options.scratch.as_ref().map(|s| s.zones_dir.clone()),
         };
         let (mut runtime, definition, model_name) = build_root(&env, &worker_path, &setup)?;
