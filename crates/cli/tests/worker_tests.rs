@@ -143,6 +143,70 @@ fn a_file_that_differs_fails_with_a_diff_and_a_missing_one_says_so() {
 }
 
 #[test]
+fn a_run_that_writes_outside_what_the_case_expects_fails_naming_each_file() {
+    // `expect.files` names only greeted.md: the stray note and the changed fixture are each a
+    // failure; the fixture left as it was is not.
+    let env = TestEnv::new();
+    project(
+        &env,
+        r#"cases:
+  - name: keeps only the greeting
+    files: { /notes/greeted.md: "Bob
+", /notes/todo.md: "buy milk
+", /notes/old.md: "x
+" }
+    model:
+      - tool_calls:
+          - { name: write_file, args: { path: /notes/greeted.md, content: "Bob
+Ada
+" } }
+          - { name: write_file, args: { path: /notes/stray.md, content: "oops
+" } }
+          - { name: write_file, args: { path: /notes/todo.md, content: "buy eggs
+" } }
+      - text: "Done."
+    approve: { write_file: yes }
+    expect:
+      files: { /notes/greeted.md: { equals: "Bob
+Ada
+" } }
+  - name: names every file it writes
+    files: { /notes/greeted.md: "Bob
+" }
+    model:
+      - tool_calls: [{ name: write_file, args: { path: /notes/greeted.md, content: "Bob
+Ada
+" } }]
+      - text: "Done."
+    approve: { write_file: yes }
+    expect:
+      files: { /notes/greeted.md: { equals: "Bob
+Ada
+" } }
+"#,
+    );
+    let out = test(&env, &["proj/keeper.test.yaml"]);
+    assert_exit(&out, 1);
+    let text = stdout(&out);
+    for (what, path) in [
+        ("created", "/notes/stray.md"),
+        ("changed", "/notes/todo.md"),
+    ] {
+        assert!(
+            text.contains(&format!(
+                "expect.files: the run {what} {path}, which `expect.files` does not name"
+            )),
+            "{what} {path}:\n{text}"
+        );
+    }
+    assert!(
+        !text.contains("/notes/old.md"),
+        "an untouched fixture is fine:\n{text}"
+    );
+    assert!(text.contains("1 passed, 1 failed"), "{text}");
+}
+
+#[test]
 fn an_answer_that_misses_fails_with_the_answer_and_a_denied_write_is_not_asked_again() {
     let env = TestEnv::new();
     project(

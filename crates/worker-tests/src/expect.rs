@@ -66,6 +66,40 @@ impl std::fmt::Display for Failure {
     }
 }
 
+/// What became of a zone file that `expect.files` does not name, against the case's fixtures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnnamedChange {
+    /// It was not among the fixtures and exists now.
+    Created,
+    /// It was a fixture and holds something else now.
+    Changed,
+    /// It was a fixture and is gone.
+    Deleted,
+}
+
+/// When `expect.files` is given, the files it does not name must be as the fixtures left them:
+/// a run that writes outside what the case expects fails, naming each such file. `changes`
+/// are the unnamed files that differ, by virtual path.
+pub fn check_unnamed_changes(changes: &[(String, UnnamedChange)]) -> Vec<Failure> {
+    changes
+        .iter()
+        .map(|(path, change)| {
+            let what = match change {
+                UnnamedChange::Created => "created",
+                UnnamedChange::Changed => "changed",
+                UnnamedChange::Deleted => "deleted",
+            };
+            Failure {
+                expectation: "expect.files".to_owned(),
+                message: format!(
+                    "the run {what} {path}, which `expect.files` does not name (name it with \
+                     what it should hold, or `absent: true`)"
+                ),
+            }
+        })
+        .collect()
+}
+
 /// Checks everything but `files:` (see [`check_file`]).
 pub fn check_run(expect: &Expect, observed: &Observed) -> Vec<Failure> {
     let mut failures = Vec::new();
@@ -580,6 +614,21 @@ mod tests {
                 .message
                 .contains("not known")
         );
+    }
+
+    #[test]
+    fn files_the_case_does_not_name_are_each_a_failure() {
+        let failures = check_unnamed_changes(&[
+            ("/notes/new.md".to_owned(), UnnamedChange::Created),
+            ("/notes/a.md".to_owned(), UnnamedChange::Changed),
+            ("/notes/gone.md".to_owned(), UnnamedChange::Deleted),
+        ]);
+        let messages: Vec<String> = failures.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 3);
+        assert!(messages[0].starts_with("expect.files: the run created /notes/new.md"));
+        assert!(messages[1].contains("changed /notes/a.md"));
+        assert!(messages[2].contains("deleted /notes/gone.md"));
+        assert!(check_unnamed_changes(&[]).is_empty());
     }
 
     #[test]

@@ -20,7 +20,10 @@ use golem_sandbox::{Sandbox, ZoneConfig, ZoneMode};
 
 use crate::discover::Suite;
 use crate::error::TestError;
-use crate::expect::{Failure, Observed, ObservedCall, ObservedFile, check_file, check_run};
+use crate::expect::{
+    Failure, Observed, ObservedCall, ObservedFile, UnnamedChange, check_file, check_run,
+    check_unnamed_changes,
+};
 use crate::file::{Case, Reply};
 
 /// How cases are run.
@@ -161,6 +164,10 @@ pub async fn run_case(
             let actual = read_zone_file(&zones, path.as_str());
             failures.extend(check_file(path.as_str(), expect, &actual));
         }
+        if !case.expect.files.is_empty() {
+            let changes = unnamed_changes(case, &zones_dir, &suite.zones);
+            failures.extend(check_unnamed_changes(&changes));
+        }
     }
     let replies =
         (options.record && recording.exists()).then(|| crate::update::recorded_replies(&recording));
@@ -177,6 +184,65 @@ pub async fn run_case(
         cost: observed.cost,
         duration: started.elapsed(),
     })
+}
+
+/// The zone files `expect.files` does not name that differ from the case's fixtures: every
+/// regular file under the scratch zones (links are not followed; they are the run's own),
+/// against `files:`.
+fn unnamed_changes(
+    case: &Case,
+    zones_dir: &std::path::Path,
+    zones: &[String],
+) -> Vec<(String, UnnamedChange)> {
+    let mut now = std::collections::BTreeMap::new();
+    for zone in zones {
+        collect_files(&zones_dir.join(zone), &format!("/{zone}"), &mut now);
+    }
+    let named = |path: &str| case.expect.files.keys().any(|p| p.as_str() == path);
+    let mut changes = Vec::new();
+    for (path, bytes) in &now {
+        if named(path) {
+            continue;
+        }
+        match case.files.iter().find(|(p, _)| p.as_str() == path) {
+            None => changes.push((path.clone(), UnnamedChange::Created)),
+            Some((_, before)) if before.as_bytes() != bytes.as_slice() => {
+                changes.push((path.clone(), UnnamedChange::Changed));
+            }
+            Some(_) => {}
+        }
+    }
+    for path in case.files.keys() {
+        if !named(path.as_str()) && !now.contains_key(path.as_str()) {
+            changes.push((path.as_str().to_owned(), UnnamedChange::Deleted));
+        }
+    }
+    changes
+}
+
+/// Every regular file below `dir`, by the virtual path under `prefix`, with its bytes.
+fn collect_files(
+    dir: &std::path::Path,
+    prefix: &str,
+    out: &mut std::collections::BTreeMap<String, Vec<u8>>,
+) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = format!("{prefix}/{name}");
+        if kind.is_dir() {
+            collect_files(&entry.path(), &path, out);
+        } else if kind.is_file()
+            && let Ok(bytes) = std::fs::read(entry.path())
+        {
+            out.insert(path, bytes);
+        }
+    }
 }
 
 /// A zone file as the run left it, read through the sandbox of the scratch zones: what cannot
