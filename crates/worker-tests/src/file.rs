@@ -11,6 +11,7 @@ use std::fmt;
 use std::path::Path;
 
 use golem_protocol::TurnStatus;
+use golem_runtime::worker::{TextFileProblem, read_text_file};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -383,17 +384,14 @@ impl<'de> Deserialize<'de> for VirtualPath {
 
 /// Reads the test file at `path`, checking its virtual paths against `zones`.
 pub fn load_test_file(path: &Path, zones: &[String]) -> Result<TestFile, TestError> {
-    let bytes = std::fs::read(path).map_err(|source| TestError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
-    let text = String::from_utf8(bytes).map_err(|err| {
-        let valid = err
-            .as_bytes()
-            .get(..err.utf8_error().valid_up_to())
-            .unwrap_or(&[]);
-        let line = 1 + valid.iter().filter(|b| **b == b'\n').count() as u64;
-        TestError::invalid(path, line, None, "the file is not UTF-8 text")
+    let text = read_text_file(path).map_err(|problem| match problem {
+        TextFileProblem::Read(source) => TestError::Read {
+            path: path.to_owned(),
+            source,
+        },
+        TextFileProblem::NotUtf8 { line } => {
+            TestError::invalid(path, line, None, TextFileProblem::NOT_UTF8)
+        }
     })?;
     parse_test_file(&text, path, zones)
 }

@@ -140,12 +140,8 @@ pub fn options_to_args(
     options: &Map<String, Value>,
     schema: &Value,
 ) -> Result<Map<String, Value>, CoerceError> {
-    let root = resolve(schema, schema).schema;
     let empty = Map::new();
-    let properties = root
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+    let properties = properties_of(schema).unwrap_or(&empty);
     let mut given = Map::new();
     for (key, raw) in options {
         let option = display_option(key);
@@ -179,16 +175,20 @@ pub fn options_to_args(
     Ok(ordered)
 }
 
+/// The `properties` of `schema`'s root (after its `$ref`), if it has any.
+fn properties_of(schema: &Value) -> Option<&Map<String, Value>> {
+    resolve(schema, schema)
+        .schema
+        .get("properties")
+        .and_then(Value::as_object)
+}
+
 /// Types one form answer, the text given for property `name` of `schema`, as
 /// [`options_to_args`] types an option's value; an error names the field (`limit`), not an
 /// option (`--limit`): a form has no options. A name that is no property is an unknown option.
 pub fn field_value(schema: &Value, name: &str, answer: &str) -> Result<Value, CoerceError> {
-    let root = resolve(schema, schema).schema;
     let empty = Map::new();
-    let properties = root
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+    let properties = properties_of(schema).unwrap_or(&empty);
     let Some(property) = properties.get(name) else {
         return Err(unknown_option(name, &display_option(name), properties));
     };

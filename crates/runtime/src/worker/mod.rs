@@ -18,7 +18,7 @@ pub use name::is_valid_worker_name;
 pub(crate) use parse::unique_zones;
 pub use parse::{WORKER_EXTENSION, load_worker, parse_worker};
 pub use schema::{strict_schema_json, worker_schema_json};
-pub use yaml::{YamlProblem, from_yaml};
+pub use yaml::{TextFileProblem, YamlProblem, from_yaml, read_text_file};
 
 // Each toolset's configuration lives with the toolset; these are the names a worker file's
 // readers (`check`, the tests) know them by.

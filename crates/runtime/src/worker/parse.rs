@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer};
 use super::definition::{WorkerDefinition, WorkerMode, WorkerOutput};
 use super::error::WorkerFileError;
 use super::name::{corrected_name, is_valid_worker_name, name_problem};
-use super::yaml::{self, or_default};
+use super::yaml::{self, TextFileProblem, or_default, read_text_file};
 use crate::budget::BudgetLimits;
 use crate::context_settings::ContextSettings;
 use crate::toolsets::ToolsetsConfig;
@@ -24,17 +24,14 @@ pub const WORKER_EXTENSION: &str = "worker";
 
 /// Reads and parses the worker file at `path`.
 pub fn load_worker(path: &Path) -> Result<WorkerDefinition, WorkerFileError> {
-    let bytes = std::fs::read(path).map_err(|source| WorkerFileError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
-    let text = String::from_utf8(bytes).map_err(|err| {
-        let valid = err
-            .as_bytes()
-            .get(..err.utf8_error().valid_up_to())
-            .unwrap_or(&[]);
-        let line = 1 + valid.iter().filter(|b| **b == b'\n').count() as u64;
-        WorkerFileError::invalid(path, line, None, "the file is not UTF-8 text")
+    let text = read_text_file(path).map_err(|problem| match problem {
+        TextFileProblem::Read(source) => WorkerFileError::Read {
+            path: path.to_owned(),
+            source,
+        },
+        TextFileProblem::NotUtf8 { line } => {
+            WorkerFileError::invalid(path, line, None, TextFileProblem::NOT_UTF8)
+        }
     })?;
     parse_worker(&text, path)
 }

@@ -17,6 +17,37 @@ use serde_saphyr::{Error, Location};
 
 use super::suggest::did_you_mean;
 
+/// Why a YAML file could not be read as text.
+#[derive(Debug)]
+pub enum TextFileProblem {
+    /// Reading it failed.
+    Read(std::io::Error),
+    /// It is not UTF-8 from this 1-based line on.
+    NotUtf8 {
+        /// The line of the first byte that is not UTF-8.
+        line: u64,
+    },
+}
+
+impl TextFileProblem {
+    /// The message for [`TextFileProblem::NotUtf8`].
+    pub const NOT_UTF8: &'static str = "the file is not UTF-8 text";
+}
+
+/// The text of the file at `path` (worker files, test files): its bytes as UTF-8, or where the
+/// first byte that is not lies.
+pub fn read_text_file(path: &std::path::Path) -> Result<String, TextFileProblem> {
+    let bytes = std::fs::read(path).map_err(TextFileProblem::Read)?;
+    String::from_utf8(bytes).map_err(|err| {
+        let valid = err
+            .as_bytes()
+            .get(..err.utf8_error().valid_up_to())
+            .unwrap_or(&[]);
+        let line = 1 + valid.iter().filter(|b| **b == b'\n').count() as u64;
+        TextFileProblem::NotUtf8 { line }
+    })
+}
+
 /// One problem in a YAML document, located in the file it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct YamlProblem {
