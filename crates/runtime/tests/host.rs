@@ -735,3 +735,29 @@ fn a_session_killed_while_an_approval_waited_asks_it_again_on_resume() {
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].status, ToolStatus::Success);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_opened_and_dropped_before_it_starts_leaves_nothing_behind() {
+    let program = one_write("x", "Done.").await;
+    let store = SessionStore::new(program.dir.path());
+    let host = golem_runtime::host::SessionHost::open(program.options()).unwrap();
+    let id = host.session_id();
+    assert_eq!(store.list().unwrap().len(), 1, "open writes the session");
+    drop(host);
+    assert!(
+        store.list().unwrap().is_empty(),
+        "dropped unstarted: removed"
+    );
+    assert!(
+        !program
+            .path(&format!(".golem-forge/sessions/{id}.jsonl"))
+            .exists()
+            && !program.path(&format!(".golem-forge/undo/{id}")).exists()
+    );
+    // A session that started is kept, whatever it did.
+    let s = program.start();
+    let id = s.id().to_owned();
+    s.end().await;
+    let listed: Vec<String> = store.list().unwrap().into_iter().map(|s| s.id).collect();
+    assert_eq!(listed, [id]);
+}

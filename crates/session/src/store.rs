@@ -102,6 +102,28 @@ impl SessionStore {
         Err(last_err.unwrap_or(SessionError::Exists { id: String::new() }))
     }
 
+    /// Removes session `id` if nothing but its first line was ever written to it (a session
+    /// created and then abandoned before it started: it did nothing, and `sessions list` must
+    /// not show it), with its undo directory. A session with anything more is kept; `Ok(false)`
+    /// says so.
+    pub fn discard_unused(&self, id: &str) -> Result<bool, SessionError> {
+        validate_id(id)?;
+        let path = self.file_of(id);
+        let transcript = Transcript::read(id, &path)?;
+        if !transcript.entries.is_empty() || transcript.partial_tail {
+            return Ok(false);
+        }
+        std::fs::remove_file(&path).map_err(|e| SessionError::io("remove", &path, e))?;
+        let undo = self.undo_dir(id);
+        match std::fs::remove_dir_all(&undo) {
+            Err(e) if e.kind() != ErrorKind::NotFound => {
+                return Err(SessionError::io("remove", &undo, e));
+            }
+            Ok(()) | Err(_) => {}
+        }
+        Ok(true)
+    }
+
     /// Starts a new session with a chosen id (letters, digits, `-` and `_`); fails if it
     /// exists. For imports and tests that need fixed ids.
     pub fn create_with_id(

@@ -238,6 +238,29 @@ pub struct SessionHost {
     inbox: Arc<SessionInbox>,
     /// Runs the `notify:` command; the session waits for the ones run for parked calls.
     notifier: Option<ApprovalNotifier>,
+    /// A new session until it starts: a host dropped unstarted removes it (declared last, so
+    /// the transcript's writer is closed first).
+    unused: Option<UnusedSession>,
+}
+
+/// A session `open` created: dropped before the host starts, it is removed, so a command that
+/// fails after opening its session (or gives up on it) leaves nothing in `sessions list`.
+struct UnusedSession {
+    store: SessionStore,
+    id: String,
+    /// Cleared once the session starts.
+    armed: bool,
+}
+
+impl Drop for UnusedSession {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        if let Err(err) = self.store.discard_unused(&self.id) {
+            tracing::warn!(session = %self.id, "cannot remove the unused session: {err}");
+        }
+    }
 }
 
 /// A front end's place at a session: the display events from the moment it attached, and a
@@ -488,6 +511,7 @@ impl SessionHost {
             runtime.append_instructions(more);
         }
         let mut turns = 0;
+        let created = resume.is_none();
         let writer = match resume {
             None => {
                 if options.keeps_history {
@@ -510,6 +534,11 @@ impl SessionHost {
             }
         };
         let session_id = writer.id().to_owned();
+        let unused = created.then(|| UnusedSession {
+            store: store.clone(),
+            id: session_id.clone(),
+            armed: true,
+        });
         inbox.bind(&session_id, &definition.name);
         runtime.set_cache_key(&session_id);
         transcript.replace(writer);
@@ -543,6 +572,7 @@ impl SessionHost {
             undo_notice,
             inbox,
             notifier,
+            unused,
         })
     }
 
@@ -631,6 +661,9 @@ impl SessionHost {
 
     /// Starts the session: emits `sessionStarted` and takes actions until `endSession`. Must be called within a Tokio runtime.
     pub fn start(mut self) -> RunningSession {
+        if let Some(unused) = &mut self.unused {
+            unused.armed = false;
+        }
         self.ui.emit(DisplayEvent::SessionStarted {
             protocol_version: PROTOCOL_VERSION.to_owned(),
             session_id: self.shared.session_id(),

@@ -98,6 +98,7 @@ pub(crate) async fn serve(host: SessionHost) {
         undo_notice: _,
         inbox,
         notifier,
+        unused: _,
     } = host;
     let recorder = tokio::spawn(record(recorder, transcript.clone()));
     let (jobs, queue) = mpsc::unbounded_channel();
