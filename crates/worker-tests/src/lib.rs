@@ -23,4 +23,4 @@ pub use junit::{junit_xml, write_junit};
 pub use pool::{Planned, PoolEvent, PoolOutcome, PoolSettings, run_pool};
 pub use run::{CaseReport, RunOptions, run_case};
 pub use schema::test_file_schema_json;
-pub use update::write_replies;
+pub use update::{RecordingError, write_replies};

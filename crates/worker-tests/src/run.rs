@@ -65,7 +65,7 @@ pub struct CaseReport {
     pub duration: Duration,
     /// The model's replies, in the test file's form, when [`RunOptions::record`] asked for
     /// them and the run got as far as a model.
-    pub replies: Option<Result<Vec<Reply>, String>>,
+    pub replies: Option<Result<Vec<Reply>, Arc<crate::update::RecordingError>>>,
 }
 
 impl CaseReport {
@@ -169,8 +169,8 @@ pub async fn run_case(
             failures.extend(check_unnamed_changes(&changes));
         }
     }
-    let replies =
-        (options.record && recording.exists()).then(|| crate::update::recorded_replies(&recording));
+    let replies = (options.record && recording.exists())
+        .then(|| crate::update::recorded_replies(&recording).map_err(Arc::new));
     drop(dir);
     Ok(CaseReport {
         case: case.name.clone(),

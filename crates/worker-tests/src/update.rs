@@ -16,15 +16,32 @@ use serde_json::Value;
 use crate::error::TestError;
 use crate::file::{Reply, ReplyCall, parse_test_file};
 
+/// Why a run's recording does not give the test file's replies.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordingError {
+    /// The recording cannot be read.
+    #[error("cannot read the run's recording: {0}")]
+    Read(#[from] std::io::Error),
+    /// A line of it is not an exchange.
+    #[error("cannot read the run's recording: {0}")]
+    Parse(#[from] serde_json::Error),
+    /// A reply cannot be written as a scripted call.
+    #[error("the model called {tool} with arguments that are not a JSON object: {arguments}")]
+    NotAnObject {
+        /// The tool called.
+        tool: String,
+        /// The arguments as the model sent them.
+        arguments: String,
+    },
+}
+
 /// The replies of the recording at `path` (a header line, then one exchange a line), one per
 /// complete model response, in order.
-pub fn recorded_replies(path: &Path) -> Result<Vec<Reply>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the run's recording: {e}"))?;
+pub fn recorded_replies(path: &Path) -> Result<Vec<Reply>, RecordingError> {
+    let text = std::fs::read_to_string(path)?;
     let mut replies = Vec::new();
     for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
-        let exchange: Exchange = serde_json::from_str(line)
-            .map_err(|e| format!("cannot read the run's recording: {e}"))?;
+        let exchange: Exchange = serde_json::from_str(line)?;
         let mut assembler = ResponseAssembler::new();
         for event in &exchange.events {
             assembler.push(event);
@@ -35,10 +52,10 @@ pub fn recorded_replies(path: &Path) -> Result<Vec<Reply>, String> {
             let args = match call.parsed_arguments() {
                 Ok(args @ Value::Object(_)) => args,
                 Ok(_) | Err(_) => {
-                    return Err(format!(
-                        "the model called {} with arguments that are not a JSON object: {}",
-                        call.name, call.arguments
-                    ));
+                    return Err(RecordingError::NotAnObject {
+                        tool: call.name.clone(),
+                        arguments: call.arguments.clone(),
+                    });
                 }
             };
             tool_calls.push(ReplyCall {
