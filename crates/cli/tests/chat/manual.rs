@@ -86,23 +86,29 @@ enum Form {
     Done,
 }
 
+/// Waits for the `-i` form's next field prompt, or for the read file's text (the tool ran).
+fn next_form_step(chat: &mut Chat) -> Form {
+    chat.poll("a field prompt or the result", |view, from| {
+        if view.text_from(from).contains(CONTENT) {
+            return Some(Form::Done);
+        }
+        // A field prompt is a fresh row `name (type, …)› ` with the cursor at its end.
+        let line = view.cursor_line();
+        let is_field = view.cursor.0 > from
+            && line.ends_with('›')
+            && line.contains(" (")
+            && usize::from(view.cursor.1) == line.chars().count() + 1;
+        is_field.then(|| Form::Field(line.to_owned()))
+    })
+}
+
 #[test]
 fn a_bad_form_answer_names_the_field_not_an_option_and_is_asked_again() {
     let (_env, _server, mut chat) = session(Wire::Anthropic);
     chat.send_line("/read_file -i");
     let mut answered_badly = false;
     loop {
-        let next = chat.poll("a field prompt or the result", |view, from| {
-            if view.text_from(from).contains(CONTENT) {
-                return Some(Form::Done);
-            }
-            let line = view.cursor_line();
-            let is_field = view.cursor.0 > from
-                && line.ends_with('›')
-                && line.contains(" (")
-                && usize::from(view.cursor.1) == line.chars().count() + 1;
-            is_field.then(|| Form::Field(line.to_owned()))
-        });
+        let next = next_form_step(&mut chat);
         match next {
             Form::Done => break,
             Form::Field(prompt) if prompt.starts_with("path (") => chat.send_line("/out/a.txt"),
@@ -126,18 +132,7 @@ fn dash_i_prompts_each_field_then_runs() {
     let mut prompts: Vec<String> = Vec::new();
     loop {
         let seen = prompts.len();
-        let next = chat.poll("a field prompt or the result", |view, from| {
-            if view.text_from(from).contains(CONTENT) {
-                return Some(Form::Done);
-            }
-            // A field prompt is a fresh row `name (type, …)› ` with the cursor at its end.
-            let line = view.cursor_line();
-            let is_field = view.cursor.0 > from
-                && line.ends_with('›')
-                && line.contains(" (")
-                && usize::from(view.cursor.1) == line.chars().count() + 1;
-            is_field.then(|| Form::Field(line.to_owned()))
-        });
+        let next = next_form_step(&mut chat);
         match next {
             Form::Done => break,
             Form::Field(prompt) => {

@@ -7,13 +7,12 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use golem_protocol::TokenUsage;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ModelError;
 use crate::event::{FinishReason, StreamEvent};
-use crate::message::{Message, ModelRequest};
+use crate::message::ModelRequest;
 use crate::model::{EventStream, Model};
 use crate::pricing::Price;
 use crate::spec::ModelSpec;
@@ -86,35 +85,13 @@ impl ScriptedModel {
             events.push(StreamEvent::ToolCallEnd { index: position });
         }
         let words = |s: &str| s.split_whitespace().count() as u64;
-        let input_tokens = words(&request.system)
-            + request
-                .messages
-                .iter()
-                .map(|message| match message {
-                    Message::User { content } => words(content),
-                    Message::Assistant { text, tool_calls } => {
-                        words(text)
-                            + tool_calls
-                                .iter()
-                                .map(|c| words(&c.arguments) + 1)
-                                .sum::<u64>()
-                    }
-                    Message::Tool { results } => results.iter().map(|r| words(&r.content)).sum(),
-                })
-                .sum::<u64>();
         let output_tokens = words(&reply.text)
             + reply
                 .tool_calls
                 .iter()
                 .map(|c| words(&c.args.to_string()) + 1)
                 .sum::<u64>();
-        events.push(StreamEvent::Usage {
-            usage: TokenUsage {
-                input_tokens,
-                output_tokens,
-                ..TokenUsage::default()
-            },
-        });
+        events.push(super::test_model::word_usage(request, output_tokens));
         events.push(StreamEvent::Finish {
             reason: if reply.tool_calls.is_empty() {
                 FinishReason::EndTurn

@@ -66,7 +66,7 @@ impl TestModel {
                     arguments: args.to_string(),
                 });
                 events.push(StreamEvent::ToolCallEnd { index: 0 });
-                events.push(usage(request, 8));
+                events.push(word_usage(request, 8));
                 events.push(StreamEvent::Finish {
                     reason: FinishReason::ToolUse,
                 });
@@ -82,7 +82,7 @@ impl TestModel {
                         text: piece.to_owned(),
                     });
                 }
-                events.push(usage(request, words));
+                events.push(word_usage(request, words));
                 events.push(StreamEvent::Finish {
                     reason: FinishReason::EndTurn,
                 });
@@ -142,7 +142,9 @@ fn summary(input: &str, results: &[&ToolResultMessage]) -> String {
     text
 }
 
-fn usage(request: &ModelRequest, output_tokens: u64) -> StreamEvent {
+/// The usage the offline models (`test`, the scripted replies of `golem-forge test`) report:
+/// every word of the request is an input token, every argument text a word more.
+pub(super) fn word_usage(request: &ModelRequest, output_tokens: u64) -> StreamEvent {
     let words = |s: &str| s.split_whitespace().count() as u64;
     let mut input_tokens = words(&request.system);
     for message in &request.messages {
