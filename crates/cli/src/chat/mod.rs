@@ -236,35 +236,6 @@ pub struct ChatArgs {
     pub options: WorkerOptions,
 }
 
-/// Refuses a chat that would start in the approval mode `defer` (from `--approval` or the
-/// program config, the host's precedence), before any session is opened: a parked call ends
-/// the turn waiting in the inbox, and a chat cannot continue it. A config that cannot be read
-/// is left for opening the session to report.
-fn refuse_defer(args: &ChatArgs) -> Result<(), CommandError> {
-    let configured = || {
-        let cwd = std::env::current_dir().ok()?;
-        let worker = golem_runtime::registry::resolve_worker_arg(&args.worker, &cwd).ok()?;
-        let config = golem_runtime::config::ProgramConfig::discover(worker.parent()?).ok()?;
-        config.approval.mode
-    };
-    let mode = args
-        .options
-        .approval
-        .map(ApprovalMode::from)
-        .or_else(configured);
-    if mode != Some(ApprovalMode::Defer) {
-        return Ok(());
-    }
-    Err(CommandError::usage(
-        "a chat cannot use the approval mode `defer`: a parked call would end the turn waiting \
-         in the inbox, and the chat cannot continue it",
-    )
-    .with_hint(
-        "Answer at the prompt (`--approval interactive`), or use `golem-forge run WORKER INPUT \
-         --approval defer` for a run that waits in the inbox",
-    ))
-}
-
 /// Runs `golem-forge chat`.
 pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
     tracing::debug!(worker = %args.worker, "chat requested");
@@ -272,7 +243,6 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         return Err(CommandError::usage("chat needs a terminal on stdin")
             .with_hint("Use `golem-forge run WORKER INPUT` (or --json) from scripts"));
     }
-    refuse_defer(&args)?;
     // Syntax data takes tens of milliseconds to load: do it while the session starts.
     std::thread::spawn(crate::frontend::syntax::preload);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -288,6 +258,18 @@ pub fn cmd_chat(args: ChatArgs) -> Result<ExitCode, CommandError> {
         None,
         true,
     )?;
+    if host.approval_mode() == ApprovalMode::Defer {
+        // A parked call would end the turn waiting in the inbox, and a chat cannot continue
+        // it. The host is dropped unstarted, so no session is left behind.
+        return Err(CommandError::usage(
+            "a chat cannot use the approval mode `defer`: a parked call would end the turn \
+             waiting in the inbox, and the chat cannot continue it",
+        )
+        .with_hint(
+            "Answer at the prompt (`--approval interactive`), or use `golem-forge run WORKER \
+             INPUT --approval defer` for a run that waits in the inbox",
+        ));
+    }
     let registry = host.registry();
     let zones = zones::ZoneFiles::open(host.definition());
     let context = PromptContext {
