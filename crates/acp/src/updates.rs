@@ -9,6 +9,7 @@ use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Cost, SessionUpdate, TextContent, ToolCall, ToolCallStatus,
     ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
 };
+use golem_protocol::workers::elision_line;
 use golem_protocol::{
     ApprovalRequest, DisplayEvent, FormField, Role, SessionStatus, StatusLevel, ToolKind,
     ToolResultValue, ToolStatus, TurnStatus,
@@ -322,6 +323,17 @@ impl Translator {
                 ..
             } => update(thought(format!(
                 "context compacted: {tokens_before} → {tokens_after} tokens\n"
+            ))),
+            DisplayEvent::ContextElided {
+                tokens_before,
+                tokens_after,
+                window,
+                results,
+                harder,
+                ..
+            } => update(thought(format!(
+                "{}\n",
+                elision_line(*tokens_before, *tokens_after, *window, *results, *harder)
             ))),
             DisplayEvent::WorkerStarted {
                 worker_name, depth, ..

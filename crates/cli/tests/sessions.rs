@@ -659,6 +659,7 @@ fn show_adds_up_what_the_priced_model_calls_cost() {
             budget: None,
             context: None,
             worker: None,
+            call: None,
         },
     };
     write(
@@ -719,6 +720,7 @@ fn export_markdown_shows_the_cost_and_a_missing_end() {
             budget: None,
             context: None,
             worker: None,
+            call: None,
         },
     };
     write(

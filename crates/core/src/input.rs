@@ -15,7 +15,7 @@ use golem_protocol::FormField;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::coerce::options_to_args;
+use crate::coerce::{CoerceError, options_to_args};
 use crate::fields::derive_fields_from_schema;
 use crate::ui::RuntimeUI;
 pub use crate::ui::{FormAnswer, answer_from_text};
@@ -74,6 +74,21 @@ impl InputRequester {
     }
 }
 
+/// Why a form's answers were not accepted; the question is asked again with this message.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    /// An answer cannot be typed by its property's schema (or names no property).
+    #[error(transparent)]
+    Untyped(#[from] CoerceError),
+    /// The typed answers break the schema: each problem with the field it is about, at most
+    /// eight.
+    #[error("{}", problems.join("; "))]
+    DoesNotFit {
+        /// Each problem, `field: what is wrong` (no field for the whole form).
+        problems: Vec<String>,
+    },
+}
+
 /// Types `values` by `schema` (text into the property's type), leaves out empty text and
 /// nulls (not given), fills in the defaults of the fields not given, and checks the result
 /// against the schema. The error says what does not fit.
@@ -81,7 +96,7 @@ pub fn check_values(
     schema: &Value,
     fields: &[FormField],
     values: Map<String, Value>,
-) -> Result<Map<String, Value>, String> {
+) -> Result<Map<String, Value>, AnswerError> {
     let given: Map<String, Value> = values
         .into_iter()
         .filter(|(_, value)| match value {
@@ -90,7 +105,7 @@ pub fn check_values(
             _ => true,
         })
         .collect();
-    let mut typed = options_to_args(&[], &given, schema).map_err(|e| e.to_string())?;
+    let mut typed = options_to_args(&[], &given, schema)?;
     for field in fields {
         if let Some(default) = &field.default
             && !typed.contains_key(&field.name)
@@ -114,7 +129,7 @@ pub fn check_values(
                 })
                 .collect();
             if !problems.is_empty() {
-                return Err(problems.join("; "));
+                return Err(AnswerError::DoesNotFit { problems });
             }
         }
         // The schema came from outside; typing the values is all that can be done.

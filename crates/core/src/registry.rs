@@ -44,18 +44,17 @@ struct Registered {
     tool: Arc<dyn Tool>,
     /// Compiled at registration, or on the first validation for a built-in tool; the error
     /// says what is wrong with the schema.
-    validator: OnceLock<Result<jsonschema::Validator, String>>,
+    validator: OnceLock<Result<jsonschema::Validator, RegistryError>>,
     /// What the model is told of the arguments ([`lean_tool_schema`] of the input schema),
     /// made on the first request.
     lean: OnceLock<Value>,
 }
 
 impl Registered {
-    fn validator(&self) -> Result<&jsonschema::Validator, &str> {
+    fn validator(&self) -> Result<&jsonschema::Validator, &RegistryError> {
         self.validator
-            .get_or_init(|| compile(self.tool.input_schema()))
+            .get_or_init(|| compile(self.tool.name(), self.tool.input_schema()))
             .as_ref()
-            .map_err(String::as_str)
     }
 
     fn lean_schema(&self) -> &Value {
@@ -64,20 +63,20 @@ impl Registered {
     }
 }
 
-fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
-    jsonschema::validator_for(schema).map_err(|e| e.to_string())
+/// `schema` compiled, or [`RegistryError::InvalidSchema`] of the tool `tool` with
+/// jsonschema's words.
+fn compile(tool: &str, schema: &Value) -> Result<jsonschema::Validator, RegistryError> {
+    jsonschema::validator_for(schema).map_err(|e| RegistryError::InvalidSchema {
+        tool: tool.to_owned(),
+        message: e.to_string(),
+    })
 }
 
 /// Checks the input schema of the tool `tool` as [`ToolRegistry::register`] does (against the
 /// meta-schema, then compiled), for a toolset that checks a schema once and later registers
 /// it with [`ToolRegistry::register_checked`].
 pub fn check_schema(tool: &str, schema: &Value) -> Result<(), RegistryError> {
-    compile(schema)
-        .map(drop)
-        .map_err(|message| RegistryError::InvalidSchema {
-            tool: tool.to_owned(),
-            message,
-        })
+    compile(tool, schema).map(drop)
 }
 
 /// The tools of one worker, in registration order.
@@ -109,11 +108,7 @@ impl ToolRegistry {
     /// schema from outside that is not valid is refused here.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         let name = self.check_name(tool.as_ref())?;
-        let validator =
-            compile(tool.input_schema()).map_err(|message| RegistryError::InvalidSchema {
-                tool: name.clone(),
-                message,
-            })?;
+        let validator = compile(&name, tool.input_schema())?;
         self.tools.insert(
             name,
             Registered {
@@ -230,12 +225,9 @@ impl ToolRegistry {
         let Some(registered) = self.tools.get(name) else {
             return Err(self.not_found(name));
         };
-        let validator = registered.validator().map_err(|message| {
-            ToolError::new(
-                ToolErrorCode::ExecutionError,
-                format!("tool `{name}` has an invalid input schema: {message}"),
-            )
-        })?;
+        let validator = registered
+            .validator()
+            .map_err(|error| ToolError::new(ToolErrorCode::ExecutionError, error.to_string()))?;
         if validator.is_valid(args) {
             return Ok(());
         }

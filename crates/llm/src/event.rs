@@ -25,6 +25,21 @@ pub enum FinishReason {
     Other(String),
 }
 
+impl FinishReason {
+    /// The reason as OpenTelemetry's GenAI conventions name it (`gen_ai.response.finish_reasons`):
+    /// `stop` (a stop sequence too), `tool_call`, `length`, `content_filter`, or the provider's
+    /// own word.
+    pub fn gen_ai_name(&self) -> &str {
+        match self {
+            FinishReason::EndTurn | FinishReason::StopSequence => "stop",
+            FinishReason::ToolUse => "tool_call",
+            FinishReason::MaxTokens => "length",
+            FinishReason::ContentFilter => "content_filter",
+            FinishReason::Other(other) => other,
+        }
+    }
+}
+
 /// One event of a model stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
@@ -59,6 +74,16 @@ pub enum StreamEvent {
         /// The counts.
         usage: TokenUsage,
     },
+    /// Who answered, as the provider named it (may come more than once; later values that
+    /// are present replace earlier ones).
+    ResponseInfo {
+        /// The provider's id of the response.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The model that answered (a dated version of an alias, say).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+    },
     /// The response is complete.
     Finish {
         /// Why it stopped.
@@ -78,6 +103,45 @@ pub struct ModelResponse {
     pub usage: TokenUsage,
     /// Why it stopped (absent if the stream ended without saying).
     pub finish_reason: Option<FinishReason>,
+    /// The model that answered, as the provider named it, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_model: Option<String>,
+    /// The provider's id of the response, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+}
+
+/// What a stream decoder told of the response's id and model, so that it tells each once,
+/// and again only when the provider changes it.
+#[derive(Debug, Default)]
+pub(crate) struct ResponseInfoTold {
+    id: Option<String>,
+    model: Option<String>,
+}
+
+impl ResponseInfoTold {
+    /// The `ResponseInfo` event for `id` and `model` as a provider's event gave them (empty
+    /// ones are none), when either is new.
+    pub(crate) fn tell(&mut self, id: Option<&str>, model: Option<&str>) -> Option<StreamEvent> {
+        let id = id.filter(|v| !v.is_empty());
+        let model = model.filter(|v| !v.is_empty());
+        let new = |now: Option<&str>, told: &Option<String>| {
+            now.is_some_and(|now| told.as_deref() != Some(now))
+        };
+        if !new(id, &self.id) && !new(model, &self.model) {
+            return None;
+        }
+        if let Some(id) = id {
+            self.id = Some(id.to_owned());
+        }
+        if let Some(model) = model {
+            self.model = Some(model.to_owned());
+        }
+        Some(StreamEvent::ResponseInfo {
+            id: id.map(str::to_owned),
+            model: model.map(str::to_owned),
+        })
+    }
 }
 
 #[derive(Debug, Default)]
@@ -97,6 +161,8 @@ pub struct ResponseAssembler {
     calls: Vec<(usize, PartialCall)>,
     usage: TokenUsage,
     finish: Option<FinishReason>,
+    response_model: Option<String>,
+    response_id: Option<String>,
 }
 
 impl ResponseAssembler {
@@ -141,6 +207,15 @@ impl ResponseAssembler {
                 self.usage.cache_write_tokens =
                     self.usage.cache_write_tokens.max(usage.cache_write_tokens);
             }
+            StreamEvent::ResponseInfo { id, model } => {
+                let present = |value: &Option<String>| value.clone().filter(|v| !v.is_empty());
+                if let Some(id) = present(id) {
+                    self.response_id = Some(id);
+                }
+                if let Some(model) = present(model) {
+                    self.response_model = Some(model);
+                }
+            }
             StreamEvent::Finish { reason } => self.finish = Some(reason.clone()),
         }
     }
@@ -166,6 +241,8 @@ impl ResponseAssembler {
             tool_calls,
             usage: self.usage,
             finish_reason: self.finish,
+            response_model: self.response_model,
+            response_id: self.response_id,
         }
     }
 }
@@ -231,6 +308,15 @@ mod tests {
                     ..TokenUsage::default()
                 },
             },
+            StreamEvent::ResponseInfo {
+                id: Some("resp_1".into()),
+                model: Some("m-2025".into()),
+            },
+            // A later event without them keeps what was said.
+            StreamEvent::ResponseInfo {
+                id: None,
+                model: Some(String::new()),
+            },
             StreamEvent::Finish {
                 reason: FinishReason::ToolUse,
             },
@@ -249,6 +335,22 @@ mod tests {
         assert_eq!(r.usage.input_tokens, 10);
         assert_eq!(r.usage.output_tokens, 7);
         assert_eq!(r.finish_reason, Some(FinishReason::ToolUse));
+        assert_eq!(r.response_id.as_deref(), Some("resp_1"));
+        assert_eq!(r.response_model.as_deref(), Some("m-2025"));
+    }
+
+    #[test]
+    fn finish_reasons_by_their_gen_ai_names() {
+        for (reason, name) in [
+            (FinishReason::EndTurn, "stop"),
+            (FinishReason::StopSequence, "stop"),
+            (FinishReason::ToolUse, "tool_call"),
+            (FinishReason::MaxTokens, "length"),
+            (FinishReason::ContentFilter, "content_filter"),
+            (FinishReason::Other("pause_turn".into()), "pause_turn"),
+        ] {
+            assert_eq!(reason.gen_ai_name(), name);
+        }
     }
 
     #[test]

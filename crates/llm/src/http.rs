@@ -57,6 +57,28 @@ pub struct Endpoint {
     pub key_env: String,
 }
 
+/// Where a provider's requests go: the host and port of its endpoint URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerAddress {
+    /// The host, a name or an address (an IPv6 one without brackets).
+    pub host: String,
+    /// The port, the scheme's default when the URL names none.
+    pub port: Option<u16>,
+}
+
+impl ServerAddress {
+    /// The host and port of `url`; `None` when it is no URL with a host.
+    pub fn of_url(url: &str) -> Option<ServerAddress> {
+        let parsed = reqwest::Url::parse(url.trim()).ok()?;
+        let host = parsed.host_str().filter(|host| !host.is_empty())?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        Some(ServerAddress {
+            host: host.to_owned(),
+            port: parsed.port_or_known_default(),
+        })
+    }
+}
+
 /// The provider's error message from a JSON error body (`{"error": {"message": …}}` or
 /// `{"error": "…"}` or `{"message": …}`), or a one-line [`excerpt`] of any other body; always
 /// one line, shortened.
@@ -150,6 +172,7 @@ pub async fn send_with_retry(
         if let Some(gate) = &gate {
             let wait = gate.wait().min(budget.remaining());
             if !wait.is_zero() {
+                budget.gate_waited(wait);
                 tokio::select! {
                     () = cancel.cancelled() => return Err(ModelError::Cancelled),
                     () = tokio::time::sleep(wait) => {}
@@ -191,6 +214,7 @@ pub async fn send_with_retry(
             && !budget.remaining().is_zero()
         {
             gate.rate_limited(error.retry_after());
+            budget.gate_retry();
             continue;
         }
         let Some(wait) = budget.next_retry(&error) else {
@@ -394,6 +418,21 @@ mod tests {
         )));
         assert!(!is_keep_alive(&event("message", r#"{"choices":[]}"#)));
         assert!(!is_keep_alive(&event("message", "[DONE]")));
+    }
+
+    #[test]
+    fn server_addresses_of_endpoint_urls() {
+        let of = |url: &str| ServerAddress::of_url(url).map(|a| (a.host, a.port));
+        assert_eq!(
+            of("https://api.openai.com/v1"),
+            Some(("api.openai.com".into(), Some(443)))
+        );
+        assert_eq!(
+            of("http://127.0.0.1:8123/v1/messages"),
+            Some(("127.0.0.1".into(), Some(8123)))
+        );
+        assert_eq!(of("http://[::1]:9/v1"), Some(("::1".into(), Some(9))));
+        assert_eq!(of("not a url"), None);
     }
 
     #[test]

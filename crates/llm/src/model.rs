@@ -31,6 +31,12 @@ pub trait Model: Send + Sync {
         None
     }
 
+    /// Where its requests go (for traces): the host and port of its endpoint; `None` by
+    /// default, for models answered in process.
+    fn server(&self) -> Option<crate::http::ServerAddress> {
+        None
+    }
+
     /// Starts a response. Connection errors and HTTP errors before the stream starts are
     /// returned here (after retries); faults later arrive as an error item. Cancelling `cancel`
     /// (or dropping the stream) aborts the request promptly.

@@ -126,6 +126,10 @@ impl Model for Described {
         self.window.or_else(|| self.inner.context_window())
     }
 
+    fn server(&self) -> Option<crate::http::ServerAddress> {
+        self.inner.server()
+    }
+
     async fn stream(
         &self,
         request: &ModelRequest,

@@ -129,6 +129,10 @@ impl Model for RecordingModel {
         self.inner.context_window()
     }
 
+    fn server(&self) -> Option<crate::http::ServerAddress> {
+        self.inner.server()
+    }
+
     async fn stream(
         &self,
         request: &ModelRequest,

@@ -94,6 +94,19 @@ impl std::fmt::Display for RetryNotice {
     }
 }
 
+/// What a budget's retries took so far (a model call's `retries` and waits, for traces).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RetryTally {
+    /// Retries made: those the budget allowed, and those of rate-limit answers under the
+    /// shared rate gate, which spend none of it.
+    pub retries: u32,
+    /// The waits before retries and at the shared rate gate.
+    pub waited: Duration,
+    /// The part of `waited` owed to rate limits ([`crate::rate::is_rate_limit`] answers and
+    /// the gate's pauses).
+    pub rate_limit_waited: Duration,
+}
+
 /// Told of every retry a budget allows (the runtime shows it as one `status` line).
 pub type RetryNotifier = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
 
@@ -107,6 +120,8 @@ struct BudgetState {
     retries: u32,
     /// Turn retries spent after a stall.
     stalls: u32,
+    /// What the retries took, the gate's included.
+    tally: RetryTally,
 }
 
 tokio::task_local! {
@@ -151,6 +166,7 @@ impl RetryBudget {
                 started: Instant::now(),
                 retries: 0,
                 stalls: 0,
+                tally: RetryTally::default(),
             })),
             notify: None,
         }
@@ -194,6 +210,24 @@ impl RetryBudget {
         limit.saturating_sub(state.started.elapsed())
     }
 
+    /// What the retries took so far.
+    pub fn tally(&self) -> RetryTally {
+        self.lock().tally
+    }
+
+    /// A rate-limit answer is tried again under the shared rate gate, without spending the
+    /// budget: counted as a retry all the same.
+    pub fn gate_retry(&self) {
+        self.lock().tally.retries += 1;
+    }
+
+    /// A request waited `wait` at the shared rate gate (a rate-limit pause).
+    pub fn gate_waited(&self, wait: Duration) {
+        let mut state = self.lock();
+        state.tally.waited += wait;
+        state.tally.rate_limit_waited += wait;
+    }
+
     /// Spends one retry after `error` if the budget allows it, and returns the wait before it;
     /// `None` when the budget is spent (retries, stalls or wall time). The caller decides
     /// whether `error` is retryable at all. An allowed retry is told to the notifier, or
@@ -216,6 +250,11 @@ impl RetryBudget {
             state.retries += 1;
             if stalled {
                 state.stalls += 1;
+            }
+            state.tally.retries += 1;
+            state.tally.waited += wait;
+            if crate::rate::is_rate_limit(error) {
+                state.tally.rate_limit_waited += wait;
             }
             RetryNotice {
                 error: error.clone(),
@@ -370,6 +409,30 @@ mod tests {
             told[1].starts_with("p is unavailable (HTTP 500): down; retrying in 0.0s (2/2)"),
             "{told:?}"
         );
+    }
+
+    #[test]
+    fn the_tally_counts_retries_and_their_waits_rate_limits_apart() {
+        let budget = RetryBudget::new(Some(quick(5)));
+        assert_eq!(budget.tally(), RetryTally::default());
+        let limited = ModelError::Unavailable {
+            provider: "p".into(),
+            status: 429,
+            message: "slow down".into(),
+            retry_after: Some(Duration::from_millis(2)),
+        };
+        let first = budget.next_retry(&limited).unwrap();
+        let second = budget.next_retry(&unavailable()).unwrap();
+        budget.gate_retry();
+        budget.gate_waited(Duration::from_millis(3));
+        let tally = budget.tally();
+        assert_eq!(tally.retries, 3);
+        assert_eq!(tally.waited, first + second + Duration::from_millis(3));
+        assert_eq!(tally.rate_limit_waited, first + Duration::from_millis(3));
+        // A retry the budget refuses takes nothing.
+        let spent = RetryBudget::new(Some(quick(0)));
+        assert_eq!(spent.next_retry(&limited), None);
+        assert_eq!(spent.tally(), RetryTally::default());
     }
 
     #[tokio::test]

@@ -177,9 +177,16 @@ async fn streams_text() {
     ])])
     .await;
     let events = events(&server).await;
+    // The chunks' id and model are told once, before the text.
     assert_eq!(
-        events.first(),
-        Some(&StreamEvent::TextDelta { text: "Hel".into() })
+        events[..2],
+        [
+            StreamEvent::ResponseInfo {
+                id: Some("chatcmpl-1".into()),
+                model: Some("gpt-4o-mini".into()),
+            },
+            StreamEvent::TextDelta { text: "Hel".into() }
+        ]
     );
     assert_eq!(
         events.last(),
@@ -196,6 +203,8 @@ async fn streams_text() {
     assert_eq!(response.text, "Hello!");
     assert!(response.tool_calls.is_empty());
     assert_eq!(response.finish_reason, Some(FinishReason::EndTurn));
+    assert_eq!(response.response_id.as_deref(), Some("chatcmpl-1"));
+    assert_eq!(response.response_model.as_deref(), Some("gpt-4o-mini"));
 }
 
 #[tokio::test]
@@ -215,6 +224,10 @@ async fn a_single_tool_call() {
     assert_eq!(
         events,
         vec![
+            StreamEvent::ResponseInfo {
+                id: Some("chatcmpl-1".into()),
+                model: Some("gpt-4o-mini".into()),
+            },
             StreamEvent::ToolCallStart {
                 index: 0,
                 id: "call_abc".into(),
@@ -477,6 +490,10 @@ async fn cancellation_while_streaming() {
         .stream(&request(), cancel.clone())
         .await
         .unwrap();
+    assert!(matches!(
+        stream.next().await.unwrap().unwrap(),
+        StreamEvent::ResponseInfo { .. }
+    ));
     assert_eq!(
         stream.next().await.unwrap().unwrap(),
         StreamEvent::TextDelta {

@@ -264,6 +264,11 @@ async fn streams_text() {
     let response = complete(&server).await.unwrap();
     assert_eq!(response.text, "Hello!");
     assert_eq!(response.finish_reason, Some(FinishReason::EndTurn));
+    assert_eq!(response.response_id.as_deref(), Some("resp_1"));
+    assert_eq!(
+        response.response_model.as_deref(),
+        Some("gpt-4.1-2025-04-14")
+    );
 }
 
 #[tokio::test]
@@ -287,6 +292,10 @@ async fn one_function_call() {
     assert_eq!(
         events,
         vec![
+            StreamEvent::ResponseInfo {
+                id: Some("resp_1".into()),
+                model: Some("gpt-4.1-2025-04-14".into()),
+            },
             StreamEvent::ToolCallStart {
                 index: 0,
                 id: "call_1".into(),
@@ -507,6 +516,10 @@ async fn cancellation_while_streaming() {
         .stream(&request(), cancel.clone())
         .await
         .unwrap();
+    assert!(matches!(
+        stream.next().await.unwrap().unwrap(),
+        StreamEvent::ResponseInfo { .. }
+    ));
     assert_eq!(
         stream.next().await.unwrap().unwrap(),
         StreamEvent::TextDelta {
@@ -592,6 +605,10 @@ fn decoder_takes_unstreamed_items_from_the_final_response() {
     assert_eq!(
         events,
         vec![
+            StreamEvent::ResponseInfo {
+                id: Some("resp_1".into()),
+                model: Some("gpt-4.1-2025-04-14".into()),
+            },
             StreamEvent::TextDelta {
                 text: "All at once.".into()
             },

@@ -268,35 +268,103 @@ fn mcp_jail(
     Ok(McpJailOptions { jail, cwd })
 }
 
+/// Why a jailed server's `cwd` was refused (under `toolsets.mcp.servers.<server>.cwd`).
+#[derive(Debug, thiserror::Error)]
+enum CwdError {
+    /// `cwd` is not a path in the jail's zones (`zones`); `message` is the sandbox's reason.
+    #[error(
+        "\"{}\" is not a directory of the jail's zones ({}): {message}",
+        cwd.escape_debug(),
+        if zones.is_empty() { "none".to_owned() } else { zones.join(", ") }
+    )]
+    OutsideZones {
+        cwd: String,
+        zones: Vec<String>,
+        message: String,
+    },
+    /// `cwd` is `/`, above every zone; `first_zone` is suggested instead.
+    #[error(
+        "\"{cwd}\" is the jail's root; name a zone (`/{}`) or a directory in one",
+        first_zone.as_deref().unwrap_or("zone")
+    )]
+    Root {
+        cwd: String,
+        first_zone: Option<String>,
+    },
+    /// `cwd` is a file (or something else that is not a directory).
+    #[error("\"{cwd}\" is not a directory")]
+    NotADirectory { cwd: String },
+    /// `cwd` cannot be looked at (it does not exist, say); `message` is the sandbox's reason.
+    #[error("\"{cwd}\": {message}")]
+    Unreadable { cwd: String, message: String },
+}
+
 /// A jailed server's working directory `cwd` checked in its jail's zones (`zones`): a
 /// directory at `/<zone>` or below, normalized.
-fn jailed_cwd(cwd: &str, jail: &Sandbox, zones: &[String]) -> Result<String, String> {
-    let path = jail.resolve(cwd).map_err(|e| {
-        format!(
-            "\"{}\" is not a directory of the jail's zones ({}): {}",
-            cwd.escape_debug(),
-            if zones.is_empty() {
-                "none".to_owned()
-            } else {
-                zones.join(", ")
-            },
-            e.message
-        )
+fn jailed_cwd(cwd: &str, jail: &Sandbox, zones: &[String]) -> Result<String, CwdError> {
+    let path = jail.resolve(cwd).map_err(|e| CwdError::OutsideZones {
+        cwd: cwd.to_owned(),
+        zones: zones.to_vec(),
+        message: e.message,
     })?;
     if path.is_root() {
-        return Err(format!(
-            "\"{cwd}\" is the jail's root; name a zone (`/{}`) or a directory in one",
-            zones.first().map_or("zone", String::as_str)
-        ));
+        return Err(CwdError::Root {
+            cwd: cwd.to_owned(),
+            first_zone: zones.first().cloned(),
+        });
     }
     match jail.metadata(&path) {
         Ok(info) if info.kind == golem_sandbox::EntryKind::Directory => Ok(path.virtual_path()),
-        Ok(_) => Err(format!("\"{cwd}\" is not a directory")),
-        Err(e) => Err(format!("\"{cwd}\": {}", e.message)),
+        Ok(_) => Err(CwdError::NotADirectory {
+            cwd: cwd.to_owned(),
+        }),
+        Err(e) => Err(CwdError::Unreadable {
+            cwd: cwd.to_owned(),
+            message: e.message,
+        }),
     }
 }
 
 /// The MCP tool-list cache of the program at `program_root`.
 pub fn mcp_cache_dir(program_root: &Path) -> std::path::PathBuf {
     program_root.join(".golem-forge").join("mcp-tools")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CwdError;
+
+    #[test]
+    fn a_refused_cwd_says_why_in_the_user_s_words() {
+        let outside = CwdError::OutsideZones {
+            cwd: "/docs\n".into(),
+            zones: Vec::new(),
+            message: "no zone `docs`".into(),
+        };
+        assert_eq!(
+            outside.to_string(),
+            "\"/docs\\n\" is not a directory of the jail's zones (none): no zone `docs`"
+        );
+        let root = |first_zone: Option<&str>| CwdError::Root {
+            cwd: "/".into(),
+            first_zone: first_zone.map(str::to_owned),
+        };
+        assert_eq!(
+            root(Some("servers")).to_string(),
+            "\"/\" is the jail's root; name a zone (`/servers`) or a directory in one"
+        );
+        assert_eq!(
+            root(None).to_string(),
+            "\"/\" is the jail's root; name a zone (`/zone`) or a directory in one"
+        );
+        let file = CwdError::NotADirectory {
+            cwd: "/servers/a.js".into(),
+        };
+        assert_eq!(file.to_string(), "\"/servers/a.js\" is not a directory");
+        let missing = CwdError::Unreadable {
+            cwd: "/servers/gone".into(),
+            message: "not found".into(),
+        };
+        assert_eq!(missing.to_string(), "\"/servers/gone\": not found");
+    }
 }

@@ -182,6 +182,7 @@ impl Collector {
             | DisplayEvent::WorkerFinished { .. }
             | DisplayEvent::Usage { .. }
             | DisplayEvent::ContextCompacted { .. }
+            | DisplayEvent::ContextElided { .. }
             | DisplayEvent::ActionResult(_)
             | DisplayEvent::SessionStatus(_)
             | DisplayEvent::ApprovalsRemembered { .. }

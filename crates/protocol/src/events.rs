@@ -15,7 +15,8 @@ use crate::result::ToolResultValue;
 use crate::session::{ActionResult, RememberedApproval, SessionStatus, TurnStatus};
 use crate::tool_kind::ToolKind;
 use crate::workers::{
-    BudgetAmounts, CompactionReason, ContextFill, TokenUsage, WorkerOrigin, WorkerProgress,
+    BudgetAmounts, CompactionReason, ContextFill, ModelCall, TokenUsage, WorkerOrigin,
+    WorkerProgress,
 };
 
 /// The protocol version carried by `sessionStarted`: the major part changes on any incompatible
@@ -36,8 +37,10 @@ use crate::workers::{
 /// approval mode switched during a session, and `sessionStatus.approvalMode`; 1.12: `toolKind`
 /// on `toolStarted`, `toolResult` and `approvalRequired`, what kind of thing the tool does;
 /// 1.13: `toolResult.args`, the arguments of a call that never started; 1.14: the test events
-/// of `golem-forge test --json`, `testStarted`, `testFinished` and `testsEnded`).
-pub const PROTOCOL_VERSION: &str = "1.14";
+/// of `golem-forge test --json`, `testStarted`, `testFinished` and `testsEnded`; 1.15:
+/// `usage.call`, what each model request was and took, a failed one included; `contextElided`,
+/// an elision of old tool results, until then an `info` status; `contextCompacted.durationMs`).
+pub const PROTOCOL_VERSION: &str = "1.15";
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -296,7 +299,8 @@ pub enum DisplayEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cost: Option<f64>,
     },
-    /// Tokens used by one model call and by the run so far.
+    /// Tokens used by one model call and by the run so far. A call that failed after its
+    /// retries is told too, with `call.error` set and what was counted of it (usually nothing).
     Usage {
         /// This call.
         usage: TokenUsage,
@@ -317,6 +321,10 @@ pub enum DisplayEvent {
         /// The worker, for delegated workers.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worker: Option<WorkerOrigin>,
+        /// The request itself: provider, models, finish, endpoint, duration, retries; absent
+        /// in transcripts written before protocol 1.15.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call: Option<ModelCall>,
     },
     /// The history of a worker before its last turns was replaced by one summary message, to
     /// make room in its context window (the transcript keeps what was replaced).
@@ -331,6 +339,29 @@ pub enum DisplayEvent {
         summary_tokens: u64,
         /// Messages of the history that the summary replaced.
         messages_replaced: u64,
+        /// How long compacting took, the summary request included; 0 in transcripts written
+        /// before protocol 1.15.
+        #[serde(default)]
+        duration_ms: u64,
+        /// The worker, for delegated workers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worker: Option<WorkerOrigin>,
+    },
+    /// Old tool results of a worker's next request were replaced by short stubs to keep it
+    /// under `context.elide_at` (the history keeps them whole; a call made again sees them).
+    /// Shown as the line `context 71 % full: elided 3 old tool results (about 12000 tokens)`.
+    ContextElided {
+        /// The request's estimated tokens before this elision.
+        tokens_before: u64,
+        /// Its estimated tokens after.
+        tokens_after: u64,
+        /// The model's context window in tokens.
+        window: u64,
+        /// How many tool results this elision replaced.
+        results: u64,
+        /// It came after a threshold compaction was skipped (too little to compact), so the
+        /// results of the last turns were elided too, all but the newest.
+        harder: bool,
         /// The worker, for delegated workers.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worker: Option<WorkerOrigin>,

@@ -48,8 +48,8 @@ pub use tool_definition::ToolDefinition;
 pub use tool_kind::ToolKind;
 pub use worker_test::TestEvent;
 pub use workers::{
-    BudgetAmounts, BudgetStatus, CompactionReason, ContextFill, TokenUsage, WorkerOrigin,
-    WorkerProgress,
+    BudgetAmounts, BudgetStatus, CompactionReason, ContextFill, ModelCall, ModelCallPurpose,
+    TokenUsage, WorkerOrigin, WorkerProgress,
 };
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::error::*;
 use crate::events::*;
 use crate::form::*;
 use crate::result::*;
-use crate::workers::{ContextFill, TokenUsage, WorkerOrigin};
+use crate::workers::{ContextFill, ModelCall, ModelCallPurpose, TokenUsage, WorkerOrigin};
 
 /// Asserts that `value` serializes to `expected` and that `expected` reads back to `value`.
 pub(crate) fn check<T>(value: T, expected: Value)
@@ -506,7 +506,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.14", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.15", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(
@@ -655,6 +655,7 @@ fn display_events() {
             budget: None,
             context: None,
             worker: None,
+            call: None,
         },
         json!({"type": "usage",
                "usage": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2},
@@ -672,6 +673,7 @@ fn display_events() {
                 window: 200_000,
             }),
             worker: None,
+            call: None,
         },
         json!({"type": "usage",
                "usage": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2},
@@ -679,6 +681,77 @@ fn display_events() {
                "model": "anthropic:claude-sonnet-4", "cost": 0.25,
                "context": {"used": 126000, "window": 200000}}),
     );
+    check(
+        DisplayEvent::Usage {
+            usage,
+            total: usage,
+            model: Some("anthropic:claude-sonnet-4".into()),
+            cost: None,
+            budget: None,
+            context: None,
+            worker: None,
+            call: Some(ModelCall {
+                provider: "anthropic".into(),
+                request_model: "claude-sonnet-4".into(),
+                response_model: Some("claude-sonnet-4-20250514".into()),
+                response_id: Some("msg_01".into()),
+                finish_reasons: vec!["tool_call".into()],
+                server_address: Some("api.anthropic.com".into()),
+                server_port: Some(443),
+                duration_ms: 1200,
+                retries: 2,
+                retry_wait_ms: 700,
+                rate_limit_wait_ms: 500,
+                purpose: ModelCallPurpose::Conversation,
+                error: None,
+            }),
+        },
+        json!({"type": "usage",
+               "usage": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2},
+               "total": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2},
+               "model": "anthropic:claude-sonnet-4",
+               "call": {"provider": "anthropic", "requestModel": "claude-sonnet-4",
+                        "responseModel": "claude-sonnet-4-20250514", "responseId": "msg_01",
+                        "finishReasons": ["tool_call"], "serverAddress": "api.anthropic.com",
+                        "serverPort": 443, "durationMs": 1200, "retries": 2,
+                        "retryWaitMs": 700, "rateLimitWaitMs": 500,
+                        "purpose": "conversation"}}),
+    );
+    // A failed request: nothing counted, the error said; what is zero or unknown is left out.
+    check(
+        DisplayEvent::Usage {
+            usage: TokenUsage::default(),
+            total: usage,
+            model: Some("test:default".into()),
+            cost: None,
+            budget: None,
+            context: None,
+            worker: None,
+            call: Some(ModelCall {
+                provider: "test".into(),
+                request_model: "default".into(),
+                response_model: None,
+                response_id: None,
+                finish_reasons: Vec::new(),
+                server_address: None,
+                server_port: None,
+                duration_ms: 3,
+                retries: 0,
+                retry_wait_ms: 0,
+                rate_limit_wait_ms: 0,
+                purpose: ModelCallPurpose::Summary,
+                error: Some("test is unavailable (HTTP 500): down".into()),
+            }),
+        },
+        json!({"type": "usage",
+               "usage": {"inputTokens": 0, "outputTokens": 0},
+               "total": {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 2},
+               "model": "test:default",
+               "call": {"provider": "test", "requestModel": "default", "durationMs": 3,
+                        "purpose": "summary",
+                        "error": "test is unavailable (HTTP 500): down"}}),
+    );
+    assert_eq!(ModelCallPurpose::Summary.as_str(), "summary");
     assert_eq!(
         ContextFill {
             used: 126_000,

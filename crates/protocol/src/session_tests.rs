@@ -232,10 +232,38 @@ fn session_answers() {
             tokens_after: 21_000,
             summary_tokens: 900,
             messages_replaced: 120,
+            duration_ms: 2400,
             worker: None,
         },
         json!({"type": "contextCompacted", "reason": "overflow", "tokensBefore": 190000,
-               "tokensAfter": 21000, "summaryTokens": 900, "messagesReplaced": 120}),
+               "tokensAfter": 21000, "summaryTokens": 900, "messagesReplaced": 120,
+               "durationMs": 2400}),
+    );
+    // A compaction written before protocol 1.15 has no duration.
+    let old: DisplayEvent = serde_json::from_value(json!({"type": "contextCompacted",
+        "reason": "threshold", "tokensBefore": 9, "tokensAfter": 3, "summaryTokens": 1,
+        "messagesReplaced": 4}))
+    .unwrap();
+    assert!(matches!(
+        old,
+        DisplayEvent::ContextCompacted { duration_ms: 0, .. }
+    ));
+    check(
+        DisplayEvent::ContextElided {
+            tokens_before: 71_000,
+            tokens_after: 59_000,
+            window: 100_000,
+            results: 3,
+            harder: false,
+            worker: Some(crate::workers::WorkerOrigin {
+                name: "reader".into(),
+                depth: 1,
+                id: "w2".into(),
+            }),
+        },
+        json!({"type": "contextElided", "tokensBefore": 71000, "tokensAfter": 59000,
+               "window": 100000, "results": 3, "harder": false,
+               "worker": {"name": "reader", "depth": 1, "id": "w2"}}),
     );
     check(
         DisplayEvent::ApprovalsRemembered {

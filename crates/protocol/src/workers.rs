@@ -2,7 +2,8 @@
 //! `workerFinished`, `usage` and `sessionStatus` say about each running worker (its id, its
 //! parent's id, what it has spent, the tool it runs, whether it waits on an approval) and about
 //! the budget it runs under; which worker an event comes from (`WorkerOrigin`) and token counts
-//! (`TokenUsage`). The events that carry these are in `events.rs`.
+//! (`TokenUsage`); what one model request was and took (`ModelCall`); how full a context is and the line an elision is shown as. The events that
+//! carry these are in `events.rs`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,10 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
 impl TokenUsage {
     /// Adds another count to this one.
     pub fn add(&mut self, other: &TokenUsage) {
@@ -50,6 +55,78 @@ impl TokenUsage {
         self.output_tokens += other.output_tokens;
         self.cache_read_tokens += other.cache_read_tokens;
         self.cache_write_tokens += other.cache_write_tokens;
+    }
+}
+
+/// One model request as it went: who answered, how it ended, what it took (the `call` of a
+/// `usage` event; for traces and audits). A request that failed after its retries has `error`
+/// set and the `usage` event counts what was counted of it, usually nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCall {
+    /// The provider's name as in `provider:model` (`openai`, `anthropic`, `test`, `replay`,
+    /// `script`, or one defined in program config).
+    pub provider: String,
+    /// The model asked for, without the provider (for `replay:`, the recording's path).
+    pub request_model: String,
+    /// The model as the provider's answer named it, when it did (a dated version of an alias,
+    /// say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_model: Option<String>,
+    /// The provider's id of the response, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+    /// Why the answer ended, as OpenTelemetry's GenAI conventions name it (`stop`,
+    /// `tool_call`, `length`, `content_filter`) or, for other reasons, as the provider did;
+    /// empty when no answer came.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub finish_reasons: Vec<String>,
+    /// The host of the endpoint asked; absent for models answered in process (`test`,
+    /// `replay:`, scripted ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_address: Option<String>,
+    /// The endpoint's port (the scheme's default when its URL names none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_port: Option<u16>,
+    /// From the start of the first attempt to the end of the last, retries and their waits
+    /// included.
+    pub duration_ms: u64,
+    /// How often the request was tried again (HTTP retries before a stream started, and
+    /// retries of the whole request after a stream broke off).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub retries: u32,
+    /// Time spent waiting before retries, and at the shared rate gate of a batch.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retry_wait_ms: u64,
+    /// The part of `retry_wait_ms` owed to rate limits (429 or overloaded answers, the shared
+    /// rate gate's pauses included).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rate_limit_wait_ms: u64,
+    /// What the request was for.
+    pub purpose: ModelCallPurpose,
+    /// Why the request failed, when it did after its retries (an interrupted request emits no
+    /// `usage` event).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What a model request was for (`ModelCall::purpose`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ModelCallPurpose {
+    /// A step of the worker's turn: the answer the worker acts on.
+    Conversation,
+    /// The summary request of a compaction (`contextCompacted`).
+    Summary,
+}
+
+impl ModelCallPurpose {
+    /// The purpose as the protocol writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelCallPurpose::Conversation => "conversation",
+            ModelCallPurpose::Summary => "summary",
+        }
     }
 }
 
@@ -72,6 +149,34 @@ impl ContextFill {
             .checked_div(self.window)
             .unwrap_or(0)
     }
+}
+
+/// The status line a front end shows for a `contextElided` event, from its fields:
+/// `context 71 % full: elided 3 old tool results (about 12000 tokens)`, or after a skipped
+/// compaction (`harder`) `context 71 % full and too little to compact: elided 3 more tool
+/// results (…)`; the percent is of the request before the elision.
+pub fn elision_line(
+    tokens_before: u64,
+    tokens_after: u64,
+    window: u64,
+    results: u64,
+    harder: bool,
+) -> String {
+    let fill = ContextFill {
+        used: tokens_before,
+        window,
+    };
+    let (why, which) = if harder {
+        (" and too little to compact", "more")
+    } else {
+        ("", "old")
+    };
+    format!(
+        "context {} % full{why}: elided {results} {which} tool result{} (about {} tokens)",
+        fill.percent(),
+        if results == 1 { "" } else { "s" },
+        tokens_before.saturating_sub(tokens_after)
+    )
 }
 
 /// What made a worker compact its history (`contextCompacted`).

@@ -102,6 +102,7 @@ fn origins_and_usage_carry_the_worker_id_and_the_remaining_budget() {
                 depth: 1,
                 id: "w2".into(),
             }),
+            call: None,
         },
         json!({"type": "usage",
                "usage": {"inputTokens": 10, "outputTokens": 5},
@@ -156,4 +157,16 @@ fn worker_events_of_protocol_1_1_still_read() {
     let origin: WorkerOrigin =
         serde_json::from_value(json!({"name": "summarizer", "depth": 1})).unwrap();
     assert!(origin.id.is_empty());
+}
+
+#[test]
+fn an_elision_reads_as_the_status_line_it_always_was() {
+    assert_eq!(
+        crate::workers::elision_line(71_000, 59_000, 100_000, 3, false),
+        "context 71 % full: elided 3 old tool results (about 12000 tokens)"
+    );
+    assert_eq!(
+        crate::workers::elision_line(8_500, 8_100, 10_000, 1, true),
+        "context 85 % full and too little to compact: elided 1 more tool result (about 400 tokens)"
+    );
 }

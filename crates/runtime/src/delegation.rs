@@ -178,7 +178,7 @@ impl TypedTool for DelegateTool {
         if let Some(caller) = self.env.tree.running(&self.frame.id) {
             caller
                 .start_child(&self.name)
-                .map_err(|message| ToolError::new(ToolErrorCode::ExecutionError, message))?;
+                .map_err(|e| ToolError::new(ToolErrorCode::ExecutionError, e.to_string()))?;
         }
         let mut input = args.input;
         if let Some(extra) = args.instructions.filter(|i| !i.trim().is_empty()) {

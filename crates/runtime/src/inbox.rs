@@ -14,7 +14,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use golem_core::approval::ApprovalInbox;
+use golem_core::approval::{ApprovalInbox, ParkError};
 use golem_protocol::{
     ApprovalRequest, ApprovalResponse, BatchItemRef, InboxAnswer, InboxEntry, RememberScope,
 };
@@ -331,7 +331,7 @@ impl SessionInbox {
 }
 
 impl ApprovalInbox for SessionInbox {
-    fn park(&self, request: &ApprovalRequest) -> Result<u64, String> {
+    fn park(&self, request: &ApprovalRequest) -> Result<u64, ParkError> {
         let by = self
             .by
             .lock()
@@ -340,7 +340,7 @@ impl ApprovalInbox for SessionInbox {
         let id = self
             .store
             .park(&by, request)
-            .map_err(|e| format!("the inbox cannot be written ({e})"))?;
+            .map_err(|e| ParkError::Unwritable(Box::new(e)))?;
         self.open
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -17,6 +17,23 @@ use tokio_util::sync::CancellationToken;
 
 use crate::budget::{BudgetExceeded, BudgetKind, BudgetLimits, total_tokens};
 
+/// A delegation refused because a worker on its way up the tree has started its
+/// `budget.max_workers` sub-workers.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "cannot start worker {child}: worker {worker} may start at most {max} sub-worker{} \
+     (budget.max_workers) and has started {max}; do the rest without delegating",
+    if *max == 1 { "" } else { "s" }
+)]
+pub struct TooManyWorkers {
+    /// The worker that was to start.
+    pub child: String,
+    /// The worker (the caller or one above it) whose `max_workers` is reached.
+    pub worker: String,
+    /// Its `max_workers`.
+    pub max: u32,
+}
+
 /// Where a worker sits in its session's tree of workers, and the budget each of its runs has.
 #[derive(Clone)]
 pub struct TreeSlot {
@@ -383,7 +400,7 @@ impl WorkerNode {
 
     /// Counts a sub-worker about to start below this worker, against the `max_workers` of it
     /// and each caller; refused (counting nothing) when one of them has started its most.
-    pub fn start_child(&self, child: &str) -> Result<(), String> {
+    pub fn start_child(&self, child: &str) -> Result<(), TooManyWorkers> {
         let mut counted: Vec<&WorkerNode> = Vec::new();
         for node in self.chain() {
             let mut state = lock(&node.state);
@@ -394,13 +411,11 @@ impl WorkerNode {
                 for node in counted {
                     lock(&node.state).workers_started -= 1;
                 }
-                return Err(format!(
-                    "cannot start worker {child}: worker {} may start at most {max} \
-                     sub-worker{} (budget.max_workers) and has started {max}; do the rest \
-                     without delegating",
-                    node.name,
-                    if max == 1 { "" } else { "s" },
-                ));
+                return Err(TooManyWorkers {
+                    child: child.to_owned(),
+                    worker: node.name.clone(),
+                    max,
+                });
             }
             state.workers_started += 1;
             drop(state);

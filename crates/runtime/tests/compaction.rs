@@ -6,9 +6,11 @@
 //! window completes: what is kept whole is bounded by the window, and each compaction replaces
 //! the previous summary.
 
+use std::time::Duration;
+
 use golem_protocol::{ActionEvent, CompactionReason, DisplayEvent, SessionAction, TurnStatus};
 use golem_runtime::host::{HostOptions, HostWorker};
-use golem_testkit::mock::Recorded;
+use golem_testkit::mock::{Chunk, Recorded};
 
 use crate::long_sessions::{WINDOW, Wire, program, program_sized, run};
 
@@ -17,6 +19,9 @@ const SUMMARY_ASKED: &str = "[The conversation above is about to be replaced";
 
 /// What the model summarises.
 const SUMMARY: &str = "SUMMARY: big.txt is 500 lines of x; the user wants it read again.";
+
+/// How long the stream of a summary pauses, where a test measures compacting.
+const SUMMARY_PAUSE: Duration = Duration::from_millis(40);
 
 fn is_summary_request(request: &Recorded) -> bool {
     request.body.to_string().contains(SUMMARY_ASKED)
@@ -191,9 +196,11 @@ async fn a_resumed_session_sends_the_compacted_history() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_compact_action_summarises_with_the_focus_and_status_shows_the_fill() {
     let program = program(Wire::Chat, 8, "").await;
-    program
-        .server
-        .answer_when(SUMMARY_ASKED, Wire::Chat.text(SUMMARY));
+    // The summary's stream pauses, so that its duration has a floor that cannot be missed.
+    program.server.answer_when(
+        SUMMARY_ASKED,
+        golem_testkit::Wire::OpenAi.text_stalled(SUMMARY, Chunk::Delay(SUMMARY_PAUSE)),
+    );
     let mut options = program.options();
     options.max_iterations = Some(20);
     let mut s = program.start_with(options, true);
@@ -226,6 +233,7 @@ async fn the_compact_action_summarises_with_the_focus_and_status_shows_the_fill(
     let Some(DisplayEvent::ContextCompacted {
         tokens_before,
         tokens_after,
+        duration_ms,
         ..
     }) = seen
         .iter()
@@ -234,6 +242,11 @@ async fn the_compact_action_summarises_with_the_focus_and_status_shows_the_fill(
         panic!("no contextCompacted in {seen:?}")
     };
     assert!(*tokens_before >= 1_000, "{tokens_before}");
+    // How long compacting took counts the summary request, its pause included.
+    assert!(
+        *duration_ms >= SUMMARY_PAUSE.as_millis() as u64,
+        "{duration_ms} ms"
+    );
     assert!(
         result.message.ends_with(&format!(
             "about {} tokens instead of {}",

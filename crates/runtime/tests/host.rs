@@ -458,9 +458,16 @@ async fn the_programs_context_settings_elide_old_results_from_what_is_sent() {
             .contains(&"a".repeat(59))
     );
     assert!(
-        seen.iter().any(
-            |e| matches!(e, DisplayEvent::Status { message, .. } if message.contains("elided 1 old tool result"))
-        ),
+        seen.iter().any(|e| matches!(
+            e,
+            DisplayEvent::ContextElided {
+                window: 3000,
+                results: 1,
+                harder: false,
+                worker: None,
+                ..
+            }
+        )),
         "{seen:#?}"
     );
     s.end().await;

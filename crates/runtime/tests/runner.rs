@@ -15,6 +15,7 @@ mod host_inbox;
 mod host_mode;
 mod host_tree;
 mod long_sessions;
+mod model_calls;
 mod models;
 mod prompt_cache;
 mod registry;

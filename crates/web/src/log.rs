@@ -186,6 +186,7 @@ impl LogState {
             | DisplayEvent::WorkerFinished { .. }
             | DisplayEvent::Usage { .. }
             | DisplayEvent::ContextCompacted { .. }
+            | DisplayEvent::ContextElided { .. }
             | DisplayEvent::TurnEnded { .. }
             | DisplayEvent::ActionResult(_)
             | DisplayEvent::SessionEnded { .. }) => self.events.push(event),

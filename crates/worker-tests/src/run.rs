@@ -339,6 +339,7 @@ async fn drive(host: SessionHost, case: &Case) -> Observed {
             | DisplayEvent::WorkerFinished { .. }
             | DisplayEvent::Usage { .. }
             | DisplayEvent::ContextCompacted { .. }
+            | DisplayEvent::ContextElided { .. }
             | DisplayEvent::ActionResult(_)
             | DisplayEvent::SessionStatus(_)
             | DisplayEvent::ApprovalsRemembered { .. } => {}

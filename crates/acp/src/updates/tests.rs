@@ -118,6 +118,34 @@ fn a_warning_is_shown_and_the_turn_end_is_a_step() {
 }
 
 #[test]
+fn an_elision_is_the_thought_its_info_status_was() {
+    let shown = |event: &DisplayEvent| -> Vec<serde_json::Value> {
+        Translator::default()
+            .steps(event)
+            .iter()
+            .map(|step| match step {
+                Step::Update(update) => serde_json::to_value(update).unwrap(),
+                other => panic!("{:?}", kinds(std::slice::from_ref(other))),
+            })
+            .collect()
+    };
+    let elided = shown(&DisplayEvent::ContextElided {
+        tokens_before: 7_100,
+        tokens_after: 5_900,
+        window: 10_000,
+        results: 1,
+        harder: false,
+        worker: None,
+    });
+    let status = shown(&DisplayEvent::Status {
+        level: StatusLevel::Info,
+        message: "context 71 % full: elided 1 old tool result (about 1200 tokens)".into(),
+    });
+    assert_eq!(elided, status);
+    assert_eq!(elided[0]["sessionUpdate"], "agent_thought_chunk");
+}
+
+#[test]
 fn a_file_read_is_its_text_in_a_block_and_the_value_is_the_raw_output() {
     let mut t = Translator::default();
     let value = ToolResultValue::file_content(golem_protocol::result::FileContentData {
@@ -192,6 +220,7 @@ fn the_cost_is_the_sessions_total_from_what_was_spent_before_and_rounded() {
             window: 100,
         }),
         worker: None,
+        call: None,
     };
     let mut last = Value::Null;
     for cost in [0.0011, 0.0006551000000000004, 0.0000000000000001] {

@@ -50,7 +50,8 @@ fn is_reply(event: &DisplayEvent) -> bool {
         | DisplayEvent::WorkerProgress(_)
         | DisplayEvent::WorkerFinished { .. }
         | DisplayEvent::Usage { .. }
-        | DisplayEvent::ContextCompacted { .. } => false,
+        | DisplayEvent::ContextCompacted { .. }
+        | DisplayEvent::ContextElided { .. } => false,
     }
 }
 

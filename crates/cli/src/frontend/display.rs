@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use golem_core::bus::DisplaySubscription;
+use golem_protocol::workers::elision_line;
 use golem_protocol::{
     ContextFill, DisplayEvent, InputAction, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
 };
@@ -380,6 +381,26 @@ impl EventDisplay {
                 ));
                 screen.line(&line);
             }
+            DisplayEvent::ContextElided {
+                tokens_before,
+                tokens_after,
+                window,
+                results,
+                harder,
+                ..
+            } => {
+                // The line the `info` status of an elision was before protocol 1.15.
+                self.end_text();
+                let mut screen = self.screen();
+                let text = screen.dim(&elision_line(
+                    *tokens_before,
+                    *tokens_after,
+                    *window,
+                    *results,
+                    *harder,
+                ));
+                screen.line(&text);
+            }
             DisplayEvent::Status { level, message } => {
                 self.end_text();
                 let mut screen = self.screen();
@@ -601,6 +622,35 @@ mod tests {
                 drawn(std::slice::from_ref(&warning), level, false).contains("slow"),
                 "{level:?}"
             );
+        }
+    }
+
+    #[test]
+    fn an_elision_is_drawn_as_the_info_status_it_was() {
+        let elided = |harder| DisplayEvent::ContextElided {
+            tokens_before: 71_000,
+            tokens_after: 59_000,
+            window: 100_000,
+            results: 3,
+            harder,
+            worker: None,
+        };
+        let status = |message: &str| DisplayEvent::Status {
+            level: StatusLevel::Info,
+            message: message.into(),
+        };
+        let old = "context 71 % full: elided 3 old tool results (about 12000 tokens)";
+        let harder = "context 71 % full and too little to compact: elided 3 more tool results \
+                      (about 12000 tokens)";
+        for level in [TraceLevel::Quiet, TraceLevel::Normal] {
+            let drawn_as = |event| drawn(&[event], level, false);
+            assert_eq!(drawn_as(elided(false)), drawn_as(status(old)), "{level:?}");
+            assert_eq!(
+                drawn_as(elided(true)),
+                drawn_as(status(harder)),
+                "{level:?}"
+            );
+            assert!(drawn_as(elided(false)).contains(old), "{level:?}");
         }
     }
 

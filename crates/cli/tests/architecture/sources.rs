@@ -129,49 +129,9 @@ fn nothing_but_the_orchestrator_calls_tool_execute() {
 /// Invariant 12: a file leaves this list when its errors are typed, and none joins it.
 const STRING_ERRORS: &[(&str, usize, &str)] = &[
     (
-        "crates/core/src/approval/controller.rs",
-        1,
-        "the `ApprovalInbox::park` trait; typed together with its implementations in the runtime",
-    ),
-    (
-        "crates/core/src/input.rs",
-        1,
-        "checking a form's answers; not typed yet",
-    ),
-    (
-        "crates/core/src/registry.rs",
-        2,
-        "a schema's compile error kept as jsonschema's text in a `OnceLock`; not typed yet",
-    ),
-    (
-        "crates/mcp-client/src/toolset.rs",
-        1,
-        "`jailed_cwd`, a jailed MCP server's working directory; not typed yet",
-    ),
-    (
-        "crates/runtime/src/host/parking.rs",
-        1,
-        "an `ApprovalInbox::park` implementation",
-    ),
-    (
-        "crates/runtime/src/inbox.rs",
-        1,
-        "an `ApprovalInbox::park` implementation",
-    ),
-    (
         "crates/runtime/src/host/serve.rs",
         1,
         "an action's outcome, which is protocol text (`ActionResult`) on both sides",
-    ),
-    (
-        "crates/runtime/src/runner/compact.rs",
-        1,
-        "compacting the history; not typed yet",
-    ),
-    (
-        "crates/runtime/src/tree.rs",
-        1,
-        "`start_child`, refusing a delegation; not typed yet",
     ),
     (
         "crates/sandbox/src/jail/parent/process.rs",

@@ -3,7 +3,8 @@
 //! transcript stays on disk); clearing the history keeps the conversation on the page under a
 //! divider, and the model no longer sees it; "Undo last turn" puts back what the turn's
 //! `write_file` and `run_code` changed, and says so; "Compact" has the model summarise the
-//! history, drawn as a compacted line, and the status bar's context fill follows.
+//! history, drawn as a compacted line, and the status bar's context fill follows; an elision
+//! of old tool results is the info line it always was.
 
 use golem_testkit::mock::MockServer;
 
@@ -274,6 +275,56 @@ fn compacting_draws_a_line_and_the_context_fill_follows() {
     ui.wait_gone(&tid("context"));
     ui.turn("what is three?", "Second answer.");
     ui.wait_element(&tid("context"));
+}
+
+#[test]
+fn an_elision_is_the_info_line_it_always_was() {
+    // Two reads of 12 KB (about 3000 tokens each) in a 3000-token window: the third request
+    // passes 60 % of it and sends the first result as a stub, keeping the last turn's.
+    let env = TestEnv::new();
+    let front_matter = format!(
+        "{}context: {{ keep_turns: 1 }}\n",
+        golem_testkit::cli::fs_front_matter(golem_testkit::cli::WRITES_ASK)
+    );
+    let worker_path = project(&env, &worker(&front_matter));
+    env.write(
+        "proj/golem-forge.config.yaml",
+        "context_windows:\n  \"openai:gpt-mock\": 3000\n",
+    );
+    let lines = |c: &str| format!("{}\n", c.repeat(59)).repeat(200);
+    env.write("proj/out/a.txt", &lines("a"));
+    env.write("proj/out/b.txt", &lines("b"));
+    let read = |id: &str, path: &str| {
+        WIRE.tool_calls(&[(id, "read_file", serde_json::json!({ "path": path }))])
+    };
+    let server = MockServer::start_blocking(vec![
+        read("call_1", "/out/a.txt"),
+        read("call_2", "/out/b.txt"),
+        WIRE.text("Read both."),
+    ]);
+    let ui = Ui::open(
+        "an_elision_is_the_info_line_it_always_was",
+        &env,
+        &server,
+        &worker_path,
+        &[],
+    );
+    ui.turn("read a and b", "Read both.");
+    let info = format!("{}[data-level=\"info\"]", tid("notice"));
+    let line = ui.wait_text(&info, "elided");
+    let (percent, rest) = line
+        .strip_prefix("context ")
+        .and_then(|l| l.split_once(" % full: elided 1 old tool result (about "))
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert!(percent.parse::<u64>().is_ok_and(|p| p > 60), "{line:?}");
+    let tokens = rest
+        .strip_suffix(" tokens)")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert!(tokens.parse::<u64>().is_ok_and(|t| t > 0), "{line:?}");
+    // A tab that connects later gets it too.
+    ui.reload();
+    ui.wait_connected();
+    assert_eq!(ui.wait_text(&info, "elided"), line);
 }
 
 /// The modes the session menu's mode buttons say are on (`aria-pressed="true"`).

@@ -58,11 +58,36 @@ pub enum ApprovalOutcome {
     },
 }
 
+/// Why the `defer` mode could not park a call; the call is denied with this message in its note
+/// (`… was denied: approval mode is defer, but {this}`).
+#[derive(Debug, thiserror::Error)]
+pub enum ParkError {
+    /// The controller was given no inbox.
+    #[error("this session has no approval inbox")]
+    NoInbox,
+    /// Consent for what a call did (a jailed program's changeset): its changes are held only
+    /// while the call runs.
+    #[error(
+        "what a program changed cannot wait in the inbox; its changes were discarded \
+         (allow them with a project rule, or run interactively)"
+    )]
+    ChangesCannotWait,
+    /// Only the root worker's turn can wait and continue.
+    #[error("a delegated worker's call ({worker}) cannot wait in the inbox")]
+    Delegated {
+        /// The name of the delegated worker that made the call.
+        worker: String,
+    },
+    /// The inbox's store failed (an implementation's own error).
+    #[error("the inbox cannot be written ({0})")]
+    Unwritable(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
 /// Where the `defer` mode parks the calls it would ask, and where their answers come back: the
 /// project's approval inbox, seen from one session.
 pub trait ApprovalInbox: Send + Sync {
     /// Parks `request` (the same call parked again keeps its entry); its number in the inbox.
-    fn park(&self, request: &ApprovalRequest) -> Result<u64, String>;
+    fn park(&self, request: &ApprovalRequest) -> Result<u64, ParkError>;
     /// The answer given in the inbox to the call `tool_call_id`, if one was given.
     fn answer(&self, tool_call_id: &str) -> Option<ApprovalResponse>;
 }
@@ -261,16 +286,11 @@ impl ApprovalController {
             return self.answer_with(request, cancel, keep, given).await;
         }
         let parked = match (&self.inbox, &request.worker) {
-            (None, _) => Err("this session has no approval inbox".to_owned()),
-            _ if !request.editable => Err(
-                "what a program changed cannot wait in the inbox; its changes were discarded \
-                 (allow them with a project rule, or run interactively)"
-                    .to_owned(),
-            ),
-            (Some(_), Some(worker)) => Err(format!(
-                "a delegated worker's call ({}) cannot wait in the inbox",
-                worker.name
-            )),
+            (None, _) => Err(ParkError::NoInbox),
+            _ if !request.editable => Err(ParkError::ChangesCannotWait),
+            (Some(_), Some(worker)) => Err(ParkError::Delegated {
+                worker: worker.name.clone(),
+            }),
             (Some(inbox), None) => inbox.park(&request),
         };
         match parked {

@@ -12,7 +12,7 @@ mod ui_callback;
 pub use config::{ApprovalConfig, wrap_with_default_approval};
 pub use controller::{
     ApprovalCallback, ApprovalController, ApprovalInbox, ApprovalMode, ApprovalOutcome,
-    CallbackError, no_terminal_message,
+    CallbackError, ParkError, no_terminal_message,
 };
 pub use golem_policy::{ApprovalDecisionType, ApprovalRequirement, check_glob, glob_matches};
 pub use memory::{ApprovalMemory, canonical_json};

@@ -306,3 +306,24 @@ async fn a_tool_may_ask_only_while_a_front_end_can_answer() {
     drop(answerer);
     assert!(!bus.has_input_answerer());
 }
+
+#[test]
+fn answers_that_do_not_fit_say_why_field_by_field() {
+    let schema = schema();
+    let fields = derive_fields_from_schema(&schema);
+    let values = |v: Value| v.as_object().cloned().unwrap();
+    let untyped = check_values(&schema, &fields, values(json!({"age": "many"}))).unwrap_err();
+    assert!(matches!(untyped, AnswerError::Untyped(_)), "{untyped:?}");
+    let broken = check_values(&schema, &fields, values(json!({"age": -3}))).unwrap_err();
+    let AnswerError::DoesNotFit { problems } = &broken else {
+        panic!("not a misfit: {broken:?}");
+    };
+    assert_eq!(
+        problems,
+        &[
+            "\"name\" is a required property".to_owned(),
+            "age: -3 is less than the minimum of 0".to_owned()
+        ]
+    );
+    assert_eq!(broken.to_string(), problems.join("; "));
+}

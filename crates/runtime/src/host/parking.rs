@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use golem_core::approval::ApprovalInbox;
+use golem_core::approval::{ApprovalInbox, ParkError};
 use golem_protocol::{ApprovalRequest, ApprovalResponse};
 
 use super::notify::ApprovalNotifier;
@@ -17,7 +17,7 @@ pub(crate) struct ParkingInbox {
 }
 
 impl ApprovalInbox for ParkingInbox {
-    fn park(&self, request: &ApprovalRequest) -> Result<u64, String> {
+    fn park(&self, request: &ApprovalRequest) -> Result<u64, ParkError> {
         let id = self.inbox.park(request)?;
         if let Some(notifier) = &self.notifier {
             notifier.parked(request, id);

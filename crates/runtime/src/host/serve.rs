@@ -271,6 +271,7 @@ impl Worker {
                 }
                 Job::Compact { request_id, focus } => {
                     let result = self.runtime.compact_history(focus.as_deref()).await;
+                    let result = result.map_err(|e| e.to_string());
                     self.shared
                         .messages
                         .store(self.runtime.history().len() as u64, Ordering::Relaxed);

@@ -171,6 +171,7 @@ fn recorded(event: &DisplayEvent) -> bool {
         | DisplayEvent::WorkerFinished { .. }
         | DisplayEvent::Usage { .. }
         | DisplayEvent::ContextCompacted { .. }
+        | DisplayEvent::ContextElided { .. }
         | DisplayEvent::TurnEnded { .. }
         | DisplayEvent::ActionResult(_)
         | DisplayEvent::SessionStatus(_)

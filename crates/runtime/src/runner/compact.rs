@@ -15,13 +15,16 @@
 //! less than 10 % of the window (what the summarised part takes as it is sent, less the
 //! previous summary's size, which the new one is expected to take again) is skipped.
 
+use std::time::Instant;
+
 use golem_llm::context::{
     estimate_message, estimate_messages, estimate_request, estimate_text, window_of,
 };
 use golem_llm::{Message, ModelError, ModelRequest};
 use golem_protocol::text::fold;
 use golem_protocol::{
-    CompactionReason, ContextFill, DisplayEvent, StatusLevel, TokenUsage, ToolDefinition,
+    CompactionReason, ContextFill, DisplayEvent, ModelCallPurpose, StatusLevel, TokenUsage,
+    ToolDefinition,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -68,7 +71,7 @@ const INPUT_MARK: &str = "\n\n[The user's last message, word for word:]\n";
 
 /// Why a compaction did not happen.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum CompactError {
+pub enum CompactError {
     /// Everything before the last turns is too little to summarise.
     #[error("there is nothing to compact before the last {keep_turns} turns")]
     NothingToCompact {
@@ -95,6 +98,17 @@ pub(crate) enum CompactError {
     /// The summary call was interrupted, or a budget ran out during it.
     #[error("compacting was interrupted")]
     Cancelled,
+}
+
+/// Why the user's `compact` action left the conversation as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum CompactHistoryError {
+    /// The worker starts each run afresh: there is nothing kept to compact.
+    #[error("this worker keeps no conversation between runs")]
+    NoHistory,
+    /// The compaction itself did not happen.
+    #[error("the conversation was not compacted: {0}")]
+    NotCompacted(#[source] CompactError),
 }
 
 /// What a compaction did.
@@ -143,6 +157,7 @@ impl WorkerRuntime {
                 return Err(CompactError::NotWorthIt { frees, worth });
             }
         }
+        let started = Instant::now();
         parts.ui.emit(DisplayEvent::Status {
             level: StatusLevel::Info,
             message: format!(
@@ -172,18 +187,19 @@ impl WorkerRuntime {
             everything_elided = true;
         }
         let origin = self.origin();
-        let response = loop {
-            let result = turn::model_turn(
+        let (response, call) = loop {
+            let called = turn::model_call(
                 parts.model.as_ref(),
                 &request,
                 &parts.ui,
                 origin.as_ref(),
                 cancel,
                 Echo::Quiet,
+                ModelCallPurpose::Summary,
             )
             .await;
-            match result {
-                Ok(response) => break response,
+            match self.settled(called, usage, node) {
+                Ok(done) => break done,
                 Err(ModelError::ContextOverflow { .. }) if !everything_elided => {
                     request = request_with(&Elision::everything());
                     everything_elided = true;
@@ -192,7 +208,7 @@ impl WorkerRuntime {
                 Err(error) => return Err(CompactError::Model(error)),
             }
         };
-        self.account(usage, node, &response.usage, None);
+        self.account(usage, node, &response.usage, None, call);
         let text = response.text.trim();
         if text.is_empty() {
             return Err(CompactError::EmptySummary);
@@ -226,6 +242,7 @@ impl WorkerRuntime {
                 counted => counted,
             },
             messages_replaced: cut as u64,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             worker: origin,
         });
         Ok(done)
@@ -236,9 +253,12 @@ impl WorkerRuntime {
     /// Compacts the kept conversation now, between runs (the `compact` action), keeping
     /// `focus` in the summary; the summary call is charged like a run's. Returns the line for
     /// the user.
-    pub async fn compact_history(&mut self, focus: Option<&str>) -> Result<String, String> {
+    pub async fn compact_history(
+        &mut self,
+        focus: Option<&str>,
+    ) -> Result<String, CompactHistoryError> {
         if !self.parts.keeps_history {
-            return Err("this worker keeps no conversation between runs".to_owned());
+            return Err(CompactHistoryError::NoHistory);
         }
         self.parts.interrupt.reset();
         let parts = &self.parts;
@@ -268,7 +288,7 @@ impl WorkerRuntime {
             result.is_ok(),
             result.as_ref().err().map(ToString::to_string),
         );
-        let done = result.map_err(|e| format!("the conversation was not compacted: {e}"))?;
+        let done = result.map_err(CompactHistoryError::NotCompacted)?;
         self.history = messages;
         self.context = context;
         Ok(format!(

@@ -97,6 +97,7 @@ mod tests {
                 cache_write_tokens: 0,
             },
             finish_reason: Some(FinishReason::EndTurn),
+            ..ModelResponse::default()
         }
     }
 

@@ -11,6 +11,7 @@ mod manual;
 mod request;
 mod turn;
 
+pub use self::compact::{CompactError, CompactHistoryError};
 pub use self::interrupt::{
     INTERRUPTED_ANSWER_NOTE, INTERRUPTED_RESPONSE, INTERRUPTED_TURN_NOTE, SUMMARISING,
     SUMMARY_TIMEOUT,
@@ -28,7 +29,7 @@ use golem_protocol::{
     CompactionReason, ContextFill, DisplayEvent, StatusLevel, TokenUsage, ToolStatus, WorkerOrigin,
 };
 
-use self::compact::{CompactError, CompactRequest};
+use self::compact::CompactRequest;
 use self::context_state::ContextState;
 use self::turn::Echo;
 use crate::budget::BudgetExceeded;
@@ -428,7 +429,7 @@ impl WorkerRuntime {
             }
             // The answer as far as it streamed, kept if the user interrupts it.
             let mut partial = String::new();
-            let response = match turn::model_turn_keeping(
+            let called = turn::model_turn_keeping(
                 parts.model.as_ref(),
                 &request,
                 &parts.ui,
@@ -437,9 +438,9 @@ impl WorkerRuntime {
                 Echo::Stream,
                 &mut partial,
             )
-            .await
-            {
-                Ok(response) => response,
+            .await;
+            let (response, call) = match self.settled(called, &usage, node) {
+                Ok(done) => done,
                 Err(ModelError::Cancelled) => {
                     self.keep_partial(messages, &partial, node);
                     return self
@@ -501,7 +502,7 @@ impl WorkerRuntime {
             if let Some(observer) = self.root_observer() {
                 observer.context(fill);
             }
-            self.account(&mut usage, node, &response.usage, Some(fill));
+            self.account(&mut usage, node, &response.usage, Some(fill), call);
             let calls = response.tool_calls.clone();
             if let Some(schema) = &self.output {
                 let final_call = calls.iter().find(|call| call.name == FINAL_RESULT_TOOL);

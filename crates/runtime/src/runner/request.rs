@@ -1,37 +1,19 @@
 //! The request of each turn, as it is sent (old tool results elided past `elide_at`, and
-//! harder when a threshold compaction was skipped), the accounting of each model call, and
-//! what to say when a request does not fit the window.
+//! harder when a threshold compaction was skipped), the accounting of each model call (a
+//! failed one told too, counting nothing), and what to say when a request does not fit the
+//! window.
 
 use golem_llm::context::estimate_request;
-use golem_llm::{Message, ModelError, ModelRequest};
-use golem_protocol::{ContextFill, DisplayEvent, StatusLevel, TokenUsage};
+use golem_llm::{Message, ModelError, ModelRequest, ModelResponse};
+use golem_protocol::{ContextFill, DisplayEvent, ModelCall, TokenUsage};
 
 use super::WorkerRuntime;
 use super::compact::CompactError;
 use super::context_state::ContextState;
 use super::elide::ELIDE_HEADROOM;
+use super::turn::Called;
 use crate::context_settings::Threshold;
 use crate::tree::WorkerNode;
-
-/// How an elision's status words it: after the fill, why (if not only the fill), and which
-/// results it elided.
-#[derive(Clone, Copy)]
-struct Elided {
-    why: &'static str,
-    which: &'static str,
-}
-
-/// Past `elide_at` before a request.
-const ELIDED: Elided = Elided {
-    why: "",
-    which: "old",
-};
-
-/// After a threshold compaction was skipped.
-const ELIDED_HARDER: Elided = Elided {
-    why: " and too little to compact",
-    which: "more",
-};
 
 impl WorkerRuntime {
     /// The next request: the conversation as it is sent, with the old tool results elided so
@@ -58,7 +40,7 @@ impl WorkerRuntime {
             return (request, estimate);
         }
         let keep_turns = parts.context.keep_turns as usize;
-        let estimate = self.elide_down(&mut request, context, keep_turns, estimate, window, ELIDED);
+        let estimate = self.elide_down(&mut request, context, keep_turns, estimate, window, false);
         (request, estimate)
     }
 
@@ -73,12 +55,13 @@ impl WorkerRuntime {
         estimate: u64,
         window: u64,
     ) -> u64 {
-        self.elide_down(request, context, 0, estimate, window, ELIDED_HARDER)
+        self.elide_down(request, context, 0, estimate, window, true)
     }
 
     /// Elides `request`'s large results, outside its last `keep_turns` turns, down to the
-    /// elision target (`elide_at` less the headroom) and says so as an `info` status worded by
-    /// `said`. Returns the new estimate; nothing happens when elision is off.
+    /// elision target (`elide_at` less the headroom) and says so as a `contextElided` event
+    /// (`harder`: after a skipped compaction). Returns the new estimate; nothing happens when
+    /// elision is off.
     fn elide_down(
         &self,
         request: &mut ModelRequest,
@@ -86,7 +69,7 @@ impl WorkerRuntime {
         keep_turns: usize,
         estimate: u64,
         window: u64,
-        said: Elided,
+        harder: bool,
     ) -> u64 {
         let parts = &self.parts;
         let Some(threshold) = parts.context.elide_at.tokens(window) else {
@@ -99,36 +82,59 @@ impl WorkerRuntime {
             estimate,
             threshold.saturating_sub(headroom),
         );
+        let after = estimate.saturating_sub(elided.tokens);
         if elided.results > 0 {
-            let fill = ContextFill {
-                used: estimate,
+            parts.ui.emit(DisplayEvent::ContextElided {
+                tokens_before: estimate,
+                tokens_after: after,
                 window,
-            };
-            parts.ui.emit(DisplayEvent::Status {
-                level: StatusLevel::Info,
-                message: format!(
-                    "context {} % full{}: elided {} {} tool result{} (about {} tokens)",
-                    fill.percent(),
-                    said.why,
-                    elided.results,
-                    said.which,
-                    if elided.results == 1 { "" } else { "s" },
-                    elided.tokens
-                ),
+                results: elided.results as u64,
+                harder,
+                worker: self.origin(),
             });
         }
-        estimate.saturating_sub(elided.tokens)
+        after
+    }
+
+    /// The response of a request and what it was, or its error; a request that failed
+    /// (not one interrupted or stopped by a budget) is told at once as a `usage` event with
+    /// `call.error`, nothing counted and no cost or context, the run's `usage` unchanged.
+    pub(super) fn settled(
+        &self,
+        called: Called,
+        usage: &TokenUsage,
+        node: &WorkerNode,
+    ) -> Result<(ModelResponse, ModelCall), ModelError> {
+        let Called { result, call } = called;
+        match result {
+            Ok(response) => Ok((response, call)),
+            Err(ModelError::Cancelled) => Err(ModelError::Cancelled),
+            Err(error) => {
+                self.parts.ui.emit(DisplayEvent::Usage {
+                    usage: TokenUsage::default(),
+                    total: *usage,
+                    model: Some(self.parts.model.spec().to_string()),
+                    cost: None,
+                    budget: node.remaining(),
+                    context: None,
+                    worker: self.origin(),
+                    call: Some(call),
+                });
+                Err(error)
+            }
+        }
     }
 
     /// Counts a model call's tokens `spent`: in the run's `usage`, against the budgets, to the
-    /// observer, and as a `usage` event (with how full the context is after it, for a call of
-    /// the conversation).
+    /// observer, and as a `usage` event with what the request was (`call`) and, for a call of
+    /// the conversation, how full the context is after it.
     pub(super) fn account(
         &self,
         usage: &mut TokenUsage,
         node: &WorkerNode,
         spent: &TokenUsage,
         context: Option<ContextFill>,
+        call: ModelCall,
     ) {
         let parts = &self.parts;
         usage.add(spent);
@@ -145,6 +151,7 @@ impl WorkerRuntime {
             budget: node.remaining(),
             context,
             worker: self.origin(),
+            call: Some(call),
         });
         node.report_spending();
     }

@@ -217,14 +217,24 @@ async fn max_workers_counts_every_sub_worker_below_and_refuses_beyond() {
     child.start_child("checker").unwrap();
     assert_eq!(root.remaining().and_then(|r| r.workers), Some(0));
     let refused = child.start_child("checker").unwrap_err();
-    assert!(
-        refused.contains("worker planner may start at most 2 sub-workers (budget.max_workers)"),
-        "{refused}"
+    assert_eq!(
+        refused.to_string(),
+        "cannot start worker checker: worker planner may start at most 2 sub-workers \
+         (budget.max_workers) and has started 2; do the rest without delegating"
     );
     let refused = root.start_child("writer").unwrap_err();
+    assert_eq!(
+        (refused.child.as_str(), refused.worker.as_str(), refused.max),
+        ("writer", "planner", 2)
+    );
+    let one = TooManyWorkers {
+        child: "writer".into(),
+        worker: "planner".into(),
+        max: 1,
+    };
     assert!(
-        refused.starts_with("cannot start worker writer:"),
-        "{refused}"
+        one.to_string().contains("at most 1 sub-worker (budget"),
+        "{one}"
     );
     assert!(root.exceeded().is_none(), "a refused start ends nothing");
 }

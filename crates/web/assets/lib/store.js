@@ -17,6 +17,20 @@ function changedFiles(it) {
     || (v?.kind === 'code_result' && !!v.data?.changes && typeof v.data.changes === 'object'));
 }
 
+/**
+ * A `contextElided` as the line the terminal shows (golem_protocol::workers::elision_line, and
+ * the `info` status an elision was before protocol 1.15).
+ */
+function elisionLine(ev) {
+  const before = Number(ev.tokensBefore) || 0;
+  const size = Number(ev.window) || 0;
+  const n = Number(ev.results) || 0;
+  const percent = size ? Math.floor((before * 100) / size) : 0;
+  const [why, which] = ev.harder ? [' and too little to compact', 'more'] : ['', 'old'];
+  const saved = Math.max(0, before - (Number(ev.tokensAfter) || 0));
+  return `context ${percent} % full${why}: elided ${n} ${which} tool result${n === 1 ? '' : 's'} (about ${saved} tokens)`;
+}
+
 const ZERO = () => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
 function fresh(keep) {
@@ -283,6 +297,9 @@ export class Store {
         if (!ev.worker && ev.context) s.context = ev.context;
         break;
       }
+      case 'contextElided':
+        this.notice('info', elisionLine(ev));
+        break;
       case 'contextCompacted': {
         if (!ev.worker && s.context) s.context = { ...s.context, used: ev.tokensAfter };
         this.push({ ...ev, type: 'compacted', id: 'n' + ++s.seq, worker: ev.worker || null });

@@ -123,7 +123,8 @@ pub(super) fn happened(event: &DisplayEvent, last_text: &str) -> Option<(&'stati
             | SessionAction::Refused => None,
         },
         // The conversation, the calls and the context changes have entries of their own;
-        // statuses are shown by the callers; the rest is live state.
+        // statuses are shown by the callers (an info one not at all, and an elision is what
+        // was an info status before protocol 1.15); the rest is live state.
         DisplayEvent::SessionStarted { .. }
         | DisplayEvent::Message { .. }
         | DisplayEvent::Streaming { .. }
@@ -141,6 +142,7 @@ pub(super) fn happened(event: &DisplayEvent, last_text: &str) -> Option<(&'stati
         | DisplayEvent::WorkerFinished { .. }
         | DisplayEvent::Usage { .. }
         | DisplayEvent::ContextCompacted { .. }
+        | DisplayEvent::ContextElided { .. }
         | DisplayEvent::SessionStatus(_)
         | DisplayEvent::ApprovalsRemembered { .. }
         | DisplayEvent::SessionEnded { .. } => None,

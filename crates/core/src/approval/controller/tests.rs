@@ -398,7 +398,7 @@ struct TestInbox {
 }
 
 impl ApprovalInbox for TestInbox {
-    fn park(&self, request: &ApprovalRequest) -> Result<u64, String> {
+    fn park(&self, request: &ApprovalRequest) -> Result<u64, ParkError> {
         let mut parked = self.parked.lock().unwrap();
         parked.push(request.clone());
         Ok(parked.len() as u64 + 6)
@@ -489,14 +489,27 @@ async fn defer_denies_what_cannot_wait() {
     let (r, by) = unwrap_decided(controller.decide(delegated, &cancel).await);
     assert!(!r.approved);
     assert_eq!(by, DecidedBy::Mode);
-    assert!(r.note.unwrap().contains("delegated worker"));
+    assert_eq!(
+        r.note.as_deref(),
+        Some(
+            "write_file was denied: approval mode is defer, but a delegated worker's call \
+             (helper) cannot wait in the inbox"
+        )
+    );
     // What a jailed program changed is held only while its call runs.
     let mut effects = request("run_code", json!({}));
     effects.editable = false;
     let scopes = [json!({"zone": "work"})];
     let (r, _) = unwrap_decided(controller.decide_scoped(effects, &scopes, &cancel).await);
     assert!(!r.approved);
-    assert!(r.note.unwrap().contains("discarded"));
+    assert_eq!(
+        r.note.as_deref(),
+        Some(
+            "run_code was denied: approval mode is defer, but what a program changed cannot \
+             wait in the inbox; its changes were discarded (allow them with a project rule, or \
+             run interactively)"
+        )
+    );
     assert!(inbox.parked.lock().unwrap().is_empty());
     // A call the user invoked is asked: the user is there.
     let mut manual = request("write_file", json!({}));
@@ -515,4 +528,38 @@ async fn defer_without_an_inbox_denies_saying_why() {
     );
     assert!(!r.approved);
     assert!(r.note.unwrap().contains("no approval inbox"));
+}
+
+/// An inbox whose store cannot be written.
+struct UnwritableInbox;
+
+impl ApprovalInbox for UnwritableInbox {
+    fn park(&self, _request: &ApprovalRequest) -> Result<u64, ParkError> {
+        Err(ParkError::Unwritable(
+            std::io::Error::other("disk full").into(),
+        ))
+    }
+    fn answer(&self, _tool_call_id: &str) -> Option<ApprovalResponse> {
+        None
+    }
+}
+
+#[tokio::test]
+async fn defer_denies_when_the_inbox_fails_naming_its_error() {
+    let controller =
+        ApprovalController::new(ApprovalMode::Defer).with_inbox(Arc::new(UnwritableInbox));
+    let (r, by) = unwrap_decided(
+        controller
+            .decide(request("write_file", json!({})), &CancellationToken::new())
+            .await,
+    );
+    assert!(!r.approved);
+    assert_eq!(by, DecidedBy::Mode);
+    assert_eq!(
+        r.note.as_deref(),
+        Some(
+            "write_file was denied: approval mode is defer, but the inbox cannot be written \
+             (disk full)"
+        )
+    );
 }

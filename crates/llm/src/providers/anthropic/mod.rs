@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::stream::AnthropicStreamDecoder;
 use crate::error::ModelError;
-use crate::http::{self, Endpoint, HttpSettings};
+use crate::http::{self, Endpoint, HttpSettings, ServerAddress};
 use crate::message::ModelRequest;
 use crate::model::{EventStream, Model};
 use crate::spec::ModelSpec;
@@ -90,6 +90,7 @@ pub struct AnthropicModel {
     headers: HeaderMap,
     endpoint: Endpoint,
     settings: HttpSettings,
+    server: Option<ServerAddress>,
 }
 
 impl AnthropicModel {
@@ -142,9 +143,11 @@ impl AnthropicModel {
             provider: spec.provider.clone(),
             key_env: config.key_env,
         };
+        let server = ServerAddress::of_url(&url);
         Ok(Self {
             spec,
             client,
+            server,
             url,
             headers,
             endpoint,
@@ -162,6 +165,10 @@ impl AnthropicModel {
 impl Model for AnthropicModel {
     fn spec(&self) -> &ModelSpec {
         &self.spec
+    }
+
+    fn server(&self) -> Option<ServerAddress> {
+        self.server.clone()
     }
 
     async fn stream(

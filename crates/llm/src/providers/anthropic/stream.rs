@@ -1,6 +1,6 @@
 //! Decoding the Messages API event stream: a pure state machine fed one server-sent event at a
 //! time (testable and benchmarkable without HTTP), and the adapter that runs it over the
-//! HTTP event stream.
+//! HTTP event stream. The message's id and model come with `message_start`.
 
 use std::collections::VecDeque;
 
@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::ModelError;
-use crate::event::{FinishReason, StreamEvent};
+use crate::event::{FinishReason, ResponseInfoTold, StreamEvent};
 use crate::model::EventStream;
 
 use super::wire::{
@@ -43,6 +43,7 @@ pub struct AnthropicStreamDecoder {
     usage: TokenUsage,
     stop_reason: Option<String>,
     done: bool,
+    told: ResponseInfoTold,
 }
 
 impl AnthropicStreamDecoder {
@@ -54,6 +55,7 @@ impl AnthropicStreamDecoder {
             usage: TokenUsage::default(),
             stop_reason: None,
             done: false,
+            told: ResponseInfoTold::default(),
         }
     }
 
@@ -79,10 +81,17 @@ impl AnthropicStreamDecoder {
         match kind {
             "message_start" => {
                 let start: MessageStart = self.parse(kind, data)?;
-                if let Some(usage) = start.message.usage {
-                    self.add_usage(&usage);
+                let message = start.message;
+                if let Some(usage) = &message.usage {
+                    self.add_usage(usage);
                 }
-                Ok(vec![StreamEvent::Usage { usage: self.usage }])
+                let mut events: Vec<StreamEvent> = self
+                    .told
+                    .tell(message.id.as_deref(), message.model.as_deref())
+                    .into_iter()
+                    .collect();
+                events.push(StreamEvent::Usage { usage: self.usage });
+                Ok(events)
             }
             "content_block_start" => {
                 let start: BlockStart = self.parse(kind, data)?;
@@ -384,6 +393,10 @@ mod tests {
         assert_eq!(
             out,
             vec![
+                StreamEvent::ResponseInfo {
+                    id: Some("msg_1".into()),
+                    model: Some("claude-x".into()),
+                },
                 StreamEvent::Usage {
                     usage: usage(25, 1)
                 },
@@ -414,7 +427,7 @@ mod tests {
                 reason: FinishReason::EndTurn
             })
         );
-        assert_eq!(out.len(), 2);
+        assert_eq!(out.len(), 3);
     }
 
     #[test]

@@ -315,6 +315,10 @@ pub(super) struct MessageStart {
 #[derive(Debug, Deserialize)]
 pub(super) struct StartedMessage {
     #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) model: Option<String>,
+    #[serde(default)]
     pub(super) usage: Option<WireUsage>,
 }
 

@@ -2,18 +2,23 @@
 //! [`StreamEvent`]s, tool-call fragments assembled by index (id and name only in a call's first
 //! fragment), and the usual quirks of OpenAI-compatible servers tolerated: empty deltas, chunks
 //! with no choices, missing ids, `finish_reason` on its own chunk, no `[DONE]`, null fields, a
-//! reused index with a new id (a new call), `stop` as the reason for tool calls.
+//! reused index with a new id (a new call), `stop` as the reason for tool calls. The chunks'
+//! `id` and `model` are told once (`ResponseInfo`), again only if a chunk changes them.
 
 use golem_protocol::TokenUsage;
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::ModelError;
-use crate::event::{FinishReason, StreamEvent};
+use crate::event::{FinishReason, ResponseInfoTold, StreamEvent};
 use crate::providers::openai_common::{stream_error, unreadable, value_text};
 
 #[derive(Deserialize)]
 struct ChunkWire {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
     #[serde(default)]
     choices: Option<Vec<ChoiceWire>>,
     #[serde(default)]
@@ -97,6 +102,7 @@ pub struct ChatStreamDecoder {
     finish: Option<FinishReason>,
     done: bool,
     last_usage: Option<TokenUsage>,
+    told: ResponseInfoTold,
 }
 
 /// The canonical reason for a `finish_reason`.
@@ -136,6 +142,7 @@ impl ChatStreamDecoder {
             finish: None,
             done: false,
             last_usage: None,
+            told: ResponseInfoTold::default(),
         }
     }
 
@@ -167,6 +174,7 @@ impl ChatStreamDecoder {
             return Err(stream_error(&self.provider, &error));
         }
         let mut out = Vec::new();
+        out.extend(self.told.tell(chunk.id.as_deref(), chunk.model.as_deref()));
         for choice in chunk.choices.into_iter().flatten() {
             if choice.index.is_some_and(|index| index != 0) {
                 continue;
@@ -319,5 +327,53 @@ impl ChatStreamDecoder {
         if !arguments.is_empty() {
             out.push(StreamEvent::ToolCallDelta { index, arguments });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests")]
+
+    use super::*;
+
+    #[test]
+    fn the_response_id_model_and_finish_reason_are_told() {
+        let mut decoder = ChatStreamDecoder::new("openai");
+        let chunk = |delta: &str, finish: &str, model: &str| {
+            format!(
+                r#"{{"id":"chatcmpl-9","object":"chat.completion.chunk","model":"{model}","choices":[{{"index":0,"delta":{delta},"finish_reason":{finish}}}]}}"#
+            )
+        };
+        let mut out = Vec::new();
+        for data in [
+            chunk(r#"{"role":"assistant","content":""}"#, "null", "gpt-x-2025"),
+            chunk(r#"{"content":"Hi"}"#, "null", "gpt-x-2025"),
+            chunk("{}", r#""length""#, "gpt-x-2025"),
+            "[DONE]".to_owned(),
+        ] {
+            out.extend(decoder.feed("message", &data).unwrap());
+        }
+        assert_eq!(
+            out,
+            vec![
+                StreamEvent::ResponseInfo {
+                    id: Some("chatcmpl-9".into()),
+                    model: Some("gpt-x-2025".into()),
+                },
+                StreamEvent::TextDelta { text: "Hi".into() },
+                StreamEvent::Finish {
+                    reason: FinishReason::MaxTokens
+                },
+            ]
+        );
+        // A server that names neither tells nothing of them.
+        let mut bare = ChatStreamDecoder::new("local");
+        let out = bare
+            .feed(
+                "message",
+                r#"{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}]}"#,
+            )
+            .unwrap();
+        assert_eq!(out, vec![StreamEvent::TextDelta { text: "x".into() }]);
     }
 }

@@ -259,6 +259,11 @@ impl OpenAiConfig {
         )
     }
 
+    /// The host and port requests go to.
+    pub fn server(&self) -> Option<crate::http::ServerAddress> {
+        crate::http::ServerAddress::of_url(&self.url("x"))
+    }
+
     pub(crate) fn endpoint(&self) -> Endpoint {
         Endpoint {
             provider: self.provider.clone(),

@@ -55,6 +55,10 @@ impl Model for OpenAiResponsesModel {
         &self.spec
     }
 
+    fn server(&self) -> Option<crate::http::ServerAddress> {
+        self.config.server()
+    }
+
     async fn stream(
         &self,
         request: &ModelRequest,

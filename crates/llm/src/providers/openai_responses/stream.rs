@@ -1,6 +1,7 @@
 //! Decoding the Responses API stream: typed SSE events (`response.output_text.delta`,
 //! `response.output_item.added`/`.done`, `response.function_call_arguments.delta`,
-//! `response.completed`/`.incomplete`/`.failed`, `error`) into [`StreamEvent`]s. Other events are
+//! `response.completed`/`.incomplete`/`.failed`, `error`) into [`StreamEvent`]s, and the
+//! response's id and model from `response.created` (or the final response). Other events are
 //! ignored. Items a server completed without streaming them are taken from the final response.
 
 use golem_protocol::TokenUsage;
@@ -8,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::ModelError;
-use crate::event::{FinishReason, StreamEvent};
+use crate::event::{FinishReason, ResponseInfoTold, StreamEvent};
 use crate::providers::openai_common::{stream_error, unreadable, value_text};
 
 /// The fields of the events we read; every event has a `type`, the rest depend on it.
@@ -56,6 +57,7 @@ pub struct ResponsesStreamDecoder {
     calls: Vec<Call>,
     text_seen: bool,
     completed: bool,
+    told: ResponseInfoTold,
 }
 
 fn str_field<'a>(value: &'a Value, key: &str) -> &'a str {
@@ -70,6 +72,7 @@ impl ResponsesStreamDecoder {
             calls: Vec::new(),
             text_seen: false,
             completed: false,
+            told: ResponseInfoTold::default(),
         }
     }
 
@@ -136,8 +139,14 @@ impl ResponsesStreamDecoder {
                     self.end_call(position, &mut out);
                 }
             }
+            "response.created" | "response.in_progress" => {
+                if let Some(response) = &wire.response {
+                    self.tell_info(response, &mut out);
+                }
+            }
             "response.completed" | "response.incomplete" => {
                 let response = wire.response.unwrap_or(Value::Null);
+                self.tell_info(&response, &mut out);
                 self.complete(kind, &response, &mut out)?;
             }
             "response.failed" => {
@@ -167,6 +176,12 @@ impl ResponsesStreamDecoder {
                 message: "the stream ended before response.completed".into(),
             })
         }
+    }
+
+    /// The response's `id` and `model`, when new (`ResponseInfo`).
+    fn tell_info(&mut self, response: &Value, out: &mut Vec<StreamEvent>) {
+        let field = |key: &str| response.get(key).and_then(Value::as_str);
+        out.extend(self.told.tell(field("id"), field("model")));
     }
 
     /// The call of a `function_call` item, started (`ToolCallStart`) if new.
@@ -347,5 +362,68 @@ impl ResponsesStreamDecoder {
             Some(error) => stream_error(&self.provider, error),
             None => stream_error(&self.provider, &json!({"message": "the response failed"})),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests")]
+
+    use super::*;
+
+    #[test]
+    fn the_response_id_model_and_finish_reason_are_told() {
+        let mut decoder = ResponsesStreamDecoder::new("openai");
+        let mut out = Vec::new();
+        for (event, data) in [
+            (
+                "response.created",
+                r#"{"type":"response.created","response":{"id":"resp_7","model":"gpt-x-2025","status":"in_progress","output":[]}}"#,
+            ),
+            (
+                "response.output_text.delta",
+                r#"{"type":"response.output_text.delta","output_index":0,"delta":"Hi"}"#,
+            ),
+            (
+                "response.incomplete",
+                r#"{"type":"response.incomplete","response":{"id":"resp_7","model":"gpt-x-2025","status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[]}}"#,
+            ),
+        ] {
+            out.extend(decoder.feed(event, data).unwrap());
+        }
+        assert_eq!(
+            out,
+            vec![
+                StreamEvent::ResponseInfo {
+                    id: Some("resp_7".into()),
+                    model: Some("gpt-x-2025".into()),
+                },
+                StreamEvent::TextDelta { text: "Hi".into() },
+                StreamEvent::Finish {
+                    reason: FinishReason::ContentFilter
+                },
+            ]
+        );
+        // A server that skips `response.created` names them in the final response.
+        let mut late = ResponsesStreamDecoder::new("openai");
+        let out = late
+            .feed(
+                "response.completed",
+                r#"{"type":"response.completed","response":{"id":"resp_8","model":"m","status":"completed","output":[]}}"#,
+            )
+            .unwrap();
+        assert_eq!(
+            out[0],
+            StreamEvent::ResponseInfo {
+                id: Some("resp_8".into()),
+                model: Some("m".into()),
+            }
+        );
+        assert_eq!(
+            out.last(),
+            Some(&StreamEvent::Finish {
+                reason: FinishReason::EndTurn
+            })
+        );
     }
 }

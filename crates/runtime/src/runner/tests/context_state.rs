@@ -159,13 +159,71 @@ async fn old_tool_results_are_elided_oldest_first_and_stay_elided() {
         .filter(|m| matches!(m, Message::Tool { results } if results[0].content.len() == 8000))
         .count();
     assert_eq!(kept, 8);
-    let statuses = statuses(&mut events);
+    // Each elision is one `contextElided` with its numbers: how many results it replaced
+    // (what each request newly sent elided), from above `elide_at` to below it, in the
+    // root's window; and no status says it any more.
+    let (elisions, statuses) = elisions(&mut events);
+    let newly: Vec<u64> = per_request
+        .windows(2)
+        .map(|pair| pair[1].iter().filter(|e| **e).count() - pair[0].iter().filter(|e| **e).count())
+        .filter(|n| *n > 0)
+        .map(|n| n as u64)
+        .collect();
+    assert_eq!(
+        elisions.iter().map(|e| e.results).collect::<Vec<_>>(),
+        newly,
+        "{elisions:?}"
+    );
+    for e in &elisions {
+        assert_eq!(e.window, 10_000, "{e:?}");
+        assert!(!e.harder, "{e:?}");
+        assert!(e.tokens_before > 6_000 && e.tokens_after <= 6_000, "{e:?}");
+        assert!(e.worker.is_none(), "{e:?}");
+    }
     assert!(
-        statuses
-            .iter()
-            .any(|(level, m)| *level == StatusLevel::Info && m.contains("elided")),
+        !statuses.iter().any(|(_, m)| m.contains("elided")),
         "{statuses:?}"
     );
+}
+
+/// A `contextElided` event's fields.
+#[derive(Debug)]
+struct Elided {
+    tokens_before: u64,
+    tokens_after: u64,
+    window: u64,
+    results: u64,
+    harder: bool,
+    worker: Option<golem_protocol::WorkerOrigin>,
+}
+
+/// The `contextElided` events seen so far, and the statuses among them.
+fn elisions(
+    events: &mut golem_core::bus::DisplaySubscription,
+) -> (Vec<Elided>, Vec<(StatusLevel, String)>) {
+    let (mut elided, mut statuses) = (Vec::new(), Vec::new());
+    while let Some(event) = events.try_recv() {
+        match event {
+            DisplayEvent::ContextElided {
+                tokens_before,
+                tokens_after,
+                window,
+                results,
+                harder,
+                worker,
+            } => elided.push(Elided {
+                tokens_before,
+                tokens_after,
+                window,
+                results,
+                harder,
+                worker,
+            }),
+            DisplayEvent::Status { level, message } => statuses.push((level, message)),
+            _ => {}
+        }
+    }
+    (elided, statuses)
 }
 
 #[tokio::test]
@@ -403,7 +461,10 @@ async fn compacting_when_asked_keeps_the_focus_in_the_summary() {
     assert_eq!(seen[0].0, CompactionReason::Requested);
     // Too little left to compact again: the last turns are always kept.
     let again = s.runtime.compact_history(None).await.unwrap_err();
-    assert!(again.contains("nothing to compact"), "{again}");
+    assert_eq!(
+        again.to_string(),
+        "the conversation was not compacted: there is nothing to compact before the last 4 turns"
+    );
 }
 
 #[tokio::test]
@@ -560,12 +621,12 @@ async fn a_threshold_compaction_that_frees_too_little_is_skipped_and_elides_hard
         assert!(frees >= 1_000, "{frees} of {} compactions", summaries.len());
     }
     // A skipped compaction elided harder instead: the last turns' results too.
-    let statuses = statuses(&mut events);
+    let (elisions, _) = elisions(&mut events);
     assert!(
-        statuses
+        elisions
             .iter()
-            .any(|(_, m)| m.contains("too little to compact: elided")),
-        "{statuses:?}"
+            .any(|e| e.harder && e.results > 0 && e.tokens_after < e.tokens_before),
+        "{elisions:?}"
     );
     assert!(summaries.len() < 5, "{} compactions", summaries.len());
 }

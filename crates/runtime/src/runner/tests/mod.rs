@@ -654,7 +654,10 @@ struct OneAnswerInbox {
 }
 
 impl golem_core::approval::ApprovalInbox for OneAnswerInbox {
-    fn park(&self, _request: &golem_protocol::ApprovalRequest) -> Result<u64, String> {
+    fn park(
+        &self,
+        _request: &golem_protocol::ApprovalRequest,
+    ) -> Result<u64, golem_core::approval::ParkError> {
         Ok(1)
     }
     fn answer(&self, _tool_call_id: &str) -> Option<golem_protocol::ApprovalResponse> {
