@@ -294,6 +294,7 @@ mod tests {
             timed_out: false,
             weakened: Vec::new(),
             changes: None,
+            limits: None,
         });
         assert_eq!(
             markdown(&run),

@@ -7,7 +7,8 @@
 //! spent; running ones finish. Cancelling stops new
 //! items and interrupts the running ones. The process's rate gate (`golem_llm::rate`) is
 //! installed for the pool: a rate-limit answer to any item pauses every item's requests and
-//! narrows how many items run at once, which climbs back as requests get through.
+//! narrows how many items run at once, which climbs back as requests get through. With
+//! tracing on, each run of a batch is a span its items' traces link to (`crate::trace`).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::input::BatchItem;
 use crate::store::Spent;
+use crate::trace::BatchSpan;
 
 /// Limits of the whole batch; absent ones have none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -119,7 +121,9 @@ pub enum Report<'a> {
 }
 
 /// Runs `items` (each with its attempt number) by `settings`, telling `report` as each run of
-/// an item starts and as each item ends.
+/// an item starts and as each item ends. When tracing is on (`crate::trace`), the run is the
+/// span `batch <id>`, sent as it ends, and every item's session links to it (besides the
+/// links `settings.session.trace` names).
 pub async fn run_items(
     items: Vec<(BatchItem, u32)>,
     settings: &BatchSettings,
@@ -135,6 +139,13 @@ pub async fn run_items(
         budget_spent: spent(&settings.budget, &settings.spent_before, &progress),
         ..BatchOutcome::default()
     };
+    // When tracing is on, this run of the batch is a span, and each item's session a trace
+    // of its own linked to it.
+    let span = BatchSpan::for_worker(&settings.worker, &settings.batch_id);
+    let mut session = settings.session.clone();
+    if let Some(span) = &span {
+        session.trace.links.push(span.ids());
+    }
     let mut running: JoinSet<(BatchItem, u32, ItemResult)> = JoinSet::new();
     let concurrency = settings.concurrency.max(1);
     let gate = golem_llm::rate::install(concurrency);
@@ -159,7 +170,7 @@ pub async fn run_items(
                     item: item.id.clone(),
                 }),
                 keeps_history: parked.is_some(),
-                ..settings.session.clone()
+                ..session.clone()
             };
             report(Report::Started {
                 item: &item,
@@ -210,6 +221,9 @@ pub async fn run_items(
     outcome.cancelled = cancel.is_cancelled();
     outcome.rate_limited = gate.limited_count();
     outcome.progress = progress;
+    if let Some(span) = span {
+        span.end_run(&outcome.progress);
+    }
     outcome
 }
 

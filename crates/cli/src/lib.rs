@@ -49,8 +49,11 @@ pub fn main() -> ExitCode {
         Ok(guard) => guard,
         Err(err) => return cli_error::report(&err),
     };
-    match commands::run(cli) {
+    let code = match commands::run(cli) {
         Ok(code) => code,
         Err(err) => cli_error::report(&err),
-    }
+    };
+    // What is still queued for the trace collector gets at most two seconds.
+    golem_telemetry::Telemetry::shutdown_process();
+    code
 }

@@ -92,6 +92,7 @@ pub fn open_host(
         mcp_servers: Default::default(),
         ready_model: None,
         scratch: None,
+        trace: Default::default(),
     })
     .map_err(host_error)
 }

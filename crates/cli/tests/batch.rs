@@ -13,6 +13,7 @@ use serde_json::Value;
 use golem_testkit::cli::{TestEnv, model_for, provider_env, render};
 
 mod options;
+mod traces;
 
 pub(crate) const WIRE: Wire = Wire::OpenAi;
 

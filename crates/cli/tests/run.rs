@@ -29,6 +29,8 @@ mod reaped;
 mod small_window;
 mod structured;
 mod tool_schemas;
+mod traces;
+mod traces_endpoint;
 pub(crate) mod transcript;
 mod undo;
 mod web;

@@ -5,6 +5,7 @@
 
 mod happened;
 mod kinds;
+mod otlp_export;
 
 use std::io::Write;
 use std::path::Path;

@@ -193,6 +193,7 @@ impl McpServer {
             mcp_servers: Default::default(),
             ready_model: None,
             scratch: None,
+            trace: Default::default(),
         }
     }
 

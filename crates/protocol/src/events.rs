@@ -40,7 +40,7 @@ use crate::workers::{
 /// of `golem-forge test --json`, `testStarted`, `testFinished` and `testsEnded`; 1.15:
 /// `usage.call`, what each model request was and took, a failed one included; `contextElided`,
 /// an elision of old tool results, until then an `info` status; `contextCompacted.durationMs`).
-pub const PROTOCOL_VERSION: &str = "1.15";
+pub const PROTOCOL_VERSION: &str = "1.16";
 
 /// The author of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -272,6 +272,15 @@ pub enum DisplayEvent {
         /// it has one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         budget: Option<BudgetAmounts>,
+        /// For a run of the root worker, its span as W3C `traceparent` text
+        /// (`00-<trace id>-<span id>-01`): the trace of the run's spans (the turn's), whether or
+        /// not they are exported. Absent for delegated workers and before protocol 1.16.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        trace_context: Option<String>,
+        /// The span the root run continues, as `traceparent` text: a queued batch item's, or
+        /// the run of a turn that waited on an approval and now goes on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        trace_parent: Option<String>,
     },
     /// Where a running worker stands: what it spent, the tool it runs, whether it waits on an
     /// approval.

@@ -283,6 +283,38 @@ pub struct CodeResultData {
     /// line, e.g. `create /work/a.txt (file, 0644, 12 bytes)`). Absent when nothing changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changes: Option<Box<ToolResultValue>>,
+    /// What the jail held the run to. Absent in results written before it was recorded, and
+    /// in `code_result` data a tool built itself rather than got from a jailed run. Not part
+    /// of what the model reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<RunLimits>,
+}
+
+/// The limits one jailed run was started under, as configured: a layer the kernel lacked in
+/// best-effort mode is listed in [`CodeResultData::weakened`], not removed from here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunLimits {
+    /// The wall-clock limit of the command, in milliseconds.
+    pub wall_ms: u64,
+    /// CPU seconds per process (`RLIMIT_CPU`).
+    pub cpu_secs: u64,
+    /// Address space per process, in bytes (`RLIMIT_AS`).
+    pub memory_bytes: u64,
+    /// Memory of all the run's processes together, in bytes (a memory cgroup, where the host
+    /// lets one be made).
+    pub run_memory_bytes: u64,
+    /// Processes and threads the run's user may have (`RLIMIT_NPROC`).
+    pub processes: u64,
+    /// The largest file a process may write, in bytes (`RLIMIT_FSIZE`).
+    pub file_size_bytes: u64,
+    /// The most bytes kept of stdout, and again of stderr.
+    pub output_bytes: u64,
+    /// The network the run had: `none` (no network), `internet` (the jail's own network: the
+    /// internet, but not the host's services nor private ranges) or `internet_private` (the
+    /// same, with some private networks or hosts reachable too). Read it as an open set: a
+    /// later version may name another.
+    pub network: String,
 }
 
 /// A duration for summaries: `41 ms` below a second, else seconds with one decimal (`2.0 s`).

@@ -224,6 +224,7 @@ fn run(exit_code: Option<i32>, signal: Option<i32>, duration_ms: u64) -> CodeRes
         timed_out: false,
         weakened: vec![],
         changes: None,
+        limits: None,
     }
 }
 
@@ -277,6 +278,47 @@ fn code_results() {
         }
     );
     assert!(crate::kind::is_well_known_kind("code_result"));
+}
+
+#[test]
+fn code_results_carry_the_limits_of_the_run_when_known() {
+    let limits = RunLimits {
+        wall_ms: 60_000,
+        cpu_secs: 120,
+        memory_bytes: 2 << 30,
+        run_memory_bytes: 1 << 30,
+        processes: 256,
+        file_size_bytes: 256 << 20,
+        output_bytes: 1 << 20,
+        network: "none".into(),
+    };
+    check(
+        ToolResultValue::code_result(CodeResultData {
+            limits: Some(limits.clone()),
+            ..run(Some(0), None, 41)
+        }),
+        json!({"kind": "code_result", "summary": "exit 0 in 41 ms", "data": {
+            "command": "python3 main.py", "stdout": "", "stderr": "", "exitCode": 0,
+            "durationMs": 41, "limits": {"wallMs": 60_000, "cpuSecs": 120,
+            "memoryBytes": 2_147_483_648_u64, "runMemoryBytes": 1_073_741_824,
+            "processes": 256, "fileSizeBytes": 268_435_456, "outputBytes": 1_048_576,
+            "network": "none"}}}),
+    );
+    // Without limits the key is absent, and an older transcript without it reads as `None`.
+    let without = serde_json::to_value(run(Some(0), None, 41)).unwrap();
+    assert!(without.get("limits").is_none(), "{without}");
+    let older: CodeResultData = serde_json::from_value(json!({
+        "command": "python3 main.py", "stdout": "", "stderr": "", "exitCode": 0,
+        "durationMs": 41}))
+    .unwrap();
+    assert_eq!(older.limits, None);
+    // The model reads the same text with or without them.
+    let with = ToolResultValue::code_result(CodeResultData {
+        stdout: "hi\n".into(),
+        limits: Some(limits),
+        ..run(Some(0), None, 41)
+    });
+    assert_eq!(with.to_model_text(), "exit 0 in 41 ms\n--- stdout ---\nhi");
 }
 
 #[test]
@@ -506,7 +548,7 @@ fn display_events() {
             worker: "greeter".into(),
             model: "test:default".into(),
         },
-        json!({"type": "sessionStarted", "protocolVersion": "1.15", "sessionId": "s1",
+        json!({"type": "sessionStarted", "protocolVersion": "1.16", "sessionId": "s1",
                "worker": "greeter", "model": "test:default"}),
     );
     check(
@@ -622,6 +664,8 @@ fn display_events() {
             model: Some("test:default".into()),
             parent_tool_call_id: Some("t9".into()),
             budget: None,
+            trace_context: None,
+            trace_parent: None,
         },
         json!({"type": "workerStarted", "workerName": "summarizer", "depth": 1,
                "model": "test:default", "parentToolCallId": "t9"}),

@@ -34,11 +34,29 @@ fn worker_events_carry_ids_and_budgets() {
                 wall_seconds: Some(60.0),
                 workers: Some(0),
             }),
+            trace_context: None,
+            trace_parent: None,
         },
         json!({"type": "workerStarted", "workerId": "w2", "parentId": "w1",
                "workerName": "reviewer", "depth": 1, "model": "test:default",
                "parentToolCallId": "call_1",
                "budget": {"tokens": 500, "wallSeconds": 60.0, "workers": 0}}),
+    );
+    check(
+        DisplayEvent::WorkerStarted {
+            worker_id: "w1".into(),
+            parent_id: None,
+            worker_name: "lead".into(),
+            depth: 0,
+            model: None,
+            parent_tool_call_id: None,
+            budget: None,
+            trace_context: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into()),
+            trace_parent: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-1111111111111111-01".into()),
+        },
+        json!({"type": "workerStarted", "workerId": "w1", "workerName": "lead", "depth": 0,
+               "traceContext": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+               "traceParent": "00-4bf92f3577b34da6a3ce929d0e0e4736-1111111111111111-01"}),
     );
     check(
         DisplayEvent::WorkerFinished {

@@ -9,7 +9,9 @@
 //! whose lease was lost is dropped, since another consumer has the item. The consumer's own
 //! approval mode is the ceiling of what the queue may decide about consent
 //! (`crate::consent`): a batch asking for more is refused before anything is taken, and a
-//! parked item whose approvals are not bound to the call it would run is not continued.
+//! parked item whose approvals are not bound to the call it would run is not continued. An
+//! item that carries a trace context (`crate::trace`) runs as a child of its producer's span
+//! and linked to its batch's, here and wherever it is continued.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -29,6 +31,7 @@ use crate::keys::{BatchKeys, GROUP};
 use crate::scripts::LEAVE;
 use crate::settle::{hand_back_all, settle};
 use crate::state::{DeadLetter, flow};
+use crate::trace::ItemTrace;
 
 /// How long a read waits for new entries when nothing runs here.
 const IDLE_WAIT: Duration = Duration::from_millis(500);
@@ -166,6 +169,9 @@ pub(crate) struct Delivery {
     pub(crate) what: Work,
     /// Which delivery of the entry this is (1 for the first).
     pub(crate) count: u32,
+    /// The item's trace context from its entry (a `resume` entry has none: the parked item
+    /// keeps it).
+    pub(crate) trace: ItemTrace,
 }
 
 /// What a delivery asks for.
@@ -413,5 +419,6 @@ fn delivery_of(entry: &StreamId, count: u32) -> Delivery {
         item_id: item_id.unwrap_or_else(|| entry.id.clone()),
         what,
         count,
+        trace: ItemTrace::from_field(entry.get::<String>("trace").as_deref()),
     }
 }

@@ -52,8 +52,9 @@ impl BatchKeys {
         self.key("meta")
     }
 
-    /// The stream consumers read: one entry per item (`id`, `item`), and one per answered
-    /// parked item (`id`, `resume`: its session).
+    /// The stream consumers read: one entry per item (`id`, `item`, and `trace` when its
+    /// producer traced: `crate::trace::ItemTrace` JSON), and one per answered parked item
+    /// (`id`, `resume`: its session).
     pub fn items(&self) -> String {
         self.key("items")
     }

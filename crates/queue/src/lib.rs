@@ -7,8 +7,8 @@
 //! showed), [`keys`] names what a batch keeps in Redis, [`scripts`] holds
 //! the Lua that makes each step atomic, [`enqueue`] starts a batch, [`consumer`] is the
 //! consumer loop (`settle` what becomes of each delivery), [`lease`] keeps a claimed item from being taken, [`travel`] carries a parked
-//! session between machines, [`inbox`] is the queue's approval inbox and [`state`] reads where
-//! a batch stands. The contract is docs/queue.md.
+//! session between machines, [`trace`] the trace context an item carries with it, [`inbox`] is
+//! the queue's approval inbox and [`state`] reads where a batch stands. The contract is docs/queue.md.
 
 pub mod connect;
 pub mod consent;
@@ -22,12 +22,13 @@ pub mod meta;
 pub mod scripts;
 mod settle;
 pub mod state;
+pub mod trace;
 pub mod travel;
 
 pub use connect::{Queue, QueueUrl};
 pub use consent::Ceiling;
 pub use consumer::{ConsumerReport, ConsumerSettings, ConsumerTally, consume};
-pub use enqueue::{Enqueued, enqueue};
+pub use enqueue::{Enqueued, enqueue, enqueue_traced};
 pub use error::QueueError;
 pub use meta::{QueueMeta, WorkerNotHere};
 pub use state::{DeadLetter, QueueStatus};

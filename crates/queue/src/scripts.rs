@@ -21,16 +21,21 @@ fn with_holds(body: &str) -> Script {
 }
 
 /// Starts a batch: `KEYS[1]` meta, `KEYS[2]` items stream; `ARGV[1]` the group, `ARGV[2]` the
-/// meta JSON, then pairs of item id and item JSON. Returns the meta already there, if any
-/// (nothing is added then), else nothing.
+/// meta JSON, then triples of item id, item JSON and the item's trace JSON
+/// (`crate::trace::ItemTrace`; empty: none, and the entry has no `trace` field). Returns the
+/// meta already there, if any (nothing is added then), else nothing.
 pub static ENQUEUE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 local existing = redis.call('GET', KEYS[1])
 if existing then return existing end
 redis.call('XGROUP', 'CREATE', KEYS[2], ARGV[1], '0', 'MKSTREAM')
-for i = 3, #ARGV, 2 do
-  redis.call('XADD', KEYS[2], '*', 'id', ARGV[i], 'item', ARGV[i + 1])
+for i = 3, #ARGV, 3 do
+  if ARGV[i + 2] ~= '' then
+    redis.call('XADD', KEYS[2], '*', 'id', ARGV[i], 'item', ARGV[i + 1], 'trace', ARGV[i + 2])
+  else
+    redis.call('XADD', KEYS[2], '*', 'id', ARGV[i], 'item', ARGV[i + 1])
+  end
 end
 redis.call('SET', KEYS[1], ARGV[2])
 return false

@@ -25,6 +25,7 @@ use crate::keys::{GROUP, INBOX, INBOX_ANSWERS};
 use crate::lease::Held;
 use crate::scripts::{FINISH, PARK, RELEASE, WITHDRAW};
 use crate::state::DeadLetter;
+use crate::trace::ItemTrace;
 use crate::travel::{self, ParkedItem};
 
 /// Runs delivery `delivery` and writes what its run came to.
@@ -101,6 +102,11 @@ async fn settle_held(
             return give_up(shared, held, item_id, delivery.count, reason.clone(), None).await;
         }
     };
+    // The trace context the item came with: its entry's, or the one its parking kept.
+    let trace = match &parked {
+        Some(parked) if delivery.trace.is_empty() => parked.trace.clone(),
+        Some(_) | None => delivery.trace.clone(),
+    };
     let options = HostOptions {
         worker: match &parked {
             Some(parked) => HostWorker::Resume {
@@ -115,6 +121,9 @@ async fn settle_held(
             item: item_id.clone(),
         }),
         keeps_history: parked.is_some(),
+        // Under the item's span: a continued session's next run is the child of its parked
+        // run (its transcript says which), in the same trace.
+        trace: trace.origin(&settings.session.trace),
         ..settings.session.clone()
     };
     let item_cancel = shared.cancel.child_token();
@@ -161,7 +170,7 @@ async fn settle_held(
                 }]
             }
         }
-        ItemStatus::WaitingApproval => park(shared, held, delivery, result).await?,
+        ItemStatus::WaitingApproval => park(shared, held, delivery, result, trace).await?,
         ItemStatus::Completed | ItemStatus::BudgetExceeded | ItemStatus::Interrupted => {
             vec![finish(shared, held, &result, None).await?]
         }
@@ -432,12 +441,14 @@ async fn acknowledge(shared: &Shared, held: &Held) -> Result<(), QueueError> {
         .await
 }
 
-/// Parks the item: its session and calls go to the queue.
+/// Parks the item: its session and calls go to the queue, with the trace context its run
+/// had (`trace`).
 async fn park(
     shared: &Shared,
     held: &Held,
     delivery: &Delivery,
     result: ItemResult,
+    trace: ItemTrace,
 ) -> Result<Vec<ConsumerReport>, QueueError> {
     let item_id = &delivery.item_id;
     let Some(session) = result.session.clone() else {
@@ -488,6 +499,7 @@ async fn park(
         result: result.clone(),
         session: session.clone(),
         entries: numbers.clone(),
+        trace,
     };
     let parked_json =
         serde_json::to_string(&parked).map_err(|e| QueueError::damaged("parked item", e))?;

@@ -6,7 +6,10 @@
 //! resumes the session with no new input, as `batch resume` does locally: the answered call
 //! is decided by the answer and runs once, if the answer is bound to that very call
 //! (`crate::consent`). What the session left on the first machine (its
-//! undo snapshots, files in its zones) does not travel.
+//! undo snapshots, files in its zones) does not travel. Its trace context does: the
+//! transcript records the span of each run (`workerStarted.traceContext`), so the continuing
+//! run is a child of the parked one, and the parked item keeps the item's own trace context
+//! (`crate::trace`).
 
 use std::path::Path;
 
@@ -17,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::consent::QueueAnswer;
 use crate::error::QueueError;
+use crate::trace::ItemTrace;
 
 /// The largest transcript a parked item may carry.
 pub const MAX_TRANSCRIPT: usize = 8 * 1024 * 1024;
@@ -31,6 +35,10 @@ pub struct ParkedItem {
     pub session: String,
     /// Its entries in the queue's inbox.
     pub entries: Vec<u64>,
+    /// The trace context the item came with, for the run that continues it (none from an
+    /// older consumer, or an untraced producer).
+    #[serde(default, skip_serializing_if = "ItemTrace::is_empty")]
+    pub trace: ItemTrace,
 }
 
 /// What a parked session takes with it.

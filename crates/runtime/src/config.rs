@@ -70,6 +70,8 @@ pub struct ProgramConfig {
     /// built-in list (`golem_sandbox::check_pattern` says how they are written); a zone's
     /// `unprotect` cannot lift them.
     pub protected: Vec<String>,
+    /// `telemetry:` — where traces go, below the OpenTelemetry environment variables.
+    pub telemetry: Option<golem_telemetry::TelemetryConfig>,
     /// The program root ([`program_root`] of where the search started): the config file's
     /// directory when there is one.
     pub root: PathBuf,
@@ -334,6 +336,8 @@ struct ConfigFile {
     zones: Vec<ZoneConfig>,
     #[serde(default, deserialize_with = "protected_patterns")]
     protected: Vec<String>,
+    #[serde(default)]
+    telemetry: Option<golem_telemetry::TelemetryConfig>,
 }
 
 impl ProgramConfig {
@@ -418,6 +422,7 @@ impl ProgramConfig {
             notify: file.notify,
             zones: file.zones,
             protected: file.protected,
+            telemetry: file.telemetry,
             root,
             file: path,
         }

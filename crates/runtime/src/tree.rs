@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use golem_core::ui::RuntimeUI;
 use golem_protocol::{BudgetAmounts, DisplayEvent, TokenUsage, WorkerProgress};
+use golem_telemetry::TraceParent;
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{BudgetExceeded, BudgetKind, BudgetLimits, total_tokens};
@@ -66,6 +67,34 @@ pub struct WorkerTree {
     running: Mutex<HashMap<String, Arc<WorkerNode>>>,
     /// What the root's last run left of its budget.
     last_root: Mutex<Option<BudgetAmounts>>,
+    /// Where the root's runs hang in traces.
+    traces: Mutex<RootTraces>,
+}
+
+/// Where the root's runs hang in traces (`workerStarted.traceContext` and `traceParent`): each
+/// run is a new trace, or a child of the session's origin (a queued item's span); a run that
+/// continues a turn left waiting for an approval is a child of that turn's run.
+#[derive(Debug, Default)]
+struct RootTraces {
+    origin: Option<TraceParent>,
+    last: Option<TraceParent>,
+    continuing: bool,
+}
+
+impl RootTraces {
+    /// The next root run's span and its parent.
+    fn next(&mut self) -> (TraceParent, Option<TraceParent>) {
+        let parent = match (std::mem::take(&mut self.continuing), self.last) {
+            (true, Some(last)) => Some(last),
+            (true, None) | (false, _) => self.origin,
+        };
+        let ids = match parent {
+            Some(parent) => parent.child(),
+            None => TraceParent::new_trace(),
+        };
+        self.last = Some(ids);
+        (ids, parent)
+    }
 }
 
 /// What a worker is when one of its runs starts.
@@ -96,7 +125,23 @@ impl WorkerTree {
             next_id: AtomicU64::new(1),
             running: Mutex::default(),
             last_root: Mutex::default(),
+            traces: Mutex::default(),
         })
+    }
+
+    /// Makes each later root run a child of `origin` (a queued batch item's span).
+    pub fn set_trace_origin(&self, origin: Option<TraceParent>) {
+        lock(&self.traces).origin = origin;
+    }
+
+    /// The span of the root's last run (read back from a resumed session's transcript).
+    pub fn set_last_root_trace(&self, last: TraceParent) {
+        lock(&self.traces).last = Some(last);
+    }
+
+    /// Makes the next root run a child of the last one: it continues that run's turn.
+    pub fn continue_trace(&self) {
+        lock(&self.traces).continuing = true;
     }
 
     /// A new worker id (`w1`, `w2`, …).
@@ -168,6 +213,13 @@ impl WorkerTree {
             *lock(&node.timer) = Some(timer);
         }
         lock(&self.running).insert(node.id.clone(), node.clone());
+        let (trace_context, trace_parent) = match start.depth {
+            0 => {
+                let (ids, parent) = lock(&self.traces).next();
+                (Some(ids.to_string()), parent.map(|p| p.to_string()))
+            }
+            _ => (None, None),
+        };
         self.ui.emit(DisplayEvent::WorkerStarted {
             worker_id: node.id.clone(),
             parent_id: node.parent.as_ref().map(|p| p.id.clone()),
@@ -176,6 +228,8 @@ impl WorkerTree {
             model: Some(node.model.clone()),
             parent_tool_call_id: start.parent_call,
             budget: node.remaining(),
+            trace_context,
+            trace_parent,
         });
         RunningWorker {
             tree: self.clone(),

@@ -38,6 +38,7 @@ fn defaults() -> ProgramConfig {
         notify: None,
         zones: Vec::new(),
         protected: Vec::new(),
+        telemetry: None,
         root: PathBuf::from("proj"),
         file: Some(PathBuf::from("proj/golem-forge.config.yaml")),
     }
@@ -213,7 +214,15 @@ fn errors_name_the_file_line_and_key() {
         ),
         (
             "model: x\nsandbox: {}\n",
-            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `undo`, `worker_paths`, `providers`, `model_requests`, `prices`, `context_windows`, `context`, `notify`, `zones`, `protected`)",
+            "line 2: unknown key `sandbox` (expected one of `model`, `approval`, `delegation`, `undo`, `worker_paths`, `providers`, `model_requests`, `prices`, `context_windows`, `context`, `notify`, `zones`, `protected`, `telemetry`)",
+        ),
+        (
+            "telemetry:\n  endpoint: http://collector:4318\n  protocl: grpc\n",
+            "line 3: unknown key `protocl` in `telemetry` (did you mean `protocol`?)",
+        ),
+        (
+            "telemetry:\n  protocol: http/json\n",
+            "line 2: `telemetry.protocol` must be one of `http/protobuf`, `grpc`, found \"http/json\"",
         ),
         (
             "model_requests:\n  headers_timeout_secs: 0\n",

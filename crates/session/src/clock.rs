@@ -1,5 +1,6 @@
-//! UTC wall-clock text for sessions: RFC 3339 timestamps and the time part of session ids.
-//! Civil dates come from `golem_core::calendar` (no time-zone database, UTC only).
+//! UTC wall-clock time for sessions: RFC 3339 timestamps, the time part of session ids, and
+//! the Unix milliseconds every transcript line is stamped with. Civil dates come from
+//! `golem_core::calendar` (no time-zone database, UTC only).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -20,11 +21,7 @@ pub(crate) struct UtcTime {
 impl UtcTime {
     /// The current time; a clock set before 1970 reads as the epoch.
     pub(crate) fn now() -> Self {
-        let millis = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis())
-            .unwrap_or(0);
-        Self::from_unix_millis(i64::try_from(millis).unwrap_or(i64::MAX))
+        Self::from_unix_millis(i64::try_from(now_unix_ms()).unwrap_or(i64::MAX))
     }
 
     /// The calendar time of `millis` milliseconds after 1970-01-01T00:00:00Z.
@@ -85,6 +82,16 @@ pub fn now_rfc3339() -> String {
     UtcTime::now().rfc3339()
 }
 
+/// The current time in milliseconds since 1970-01-01T00:00:00Z, as every transcript line's
+/// `at` holds it. A clock set before 1970 reads as 0; it is the wall clock, so it is not
+/// monotonic (a clock set back gives a later line an earlier time).
+pub fn now_unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
 /// Seconds since `rfc3339` (as [`now_rfc3339`] writes it, `2026-11-22T02:45:12.345Z`), for
 /// showing an age; `None` when it is not such a time or lies in the future.
 pub fn seconds_since(rfc3339: &str) -> Option<u64> {
@@ -110,7 +117,7 @@ fn unix_seconds(text: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{UtcTime, now_rfc3339, seconds_since, unix_seconds};
+    use super::{UtcTime, now_rfc3339, now_unix_ms, seconds_since, unix_seconds};
 
     #[test]
     fn reads_back_what_it_writes() {
@@ -153,5 +160,16 @@ mod tests {
     #[test]
     fn now_is_after_the_code_was_written() {
         assert!(UtcTime::now().rfc3339().as_str() > "2025-01-01");
+        // 2025-01-01T00:00:00Z in milliseconds.
+        assert!(now_unix_ms() > 1_735_689_600_000);
+    }
+
+    #[test]
+    fn unix_milliseconds_and_the_calendar_time_agree() {
+        let before = UtcTime::now().rfc3339();
+        let ms = now_unix_ms();
+        let after = UtcTime::now().rfc3339();
+        let at = UtcTime::from_unix_millis(i64::try_from(ms).unwrap()).rfc3339();
+        assert!(before <= at && at <= after, "{before} <= {at} <= {after}");
     }
 }

@@ -1,7 +1,8 @@
 //! Session transcripts: every run appends its entries (meta, display events, the model
 //! conversation, settled tool calls, user inputs, the end) as JSON lines to
 //! `<program root>/.golem-forge/sessions/<id>.jsonl`, one write per entry, so a killed process
-//! loses at most the entry being written. Sessions are listed, loaded and reopened to resume;
+//! loses at most the entry being written. The writer stamps each line with the time it was
+//! written (`at`, Unix milliseconds; [`Transcript::times`] reads them back). Sessions are listed, loaded and reopened to resume;
 //! one process at a time writes a transcript (`lock.rs`).
 //!
 //! Every command reads transcripts through one reader (`parse.rs`): a line of a kind this
@@ -25,7 +26,7 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
-pub use clock::{now_rfc3339, seconds_since, time_sortable_id};
+pub use clock::{now_rfc3339, now_unix_ms, seconds_since, time_sortable_id};
 pub use entry::{
     EntryKind, ForkedFrom, SessionMeta, SessionStatus, ToolCallRecord, TranscriptEntry,
 };

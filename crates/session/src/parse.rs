@@ -2,7 +2,10 @@
 //! showing, exporting, resuming, forking, importing) goes through [`read_lines`], so that an
 //! entry one of them accepts is never one another refuses.
 //!
-//! Each line's `kind` is decoded first. A kind this version does not know (a newer golem-forge
+//! Each line's `kind` is decoded first, with its `at` (the Unix milliseconds it was written
+//! at; lines written before lines were stamped have none, and a value that is not a whole
+//! number of milliseconds reads as none: the time is a note about the line, never a reason to
+//! refuse it). A kind this version does not know (a newer golem-forge
 //! wrote it), or an `event` whose event `type` it does not know, is skipped and reported
 //! ([`UnknownLine`]), never an error. Then the rules for damage a killed process leaves: a last
 //! line without its newline that does not parse was cut mid-write (flagged, skipped); a line
@@ -17,7 +20,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use golem_protocol::DisplayEvent;
-use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer};
 use serde_json::error::Category;
 
 use super::entry::{EntryKind, TranscriptEntry};
@@ -76,8 +80,9 @@ pub fn unknown_lines_warning(file: &str, lines: &[UnknownLine]) -> Option<String
 /// One line as the reader hands it over.
 #[derive(Debug)]
 pub(crate) enum Line {
-    /// A decoded entry.
-    Entry(Box<TranscriptEntry>),
+    /// A decoded entry, with the time it was written at (Unix milliseconds; `None` for a line
+    /// without one).
+    Entry(Box<TranscriptEntry>, Option<u64>),
     /// An entry of this kind, not decoded (the caller did not ask for its kind).
     Skimmed(EntryKind),
     /// A line that is not a transcript entry: the error names the file and the line.
@@ -95,11 +100,30 @@ pub(crate) struct Skipped {
     pub(crate) unknown: Vec<UnknownLine>,
 }
 
-/// The `kind` of a line, the rest ignored.
+/// The `kind` and `at` of a line, the rest ignored.
 #[derive(Deserialize)]
 struct Head<'a> {
     #[serde(borrow)]
     kind: Cow<'a, str>,
+    /// When the line was written, in Unix milliseconds.
+    #[serde(default, deserialize_with = "stamp")]
+    at: Option<u64>,
+}
+
+/// A line's `at`: its milliseconds when it is a whole number that fits in a `u64`, `None` for
+/// anything else (a line of a newer kind may give `at` another meaning; it is still told apart
+/// by its `kind`, and an entry of a known kind still decodes).
+fn stamp<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stamp {
+        Millis(u64),
+        Other(IgnoredAny),
+    }
+    Ok(match Stamp::deserialize(deserializer)? {
+        Stamp::Millis(ms) => Some(ms),
+        Stamp::Other(_) => None,
+    })
 }
 
 /// The event `type` of an `event` line, the rest ignored.
@@ -187,7 +211,7 @@ pub(crate) fn read_lines(
             continue;
         }
         match serde_json::from_slice::<TranscriptEntry>(line) {
-            Ok(entry) => each(number, Line::Entry(Box::new(entry)))?,
+            Ok(entry) => each(number, Line::Entry(Box::new(entry), head.at))?,
             Err(err) => match event_types.unknown(kind, line) {
                 Some(event_type) => skipped.unknown.push(UnknownLine {
                     line: number,
@@ -288,7 +312,7 @@ mod tests {
             |_| true,
             |n, line| {
                 match line {
-                    Line::Entry(_) | Line::Skimmed(_) => seen.push(n),
+                    Line::Entry(..) | Line::Skimmed(_) => seen.push(n),
                     Line::Corrupt(err) => corrupt.push(err.to_string()),
                 }
                 Ok(())
@@ -378,6 +402,63 @@ mod tests {
         );
     }
 
+    /// Each entry comes with its `at`; a line without one, or with one that is not a whole
+    /// number of milliseconds, comes with none and reads all the same, and an unknown kind
+    /// with an `at` of its own is still told apart by its kind.
+    #[test]
+    fn each_entry_comes_with_its_time_and_an_odd_time_reads_as_none() {
+        let text = [
+            r#"{"kind":"cleared","at":1795315512345}"#,
+            OK,
+            r#"{"kind":"input","content":"x","at":18446744073709551615}"#,
+            r#"{"kind":"cleared","at":"yesterday"}"#,
+            r#"{"kind":"cleared","at":-1}"#,
+            r#"{"kind":"cleared","at":1.5}"#,
+            r#"{"kind":"cleared","at":null}"#,
+            r#"{"kind":"cleared","at":{"deep":[1,2]}}"#,
+            r#"{"kind":"bookmark","at":{"line":3}}"#,
+            r#"{"at":7,"kind":"cleared"}"#,
+        ]
+        .join("\n");
+        let mut times = Vec::new();
+        let skipped = read_lines(
+            Path::new("t.jsonl"),
+            text.as_bytes(),
+            |_| true,
+            |n, line| {
+                match line {
+                    Line::Entry(_, at) => times.push((n, at)),
+                    Line::Skimmed(kind) => panic!("{kind:?} skimmed"),
+                    Line::Corrupt(err) => panic!("{err}"),
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            times,
+            [
+                (1, Some(1_795_315_512_345)),
+                (2, None),
+                (3, Some(u64::MAX)),
+                (4, None),
+                (5, None),
+                (6, None),
+                (7, None),
+                (8, None),
+                (10, Some(7)),
+            ]
+        );
+        assert_eq!(
+            skipped.unknown,
+            [UnknownLine {
+                line: 9,
+                kind: "bookmark".into(),
+                event_type: None
+            }]
+        );
+    }
+
     #[test]
     fn only_the_kinds_asked_for_are_decoded_and_unknown_events_are_told_apart_anyway() {
         let text = format!(
@@ -393,7 +474,7 @@ mod tests {
             |kind| kind == EntryKind::Cleared,
             |_, line| {
                 kinds.push(match line {
-                    Line::Entry(entry) => Ok(entry.entry_kind()),
+                    Line::Entry(entry, _) => Ok(entry.entry_kind()),
                     Line::Skimmed(kind) => Err(kind),
                     Line::Corrupt(err) => panic!("{err}"),
                 });

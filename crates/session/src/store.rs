@@ -11,7 +11,7 @@ use super::entry::{EntryKind, SessionMeta, TranscriptEntry};
 use super::error::SessionError;
 use super::parse::{Line, read_lines, unknown_lines_warning};
 use super::transcript::{SessionSummary, Transcript};
-use super::writer::SessionWriter;
+use super::writer::{SessionWriter, encode_line};
 
 /// The file extension of transcripts.
 const EXTENSION: &str = "jsonl";
@@ -279,22 +279,23 @@ impl SessionStore {
             .map_or(transcript.len(), |at| at + 1);
         let (first, rest) = transcript.split_at(split);
         // The meta line through the reader every command uses; the rest is kept as written
-        // (lines this version does not know included: a newer one may read them).
+        // (lines this version does not know included: a newer one may read them, and every
+        // line keeps its `at`).
         let mut meta = None;
         read_lines(
             &path,
             first,
             |kind| kind == EntryKind::Meta,
             |_, line| {
-                if let Line::Entry(entry) = line
+                if let Line::Entry(entry, at) = line
                     && let TranscriptEntry::Meta(found) = *entry
                 {
-                    meta = Some(found);
+                    meta = Some((found, at));
                 }
                 Ok(())
             },
         )?;
-        let Some(mut meta) = meta else {
+        let Some((mut meta, at)) = meta else {
             return Err(SessionError::io(
                 "import",
                 &path,
@@ -302,8 +303,10 @@ impl SessionStore {
             ));
         };
         meta.worker_path = worker_path.to_owned();
-        let mut bytes = serde_json::to_vec(&TranscriptEntry::Meta(meta))
-            .map_err(|e| SessionError::io("import", &path, std::io::Error::other(e)))?;
+        // The rewritten meta keeps the time its original was written at, and stays without
+        // one when it had none (a transcript from before lines carried their time): the line
+        // says when the session was started, not when it moved.
+        let mut bytes = encode_line(&TranscriptEntry::Meta(meta), at)?.into_bytes();
         bytes.push(b'\n');
         bytes.extend_from_slice(rest);
         std::fs::create_dir_all(&self.dir).map_err(|e| SessionError::io("create", &self.dir, e))?;

@@ -184,6 +184,14 @@ fn every_kind_is_listed_as_it_loads_and_unknown_kinds_are_skipped() {
     let mut expected = every_kind();
     expected.push(input("later"));
     assert_eq!(loaded.entries, expected);
+    // The skipped line takes no place in `times`; the line without a time has none.
+    assert_eq!(loaded.times.len(), expected.len());
+    assert!(
+        loaded.times[..every_kind().len()]
+            .iter()
+            .all(Option::is_some)
+    );
+    assert_eq!(loaded.times.last(), Some(&None));
     let line = every_kind().len() + 2;
     assert_eq!(
         loaded.unknown_lines,
@@ -244,12 +252,23 @@ fn every_entry_kind_round_trips() {
 fn the_file_format_is_tagged_camel_case_jsonl() {
     let root = tempfile::tempdir().unwrap();
     let store = SessionStore::new(root.path());
+    let before = now_unix_ms();
     write(&store, "s1", &[(&edited_call()).into()]);
+    let after = now_unix_ms();
     let text = std::fs::read_to_string(store.dir().join("s1.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = text
         .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+        .map(|l| {
+            // `at` is the line's last field: the time it was written.
+            let (_, at) = l.rsplit_once(r#","at":"#).unwrap();
+            let at: u64 = at.strip_suffix('}').unwrap().parse().unwrap();
+            assert!(before <= at && at <= after, "{before} <= {at} <= {after}");
+            let mut line: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert_eq!(line.as_object_mut().unwrap().remove("at"), Some(json!(at)));
+            line
+        })
         .collect();
+    assert!(text.starts_with(r#"{"kind":"meta","#), "{text}");
     assert_eq!(
         lines,
         [
@@ -745,16 +764,21 @@ fn messages_resume_the_conversation_and_answer_cut_tool_calls() {
         text: String::new(),
         tool_calls: ids.iter().map(|id| call(id)).collect(),
     };
-    let transcript = |messages: Vec<Message>| Transcript {
-        id: "s".into(),
-        path: "s.jsonl".into(),
-        meta: meta("w", "t"),
-        entries: std::iter::once(input("hi"))
+    let transcript = |messages: Vec<Message>| {
+        let entries: Vec<TranscriptEntry> = std::iter::once(input("hi"))
             .chain(messages.into_iter().map(TranscriptEntry::from))
-            .collect(),
-        partial_tail: false,
-        skipped_lines: Vec::new(),
-        unknown_lines: Vec::new(),
+            .collect();
+        Transcript {
+            id: "s".into(),
+            path: "s.jsonl".into(),
+            meta: meta("w", "t"),
+            meta_at: None,
+            times: vec![None; entries.len()],
+            entries,
+            partial_tail: false,
+            skipped_lines: Vec::new(),
+            unknown_lines: Vec::new(),
+        }
     };
 
     let whole = vec![
@@ -810,6 +834,8 @@ fn resume_continues_from_the_last_compaction_and_after_a_clear() {
         id: "s".into(),
         path: "s.jsonl".into(),
         meta: meta("w", "t"),
+        meta_at: None,
+        times: vec![None; lines.len()],
         entries: lines,
         partial_tail: false,
         skipped_lines: Vec::new(),
@@ -1132,11 +1158,19 @@ fn an_imported_transcript_names_the_local_worker_and_bad_ids_are_refused() {
     other.import(&id, &bytes, &local).unwrap();
     let transcript = other.load(&id).unwrap();
     assert_eq!(transcript.meta.worker_path, local);
+    let original = store.load(&id).unwrap();
     let text = std::fs::read_to_string(other.path(&id).unwrap()).unwrap();
+    let exported = String::from_utf8(bytes.clone()).unwrap();
+    let (_, input_line) = exported.split_once('\n').unwrap();
     assert!(
-        text.ends_with("{\"kind\":\"input\",\"content\":\"hello\"}\n"),
-        "{text}"
+        input_line.starts_with("{\"kind\":\"input\",\"content\":\"hello\",\"at\":"),
+        "{input_line}"
     );
+    assert!(text.ends_with(input_line), "{text}");
+    // Every line keeps the time it was first written at, the rewritten meta line included.
+    assert!(original.meta_at.is_some() && original.times[0].is_some());
+    assert_eq!(transcript.meta_at, original.meta_at);
+    assert_eq!(transcript.times, original.times);
     for bad in ["../escape", "a/b", "", "x.jsonl"] {
         assert!(other.import(bad, &bytes, &local).is_err(), "{bad}");
     }
@@ -1149,4 +1183,263 @@ fn an_imported_transcript_names_the_local_worker_and_bad_ids_are_refused() {
             )
             .is_err()
     );
+}
+
+/// Every line the writer writes ends with `at`, the Unix milliseconds it was written at, after
+/// the entry's own fields (`kind` stays first): the unit, newtype and struct variants alike.
+/// Loading gives the times back, one per entry.
+#[test]
+fn every_line_carries_the_time_it_was_written_at() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    let before = now_unix_ms();
+    write(&store, "s1", &every_kind());
+    let after = now_unix_ms();
+    let text = std::fs::read_to_string(store.dir().join("s1.jsonl")).unwrap();
+    let mut kinds = Vec::new();
+    for line in text.lines() {
+        assert!(line.starts_with(r#"{"kind":""#), "{line}");
+        let (_, at) = line.rsplit_once(r#","at":"#).unwrap();
+        let at: u64 = at.strip_suffix('}').unwrap().parse().unwrap();
+        assert!(
+            before <= at && at <= after,
+            "{before} <= {at} <= {after}: {line}"
+        );
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(value["at"], json!(at), "{line}");
+        kinds.push(EntryKind::from_tag(value["kind"].as_str().unwrap()).unwrap());
+    }
+    let mut expected: Vec<EntryKind> = vec![EntryKind::Meta];
+    expected.extend(every_kind().iter().map(TranscriptEntry::entry_kind));
+    assert_eq!(kinds, expected);
+    assert!(kinds.contains(&EntryKind::Cleared) && kinds.contains(&EntryKind::ToolCall));
+
+    let loaded = store.load("s1").unwrap();
+    assert_eq!(loaded.entries, every_kind());
+    assert_eq!(loaded.times.len(), loaded.entries.len());
+    let in_window = |at: Option<u64>| at.is_some_and(|at| before <= at && at <= after);
+    assert!(in_window(loaded.meta_at), "{:?}", loaded.meta_at);
+    assert!(
+        loaded.times.iter().all(|&at| in_window(at)),
+        "{:?}",
+        loaded.times
+    );
+}
+
+/// `append_at` writes the time it is given; `None` is now.
+#[test]
+fn append_at_writes_the_time_it_is_given() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    let mut writer = store
+        .create_with_id("s1", meta("greeter", "2026-11-22T02:45:12Z"))
+        .unwrap();
+    writer
+        .append_at(&input("then"), Some(1_795_315_512_345))
+        .unwrap();
+    writer
+        .append_at(&TranscriptEntry::Cleared, Some(0))
+        .unwrap();
+    let before = now_unix_ms();
+    writer.append_at(&input("now"), None).unwrap();
+    let after = now_unix_ms();
+    writer.finish().unwrap();
+    let text = std::fs::read_to_string(store.dir().join("s1.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[1],
+        r#"{"kind":"input","content":"then","at":1795315512345}"#
+    );
+    assert_eq!(lines[2], r#"{"kind":"cleared","at":0}"#);
+    let loaded = store.load("s1").unwrap();
+    assert_eq!(
+        loaded.entries,
+        [input("then"), TranscriptEntry::Cleared, input("now")]
+    );
+    assert_eq!(loaded.times[..2], [Some(1_795_315_512_345), Some(0)]);
+    assert!(
+        loaded.times[2].is_some_and(|at| before <= at && at <= after),
+        "{before} <= {:?} <= {after}",
+        loaded.times[2]
+    );
+}
+
+/// `times` has one place per entry, in step with `entries`, whatever lines the reader passed
+/// over: a kind this version does not know, an event type it does not know, a line cut and
+/// later terminated, a blank line, a cut last line; lines without a time get `None`.
+#[test]
+fn times_line_up_with_entries_past_skipped_and_cut_lines() {
+    let text = [
+        r#"{"kind":"meta","worker":"w","workerPath":"w.worker","model":"test:default","mode":"chat","started":"2026-11-22T02:45:12Z","at":100}"#,
+        r#"{"kind":"input","content":"one","at":101}"#,
+        r#"{"kind":"bookmark","label":"here","at":102}"#,
+        r#"{"kind":"input","content":"old"}"#,
+        r#"{"kind":"event","event":{"type":"weather","sky":"grey"},"at":104}"#,
+        r#"{"kind":"message","message":{"role":"assis"#,
+        "",
+        r#"{"kind":"cleared","at":107}"#,
+        r#"{"kind":"ended","reason":"completed","at":108}"#,
+        r#"{"kind":"input","content":"cut off","#,
+    ]
+    .join("\n");
+    let transcript = Transcript::parse("s1", Path::new("s1.jsonl"), text.as_bytes()).unwrap();
+    assert_eq!(transcript.meta_at, Some(100));
+    assert_eq!(
+        transcript.entries,
+        [
+            input("one"),
+            input("old"),
+            TranscriptEntry::Cleared,
+            ended(SessionEndReason::Completed)
+        ]
+    );
+    assert_eq!(transcript.times, [Some(101), None, Some(107), Some(108)]);
+    assert!(transcript.partial_tail);
+    assert_eq!(transcript.skipped_lines, [6, 10]);
+    assert_eq!(
+        transcript
+            .unknown_lines
+            .iter()
+            .map(|u| u.line)
+            .collect::<Vec<_>>(),
+        [3, 5]
+    );
+}
+
+/// A transcript written before lines carried their time reads as it always did, with no
+/// times, in every reader (loading, listing, resuming, forking).
+#[test]
+fn an_old_transcript_without_times_reads_as_before() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    std::fs::create_dir_all(store.dir()).unwrap();
+    let old = [
+        r#"{"kind":"meta","worker":"w","workerPath":"w.worker","model":"test:default","mode":"chat","started":"2026-11-22T02:45:12Z"}"#,
+        r#"{"kind":"input","content":"hello"}"#,
+        r#"{"kind":"message","message":{"role":"user","content":"hello"}}"#,
+        r#"{"kind":"cleared"}"#,
+        r#"{"kind":"ended","reason":"completed"}"#,
+    ]
+    .map(|line| format!("{line}\n"))
+    .concat();
+    std::fs::write(store.dir().join("s1.jsonl"), &old).unwrap();
+    let loaded = store.load("s1").unwrap();
+    assert_eq!(loaded.meta_at, None);
+    assert_eq!(
+        loaded.entries,
+        [
+            input("hello"),
+            Message::user("hello").into(),
+            TranscriptEntry::Cleared,
+            ended(SessionEndReason::Completed)
+        ]
+    );
+    assert_eq!(loaded.times, [None; 4]);
+    assert!(loaded.unknown_lines.is_empty() && loaded.skipped_lines.is_empty());
+    assert_eq!(loaded.status(), SessionStatus::Completed);
+    assert!(loaded.resume_point().history.is_empty(), "after the clear");
+    let [summary] = store.list().unwrap().try_into().unwrap();
+    assert_eq!((summary.inputs, summary.corrupt), (1, None));
+    assert_eq!(
+        loaded.entries_through_turn_with_times(1),
+        Some(loaded.entries.iter().cloned().map(|e| (e, None)).collect())
+    );
+    // Exported and imported, it stays as it was written: nothing gains a time it never had.
+    let other = tempfile::tempdir().unwrap();
+    let there = SessionStore::new(other.path());
+    let local = other.path().join("w.worker");
+    there
+        .import("s1", &store.export("s1").unwrap(), &local)
+        .unwrap();
+    let imported = there.load("s1").unwrap();
+    assert_eq!((imported.meta_at, imported.times), (None, loaded.times));
+    let text = std::fs::read_to_string(there.path("s1").unwrap()).unwrap();
+    assert!(!text.contains(r#""at""#), "{text}");
+    assert_eq!(
+        text.split_once('\n').unwrap().1,
+        old.split_once('\n').unwrap().1
+    );
+}
+
+/// A fork's copy (as `sessions fork` writes it) keeps each entry's original time; the end
+/// added to close it, and the new meta line, are written now.
+#[test]
+fn a_forked_copy_keeps_the_original_times() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    let mut writer = store
+        .create_with_id("orig", meta("greeter", "2026-11-22T02:45:12Z"))
+        .unwrap();
+    let turns = [
+        input("q1"),
+        Message::assistant("a1").into(),
+        input("q2"),
+        Message::assistant("a2").into(),
+    ];
+    for (index, entry) in (1000_u64..).zip(&turns) {
+        writer.append_at(entry, Some(index)).unwrap();
+    }
+    writer.finish().unwrap();
+    let original = store.load("orig").unwrap();
+    assert_eq!(
+        original.times,
+        [Some(1000), Some(1001), Some(1002), Some(1003)]
+    );
+
+    let copy = original.entries_through_turn_with_times(1).unwrap();
+    assert_eq!(
+        copy.iter().map(|(e, _)| e.clone()).collect::<Vec<_>>(),
+        original.entries_through_turn(1).unwrap()
+    );
+    let before = now_unix_ms();
+    let mut fork = store
+        .create_with_id("fork", meta("greeter", "2026-11-23T00:00:00Z"))
+        .unwrap();
+    for (entry, at) in &copy {
+        fork.append_at(entry, *at).unwrap();
+    }
+    fork.finish().unwrap();
+    let after = now_unix_ms();
+    let forked = store.load("fork").unwrap();
+    assert_eq!(
+        forked.entries,
+        [
+            input("q1"),
+            Message::assistant("a1").into(),
+            ended(SessionEndReason::Completed)
+        ]
+    );
+    assert_eq!(forked.times[..2], [Some(1000), Some(1001)]);
+    let now = |at: Option<u64>| at.is_some_and(|at| before <= at && at <= after);
+    assert!(now(forked.times[2]), "{:?}", forked.times);
+    assert!(now(forked.meta_at), "{:?}", forked.meta_at);
+}
+
+/// Stamping the line keeps the escapes of U+2028 and U+2029, on an entry and on the meta line
+/// an import rewrites.
+#[test]
+fn stamped_lines_keep_line_separators_escaped() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(root.path());
+    write(&store, "s1", &[input("one\u{2028}two\u{2029}three")]);
+    let text = std::fs::read_to_string(store.dir().join("s1.jsonl")).unwrap();
+    assert!(!text.contains(['\u{2028}', '\u{2029}']), "{text}");
+    let line = text.lines().nth(1).unwrap();
+    assert!(
+        line.starts_with(r#"{"kind":"input","content":"one\u2028two\u2029three","at":"#),
+        "{line}"
+    );
+    let loaded = store.load("s1").unwrap();
+    assert_eq!(loaded.entries, [input("one\u{2028}two\u{2029}three")]);
+    assert!(loaded.times[0].is_some());
+
+    let other = tempfile::tempdir().unwrap();
+    let there = SessionStore::new(other.path());
+    let local = other.path().join("w\u{2028}x.worker");
+    there
+        .import("s1", &store.export("s1").unwrap(), &local)
+        .unwrap();
+    let text = std::fs::read_to_string(there.path("s1").unwrap()).unwrap();
+    assert!(!text.contains('\u{2028}'), "{text}");
+    assert_eq!(there.load("s1").unwrap().meta.worker_path, local);
 }

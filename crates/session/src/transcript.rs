@@ -22,8 +22,15 @@ pub struct Transcript {
     pub path: PathBuf,
     /// What it runs (the first line).
     pub meta: SessionMeta,
+    /// When the meta line was written, in Unix milliseconds (`None` for a transcript written
+    /// before lines carried their time).
+    pub meta_at: Option<u64>,
     /// Every entry after the meta line, in order.
     pub entries: Vec<TranscriptEntry>,
+    /// When each of `entries` was written (the same index), in Unix milliseconds: `None` for
+    /// a line written before lines carried their time. Always as long as `entries`. Times are
+    /// the wall clock of the process that wrote each line, so they need not increase.
+    pub times: Vec<Option<u64>>,
     /// The last line was cut mid-write (a killed process) and is not in `entries`.
     pub partial_tail: bool,
     /// Line numbers of entries that were cut mid-write and skipped (the partial tail included).
@@ -46,31 +53,37 @@ impl Transcript {
     pub fn parse(id: &str, path: &Path, bytes: &[u8]) -> Result<Self, SessionError> {
         let mut meta = None;
         let mut entries = Vec::new();
+        let mut times = Vec::new();
         let skipped = read_lines(
             path,
             bytes,
             |_| true,
             |line, read| {
-                let entry = match read {
-                    Line::Entry(entry) => *entry,
+                let (entry, at) = match read {
+                    Line::Entry(entry, at) => (*entry, at),
                     Line::Corrupt(err) => return Err(err),
                     // Every kind is decoded here.
                     Line::Skimmed(_) => return Ok(()),
                 };
                 match (&meta, entry) {
-                    (None, TranscriptEntry::Meta(m)) => meta = Some(m),
+                    (None, TranscriptEntry::Meta(m)) => meta = Some((m, at)),
                     (None, other) => return Err(not_meta(path, line, other.kind())),
-                    (Some(_), entry) => entries.push(entry),
+                    (Some(_), entry) => {
+                        entries.push(entry);
+                        times.push(at);
+                    }
                 }
                 Ok(())
             },
         )?;
-        let meta = meta.ok_or_else(|| no_meta(path, skipped.partial_tail))?;
+        let (meta, meta_at) = meta.ok_or_else(|| no_meta(path, skipped.partial_tail))?;
         Ok(Self {
             id: id.to_owned(),
             path: path.to_owned(),
             meta,
+            meta_at,
             entries,
+            times,
             partial_tail: skipped.partial_tail,
             skipped_lines: skipped.lines,
             unknown_lines: skipped.unknown,
@@ -118,6 +131,17 @@ impl Transcript {
     /// turns followed, the copy ends with a `completed` end (unless it has one already), so
     /// the fork reads as a finished session until it is resumed.
     pub fn entries_through_turn(&self, turn: usize) -> Option<Vec<TranscriptEntry>> {
+        self.entries_through_turn_with_times(turn)
+            .map(|entries| entries.into_iter().map(|(entry, _)| entry).collect())
+    }
+
+    /// [`entries_through_turn`](Self::entries_through_turn), each entry with the time it was
+    /// written at (from [`times`](Self::times)), so that a copy keeps them; the end added to
+    /// close the copy has none (it is written when the copy is).
+    pub fn entries_through_turn_with_times(
+        &self,
+        turn: usize,
+    ) -> Option<Vec<(TranscriptEntry, Option<u64>)>> {
         let mut starts = self
             .entries
             .iter()
@@ -128,16 +152,23 @@ impl Transcript {
             return None;
         }
         starts.nth(turn - 1)?;
-        let end = starts.next();
-        let mut entries = self.entries[..end.unwrap_or(self.entries.len())].to_vec();
-        if end.is_some() {
+        let end = starts.next().unwrap_or(self.entries.len());
+        let mut entries: Vec<(TranscriptEntry, Option<u64>)> = self.entries[..end]
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| (entry.clone(), self.times.get(index).copied().flatten()))
+            .collect();
+        if end < self.entries.len() {
             let mut tracker = StatusTracker::default();
-            entries.iter().for_each(|e| tracker.entry(e));
+            entries.iter().for_each(|(e, _)| tracker.entry(e));
             if tracker.status() == SessionStatus::Unfinished {
-                entries.push(TranscriptEntry::Ended {
-                    reason: SessionEndReason::Completed,
-                    message: None,
-                });
+                entries.push((
+                    TranscriptEntry::Ended {
+                        reason: SessionEndReason::Completed,
+                        message: None,
+                    },
+                    None,
+                ));
             }
         }
         Some(entries)
@@ -286,7 +317,7 @@ impl SessionSummary {
             |kind| matches!(kind, EntryKind::Meta | EntryKind::Input | EntryKind::Ended);
         let skipped = read_lines(path, &bytes, summarised, |line, read| {
             let entry = match (&meta, read) {
-                (_, Line::Entry(entry)) => *entry,
+                (_, Line::Entry(entry, _)) => *entry,
                 (None, Line::Corrupt(err)) => return Err(err),
                 (Some(_), Line::Corrupt(err)) => {
                     corrupt.get_or_insert_with(|| err.to_string());

@@ -9,6 +9,8 @@
 //!   readers of the tool results a client sent back.
 //! - [`Wire`]: the Anthropic and Chat Completions wire formats, each described by one
 //!   [`WireSpec`] (in its module), to run one test against every wire without matching on it.
+//! - [`otlp`]: local OTLP trace receivers (HTTP and gRPC) that decode what a program exports
+//!   with the official OpenTelemetry messages, and endpoints that hang or refuse.
 //! - [`git`]: the host's git with no user or system configuration, for tests that make
 //!   repositories.
 //! - [`harness`]: the `main` of a test binary that is also the jail's helper.
@@ -32,6 +34,7 @@ pub mod harness;
 pub mod mcp_servers;
 pub mod mock;
 pub mod openai;
+pub mod otlp;
 pub mod parts;
 pub mod program;
 pub mod responses;

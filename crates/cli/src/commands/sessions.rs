@@ -4,6 +4,7 @@
 
 mod export;
 mod fork;
+mod otlp;
 mod resume;
 mod show;
 mod undo;
@@ -47,7 +48,8 @@ pub enum SessionsAction {
     Export {
         /// The session id, or enough of its start to name one session
         id: String,
-        /// `markdown`: a report to read; `json`: the meta and entries, as stored
+        /// `markdown`: a report to read; `json`: the meta and entries, as stored;
+        /// `otlp-json`: the session's spans, as OTLP/JSON
         #[arg(long, value_enum, default_value = "markdown")]
         format: export::ExportFormat,
     },
@@ -101,6 +103,11 @@ pub fn cmd_sessions(args: SessionsArgs) -> Result<ExitCode, CommandError> {
                         failed(format!("cannot encode session `{id}` as JSON: {e}"))
                     })?)
                 }
+                // JSON too: escaped by the encoder.
+                export::ExportFormat::OtlpJson => print(
+                    &otlp::otlp(&transcript)
+                        .map_err(|e| failed(format!("cannot export session `{id}`: {e}")))?,
+                ),
             }
         }
         SessionsAction::Show { id, json: true } => show_json(&store, &id),

@@ -239,6 +239,8 @@ mod tests {
             model: Some("test:default".into()),
             parent_tool_call_id: None,
             budget: None,
+            trace_context: None,
+            trace_parent: None,
         }
     }
 

@@ -15,6 +15,9 @@ fn layers() -> BTreeMap<&'static str, u32> {
         ("golem-core", 1),
         ("golem-sandbox", 1),
         ("golem-llm", 2),
+        // Traces: display events as OpenTelemetry spans, and their export; below the runtime,
+        // which feeds it, and the batch and queue crates, which make batch spans.
+        ("golem-telemetry", 2),
         // Session transcripts: what a run recorded, read by every command that shows it.
         ("golem-session", 3),
         // What a toolset is (the trait, its build context, the jail settings they share).

@@ -25,3 +25,4 @@ mod failures;
 mod harness;
 mod redis_server;
 mod tls;
+mod traces;

@@ -55,6 +55,9 @@ fn run_code_runs_python_in_the_zone_and_the_model_sees_the_output() {
         assert_eq!(result["status"], "success");
         assert_eq!(result["value"]["kind"], "code_result");
         assert_eq!(result["value"]["data"]["exitCode"], 0);
+        let limits = &result["value"]["data"]["limits"];
+        assert_eq!(limits["wallMs"], 60_000, "the default timeout: {limits}");
+        assert_eq!(limits["network"], "none", "{limits}");
         let resolved = of_type(&events, "approvalResolved")[0];
         assert_eq!(
             resolved["decidedBy"], "policy",

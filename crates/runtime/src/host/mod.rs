@@ -21,6 +21,7 @@ mod answers;
 mod notify;
 mod parking;
 mod serve;
+mod traces;
 mod transcript;
 
 use std::collections::BTreeMap;
@@ -56,6 +57,7 @@ use crate::tree::WorkerTree;
 use crate::worker::WorkerDefinition;
 use golem_protocol::BatchItemRef;
 use golem_session::{SessionError, SessionMeta, SessionStore};
+pub use golem_telemetry::TraceOrigin;
 use notify::ApprovalNotifier;
 use parking::ParkingInbox;
 use transcript::{HostObserver, TranscriptSlot, UsageCounts};
@@ -113,6 +115,9 @@ pub struct HostOptions {
     pub ready_model: Option<ReadyModel>,
     /// Keeps the session out of the program's state and zone folders.
     pub scratch: Option<Scratch>,
+    /// Where the session's traces hang (a queued item's span, a batch to link to), when
+    /// tracing is on; the batch and item ids come from `batch_item`.
+    pub trace: TraceOrigin,
 }
 
 /// A model instance handed to the session ready to use.
@@ -156,6 +161,7 @@ impl HostOptions {
             mcp_servers: BTreeMap::new(),
             ready_model: None,
             scratch: None,
+            trace: TraceOrigin::default(),
         }
     }
 }
@@ -238,6 +244,8 @@ pub struct SessionHost {
     inbox: Arc<SessionInbox>,
     /// Runs the `notify:` command; the session waits for the ones run for parked calls.
     notifier: Option<ApprovalNotifier>,
+    /// The session's spans, when tracing is on.
+    traces: Option<traces::SessionTraces>,
     /// A new session until it starts: a host dropped unstarted removes it (declared last, so
     /// the transcript's writer is closed first).
     unused: Option<UnusedSession>,
@@ -389,11 +397,15 @@ impl SessionHost {
     /// Opens a session: finds the program config around the worker, builds the root worker
     /// and creates (or reopens) its transcript. Nothing is emitted until [`SessionHost::start`].
     pub fn open(options: HostOptions) -> Result<Self, HostError> {
+        // The span of the resumed session's last root run: a continuation of its turn joins
+        // that run's trace.
+        let mut last_root_trace = None;
         let (worker_path, resume) = match &options.worker {
             HostWorker::File(path) => (path.clone(), None),
             HostWorker::Resume { program_root, id } => {
                 let store = SessionStore::new(program_root);
                 let transcript = store.load(id)?;
+                last_root_trace = traces::last_root_trace(&transcript.entries);
                 // A killed session's calls left waiting for an approval are asked again.
                 let history = transcript.resume_point();
                 let path = transcript.meta.worker_path.clone();
@@ -411,6 +423,7 @@ impl SessionHost {
             .unwrap_or_else(|| PathBuf::from("."));
         let config =
             ProgramConfig::discover(&worker_dir).map_err(|e| HostError::Config(e.to_string()))?;
+        let telemetry = golem_telemetry::Telemetry::for_process(config.telemetry.as_ref());
         let registry = WorkerRegistry::discover(&config, &worker_dir)
             .map_err(|e| HostError::Config(e.to_string()))?;
 
@@ -420,6 +433,10 @@ impl SessionHost {
         let answerers = Arc::new(AtomicUsize::new(0));
         let unattended = Arc::new(OnceLock::new());
         let tree = WorkerTree::new(ui.clone());
+        tree.set_trace_origin(options.trace.parent);
+        if let Some(last) = last_root_trace {
+            tree.set_last_root_trace(last);
+        }
         let mode = options
             .approval
             .or(config.approval.mode)
@@ -546,6 +563,14 @@ impl SessionHost {
         // Subscribed now, so that nothing sent or emitted after `open` is missed.
         let actions = bus.subscribe_actions();
         let recorder = bus.subscribe();
+        let traces = telemetry.map(|telemetry| {
+            let mut origin = options.trace.clone();
+            if let Some(item) = &options.batch_item {
+                origin.batch_id.get_or_insert_with(|| item.batch.clone());
+                origin.item_id.get_or_insert_with(|| item.item.clone());
+            }
+            traces::SessionTraces::new(telemetry, origin, bus.subscribe())
+        });
         Ok(Self {
             shared: Arc::new(SharedState {
                 session_id: Mutex::new(session_id),
@@ -572,6 +597,7 @@ impl SessionHost {
             undo_notice,
             inbox,
             notifier,
+            traces,
             unused,
         })
     }

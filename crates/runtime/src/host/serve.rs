@@ -98,9 +98,11 @@ pub(crate) async fn serve(host: SessionHost) {
         undo_notice: _,
         inbox,
         notifier,
+        traces,
         unused: _,
     } = host;
     let recorder = tokio::spawn(record(recorder, transcript.clone()));
+    let traces = traces.map(|traces| tokio::spawn(traces.run()));
     let (jobs, queue) = mpsc::unbounded_channel();
     let (last, last_seen) = watch::channel(None);
     let registry = runtime.registry().clone();
@@ -149,6 +151,11 @@ pub(crate) async fn serve(host: SessionHost) {
     });
     if let Err(e) = recorder.await {
         tracing::error!(error = %e, "the transcript recorder stopped unexpectedly");
+    }
+    if let Some(traces) = traces
+        && let Err(e) = traces.await
+    {
+        tracing::error!(error = %e, "the session's tracer stopped unexpectedly");
     }
     transcript.close(reason, message);
     if let Some(notifier) = notifier {
@@ -317,7 +324,10 @@ impl Worker {
         }
         let outcome = match input {
             Some(input) => self.runtime.run(input).await,
-            None => self.runtime.continue_turn().await,
+            None => {
+                self.env.tree.continue_trace();
+                self.runtime.continue_turn().await
+            }
         };
         if let Some(journal) = &self.env.undo {
             journal.sync();

@@ -370,3 +370,57 @@ async fn a_run_dropped_unfinished_leaves_the_tree_as_interrupted() {
     root.finish(true, None);
     assert!(tree.snapshot().is_empty());
 }
+
+/// The `traceContext` and `traceParent` of each root run's `workerStarted`, parsed.
+fn root_traces(
+    events: &mut golem_core::bus::DisplaySubscription,
+) -> Vec<(TraceParent, Option<TraceParent>)> {
+    drain(events)
+        .into_iter()
+        .filter_map(|event| match event {
+            DisplayEvent::WorkerStarted {
+                depth: 0,
+                trace_context,
+                trace_parent,
+                ..
+            } => Some((
+                TraceParent::parse(trace_context.as_deref()?)?,
+                trace_parent.as_deref().and_then(TraceParent::parse),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn each_root_run_names_its_span_and_a_continuation_hangs_under_the_last() {
+    let (tree, mut events) = tree();
+    let root = slot(&tree, None, BudgetLimits::default());
+    start(&tree, &root, "lead", 0).finish(true, None);
+    start(&tree, &root, "lead", 0).finish(true, None);
+    tree.continue_trace();
+    start(&tree, &root, "lead", 0).finish(true, None);
+    let lead = start(&tree, &root, "lead", 0);
+    let sub = slot(&tree, Some(&lead.node), BudgetLimits::default());
+    start(&tree, &sub, "helper", 1).finish(true, None);
+    lead.finish(true, None);
+    let runs = root_traces(&mut events);
+    assert_eq!(runs.len(), 4, "sub-workers carry no trace context");
+    let [first, second, continued, fourth] = [runs[0], runs[1], runs[2], runs[3]];
+    assert_eq!((first.1, second.1), (None, None));
+    assert_ne!(first.0.trace_id, second.0.trace_id, "each turn is a trace");
+    assert_eq!(
+        continued.1,
+        Some(second.0),
+        "the continuation's parent is the last run"
+    );
+    assert_eq!(continued.0.trace_id, second.0.trace_id);
+    assert_eq!(fourth.1, None, "continuing is for the next run only");
+
+    let origin = TraceParent::new_trace();
+    tree.set_trace_origin(Some(origin));
+    start(&tree, &root, "lead", 0).finish(true, None);
+    let queued = root_traces(&mut events);
+    assert_eq!(queued[0].1, Some(origin));
+    assert_eq!(queued[0].0.trace_id, origin.trace_id);
+}

@@ -336,6 +336,7 @@ mod tests {
             timed_out: false,
             weakened: vec![],
             changes: None,
+            limits: None,
         };
         for (exit, stderr, expected) in [
             (Some(127), "", "command not found: nope"),

@@ -127,10 +127,11 @@ impl Runner {
             .run_changeset(command, &ctx.cancel)
             .await
             .map_err(|err| outcome::jail_error(&err))?;
-        let mut data = match outcome::outcome(shown, command.timeout, run.output) {
-            Ok(data) => data,
-            Err(error) => return Err(changes::discarded(run.changeset, error).await),
-        };
+        let mut data =
+            match outcome::outcome(shown, command.timeout, self.jail.policy(), run.output) {
+                Ok(data) => data,
+                Err(error) => return Err(changes::discarded(run.changeset, error).await),
+            };
         let settled = changes::settle(run.changeset, self.jail.sandbox(), ctx, tool).await?;
         data.changes = settled.map(|settled| Box::new(settled.diff));
         Ok(data)

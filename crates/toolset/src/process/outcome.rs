@@ -3,22 +3,47 @@
 //! the partial output when the wall-clock limit killed it, `INTERRUPTED` when the user did,
 //! `EXECUTION_ERROR` with the limit's name and the partial output when a limit of the whole run
 //! (what it wrote into the zones) stopped it, and `EXECUTION_ERROR` with the jail's own words
-//! when it could not run at all.
+//! when it could not run at all. A `code_result` records the limits the run was held to
+//! ([`held_to`]).
 
 use std::time::Duration;
 
-use golem_protocol::result::CodeResultData;
+use golem_protocol::result::{CodeResultData, RunLimits};
 use golem_protocol::{ToolError, ToolErrorCode};
-use golem_sandbox::jail::{JailError, JailExit, JailOutput};
+use golem_sandbox::jail::{JailError, JailExit, JailOutput, JailPolicy};
 use serde_json::json;
 
 use super::timeout::seconds;
 
+/// What a run under `policy` with the wall-clock limit `timeout` is held to, for the result.
+/// `network` is `none` when the network is off, `internet` when it is on, `internet_private`
+/// when it is on with private networks allowed as well.
+pub fn held_to(policy: &JailPolicy, timeout: Duration) -> RunLimits {
+    let limits = &policy.limits;
+    let network = match (policy.network, policy.allow_private.is_empty()) {
+        (false, _) => "none",
+        (true, true) => "internet",
+        (true, false) => "internet_private",
+    };
+    RunLimits {
+        wall_ms: millis(timeout),
+        cpu_secs: limits.cpu_secs,
+        memory_bytes: limits.memory_bytes,
+        run_memory_bytes: limits.run_memory_bytes,
+        processes: limits.processes,
+        file_size_bytes: limits.file_size_bytes,
+        output_bytes: u64::try_from(limits.output_bytes).unwrap_or(u64::MAX),
+        network: network.to_owned(),
+    }
+}
+
 /// The result data of `output`, or the error it stands for. `command` is what ran, as shown to
-/// the model; `limit` the wall-clock limit it ran under.
+/// the model; `limit` the wall-clock limit it ran under and `policy` the jail's, both recorded
+/// in the data ([`held_to`]).
 pub fn outcome(
     command: &str,
     limit: Duration,
+    policy: &JailPolicy,
     output: JailOutput,
 ) -> Result<CodeResultData, ToolError> {
     let (exit_code, signal) = ended(command, limit, &output)?;
@@ -32,6 +57,7 @@ pub fn outcome(
         timed_out: false,
         weakened: output.weakened,
         changes: None,
+        limits: Some(held_to(policy, limit)),
     })
 }
 
@@ -123,7 +149,7 @@ pub fn jail_error(err: &JailError) -> ToolError {
 
 #[cfg(test)]
 mod tests {
-    use golem_sandbox::jail::CapturedOutput;
+    use golem_sandbox::jail::{CapturedOutput, Ipv4Network, JailLimits};
 
     use super::*;
 
@@ -148,14 +174,14 @@ mod tests {
     const LIMIT: Duration = Duration::from_secs(5);
 
     fn ok(out: JailOutput) -> CodeResultData {
-        match outcome("python3 main.py", LIMIT, out) {
+        match outcome("python3 main.py", LIMIT, &JailPolicy::default(), out) {
             Ok(data) => data,
             Err(err) => panic!("{err}"),
         }
     }
 
     fn err(out: JailOutput) -> ToolError {
-        match outcome("python3 main.py", LIMIT, out) {
+        match outcome("python3 main.py", LIMIT, &JailPolicy::default(), out) {
             Ok(data) => panic!("expected an error, got {data:?}"),
             Err(err) => err,
         }
@@ -176,10 +202,74 @@ mod tests {
                 timed_out: false,
                 weakened: vec![],
                 changes: None,
+                limits: Some(RunLimits {
+                    wall_ms: 5_000,
+                    cpu_secs: 120,
+                    memory_bytes: 2 << 30,
+                    run_memory_bytes: 2 << 30,
+                    processes: 256,
+                    file_size_bytes: 256 << 20,
+                    output_bytes: 1 << 20,
+                    network: "none".into(),
+                }),
             }
         );
         let data = ok(output(JailExit::Code(3), "", "boom\n"));
         assert_eq!((data.exit_code, data.stderr.as_str()), (Some(3), "boom\n"));
+    }
+
+    #[test]
+    fn the_result_records_the_jails_limits_and_the_commands_timeout() {
+        let policy = JailPolicy {
+            network: true,
+            limits: JailLimits {
+                cpu_secs: 7,
+                memory_bytes: 3 << 20,
+                run_memory_bytes: 5 << 20,
+                processes: 11,
+                file_size_bytes: 13 << 10,
+                output_bytes: 17 << 10,
+                ..JailLimits::default()
+            },
+            ..JailPolicy::default()
+        };
+        let out = output(JailExit::Signal(24), "", "");
+        let data = match outcome("sh x.sh", Duration::from_millis(1_250), &policy, out) {
+            Ok(data) => data,
+            Err(err) => panic!("{err}"),
+        };
+        assert_eq!(
+            data.limits,
+            Some(RunLimits {
+                wall_ms: 1_250,
+                cpu_secs: 7,
+                memory_bytes: 3 << 20,
+                run_memory_bytes: 5 << 20,
+                processes: 11,
+                file_size_bytes: 13 << 10,
+                output_bytes: 17 << 10,
+                network: "internet".into(),
+            })
+        );
+    }
+
+    #[test]
+    fn the_network_is_named_by_what_the_policy_lets_through() {
+        let network = |on: bool, private: &[&str]| {
+            let policy = JailPolicy {
+                network: on,
+                allow_private: private
+                    .iter()
+                    .map(|net| Ipv4Network::parse(net).unwrap_or_else(|e| panic!("{e}")))
+                    .collect(),
+                ..JailPolicy::default()
+            };
+            held_to(&policy, LIMIT).network
+        };
+        assert_eq!(network(false, &[]), "none");
+        assert_eq!(network(false, &["10.1.0.0/16"]), "none");
+        assert_eq!(network(true, &[]), "internet");
+        assert_eq!(network(true, &["10.1.0.0/16"]), "internet_private");
     }
 
     #[test]

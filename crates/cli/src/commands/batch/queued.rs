@@ -1,15 +1,16 @@
 //! `golem-forge batch … --queue URL`: a batch on a Redis queue instead of this machine. `batch
 //! WORKER --input F --queue URL --name NAME` puts its items there for `batch-worker`
-//! processes (enqueueing the same items again under the name adds nothing); `batch status
-//! NAME --queue URL` and `batch results NAME --queue URL` read it from any machine.
+//! processes (enqueueing the same items again under the name adds nothing; with tracing on,
+//! the batch's span and each item's trace context go with it: `golem_queue::trace`); `batch
+//! status NAME --queue URL` and `batch results NAME --queue URL` read it from any machine.
 
 use std::path::{Component, Path};
 use std::process::ExitCode;
 
-use golem_batch::BatchMeta;
+use golem_batch::{BatchMeta, BatchSpan};
 use golem_core::approval::ApprovalMode;
 use golem_protocol::to_jsonl_line;
-use golem_queue::{Enqueued, QueueMeta, QueueStatus, enqueue, state};
+use golem_queue::{Enqueued, QueueMeta, QueueStatus, enqueue_traced, state};
 use golem_session::now_rfc3339;
 
 use super::super::queue::{open_queue, password_note, queue_error, queue_words};
@@ -84,7 +85,10 @@ pub(super) fn run_queued(
                     max_iterations: args.max_iterations,
                     max_deliveries: args.max_deliveries,
                 };
-                let done = enqueue(&queue, name, &meta, items)
+                // Traced (when tracing is on, as the worker's sessions would start it): the
+                // batch's span, and each item's own trace, which travels with it.
+                let span = BatchSpan::for_worker(worker, name);
+                let done = enqueue_traced(&queue, name, &meta, items, span)
                     .await
                     .map_err(queue_error)?;
                 let line = match done {

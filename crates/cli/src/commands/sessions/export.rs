@@ -2,7 +2,8 @@
 //! input, assistant answer, tool call with its status, who decided, its arguments and its
 //! result's summary, a turn the user interrupted, an undo with the files it put back, and the
 //! end) or as one JSON document (`{id, status, meta, entries}`) whose
-//! `meta` and `entries` read back into the same transcript entries. The Markdown is the
+//! `meta` and `entries` read back into the same transcript entries (its spans as OTLP/JSON are
+//! `otlp.rs`). The Markdown is the
 //! transcript's text as it is: the caller cleans it before it reaches a terminal.
 
 use std::fmt::Write;
@@ -29,6 +30,9 @@ pub enum ExportFormat {
     Markdown,
     /// One JSON document: the session's meta and its entries, as stored
     Json,
+    /// The session's spans as OTLP/JSON (an `ExportTraceServiceRequest`), as tracing would
+    /// have exported them
+    OtlpJson,
 }
 
 /// The JSON export: the transcript's meta and entries as stored, with its id and status.

@@ -1,7 +1,9 @@
 //! `golem-forge sessions fork`: a new session that starts from user turn N of an old one. The
 //! new transcript holds the old one's entries of turns 1 to N (its meta says where it came
 //! from), so resuming it replays just that conversation; with input, the fork runs it at once
-//! like `sessions resume`. The original transcript is only read.
+//! like `sessions resume`. The original transcript is only read. The copied lines keep the
+//! times they were first written at; the new meta line (and the end that closes a copy cut
+//! before later turns) are written now.
 
 use std::process::ExitCode;
 
@@ -42,7 +44,7 @@ pub fn cmd_fork(store: &SessionStore, args: ForkArgs) -> Result<ExitCode, Comman
         );
     }
     let turn = args.at.unwrap_or(turns);
-    let Some(entries) = original.entries_through_turn(turn) else {
+    let Some(entries) = original.entries_through_turn_with_times(turn) else {
         let count = if turns == 1 {
             "1 user turn".to_owned()
         } else {
@@ -65,8 +67,9 @@ pub fn cmd_fork(store: &SessionStore, args: ForkArgs) -> Result<ExitCode, Comman
     };
     let mut writer = store.create(meta).map_err(session_error)?;
     let new_id = writer.id().to_owned();
-    for entry in &entries {
-        writer.append(entry).map_err(session_error)?;
+    // Each copied line keeps the time its original was written at.
+    for (entry, at) in &entries {
+        writer.append_at(entry, *at).map_err(session_error)?;
     }
     writer.finish().map_err(session_error)?;
     tracing::debug!(from = %id, turn, to = %new_id, "session forked");
@@ -85,4 +88,53 @@ pub fn cmd_fork(store: &SessionStore, args: ForkArgs) -> Result<ExitCode, Comman
         ))
     );
     print(&format!("{new_id}\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use golem_session::{SessionMeta, SessionStore, TranscriptEntry, now_unix_ms};
+
+    use super::{ForkArgs, cmd_fork};
+
+    #[derive(Parser)]
+    struct Fork {
+        #[command(flatten)]
+        args: ForkArgs,
+    }
+
+    /// The copied lines keep their original times; the end that closes the copy is new.
+    #[test]
+    fn the_copy_keeps_the_times_of_the_original() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let meta = SessionMeta::new("w", "w.worker", "test:default", "chat");
+        let mut writer = store.create_with_id("orig", meta).unwrap();
+        for (at, content) in [(1000, "one"), (2000, "two")] {
+            let entry = TranscriptEntry::Input {
+                content: content.into(),
+            };
+            writer.append_at(&entry, Some(at)).unwrap();
+        }
+        writer.finish().unwrap();
+        let before = now_unix_ms();
+        let fork = Fork::try_parse_from(["fork", "orig", "--at", "1"]).unwrap();
+        cmd_fork(&store, fork.args).unwrap();
+        let after = now_unix_ms();
+        let summary = store
+            .list()
+            .unwrap()
+            .into_iter()
+            .find(|s| s.id != "orig")
+            .unwrap();
+        let copy = store.load(&summary.id).unwrap();
+        assert_eq!(copy.turns(), 1);
+        assert!(matches!(
+            copy.entries.as_slice(),
+            [TranscriptEntry::Input { .. }, TranscriptEntry::Ended { .. }]
+        ));
+        assert_eq!(copy.times[0], Some(1000));
+        let now = |at: Option<u64>| at.is_some_and(|at| before <= at && at <= after);
+        assert!(now(copy.times[1]) && now(copy.meta_at), "{copy:?}");
+    }
 }
