@@ -163,7 +163,7 @@ type Ready = OnceLock<
             tokio::runtime::Handle,
             Arc<opentelemetry_otlp::SpanExporter>,
         ),
-        String,
+        TelemetryError,
     >,
 >;
 
@@ -180,14 +180,13 @@ fn export_thread(settings: TraceSettings) -> Result<Arc<Ready>, TelemetryError> 
             {
                 Ok(runtime) => runtime,
                 Err(e) => {
-                    let _ = filled.set(Err(format!("cannot start its runtime: {e}")));
+                    let _ = filled.set(Err(TelemetryError::Thread(e)));
                     return;
                 }
             };
             let handle = runtime.handle().clone();
-            let made = build_exporter(&settings, &handle)
-                .map(|exporter| (handle, Arc::new(exporter)))
-                .map_err(|e| e.to_string());
+            let made =
+                build_exporter(&settings, &handle).map(|exporter| (handle, Arc::new(exporter)));
             let _ = filled.set(made);
             runtime.block_on(std::future::pending::<()>());
         })
@@ -279,9 +278,9 @@ impl SpanExporter for OffThreadExporter {
         // The batch processor's own thread waits here for the export thread's first moments.
         let (handle, inner) = match self.ready.wait() {
             Ok((handle, inner)) => (handle, Arc::clone(inner)),
-            Err(message) => {
-                self.warn_once(message);
-                return Err(OTelSdkError::InternalFailure(message.clone()));
+            Err(error) => {
+                self.warn_once(error);
+                return Err(OTelSdkError::InternalFailure(error.to_string()));
             }
         };
         let result = match handle.spawn(async move { inner.export(batch).await }).await {
