@@ -110,6 +110,15 @@ fn an_interrupted_turn_keeps_its_answer_so_far_and_says_so_to_the_model_and_in_t
 
         // show and export: the answer so far, then the interrupt.
         let shown = in_proj(&env, wire, &server, &["sessions", "show", &id]);
+        // The turn's trace id has a block of its own, after the input.
+        let (trace, shown) = match shown.split_once("\n\ntrace ") {
+            Some((before, after)) => {
+                let (id, rest) = after.split_once('\n').unwrap();
+                (id.to_owned(), format!("{before}\n{rest}"))
+            }
+            None => panic!("{wire:?}: no trace block: {shown}"),
+        };
+        assert_eq!(trace.len(), 32, "{wire:?}: {trace}");
         assert!(
             shown.contains(
                 "user\n  tell me a story\n\nassistant\n  Once upon a time.\n\ninterrupted by \

@@ -151,6 +151,19 @@ fn a_delegating_session_exports_as_the_tree_of_its_spans() {
     }
     assert_eq!(root.resource["service.name"], json!("golem-forge"));
 
+    // `sessions show` names the trace, so the session leads to it.
+    let shown = env
+        .command()
+        .current_dir(&proj)
+        .args(["sessions", "show", &transcript.id])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.contains(&format!("\ntrace {}\n", root.trace_id)),
+        "{shown}"
+    );
+
     // The OTLP/JSON encoding: hex ids, nanoseconds as strings; no content by default.
     let raw = &json["resourceSpans"][0]["scopeSpans"][0]["spans"][0];
     assert!(raw["traceId"].as_str().unwrap().len() == 32, "{raw}");

@@ -1,7 +1,8 @@
 //! `golem-forge sessions show`: a transcript as text a person reads — a header, then blocks
 //! for user inputs, assistant messages, tool calls (status, who decided, the proposed,
 //! approved and executed arguments, the result), what happened besides (a turn the user
-//! interrupted, an undo and the files it put back) and the end. The text is the transcript's as
+//! interrupted, an undo and the files it put back), the trace id of each run of the root
+//! worker, and the end. The text is the transcript's as
 //! it is: the caller cleans it before it reaches a terminal.
 
 use std::collections::HashMap;
@@ -63,6 +64,20 @@ pub fn render(transcript: &Transcript) -> String {
                 StatusLevel::Error => block(&mut out, "error", message),
                 StatusLevel::Info => {}
             },
+            // Each run of the root worker names its trace (protocol 1.16): what to look up in
+            // a tracing backend.
+            TranscriptEntry::Event {
+                event:
+                    DisplayEvent::WorkerStarted {
+                        depth: 0,
+                        trace_context: Some(context),
+                        ..
+                    },
+            } => {
+                if let Some(trace) = context.split('-').nth(1) {
+                    block(&mut out, &format!("trace {trace}"), "");
+                }
+            }
             TranscriptEntry::Event { event } => {
                 if let Some((title, body)) = happened(event, last_text) {
                     block(&mut out, title, &body);
