@@ -31,6 +31,7 @@ pub mod anthropic;
 pub mod cli;
 pub mod git;
 pub mod harness;
+mod local_server;
 pub mod mcp_servers;
 pub mod mock;
 pub mod openai;

@@ -15,6 +15,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::local_server::{Runner, on_own_thread, on_this_runtime};
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri};
@@ -185,23 +186,13 @@ fn rate_limited(wait: Duration) -> Reply {
     .header("retry-after", &ms.div_ceil(1000).to_string())
 }
 
-/// What keeps the server running, and stops it on drop.
-enum Runner {
-    /// A task on the caller's runtime.
-    Task(tokio::task::JoinHandle<()>),
-    /// A thread with its own runtime, stopped through the sender.
-    Thread {
-        stop: Option<tokio::sync::oneshot::Sender<()>>,
-        thread: Option<std::thread::JoinHandle<()>>,
-    },
-}
-
 /// A running mock server on 127.0.0.1; dropping it stops the server.
 pub struct MockServer {
     /// `http://127.0.0.1:PORT` (no trailing slash).
     pub base_url: String,
     script: Arc<Mutex<Script>>,
-    runner: Runner,
+    /// Stops the server when dropped.
+    _runner: Runner,
 }
 
 fn new_script(replies: Vec<Reply>) -> Arc<Mutex<Script>> {
@@ -225,16 +216,15 @@ impl MockServer {
     /// order; past the last one it answers 500 `no scripted reply`.
     pub async fn start(replies: Vec<Reply>) -> Self {
         let script = new_script(replies);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base_url = format!("http://{}", listener.local_addr().unwrap());
         let app = app(script.clone());
-        let task = tokio::spawn(async move {
+        let (base_url, runner) = on_this_runtime(|listener| async move {
             let _ = axum::serve(listener, app).await;
-        });
+        })
+        .await;
         Self {
             base_url,
             script,
-            runner: Runner::Task(task),
+            _runner: runner,
         }
     }
 
@@ -243,38 +233,15 @@ impl MockServer {
     /// from within a Tokio runtime's worker (it blocks until the server listens).
     pub fn start_blocking(replies: Vec<Reply>) -> Self {
         let script = new_script(replies);
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let thread_script = script.clone();
-        let thread = std::thread::Builder::new()
-            .name("mock-model-server".into())
-            .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .unwrap();
-                runtime.block_on(async move {
-                    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                    let base_url = format!("http://{}", listener.local_addr().unwrap());
-                    ready_tx.send(base_url).unwrap();
-                    tokio::select! {
-                        _ = axum::serve(listener, app(thread_script)) => {}
-                        _ = stop_rx => {}
-                    }
-                });
-                // Dropping the runtime here drops any reply still streaming (a delay, a hang).
-            })
-            .unwrap();
-        let base_url = ready_rx
-            .recv()
-            .expect("the mock server thread failed to start");
+        let app = app(script.clone());
+        // Dropping the runner drops any reply still streaming (a delay, a hang).
+        let (base_url, runner) = on_own_thread("mock-model-server", |listener| async move {
+            let _ = axum::serve(listener, app).await;
+        });
         Self {
             base_url,
             script,
-            runner: Runner::Thread {
-                stop: Some(stop_tx),
-                thread: Some(thread),
-            },
+            _runner: runner,
         }
     }
 
@@ -342,22 +309,6 @@ impl MockServer {
                 return false;
             }
             std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-}
-
-impl Drop for MockServer {
-    fn drop(&mut self) {
-        match &mut self.runner {
-            Runner::Task(task) => task.abort(),
-            Runner::Thread { stop, thread } => {
-                if let Some(stop) = stop.take() {
-                    let _ = stop.send(());
-                }
-                if let Some(thread) = thread.take() {
-                    let _ = thread.join();
-                }
-            }
         }
     }
 }

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::local_server::{Runner, on_own_thread, on_this_runtime};
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::header::{CONTENT_ENCODING, CONTENT_TYPE};
@@ -76,24 +77,14 @@ struct Store {
 
 type Shared = Arc<Mutex<Store>>;
 
-/// What keeps the server running, and stops it on drop.
-enum Runner {
-    /// A task on the caller's runtime.
-    Task(tokio::task::JoinHandle<()>),
-    /// A thread with its own runtime, stopped through the sender.
-    Thread {
-        stop: Option<tokio::sync::oneshot::Sender<()>>,
-        thread: Option<std::thread::JoinHandle<()>>,
-    },
-}
-
 /// A running OTLP trace receiver on 127.0.0.1; dropping it stops the server (and, for the
 /// blocking ones, drops any request still held).
 pub struct OtlpReceiver {
     endpoint: String,
     protocol: Protocol,
     store: Shared,
-    runner: Runner,
+    /// Stops the server when dropped.
+    _runner: Runner,
 }
 
 impl OtlpReceiver {
@@ -143,43 +134,19 @@ impl OtlpReceiver {
 
     async fn spawn(mode: Mode) -> Self {
         let store = Shared::default();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let endpoint = format!("http://{}", listener.local_addr().unwrap());
-        let task = tokio::spawn(serve(mode, listener, store.clone()));
-        Self::new(endpoint, mode, store, Runner::Task(task))
+        let served = store.clone();
+        let (endpoint, runner) =
+            on_this_runtime(move |listener| serve(mode, listener, served)).await;
+        Self::new(endpoint, mode, store, runner)
     }
 
     fn thread(mode: Mode) -> Self {
         let store = Shared::default();
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let thread_store = store.clone();
-        let thread = std::thread::Builder::new()
-            .name("otlp-receiver".into())
-            .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .unwrap();
-                runtime.block_on(async move {
-                    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                    let endpoint = format!("http://{}", listener.local_addr().unwrap());
-                    ready_tx.send(endpoint).unwrap();
-                    tokio::select! {
-                        () = serve(mode, listener, thread_store) => {}
-                        _ = stop_rx => {}
-                    }
-                });
-                // Dropping the runtime here drops the connections, held ones included.
-            })
-            .unwrap();
-        let endpoint = ready_rx
-            .recv()
-            .expect("the OTLP receiver thread failed to start");
-        let runner = Runner::Thread {
-            stop: Some(stop_tx),
-            thread: Some(thread),
-        };
+        let served = store.clone();
+        // Dropping the runner drops the connections, held ones included.
+        let (endpoint, runner) = on_own_thread("otlp-receiver", move |listener| {
+            serve(mode, listener, served)
+        });
         Self::new(endpoint, mode, store, runner)
     }
 
@@ -192,7 +159,7 @@ impl OtlpReceiver {
             endpoint,
             protocol,
             store,
-            runner,
+            _runner: runner,
         }
     }
 
@@ -297,22 +264,6 @@ impl OtlpReceiver {
                 return arrived;
             }
             std::thread::sleep(POLL);
-        }
-    }
-}
-
-impl Drop for OtlpReceiver {
-    fn drop(&mut self) {
-        match &mut self.runner {
-            Runner::Task(task) => task.abort(),
-            Runner::Thread { stop, thread } => {
-                if let Some(stop) = stop.take() {
-                    let _ = stop.send(());
-                }
-                if let Some(thread) = thread.take() {
-                    let _ = thread.join();
-                }
-            }
         }
     }
 }
