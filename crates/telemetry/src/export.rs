@@ -19,6 +19,7 @@ use opentelemetry_sdk::trace::{
 };
 
 use crate::settings::{ExportProtocol, TelemetryConfig, TraceSettings};
+use crate::span::{scope, service_resource};
 
 /// How many finished spans may wait for export; more are dropped. The SDK allocates the
 /// whole queue when tracing starts (about 300 bytes a span), which a one-turn run pays for:
@@ -92,9 +93,7 @@ impl Telemetry {
                     .build(),
             )
             .build();
-        let scope = InstrumentationScope::builder("golem-forge")
-            .with_version(env!("CARGO_PKG_VERSION"))
-            .build();
+        let scope = scope();
         Ok(Telemetry {
             inner: Arc::new(Inner {
                 processor,
@@ -141,15 +140,13 @@ impl Telemetry {
 /// The resource every span of this process shares: `service.name`, `service.version` and
 /// what `OTEL_RESOURCE_ATTRIBUTES` adds.
 fn resource(settings: &TraceSettings) -> Resource {
-    Resource::builder_empty()
+    service_resource(&settings.service_name)
         .with_attributes(
             settings
                 .resource
                 .iter()
                 .map(|(key, value)| KeyValue::new(key.clone(), value.clone())),
         )
-        .with_service_name(settings.service_name.clone())
-        .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
         .with_attribute(KeyValue::new("telemetry.sdk.language", "rust"))
         .with_attribute(KeyValue::new("telemetry.sdk.name", "opentelemetry"))
         .build()

@@ -9,14 +9,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use golem_protocol::DisplayEvent;
-use opentelemetry::{InstrumentationScope, KeyValue};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::transform::common::tonic::ResourceAttributesWithSchema;
 use opentelemetry_proto::transform::trace::tonic::group_spans_by_resource_and_scope;
-use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SpanData;
 
 use crate::session::{SessionTracer, TraceOrigin};
+use crate::span::{scope, service_resource};
 
 /// Why spans could not be written as OTLP/JSON.
 #[derive(Debug, thiserror::Error)]
@@ -99,13 +98,8 @@ pub fn otlp_json(spans: Vec<SpanData>, service_name: &str) -> Result<String, Otl
 
 /// `spans` as the request [`otlp_json`] encodes.
 fn otlp_request(spans: Vec<SpanData>, service_name: &str) -> ExportTraceServiceRequest {
-    let resource = Resource::builder_empty()
-        .with_service_name(service_name.to_owned())
-        .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
-        .build();
-    let scope = InstrumentationScope::builder("golem-forge")
-        .with_version(env!("CARGO_PKG_VERSION"))
-        .build();
+    let resource = service_resource(service_name).build();
+    let scope = scope();
     let spans = spans
         .into_iter()
         .map(|mut span| {

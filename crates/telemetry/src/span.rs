@@ -139,6 +139,21 @@ pub mod attr {
     pub const JAIL_CHANGED_FILES: &str = "golem_forge.jail.changed_files";
 }
 
+/// The instrumentation scope of every span this program makes, sent or exported.
+pub(crate) fn scope() -> InstrumentationScope {
+    InstrumentationScope::builder("golem-forge")
+        .with_version(env!("CARGO_PKG_VERSION"))
+        .build()
+}
+
+/// A resource naming this program as the service `service_name` (`service.name`, and its
+/// version as `service.version`), to which the caller adds what else it knows.
+pub(crate) fn service_resource(service_name: &str) -> opentelemetry_sdk::resource::ResourceBuilder {
+    opentelemetry_sdk::Resource::builder_empty()
+        .with_service_name(service_name.to_owned())
+        .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
+}
+
 /// A span as this crate assembles it, ready to hand to the exporter
 /// ([`crate::Telemetry::send_finished`]).
 #[derive(Debug, Clone)]
