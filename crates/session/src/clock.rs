@@ -95,38 +95,67 @@ pub fn now_unix_ms() -> u64 {
 /// Seconds since `rfc3339` (as [`now_rfc3339`] writes it, `2026-11-22T02:45:12.345Z`), for
 /// showing an age; `None` when it is not such a time or lies in the future.
 pub fn seconds_since(rfc3339: &str) -> Option<u64> {
-    let then = unix_seconds(rfc3339)?;
+    let then = unix_ms_of(rfc3339)? / 1000;
     let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?.as_secs();
-    now.checked_sub(u64::try_from(then).ok()?)
+    now.checked_sub(then)
 }
 
-/// The Unix time of a `YYYY-MM-DDTHH:MM:SS[.fff]Z` text.
-fn unix_seconds(text: &str) -> Option<i64> {
-    let text = text.strip_suffix('Z')?;
-    let (date, time) = text.split_once('T')?;
-    let mut date = date.splitn(3, '-').map(str::parse::<i64>);
-    let (year, month, day) = (date.next()?.ok()?, date.next()?.ok()?, date.next()?.ok()?);
-    let time = time.split('.').next()?;
-    let mut time = time.splitn(3, ':').map(str::parse::<i64>);
-    let (hour, minute, second) = (time.next()?.ok()?, time.next()?.ok()?, time.next()?.ok()?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
+/// The Unix milliseconds of `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (as [`now_rfc3339`] writes it;
+/// older transcripts have whole seconds); `None` for anything else or a time before 1970.
+pub fn unix_ms_of(text: &str) -> Option<u64> {
+    let (date, time) = text.strip_suffix('Z')?.split_once('T')?;
+    let number = |s: &str, digits: usize| {
+        (s.len() == digits && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<i64>().ok())
+            .flatten()
+    };
+    let mut date = date.split('-');
+    let year = number(date.next()?, 4)?;
+    let month = number(date.next()?, 2)?;
+    let day = number(date.next()?, 2)?;
+    if date.next().is_some() {
         return None;
     }
-    Some(days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second)
+    let (clock, fraction) = match time.split_once('.') {
+        Some((clock, fraction)) => (clock, Some(fraction)),
+        None => (time, None),
+    };
+    let mut clock = clock.split(':');
+    let hour = number(clock.next()?, 2)?;
+    let minute = number(clock.next()?, 2)?;
+    let second = number(clock.next()?, 2)?;
+    if clock.next().is_some()
+        || !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let millis = match fraction {
+        None => 0,
+        Some(f) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("{f:0<3}")[..3].parse::<i64>().ok()?
+        }
+        Some(_) => return None,
+    };
+    let seconds = days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second;
+    u64::try_from(seconds.checked_mul(1000)?.checked_add(millis)?).ok()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{UtcTime, now_rfc3339, now_unix_ms, seconds_since, unix_seconds};
+    use super::{UtcTime, now_rfc3339, now_unix_ms, seconds_since, unix_ms_of};
 
     #[test]
     fn reads_back_what_it_writes() {
         for secs in [0_i64, 951_782_400, 1_795_000_000, 4_102_444_799] {
             let text = UtcTime::from_unix(secs).rfc3339();
-            assert_eq!(unix_seconds(&text), Some(secs), "{text}");
+            assert_eq!(unix_ms_of(&text), Some(secs as u64 * 1000), "{text}");
         }
-        assert_eq!(unix_seconds("2026-13-01T00:00:00Z"), None);
-        assert_eq!(unix_seconds("yesterday"), None);
+        assert_eq!(unix_ms_of("2026-13-01T00:00:00Z"), None);
+        assert_eq!(unix_ms_of("yesterday"), None);
         assert!(seconds_since(&now_rfc3339()).is_some_and(|s| s < 5));
     }
 
@@ -171,5 +200,30 @@ mod tests {
         let after = UtcTime::now().rfc3339();
         let at = UtcTime::from_unix_millis(i64::try_from(ms).unwrap()).rfc3339();
         assert!(before <= at && at <= after, "{before} <= {at} <= {after}");
+    }
+
+    #[test]
+    fn started_times_read_with_and_without_milliseconds() {
+        assert_eq!(unix_ms_of("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(unix_ms_of("2026-11-22T02:45:12Z"), Some(1_795_315_512_000));
+        assert_eq!(
+            unix_ms_of("2026-11-22T02:45:12.345Z"),
+            Some(1_795_315_512_345)
+        );
+        assert_eq!(
+            unix_ms_of("2026-11-22T02:45:12.3Z"),
+            Some(1_795_315_512_300)
+        );
+        for bad in [
+            "",
+            "2026-11-22T02:45:12",
+            "2026-11-22 02:45:12Z",
+            "2026-13-22T02:45:12Z",
+            "2026-11-22T02:45:12.Z",
+            "2026-11-22T02:45:12+01:00",
+            "1969-12-31T23:59:59Z",
+        ] {
+            assert_eq!(unix_ms_of(bad), None, "{bad}");
+        }
     }
 }

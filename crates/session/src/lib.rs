@@ -26,7 +26,7 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
-pub use clock::{now_rfc3339, now_unix_ms, seconds_since, time_sortable_id};
+pub use clock::{now_rfc3339, now_unix_ms, seconds_since, time_sortable_id, unix_ms_of};
 pub use entry::{
     EntryKind, ForkedFrom, SessionMeta, SessionStatus, ToolCallRecord, TranscriptEntry,
 };

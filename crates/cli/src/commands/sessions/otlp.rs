@@ -7,9 +7,8 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, SystemTime};
 
-use golem_core::calendar::days_from_civil;
 use golem_protocol::{ChatMessage, DisplayEvent, Role, ToolKind, ToolResultValue, ToolStatus};
-use golem_session::{ToolCallRecord, Transcript, TranscriptEntry};
+use golem_session::{ToolCallRecord, Transcript, TranscriptEntry, unix_ms_of};
 use golem_telemetry::{TraceOrigin, otlp_json, spans_of_recording};
 
 /// The `service.name` of the exported spans, as the live exporter's default names the program.
@@ -77,7 +76,7 @@ pub fn timed_events(
 ) -> Result<Vec<(SystemTime, DisplayEvent)>, OtlpExportError> {
     let meta = &transcript.meta;
     let started = || {
-        unix_ms(&meta.started).ok_or_else(|| OtlpExportError::NoTime {
+        unix_ms_of(&meta.started).ok_or_else(|| OtlpExportError::NoTime {
             id: transcript.id.clone(),
             started: meta.started.clone(),
         })
@@ -221,72 +220,4 @@ fn tool_result(call: &ToolCallRecord) -> DisplayEvent {
 
 fn time(unix_ms: u64) -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_millis(unix_ms)
-}
-
-/// The Unix milliseconds of `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (how `started` is written;
-/// older transcripts have whole seconds); `None` for anything else or a time before 1970.
-fn unix_ms(text: &str) -> Option<u64> {
-    let (date, time) = text.strip_suffix('Z')?.split_once('T')?;
-    let number = |s: &str, digits: usize| {
-        (s.len() == digits && s.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| s.parse::<i64>().ok())
-            .flatten()
-    };
-    let mut date = date.split('-');
-    let year = number(date.next()?, 4)?;
-    let month = number(date.next()?, 2)?;
-    let day = number(date.next()?, 2)?;
-    if date.next().is_some() {
-        return None;
-    }
-    let (clock, fraction) = match time.split_once('.') {
-        Some((clock, fraction)) => (clock, Some(fraction)),
-        None => (time, None),
-    };
-    let mut clock = clock.split(':');
-    let hour = number(clock.next()?, 2)?;
-    let minute = number(clock.next()?, 2)?;
-    let second = number(clock.next()?, 2)?;
-    if clock.next().is_some()
-        || !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
-        return None;
-    }
-    let millis = match fraction {
-        None => 0,
-        Some(f) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => {
-            format!("{f:0<3}")[..3].parse::<i64>().ok()?
-        }
-        Some(_) => return None,
-    };
-    let seconds = days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second;
-    u64::try_from(seconds.checked_mul(1000)?.checked_add(millis)?).ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::unix_ms;
-
-    #[test]
-    fn started_times_read_with_and_without_milliseconds() {
-        assert_eq!(unix_ms("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(unix_ms("2026-11-22T02:45:12Z"), Some(1_795_315_512_000));
-        assert_eq!(unix_ms("2026-11-22T02:45:12.345Z"), Some(1_795_315_512_345));
-        assert_eq!(unix_ms("2026-11-22T02:45:12.3Z"), Some(1_795_315_512_300));
-        for bad in [
-            "",
-            "2026-11-22T02:45:12",
-            "2026-11-22 02:45:12Z",
-            "2026-13-22T02:45:12Z",
-            "2026-11-22T02:45:12.Z",
-            "2026-11-22T02:45:12+01:00",
-            "1969-12-31T23:59:59Z",
-        ] {
-            assert_eq!(unix_ms(bad), None, "{bad}");
-        }
-    }
 }
